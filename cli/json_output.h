@@ -1,0 +1,17 @@
+// File: json_output.h
+// JSON is protobuf's JSON mapping of the result model: proto field names
+// kept, enums as names, fields printed even when they hold defaults (a
+// component with present=false must say so).
+#pragma once
+
+#include <string>
+
+#include <google/protobuf/message.h>
+
+#include "absl/status/statusor.h"
+
+namespace nodeprobe::cli {
+
+absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message);
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,95 @@
+// File: main.cc
+// The `nodeprobe` command: flag parsing (CLI11) and dispatch. Everything
+// else is in libraries that tests link directly.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/run_command.h"
+#include "nodeprobe_version.h"
+
+namespace {
+
+constexpr char kExitCodesHelp[] =
+    "Exit codes: 0 every probe PASS/WARN/SKIP; 1 any FAIL; 2 usage or "
+    "profile error; 3 any ERROR (could not run) and no FAIL.";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using nodeprobe::cli::kExitOk;
+  using nodeprobe::cli::kExitUsage;
+
+  CLI::App app{
+      "nodeprobe validates GPU nodes and the RDMA fabric between them for "
+      "distributed AI work, and reports each check with evidence."};
+  app.footer(kExitCodesHelp);
+  app.require_subcommand(1);
+  app.set_version_flag("--version", NODEPROBE_VERSION);
+
+  nodeprobe::cli::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a stage's probes on this node and print the verdict.");
+  run_cmd->footer(kExitCodesHelp);
+  run_cmd->add_option("--stage", run.stage, "Stage to run")
+      ->required()
+      ->check(CLI::IsMember({"single-node", "two-node", "cluster"}));
+  run_cmd->add_option("--probe", run.probes,
+                      "Run only this probe (repeatable); see `nodeprobe probes`");
+  run_cmd->add_option("--format", run.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  run_cmd->add_option("--profile", run.profile_path,
+                      "Acceptance profile (YAML): expected rates, link layer, "
+                      "pinned versions, accepted exceptions");
+  run_cmd->add_option("--sysfs-root", run.host.sys_root,
+                      "Read sysfs from this tree instead of /sys (a captured "
+                      "node)")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  run_cmd->add_option("--procfs-root", run.host.proc_root,
+                      "Read procfs from this tree instead of /proc")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  run_cmd->add_option("--node-name", run.node_name,
+                      "Name to report for this node (default: host name)");
+  run_cmd->add_option("--timeout", run.timeout_s,
+                      "Deadline for the whole stage, in seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd->add_flag("--quiet,-q", run.quiet,
+                    "Print nothing in table format; rely on the exit code");
+
+  std::string probes_format = "table";
+  CLI::App* probes_cmd =
+      app.add_subcommand("probes", "List the probes, their stages and purpose.");
+  probes_cmd->add_option("--format", probes_format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
+  CLI::App* version_cmd =
+      app.add_subcommand("version", "Print the nodeprobe version.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nodeprobe: error: " << e.what()
+              << " (see 'nodeprobe --help')\n";
+    return kExitUsage;
+  }
+
+  if (*run_cmd) return nodeprobe::cli::RunCommand(run);
+  if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
+  if (*version_cmd) {
+    std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
+    return kExitOk;
+  }
+  return kExitUsage;
+}

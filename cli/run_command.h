@@ -1,0 +1,29 @@
+// File: run_command.h
+// `nodeprobe run`: runs a stage's probes on this node and prints the report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "platform/host_paths.h"
+
+namespace nodeprobe::cli {
+
+struct RunOptions {
+  std::string stage;
+  std::vector<std::string> probes;  // empty: every probe of the stage
+  std::string format = "table";     // table | json
+  std::string profile_path;
+  platform::HostPaths host;
+  std::string node_name;  // empty: this host's name
+  double timeout_s = 600;
+  bool quiet = false;
+};
+
+// Returns the process exit code (cli/exit_codes.h).
+int RunCommand(const RunOptions& options);
+
+// `nodeprobe probes`: the probes with their stages and purpose.
+int ListProbesCommand(const std::string& format);
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,143 @@
+// File: table_renderer.cc
+#include "cli/table_renderer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+std::string Colored(v1::Verdict v, bool color) {
+  std::string name(VerdictName(v));
+  if (!color) return name;
+  const char* code = "";
+  switch (v) {
+    case v1::PASS: code = "32"; break;
+    case v1::WARN: code = "33"; break;
+    case v1::FAIL: code = "31;1"; break;
+    case v1::ERROR: code = "35"; break;
+    default: code = "2"; break;
+  }
+  return absl::StrCat("\033[", code, "m", name, "\033[0m");
+}
+
+// Pads to `width` visible characters (escape codes take no room).
+std::string Pad(const std::string& text, size_t visible, size_t width) {
+  return text + std::string(width > visible ? width - visible : 1, ' ');
+}
+
+// Left-aligned columns sized to their widest cell.
+std::string Table(const std::vector<std::vector<std::string>>& rows,
+                  const std::string& indent) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += i + 1 == row.size() ? row[i] : Pad(row[i], row[i].size(), widths[i] + 2);
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::string Summary(const v1::ProbeResult& r) {
+  if (!r.reason().empty()) return r.reason();
+  if (r.has_inventory()) {
+    int present = 0;
+    for (const auto& c : r.inventory().components()) present += c.present();
+    return absl::StrCat(r.inventory().components_size(), " components, ",
+                        present, " present");
+  }
+  if (r.has_rdma_devices()) {
+    int ports = 0;
+    for (const auto& d : r.rdma_devices().devices()) ports += d.ports_size();
+    return absl::StrCat(r.rdma_devices().devices_size(), " devices, ", ports,
+                        " ports, ", r.findings_size(), " findings");
+  }
+  return absl::StrCat(r.findings_size(), " findings");
+}
+
+std::string RenderInventory(const v1::Inventory& inv) {
+  std::vector<std::vector<std::string>> rows = {
+      {"COMPONENT", "DEVICE", "VERSION", "DETAIL"}};
+  for (const v1::Component& c : inv.components()) {
+    rows.push_back({c.name(), c.device().empty() ? "-" : c.device(),
+                    c.present() ? (c.version().empty() ? "?" : c.version())
+                                : "absent",
+                    c.detail()});
+  }
+  return Table(rows, "  ");
+}
+
+std::string RenderRdma(const v1::RdmaDevices& rdma) {
+  std::vector<std::vector<std::string>> rows = {
+      {"PORT", "STATE", "PHYS", "LINK", "RATE", "MTU", "ROCEv2 GIDS"}};
+  for (const v1::RdmaDevice& d : rdma.devices()) {
+    for (const v1::RdmaPort& p : d.ports()) {
+      std::vector<std::string> v2;
+      for (const v1::GidEntry& g : p.gids()) {
+        if (g.type() == "RoCE v2") {
+          v2.push_back(absl::StrCat(g.index(), ":", g.family()));
+        }
+      }
+      rows.push_back(
+          {absl::StrCat(d.name(), ":", p.port()), p.state(), p.phys_state(),
+           p.link_layer(), p.rate().empty() ? "?" : p.rate(),
+           p.active_mtu() ? absl::StrCat(p.active_mtu()) : "-",
+           p.link_layer() == "Ethernet"
+               ? (v2.empty() ? "none" : absl::StrJoin(v2, " "))
+               : "n/a"});
+    }
+  }
+  return Table(rows, "  ");
+}
+
+}  // namespace
+
+std::string RenderStageTable(const v1::StageReport& report, bool color) {
+  std::string out = absl::StrCat(
+      "nodeprobe ", StageName(report.stage()), " on ", report.node(),
+      ": ", Colored(report.verdict(), color), "\n\n");
+  std::vector<std::vector<std::string>> rows = {{"PROBE", "VERDICT", "SUMMARY"}};
+  for (const v1::ProbeResult& r : report.results()) {
+    rows.push_back({r.probe(), std::string(VerdictName(r.verdict())), Summary(r)});
+  }
+  absl::StrAppend(&out, Table(rows, ""));
+
+  for (const v1::ProbeResult& r : report.results()) {
+    std::string body;
+    if (r.has_inventory()) absl::StrAppend(&body, RenderInventory(r.inventory()));
+    if (r.has_rdma_devices() && r.rdma_devices().devices_size() > 0) {
+      absl::StrAppend(&body, RenderRdma(r.rdma_devices()));
+    }
+    for (const v1::Finding& f : r.findings()) {
+      absl::StrAppend(&body, "  ", Colored(f.severity(), color), " ", f.code(),
+                      f.device().empty() ? "" : absl::StrCat(" [", f.device(), "]"),
+                      ": ", f.message(), "\n");
+      if (!f.exception_reason().empty()) {
+        absl::StrAppend(&body, "       accepted: ", f.exception_reason(), "\n");
+      }
+      if (!f.remediation().empty()) {
+        absl::StrAppend(&body, "       fix: ", f.remediation(), "\n");
+      }
+    }
+    if (body.empty()) continue;
+    absl::StrAppend(&out, "\n", r.probe(), " (", Colored(r.verdict(), color),
+                    ")\n", body);
+  }
+  return out;
+}
+
+}  // namespace nodeprobe::cli

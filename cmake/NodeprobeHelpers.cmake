@@ -1,0 +1,29 @@
+# Small helpers so each folder's CMakeLists stays a few lines (abseil's
+# absl_cc_library pattern). Every library is STATIC; probes are registered
+# through one explicit RegisterBuiltinProbes() list, so the linker cannot drop
+# a static registrar.
+include_guard(GLOBAL)
+
+# np_cc_library(NAME name SRCS ... [HDRS ...] [DEPS ...])
+function(np_cc_library)
+  cmake_parse_arguments(NP "" "NAME" "SRCS;HDRS;DEPS" ${ARGN})
+  add_library(${NP_NAME} STATIC ${NP_SRCS} ${NP_HDRS})
+  target_include_directories(${NP_NAME} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  target_link_libraries(${NP_NAME} PUBLIC ${NP_DEPS})
+endfunction()
+
+# np_cc_test(NAME name SRCS ... [DEPS ...] [LABELS ...])
+# Each GoogleTest case becomes its own CTest test; LABELS defaults to "unit".
+function(np_cc_test)
+  cmake_parse_arguments(NP "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  if(NOT NP_LABELS)
+    set(NP_LABELS unit)
+  endif()
+  add_executable(${NP_NAME} ${NP_SRCS})
+  target_link_libraries(${NP_NAME} PRIVATE ${NP_DEPS} GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${NP_NAME} PRIVATE
+    NODEPROBE_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
+  gtest_discover_tests(${NP_NAME}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${NP_LABELS}" TIMEOUT 300)
+endfunction()

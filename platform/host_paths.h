@@ -1,0 +1,24 @@
+// File: host_paths.h
+// Where nodeprobe reads the host from. Tests and offline analysis point these
+// at a captured tree (--sysfs-root, --procfs-root); the defaults are the live
+// host.
+#pragma once
+
+#include <string>
+
+namespace nodeprobe::platform {
+
+struct HostPaths {
+  std::string sys_root = "/sys";
+  std::string proc_root = "/proc";
+  std::string etc_root = "/etc";
+  // hwloc XML export to use instead of discovering the live machine.
+  std::string topology_xml;
+
+  // True when nothing was redirected: live-only sources (libibverbs queries,
+  // uname) are consulted only then, so a captured tree is never mixed with
+  // the machine that happens to analyse it.
+  bool IsLiveSysfs() const { return sys_root == "/sys"; }
+};
+
+}  // namespace nodeprobe::platform

@@ -1,0 +1,53 @@
+// File: verbs_port.cc
+#include "platform/verbs_port.h"
+
+#include <infiniband/verbs.h>
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace nodeprobe::platform {
+
+uint32_t IbvMtuToBytes(int ibv_mtu) {
+  switch (ibv_mtu) {
+    case IBV_MTU_256: return 256;
+    case IBV_MTU_512: return 512;
+    case IBV_MTU_1024: return 1024;
+    case IBV_MTU_2048: return 2048;
+    case IBV_MTU_4096: return 4096;
+    default: return 0;
+  }
+}
+
+absl::StatusOr<uint32_t> QueryActiveMtu(const std::string& device,
+                                        uint32_t port) {
+  int num = 0;
+  std::unique_ptr<ibv_device*, void (*)(ibv_device**)> list(
+      ibv_get_device_list(&num), ibv_free_device_list);
+  if (!list) {
+    return absl::ErrnoToStatus(errno, "ibv_get_device_list failed");
+  }
+  for (int i = 0; i < num; ++i) {
+    if (device != ibv_get_device_name(list.get()[i])) continue;
+    std::unique_ptr<ibv_context, int (*)(ibv_context*)> ctx(
+        ibv_open_device(list.get()[i]), ibv_close_device);
+    if (!ctx) {
+      return absl::ErrnoToStatus(errno,
+                                 absl::StrCat("ibv_open_device ", device));
+    }
+    ibv_port_attr attr{};
+    if (int rc = ibv_query_port(ctx.get(), static_cast<uint8_t>(port), &attr);
+        rc != 0) {
+      return absl::ErrnoToStatus(
+          rc, absl::StrCat("ibv_query_port ", device, " port ", port));
+    }
+    return IbvMtuToBytes(attr.active_mtu);
+  }
+  return absl::NotFoundError(
+      absl::StrCat("libibverbs does not list ", device,
+                   " (is the provider library installed?)"));
+}
+
+}  // namespace nodeprobe::platform

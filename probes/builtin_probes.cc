@@ -1,0 +1,19 @@
+// File: builtin_probes.cc
+#include "probes/builtin_probes.h"
+
+#include <memory>
+
+#include "probes/inventory/inventory_probe.h"
+#include "probes/rdma_devices/rdma_devices_probe.h"
+
+namespace nodeprobe {
+
+ProbeRegistry BuiltinProbes() {
+  ProbeRegistry registry;
+  // Names are unique by construction here; Register() would reject a clash.
+  (void)registry.Register(std::make_unique<InventoryProbe>());
+  (void)registry.Register(std::make_unique<RdmaDevicesProbe>());
+  return registry;
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,39 @@
+// File: probe.h
+// What a probe is: a name, the stages it belongs to, a one-line purpose, and
+// Run(). A non-OK Status from Run() means "could not run" (reported as
+// ERROR); hardware that is wrong is a FAIL finding inside an OK result.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "platform/host_paths.h"
+#include "probes/framework/profile.h"
+
+namespace nodeprobe {
+
+struct ProbeContext {
+  platform::HostPaths host;
+  // Never null; an empty Profile when the user gave none.
+  const Profile* profile = nullptr;
+  std::string node_name;
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+class Probe {
+ public:
+  virtual ~Probe() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::vector<v1::Stage> stages() const = 0;
+  virtual std::string_view purpose() const = 0;
+  // Fills findings, measurements, evidence and detail. Leave verdict unset
+  // to have it derived from the findings; set SKIP (with reason) when the
+  // probe does not apply to this host.
+  virtual absl::StatusOr<v1::ProbeResult> Run(const ProbeContext& ctx) = 0;
+};
+
+}  // namespace nodeprobe

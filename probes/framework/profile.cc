@@ -1,0 +1,248 @@
+// File: profile.cc
+// yaml-cpp reports problems by exception; they are caught here and turned
+// into one INVALID_ARGUMENT naming the file, line and key.
+#include "probes/framework/profile.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace nodeprobe {
+namespace {
+
+class ProfileParser {
+ public:
+  explicit ProfileParser(std::string_view source) : source_(source) {}
+
+  absl::Status Error(const YAML::Node& node, const std::string& what) const {
+    // yaml-cpp lines are 0-based.
+    int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_, ":", line, ": ", what));
+  }
+
+  absl::Status UnknownKey(const YAML::Node& key, const std::string& section,
+                          const std::vector<std::string>& valid) const {
+    return Error(key, absl::StrCat("unknown key '", section,
+                                   key.as<std::string>(), "' (valid: ",
+                                   absl::StrJoin(valid, ", "), ")"));
+  }
+
+  absl::StatusOr<double> Number(const YAML::Node& node,
+                                const std::string& key) const {
+    try {
+      if (node.IsScalar()) return node.as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    return Error(node, absl::StrCat(key, " must be a number, got '",
+                                    Describe(node), "'"));
+  }
+
+  absl::StatusOr<std::string> String(const YAML::Node& node,
+                                     const std::string& key) const {
+    if (!node.IsScalar()) {
+      return Error(node, absl::StrCat(key, " must be a string"));
+    }
+    return node.as<std::string>();
+  }
+
+  absl::StatusOr<std::string> OneOf(const YAML::Node& node,
+                                    const std::string& key,
+                                    const std::vector<std::string>& allowed) {
+    absl::StatusOr<std::string> s = String(node, key);
+    if (!s.ok()) return s.status();
+    for (const std::string& a : allowed) {
+      if (*s == a) return s;
+    }
+    return Error(node, absl::StrCat(key, " must be one of ",
+                                    absl::StrJoin(allowed, ", "), ", got '",
+                                    *s, "'"));
+  }
+
+  absl::Status ParseRdma(const YAML::Node& rdma, Profile& p) {
+    if (!rdma.IsMap()) return Error(rdma, "rdma must be a mapping");
+    static const std::vector<std::string> kKeys = {
+        "expected_rate_gbps", "expected_link_layer", "error_counters"};
+    for (const auto& kv : rdma) {
+      const std::string key = kv.first.as<std::string>();
+      if (key == "expected_rate_gbps") {
+        absl::StatusOr<double> v = Number(kv.second, "rdma." + key);
+        if (!v.ok()) return v.status();
+        if (*v <= 0) return Error(kv.second, "rdma." + key + " must be > 0");
+        p.rdma_expected_rate_gbps = *v;
+      } else if (key == "expected_link_layer") {
+        absl::StatusOr<std::string> v =
+            OneOf(kv.second, "rdma." + key, {"InfiniBand", "Ethernet"});
+        if (!v.ok()) return v.status();
+        p.rdma_expected_link_layer = *v;
+      } else if (key == "error_counters") {
+        absl::StatusOr<std::string> v =
+            OneOf(kv.second, "rdma." + key, {"warn", "fail"});
+        if (!v.ok()) return v.status();
+        p.rdma_error_counters_severity = *v == "fail" ? v1::FAIL : v1::WARN;
+      } else {
+        return UnknownKey(kv.first, "rdma.", kKeys);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseVersions(const YAML::Node& versions, Profile& p) {
+    if (!versions.IsMap()) return Error(versions, "versions must be a mapping");
+    for (const auto& kv : versions) {
+      const std::string key = kv.first.as<std::string>();
+      const auto& valid = PinnableComponents();
+      if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
+        return UnknownKey(kv.first, "versions.", valid);
+      }
+      absl::StatusOr<std::string> v = String(kv.second, "versions." + key);
+      if (!v.ok()) return v.status();
+      p.versions[key] = *v;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseExceptions(const YAML::Node& list, Profile& p) {
+    if (!list.IsSequence()) {
+      return Error(list, "exceptions must be a list of {code, device, reason}");
+    }
+    static const std::vector<std::string> kKeys = {"code", "device", "reason"};
+    for (const YAML::Node& item : list) {
+      if (!item.IsMap()) {
+        return Error(item, "each exception must be a mapping with code, "
+                           "device and reason");
+      }
+      ProfileException e;
+      for (const auto& kv : item) {
+        const std::string key = kv.first.as<std::string>();
+        absl::StatusOr<std::string> v = String(kv.second, "exceptions." + key);
+        if (key == "code" || key == "device" || key == "reason") {
+          if (!v.ok()) return v.status();
+        }
+        if (key == "code") {
+          e.code = *v;
+        } else if (key == "device") {
+          e.device = *v;
+        } else if (key == "reason") {
+          e.reason = *v;
+        } else {
+          return UnknownKey(kv.first, "exceptions[].", kKeys);
+        }
+      }
+      if (e.code.empty() || e.reason.empty()) {
+        return Error(item, "an exception needs a code and a reason (device "
+                           "may be omitted to cover every device)");
+      }
+      p.exceptions.push_back(std::move(e));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Profile> Parse(std::string_view yaml) {
+    Profile p;
+    p.source = std::string(source_);
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(yaml));
+    } catch (const YAML::ParserException& e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source_, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+    }
+    if (root.IsNull()) return p;  // an empty file is an empty profile
+    if (!root.IsMap()) {
+      return Error(root, "a profile must be a mapping (rdma:, versions:, "
+                         "exceptions:)");
+    }
+    static const std::vector<std::string> kKeys = {"rdma", "versions",
+                                                   "exceptions"};
+    try {
+      for (const auto& kv : root) {
+        const std::string key = kv.first.as<std::string>();
+        absl::Status s;
+        if (key == "rdma") {
+          s = ParseRdma(kv.second, p);
+        } else if (key == "versions") {
+          s = ParseVersions(kv.second, p);
+        } else if (key == "exceptions") {
+          s = ParseExceptions(kv.second, p);
+        } else {
+          s = UnknownKey(kv.first, "", kKeys);
+        }
+        if (!s.ok()) return s;
+      }
+    } catch (const YAML::Exception& e) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source_, ":", e.mark.line + 1, ": ", e.msg));
+    }
+    return p;
+  }
+
+ private:
+  static std::string Describe(const YAML::Node& node) {
+    if (node.IsScalar()) return node.as<std::string>();
+    if (node.IsSequence()) return "a list";
+    if (node.IsMap()) return "a mapping";
+    return "nothing";
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+const ProfileException* Profile::FindException(std::string_view code,
+                                               std::string_view device) const {
+  for (const ProfileException& e : exceptions) {
+    if (e.code != code) continue;
+    if (e.device.empty() || e.device == device ||
+        (device.size() > e.device.size() &&
+         device.substr(0, e.device.size()) == e.device &&
+         device[e.device.size()] == ':')) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& PinnableComponents() {
+  static const std::vector<std::string> kNames = {
+      "os_release",  "kernel",       "rdma_core",      "hwloc",
+      "hca_firmware", "nvidia_driver", "nvidia_peermem", "cuda_driver",
+      "cuda_runtime", "nccl"};
+  return kNames;
+}
+
+absl::StatusOr<Profile> ParseProfile(std::string_view yaml,
+                                     std::string_view source) {
+  return ProfileParser(source).Parse(yaml);
+}
+
+absl::StatusOr<Profile> LoadProfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot read profile (", std::strerror(errno),
+                     "); pass an existing YAML file to --profile"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseProfile(text.str(), path);
+}
+
+bool VersionMatches(std::string_view expected, std::string_view found) {
+  if (found == expected) return true;
+  return found.size() > expected.size() &&
+         found.substr(0, expected.size()) == expected &&
+         found[expected.size()] == '.';
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,65 @@
+// File: profile.h
+// The acceptance profile: what "good" means for this fleet (expected port
+// rate, link layer, pinned versions) and the exceptions a platform team has
+// accepted. Without a profile, probes judge only what is wrong on its face.
+//
+// YAML, version 1:
+//   rdma:
+//     expected_rate_gbps: 400          # each ACTIVE port's rate
+//     expected_link_layer: InfiniBand  # or Ethernet
+//     error_counters: warn             # warn | fail: non-zero error counters
+//   versions:                          # component name -> expected version
+//     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
+//   exceptions:
+//     - code: RDMA_ERROR_COUNTERS_NONZERO
+//       device: mlx5_3:1               # "mlx5_3" matches every port
+//       reason: "cable replacement scheduled, OPS-1234"
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nodeprobe/v1/result.pb.h"
+
+namespace nodeprobe {
+
+struct ProfileException {
+  std::string code;
+  std::string device;
+  std::string reason;
+};
+
+struct Profile {
+  // The file it came from ("" when none was given).
+  std::string source;
+
+  std::optional<double> rdma_expected_rate_gbps;
+  std::optional<std::string> rdma_expected_link_layer;
+  v1::Verdict rdma_error_counters_severity = v1::WARN;
+
+  std::map<std::string, std::string> versions;
+  std::vector<ProfileException> exceptions;
+
+  // The exception that covers (code, device), or nullptr. An exception's
+  // device matches the finding's device exactly, or as its "dev:" prefix.
+  const ProfileException* FindException(std::string_view code,
+                                        std::string_view device) const;
+};
+
+// Component names the `versions:` section may pin (the inventory's names).
+const std::vector<std::string>& PinnableComponents();
+
+// INVALID_ARGUMENT with "SOURCE:LINE: what is wrong (how to fix)".
+absl::StatusOr<Profile> ParseProfile(std::string_view yaml,
+                                     std::string_view source);
+absl::StatusOr<Profile> LoadProfile(const std::string& path);
+
+// True when `found` equals `expected` or extends it by dotted parts
+// ("550.54.15" satisfies "550" and "550.54", not "55").
+bool VersionMatches(std::string_view expected, std::string_view found);
+
+}  // namespace nodeprobe

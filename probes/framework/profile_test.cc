@@ -1,0 +1,100 @@
+#include "probes/framework/profile.h"
+
+#include "gtest/gtest.h"
+
+namespace nodeprobe {
+namespace {
+
+TEST(ParseProfileTest, ParsesEverySection) {
+  absl::StatusOr<Profile> p = ParseProfile(R"(
+rdma:
+  expected_rate_gbps: 400
+  expected_link_layer: InfiniBand
+  error_counters: fail
+versions:
+  nvidia_driver: "550.54.15"
+  nccl: 2.21.5
+exceptions:
+  - code: RDMA_ERROR_COUNTERS_NONZERO
+    device: mlx5_3
+    reason: cable swap scheduled, OPS-1234
+)", "fleet.yaml");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_DOUBLE_EQ(*p->rdma_expected_rate_gbps, 400);
+  EXPECT_EQ(*p->rdma_expected_link_layer, "InfiniBand");
+  EXPECT_EQ(p->rdma_error_counters_severity, v1::FAIL);
+  EXPECT_EQ(p->versions.at("nvidia_driver"), "550.54.15");
+  EXPECT_EQ(p->versions.at("nccl"), "2.21.5");
+  ASSERT_EQ(p->exceptions.size(), 1u);
+  EXPECT_NE(p->FindException("RDMA_ERROR_COUNTERS_NONZERO", "mlx5_3:1"), nullptr);
+  EXPECT_NE(p->FindException("RDMA_ERROR_COUNTERS_NONZERO", "mlx5_3"), nullptr);
+  EXPECT_EQ(p->FindException("RDMA_ERROR_COUNTERS_NONZERO", "mlx5_30:1"), nullptr);
+  EXPECT_EQ(p->FindException("RDMA_PORT_DOWN", "mlx5_3:1"), nullptr);
+}
+
+TEST(ParseProfileTest, EmptyFileIsEmptyProfile) {
+  absl::StatusOr<Profile> p = ParseProfile("", "empty.yaml");
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->rdma_expected_rate_gbps.has_value());
+  EXPECT_EQ(p->rdma_error_counters_severity, v1::WARN);
+}
+
+TEST(ParseProfileTest, UnknownKeyNamesFileLineAndKey) {
+  absl::StatusOr<Profile> p =
+      ParseProfile("rdma:\n  expected_rate_gbps: 200\n  expected_rte: 1\n", "f.yaml");
+  ASSERT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.status().message().substr(0, 9), "f.yaml:3:");
+  EXPECT_NE(p.status().message().find("rdma.expected_rte"), std::string::npos);
+  EXPECT_NE(p.status().message().find("expected_rate_gbps"), std::string::npos);
+}
+
+TEST(ParseProfileTest, UnknownTopLevelAndVersionKeysRejected) {
+  EXPECT_NE(ParseProfile("pcie: {}\n", "f.yaml").status().message().find(
+                "unknown key 'pcie'"),
+            std::string::npos);
+  EXPECT_NE(ParseProfile("versions:\n  cuda: '12'\n", "f.yaml")
+                .status()
+                .message()
+                .find("versions.cuda"),
+            std::string::npos);
+}
+
+TEST(ParseProfileTest, WrongTypeNamesKeyAndValue) {
+  absl::StatusOr<Profile> p =
+      ParseProfile("rdma:\n  expected_rate_gbps: fast\n", "f.yaml");
+  EXPECT_EQ(p.status().message(),
+            "f.yaml:2: rdma.expected_rate_gbps must be a number, got 'fast'");
+  EXPECT_FALSE(ParseProfile("rdma:\n  expected_link_layer: RoCE\n", "f.yaml").ok());
+  EXPECT_FALSE(ParseProfile("rdma:\n  error_counters: maybe\n", "f.yaml").ok());
+  EXPECT_FALSE(ParseProfile("rdma: [1, 2]\n", "f.yaml").ok());
+}
+
+TEST(ParseProfileTest, UnparsableYamlNamesLine) {
+  absl::StatusOr<Profile> p = ParseProfile("rdma:\n  a: [1, 2\n", "bad.yaml");
+  ASSERT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status().message().find("bad.yaml:"), std::string::npos);
+  EXPECT_NE(p.status().message().find("not valid YAML"), std::string::npos);
+}
+
+TEST(ParseProfileTest, ExceptionNeedsCodeAndReason) {
+  EXPECT_FALSE(ParseProfile("exceptions:\n  - code: X\n", "f.yaml").ok());
+  EXPECT_FALSE(ParseProfile("exceptions:\n  - code: X\n    reason: r\n    who: me\n",
+                            "f.yaml")
+                   .ok());
+}
+
+TEST(LoadProfileTest, MissingFileSaysHowToFix) {
+  absl::StatusOr<Profile> p = LoadProfile("/nonexistent/profile.yaml");
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status().message().find("/nonexistent/profile.yaml"), std::string::npos);
+}
+
+TEST(VersionMatchesTest, MatchesByDottedPrefix) {
+  EXPECT_TRUE(VersionMatches("550", "550.54.15"));
+  EXPECT_TRUE(VersionMatches("550.54.15", "550.54.15"));
+  EXPECT_FALSE(VersionMatches("55", "550.54.15"));
+  EXPECT_FALSE(VersionMatches("550.54.15", "550.54"));
+}
+
+}  // namespace
+}  // namespace nodeprobe

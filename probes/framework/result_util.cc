@@ -1,0 +1,89 @@
+// File: result_util.cc
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe {
+
+v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
+                        v1::Verdict severity, std::string_view device,
+                        std::string message, std::string remediation) {
+  v1::Finding* f = result->add_findings();
+  f->set_code(std::string(code));
+  f->set_severity(severity);
+  f->set_device(std::string(device));
+  f->set_message(std::move(message));
+  f->set_remediation(std::move(remediation));
+  return f;
+}
+
+void AddMeasurement(v1::ProbeResult* result, std::string_view name,
+                    double value, std::string_view unit,
+                    const std::map<std::string, std::string>& labels) {
+  v1::Measurement* m = result->add_measurements();
+  m->set_name(std::string(name));
+  m->set_value(value);
+  m->set_unit(std::string(unit));
+  for (const auto& [k, v] : labels) (*m->mutable_labels())[k] = v;
+}
+
+void AddEvidence(v1::ProbeResult* result, const std::string& source,
+                 const std::string& value) {
+  (*result->mutable_evidence())[source] = value;
+}
+
+int VerdictRank(v1::Verdict verdict) {
+  switch (verdict) {
+    case v1::PASS: return 1;
+    case v1::WARN: return 2;
+    case v1::ERROR: return 3;
+    case v1::FAIL: return 4;
+    default: return 0;  // SKIP, unset
+  }
+}
+
+v1::Verdict WorseVerdict(v1::Verdict a, v1::Verdict b) {
+  return VerdictRank(b) > VerdictRank(a) ? b : a;
+}
+
+v1::Verdict VerdictFromFindings(const v1::ProbeResult& result) {
+  v1::Verdict v = v1::PASS;
+  for (const v1::Finding& f : result.findings()) {
+    v = WorseVerdict(v, f.severity());
+  }
+  return v;
+}
+
+v1::Verdict CombineVerdicts(
+    const google::protobuf::RepeatedPtrField<v1::ProbeResult>& results) {
+  v1::Verdict v = v1::SKIP;
+  for (const v1::ProbeResult& r : results) v = WorseVerdict(v, r.verdict());
+  return v;
+}
+
+const char* VerdictName(v1::Verdict verdict) {
+  switch (verdict) {
+    case v1::PASS: return "PASS";
+    case v1::WARN: return "WARN";
+    case v1::FAIL: return "FAIL";
+    case v1::SKIP: return "SKIP";
+    case v1::ERROR: return "ERROR";
+    default: return "UNSET";
+  }
+}
+
+const char* StageName(v1::Stage stage) {
+  switch (stage) {
+    case v1::SINGLE_NODE: return "single-node";
+    case v1::TWO_NODE: return "two-node";
+    case v1::CLUSTER: return "cluster";
+    default: return "unspecified";
+  }
+}
+
+v1::Stage StageFromName(std::string_view name) {
+  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER}) {
+    if (StageName(s) == name) return s;
+  }
+  return v1::STAGE_UNSPECIFIED;
+}
+
+}  // namespace nodeprobe

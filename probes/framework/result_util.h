@@ -1,0 +1,43 @@
+// File: result_util.h
+// Small helpers every probe uses to fill a ProbeResult, and the one place
+// that says how verdicts combine.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "nodeprobe/v1/result.pb.h"
+
+namespace nodeprobe {
+
+v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
+                        v1::Verdict severity, std::string_view device,
+                        std::string message, std::string remediation);
+
+void AddMeasurement(v1::ProbeResult* result, std::string_view name,
+                    double value, std::string_view unit,
+                    const std::map<std::string, std::string>& labels = {});
+
+void AddEvidence(v1::ProbeResult* result, const std::string& source,
+                 const std::string& value);
+
+// How bad a verdict is when several are combined: SKIP and unset count as
+// nothing, then PASS < WARN < ERROR < FAIL (a hardware failure outranks a
+// check that could not run).
+int VerdictRank(v1::Verdict verdict);
+v1::Verdict WorseVerdict(v1::Verdict a, v1::Verdict b);
+
+// PASS, or the worst finding severity.
+v1::Verdict VerdictFromFindings(const v1::ProbeResult& result);
+
+// Worst of the results; SKIP when every probe was skipped (or none ran).
+v1::Verdict CombineVerdicts(
+    const google::protobuf::RepeatedPtrField<v1::ProbeResult>& results);
+
+const char* VerdictName(v1::Verdict verdict);
+const char* StageName(v1::Stage stage);  // "single-node", ...
+// NOT_FOUND-free parse: STAGE_UNSPECIFIED for an unknown name.
+v1::Stage StageFromName(std::string_view name);
+
+}  // namespace nodeprobe

@@ -1,0 +1,77 @@
+// File: stage_runner.cc
+#include "probes/framework/stage_runner.h"
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "nodeprobe_version.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe {
+namespace {
+
+google::protobuf::Timestamp Now() {
+  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
+      absl::ToUnixNanos(absl::Now()));
+}
+
+}  // namespace
+
+void FinalizeResult(const Profile& profile, v1::ProbeResult* result) {
+  for (v1::Finding& f : *result->mutable_findings()) {
+    if (f.severity() != v1::FAIL) continue;
+    if (const ProfileException* e = profile.FindException(f.code(), f.device())) {
+      f.set_severity(v1::WARN);
+      f.set_exception_reason(
+          absl::StrCat(e->reason, " (exception in ", profile.source, ")"));
+    }
+  }
+  if (result->verdict() == v1::SKIP || result->verdict() == v1::ERROR) return;
+  result->set_verdict(VerdictFromFindings(*result));
+}
+
+v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
+                          const ProbeContext& ctx,
+                          const ProgressFn& progress) {
+  v1::StageReport report;
+  report.set_stage(stage);
+  report.set_node(ctx.node_name);
+  report.set_nodeprobe_version(NODEPROBE_VERSION);
+  *report.mutable_started() = Now();
+  int index = 0;
+  for (Probe* probe : probes) {
+    ++index;
+    if (progress) progress(index, static_cast<int>(probes.size()), probe->name());
+    google::protobuf::Timestamp started = Now();
+    v1::ProbeResult result;
+    if (absl::Now() > ctx.deadline) {
+      result.set_verdict(v1::ERROR);
+      result.set_reason("stage deadline passed before this probe started");
+      AddFinding(&result, "PROBE_DEADLINE_EXCEEDED", v1::ERROR, "",
+                 result.reason(), "raise the stage timeout");
+    } else {
+      absl::StatusOr<v1::ProbeResult> run = probe->Run(ctx);
+      if (run.ok()) {
+        result = *std::move(run);
+      } else {
+        result.set_verdict(v1::ERROR);
+        result.set_reason(std::string(run.status().message()));
+        AddFinding(&result, "PROBE_COULD_NOT_RUN", v1::ERROR, "",
+                   std::string(run.status().message()),
+                   "fix the cause named in the message and rerun the probe");
+      }
+    }
+    result.set_probe(std::string(probe->name()));
+    result.set_node(ctx.node_name);
+    *result.mutable_started() = started;
+    *result.mutable_finished() = Now();
+    FinalizeResult(*ctx.profile, &result);
+    *report.add_results() = std::move(result);
+  }
+  *report.mutable_finished() = Now();
+  report.set_verdict(CombineVerdicts(report.results()));
+  return report;
+}
+
+}  // namespace nodeprobe

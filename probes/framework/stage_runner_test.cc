@@ -1,0 +1,103 @@
+#include "probes/framework/stage_runner.h"
+
+#include "gtest/gtest.h"
+#include "probes/framework/probe_registry.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe {
+namespace {
+
+// A probe whose outcome the test chooses.
+class FakeProbe : public Probe {
+ public:
+  FakeProbe(std::string name, absl::StatusOr<v1::ProbeResult> outcome)
+      : name_(std::move(name)), outcome_(std::move(outcome)) {}
+  std::string_view name() const override { return name_; }
+  std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
+  std::string_view purpose() const override { return "test"; }
+  absl::StatusOr<v1::ProbeResult> Run(const ProbeContext&) override {
+    return outcome_;
+  }
+
+ private:
+  std::string name_;
+  absl::StatusOr<v1::ProbeResult> outcome_;
+};
+
+v1::ProbeResult WithFinding(const std::string& code, v1::Verdict severity) {
+  v1::ProbeResult r;
+  AddFinding(&r, code, severity, "mlx5_0:1", "m", "fix");
+  return r;
+}
+
+TEST(RunProbesTest, ProbeThatCannotRunIsErrorWithTheReason) {
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  ctx.node_name = "gpu01";
+  FakeProbe broken("broken", absl::PermissionDeniedError("cannot open /dev/x"));
+  v1::StageReport report = RunProbes(v1::SINGLE_NODE, {&broken}, ctx);
+  ASSERT_EQ(report.results_size(), 1);
+  EXPECT_EQ(report.results(0).verdict(), v1::ERROR);
+  EXPECT_EQ(report.results(0).reason(), "cannot open /dev/x");
+  EXPECT_EQ(report.results(0).probe(), "broken");
+  EXPECT_EQ(report.results(0).node(), "gpu01");
+  EXPECT_EQ(report.verdict(), v1::ERROR);
+}
+
+TEST(RunProbesTest, StageVerdictIsWorstAndSkipDoesNotCount) {
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  v1::ProbeResult skipped;
+  skipped.set_verdict(v1::SKIP);
+  FakeProbe a("a", skipped);
+  FakeProbe b("b", WithFinding("X", v1::WARN));
+  FakeProbe c("c", v1::ProbeResult());
+  v1::StageReport report = RunProbes(v1::SINGLE_NODE, {&a, &b, &c}, ctx);
+  EXPECT_EQ(report.results(0).verdict(), v1::SKIP);
+  EXPECT_EQ(report.results(1).verdict(), v1::WARN);
+  EXPECT_EQ(report.results(2).verdict(), v1::PASS);
+  EXPECT_EQ(report.verdict(), v1::WARN);
+  EXPECT_TRUE(report.has_started());
+  EXPECT_TRUE(report.results(0).has_finished());
+}
+
+TEST(RunProbesTest, ExceptionDowngradesOnlyMatchingFail) {
+  Profile profile;
+  profile.source = "p.yaml";
+  profile.exceptions.push_back({"X", "mlx5_0", "known"});
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  FakeProbe matched("m", WithFinding("X", v1::FAIL));
+  FakeProbe other("o", WithFinding("Y", v1::FAIL));
+  v1::StageReport report = RunProbes(v1::SINGLE_NODE, {&matched, &other}, ctx);
+  EXPECT_EQ(report.results(0).verdict(), v1::WARN);
+  EXPECT_EQ(report.results(0).findings(0).exception_reason(),
+            "known (exception in p.yaml)");
+  EXPECT_EQ(report.results(1).verdict(), v1::FAIL);
+}
+
+TEST(RunProbesTest, PassedDeadlineIsErrorNotSilentPass) {
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  ctx.deadline = absl::Now() - absl::Seconds(1);
+  FakeProbe a("a", v1::ProbeResult());
+  v1::StageReport report = RunProbes(v1::SINGLE_NODE, {&a}, ctx);
+  EXPECT_EQ(report.results(0).verdict(), v1::ERROR);
+  EXPECT_EQ(report.results(0).findings(0).code(), "PROBE_DEADLINE_EXCEEDED");
+}
+
+TEST(ProbeRegistryTest, RejectsDuplicateNamesAndListsSorted) {
+  ProbeRegistry registry;
+  ASSERT_TRUE(registry.Register(std::make_unique<FakeProbe>("zeta", v1::ProbeResult())).ok());
+  ASSERT_TRUE(registry.Register(std::make_unique<FakeProbe>("alpha", v1::ProbeResult())).ok());
+  EXPECT_EQ(registry.Register(std::make_unique<FakeProbe>("alpha", v1::ProbeResult())).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"alpha", "zeta"}));
+  EXPECT_EQ(registry.Find("nope"), nullptr);
+}
+
+}  // namespace
+}  // namespace nodeprobe

@@ -1,0 +1,154 @@
+// File: inventory_probe.cc
+#include "probes/inventory/inventory_probe.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "platform/file_tree.h"
+#include "platform/library_versions.h"
+#include "platform/rdma_sysfs.h"
+#include "probes/framework/result_util.h"
+#include "probes/inventory/inventory_parser.h"
+
+namespace nodeprobe {
+namespace {
+
+v1::Component* Add(v1::ProbeResult* result, const std::string& name,
+                   bool present, const std::string& version,
+                   const std::string& detail) {
+  v1::Component* c = result->mutable_inventory()->add_components();
+  c->set_name(name);
+  c->set_present(present);
+  c->set_version(version);
+  c->set_detail(detail);
+  return c;
+}
+
+void AddLibrary(v1::ProbeResult* result, const std::string& name,
+                const platform::LibraryVersion& lib) {
+  Add(result, name, lib.present, lib.version, lib.detail);
+  if (lib.present) AddEvidence(result, name, lib.detail);
+}
+
+// Reads a file for a component; absent or unreadable leaves nullopt and says
+// why in `why`.
+std::optional<std::string> ReadOptional(const platform::FileTree& tree,
+                                        const std::string& rel,
+                                        v1::ProbeResult* result,
+                                        std::string* why) {
+  absl::StatusOr<std::string> v = tree.ReadValue(rel);
+  if (!v.ok()) {
+    *why = std::string(v.status().message());
+    return std::nullopt;
+  }
+  AddEvidence(result, tree.Path(rel), *v);
+  return *v;
+}
+
+void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
+  platform::FileTree etc(ctx.host.etc_root);
+  platform::FileTree proc(ctx.host.proc_root);
+  platform::FileTree sys(ctx.host.sys_root);
+  std::string why;
+
+  if (auto text = ReadOptional(etc, "os-release", result, &why)) {
+    auto fields = inventory::ParseOsRelease(*text);
+    Add(result, "os_release", true, fields["VERSION_ID"],
+        fields.count("PRETTY_NAME") ? fields["PRETTY_NAME"] : fields["NAME"]);
+  } else {
+    Add(result, "os_release", false, "", why);
+  }
+
+  if (auto release = ReadOptional(proc, "sys/kernel/osrelease", result, &why)) {
+    Add(result, "kernel", true, *release, proc.Path("sys/kernel/osrelease"));
+  } else {
+    Add(result, "kernel", false, "", why);
+  }
+
+  if (auto cmdline = ReadOptional(proc, "cmdline", result, &why)) {
+    std::vector<std::string> flags = inventory::RelevantCmdlineFlags(*cmdline);
+    Add(result, "kernel_cmdline", true, absl::StrJoin(flags, " "),
+        flags.empty() ? "none of iommu=, intel_iommu=, amd_iommu=, pci=noacs"
+                      : "IOMMU/ACS flags");
+  } else {
+    Add(result, "kernel_cmdline", false, "", why);
+  }
+
+  if (auto text = ReadOptional(proc, "driver/nvidia/version", result, &why)) {
+    inventory::NvidiaDriver drv = inventory::ParseNvidiaDriverVersion(*text);
+    Add(result, "nvidia_driver", true, drv.version,
+        drv.open_module ? "open kernel module" : "proprietary kernel module");
+  } else {
+    Add(result, "nvidia_driver", false, "", "no /proc/driver/nvidia/version");
+  }
+
+  if (sys.Exists("module/nvidia_peermem")) {
+    std::string version =
+        ReadOptional(sys, "module/nvidia_peermem/version", result, &why)
+            .value_or("");
+    Add(result, "nvidia_peermem", true, version, "module loaded");
+  } else if (auto v = ReadOptional(sys, "kernel/mm/memory_peers/nv_mem/version",
+                                   result, &why)) {
+    Add(result, "nvidia_peermem", true, *v, "legacy nv_peer_mem module");
+  } else {
+    Add(result, "nvidia_peermem", false, "", "module not loaded");
+  }
+
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> hcas =
+      platform::ReadRdmaDevices(sys);
+  if (hcas.ok()) {
+    for (const platform::RawRdmaDevice& hca : *hcas) {
+      auto attr = [&](const char* key) {
+        const platform::RawAttr& a = hca.attrs.at(key);
+        return a.value.ok() ? *a.value : std::string("unknown");
+      };
+      v1::Component* c =
+          Add(result, "hca_firmware", hca.attrs.at("fw_ver").value.ok(),
+              hca.attrs.at("fw_ver").value.ok() ? attr("fw_ver") : "",
+              absl::StrCat("pci ", hca.pci_address.empty() ? "none"
+                                                           : hca.pci_address,
+                           ", board ", attr("board_id"), ", node_guid ",
+                           attr("node_guid")));
+      c->set_device(hca.name);
+    }
+  }
+}
+
+}  // namespace
+
+void JudgePinnedVersions(const Profile& profile, v1::ProbeResult* result) {
+  for (const auto& [name, expected] : profile.versions) {
+    bool seen = false;
+    for (const v1::Component& c : result->inventory().components()) {
+      if (c.name() != name) continue;
+      seen = true;
+      if (c.present() && VersionMatches(expected, c.version())) continue;
+      AddFinding(result, "VERSION_MISMATCH", v1::FAIL, c.device(),
+                 absl::StrCat(name, c.device().empty() ? "" : " on ",
+                              c.device(), ": expected ", expected, ", found ",
+                              c.present() ? c.version() : "absent"),
+                 absl::StrCat("install ", name, " ", expected,
+                              " or update the profile's versions: pin"));
+    }
+    if (!seen) {
+      AddFinding(result, "VERSION_MISMATCH", v1::FAIL, "",
+                 absl::StrCat(name, ": expected ", expected, ", found absent"),
+                 absl::StrCat("install ", name, " ", expected,
+                              " or update the profile's versions: pin"));
+    }
+  }
+}
+
+absl::StatusOr<v1::ProbeResult> InventoryProbe::Run(const ProbeContext& ctx) {
+  v1::ProbeResult result;
+  result.mutable_inventory();
+  AddHostComponents(ctx, &result);
+  AddLibrary(&result, "rdma_core", platform::RdmaCoreVersion());
+  AddLibrary(&result, "hwloc", platform::HwlocVersion());
+  AddLibrary(&result, "cuda_driver", platform::CudaDriverVersion());
+  AddLibrary(&result, "cuda_runtime", platform::CudaRuntimeVersion());
+  AddLibrary(&result, "nccl", platform::NcclVersion());
+  JudgePinnedVersions(*ctx.profile, &result);
+  return result;
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,102 @@
+#include "probes/inventory/inventory_probe.h"
+
+#include "gtest/gtest.h"
+#include "probes/framework/stage_runner.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe {
+namespace {
+
+using ::nodeprobe::testing::WriteFile;
+
+const v1::Component* Find(const v1::ProbeResult& r, const std::string& name) {
+  for (const auto& c : r.inventory().components()) {
+    if (c.name() == name) return &c;
+  }
+  return nullptr;
+}
+
+class InventoryProbeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto host = testing::HwlocXeonHost();
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = *std::move(host);
+    // The capture's scif0 link dangles (its target was not captured); the
+    // tests pin versions of mlx4_0 alone.
+    testing::RemoveTree(host_->sys_root + "/class/infiniband/scif0");
+    ctx_.host.sys_root = host_->sys_root;
+    ctx_.host.proc_root = host_->proc_root;
+    ctx_.host.etc_root = host_->dir.path() + "/etc";
+    ctx_.profile = &profile_;
+  }
+  v1::ProbeResult Run() {
+    absl::StatusOr<v1::ProbeResult> r = InventoryProbe().Run(ctx_);
+    EXPECT_TRUE(r.ok()) << r.status();
+    v1::ProbeResult result = r.ok() ? *r : v1::ProbeResult();
+    FinalizeResult(profile_, &result);
+    return result;
+  }
+  std::unique_ptr<testing::CapturedHost> host_;
+  Profile profile_;
+  ProbeContext ctx_;
+};
+
+TEST_F(InventoryProbeTest, ReportsHcaFirmwareFromCaptureAndAbsentPartsAsAbsent) {
+  v1::ProbeResult r = Run();
+  EXPECT_EQ(r.verdict(), v1::PASS);
+  bool found_mlx = false;
+  for (const auto& c : r.inventory().components()) {
+    if (c.name() == "hca_firmware" && c.device() == "mlx4_0") {
+      found_mlx = true;
+      EXPECT_TRUE(c.present());
+      EXPECT_EQ(c.version(), "2.11.500");
+      EXPECT_NE(c.detail().find("0000:82:00.0"), std::string::npos);
+      EXPECT_NE(c.detail().find("DEL0A30000019"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(found_mlx);
+  // The capture has no NVIDIA driver, no os-release and no cmdline.
+  ASSERT_NE(Find(r, "nvidia_driver"), nullptr);
+  EXPECT_FALSE(Find(r, "nvidia_driver")->present());
+  EXPECT_FALSE(Find(r, "os_release")->present());
+  EXPECT_FALSE(Find(r, "nvidia_peermem")->present());
+  EXPECT_TRUE(Find(r, "rdma_core")->present());
+}
+
+TEST_F(InventoryProbeTest, ReadsDriverAndPeermemWhenPresent) {
+  WriteFile(host_->proc_root + "/driver/nvidia/version",
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  "
+            "Release Build\n");
+  WriteFile(host_->sys_root + "/module/nvidia_peermem/version", "1.1\n");
+  WriteFile(ctx_.host.etc_root + "/os-release",
+            "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\n");
+  WriteFile(host_->proc_root + "/cmdline", "root=/dev/sda1 iommu=pt\n");
+  v1::ProbeResult r = Run();
+  EXPECT_EQ(Find(r, "nvidia_driver")->version(), "550.54.15");
+  EXPECT_EQ(Find(r, "nvidia_driver")->detail(), "open kernel module");
+  EXPECT_EQ(Find(r, "nvidia_peermem")->version(), "1.1");
+  EXPECT_EQ(Find(r, "os_release")->version(), "12");
+  EXPECT_EQ(Find(r, "kernel_cmdline")->version(), "iommu=pt");
+}
+
+TEST_F(InventoryProbeTest, PinnedVersionThatDiffersIsVersionMismatch) {
+  profile_.versions["hca_firmware"] = "2.42";
+  profile_.versions["nvidia_driver"] = "550";
+  v1::ProbeResult r = Run();
+  EXPECT_EQ(r.verdict(), v1::FAIL);
+  ASSERT_EQ(r.findings_size(), 2);
+  EXPECT_EQ(r.findings(0).code(), "VERSION_MISMATCH");
+  EXPECT_EQ(r.findings(0).device(), "mlx4_0");
+  EXPECT_NE(r.findings(0).message().find("expected 2.42, found 2.11.500"),
+            std::string::npos);
+  EXPECT_NE(r.findings(1).message().find("found absent"), std::string::npos);
+}
+
+TEST_F(InventoryProbeTest, PinnedVersionPrefixMatches) {
+  profile_.versions["hca_firmware"] = "2.11";
+  EXPECT_EQ(Run().verdict(), v1::PASS);
+}
+
+}  // namespace
+}  // namespace nodeprobe

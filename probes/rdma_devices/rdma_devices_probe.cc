@@ -1,0 +1,301 @@
+// File: rdma_devices_probe.cc
+#include "probes/rdma_devices/rdma_devices_probe.h"
+
+#include "absl/strings/str_cat.h"
+#include "platform/file_tree.h"
+#include "platform/verbs_port.h"
+#include "probes/framework/result_util.h"
+#include "probes/rdma_devices/rdma_sysfs_parser.h"
+
+namespace nodeprobe {
+namespace {
+
+constexpr char kInvalid[] = "SYSFS_VALUE_INVALID";
+
+// Records an attribute as evidence and returns its value, or adds an ERROR
+// finding naming the file and returns nullopt.
+std::optional<std::string> Value(const platform::RawAttr& attr,
+                                 const std::string& device,
+                                 v1::ProbeResult* result) {
+  if (!attr.value.ok()) {
+    AddFinding(result, kInvalid, v1::ERROR, device,
+               std::string(attr.value.status().message()),
+               "check that the RDMA driver is loaded and that nodeprobe may "
+               "read sysfs");
+    return std::nullopt;
+  }
+  AddEvidence(result, attr.path, *attr.value);
+  return *attr.value;
+}
+
+void InvalidValue(v1::ProbeResult* result, const std::string& device,
+                  const platform::RawAttr& attr, const absl::Status& why) {
+  AddFinding(result, kInvalid, v1::ERROR, device,
+             absl::StrCat(attr.path, ": ", why.message()),
+             "the driver reported a value nodeprobe does not understand; "
+             "check the driver version, or report it with this message");
+}
+
+// Parses `attr` with `parse`; on failure adds an ERROR finding.
+template <typename T, typename Fn>
+std::optional<T> Parsed(const platform::RawAttr& attr, const std::string& device,
+                        v1::ProbeResult* result, Fn parse) {
+  std::optional<std::string> text = Value(attr, device, result);
+  if (!text) return std::nullopt;
+  absl::StatusOr<T> v = parse(*text);
+  if (!v.ok()) {
+    InvalidValue(result, device, attr, v.status());
+    return std::nullopt;
+  }
+  return *std::move(v);
+}
+
+void JudgeGids(const platform::RawRdmaPort& raw, const std::string& device,
+               bool active, v1::RdmaPort* port, v1::ProbeResult* result) {
+  bool ethernet = port->link_layer() == "Ethernet";
+  if (!raw.gids_status.ok()) {
+    if (ethernet) {
+      AddFinding(result, kInvalid, v1::ERROR, device,
+                 std::string(raw.gids_status.message()),
+                 "check that the RDMA driver is loaded");
+    }
+    return;
+  }
+  bool types_known = true;
+  bool routable_v2 = false;
+  for (const platform::RawGid& raw_gid : raw.gids) {
+    if (!raw_gid.gid.value.ok()) continue;
+    v1::GidEntry* gid = port->add_gids();
+    gid->set_index(raw_gid.index);
+    gid->set_gid(*raw_gid.gid.value);
+    absl::StatusOr<rdma::GidFamily> family = rdma::ClassifyGid(gid->gid());
+    if (family.ok()) gid->set_family(std::string(rdma::GidFamilyName(*family)));
+    if (raw_gid.netdev.value.ok()) gid->set_netdev(*raw_gid.netdev.value);
+    if (!raw_gid.type.value.ok()) {
+      types_known = false;
+      continue;
+    }
+    absl::StatusOr<rdma::GidType> type = rdma::ParseGidType(*raw_gid.type.value);
+    if (!type.ok()) {
+      InvalidValue(result, device, raw_gid.type, type.status());
+      continue;
+    }
+    gid->set_type(std::string(rdma::GidTypeName(*type)));
+    if (*type == rdma::GidType::kRoceV2 && family.ok() &&
+        *family != rdma::GidFamily::kLinkLocal) {
+      routable_v2 = true;
+    }
+  }
+  // A RoCE job routed over IP needs a RoCE v2 GID that carries the port's IP
+  // address; a link-local (fe80::) entry does not route.
+  if (!ethernet || !active || routable_v2) return;
+  if (!types_known) {
+    AddFinding(result, "ROCE_GID_TYPE_UNKNOWN", v1::ERROR, device,
+               "the kernel does not expose gid_attrs/types, so RoCE v2 "
+               "GIDs cannot be told apart",
+               "use a kernel with RDMA gid_attrs (4.9 or later)");
+    return;
+  }
+  AddFinding(result, "ROCE_NO_V2_GID", v1::FAIL, device,
+             "Ethernet (RoCE) port has no RoCE v2 GID with a routable (non "
+             "link-local) address",
+             "assign an IPv4 or global IPv6 address to the port's netdev "
+             "and check that RoCE v2 is enabled (cma_roce_mode / rdma "
+             "system settings)");
+}
+
+void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
+                   const Profile& profile, v1::RdmaPort* port,
+                   v1::ProbeResult* result) {
+  auto read = [&](const std::map<std::string, platform::RawAttr>& from,
+                  google::protobuf::Map<std::string, uint64_t>* into) {
+    for (const auto& [name, attr] : from) {
+      std::optional<std::optional<uint64_t>> v =
+          Parsed<std::optional<uint64_t>>(attr, device, result,
+                                          rdma::ParseCounter);
+      if (v && *v) (*into)[name] = **v;
+    }
+  };
+  read(raw.counters, port->mutable_counters());
+  read(raw.hw_counters, port->mutable_hw_counters());
+  std::string nonzero;
+  for (const std::string& name : RdmaErrorCounterNames()) {
+    auto it = port->counters().find(name);
+    if (it == port->counters().end() || it->second == 0) continue;
+    absl::StrAppend(&nonzero, nonzero.empty() ? "" : ", ", name, "=",
+                    it->second);
+  }
+  if (nonzero.empty()) return;
+  AddFinding(result, "RDMA_ERROR_COUNTERS_NONZERO",
+             profile.rdma_error_counters_severity, device,
+             absl::StrCat("error counters are non-zero: ", nonzero),
+             "inspect the cable/transceiver and the switch port (ibdiagnet "
+             "or ethtool -S); counters reset on driver reload");
+}
+
+void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
+               const Profile& profile, bool query_verbs, v1::RdmaPort* port,
+               v1::ProbeResult* result) {
+  const std::string device = absl::StrCat(dev_name, ":", raw.port);
+  port->set_port(raw.port);
+  auto attr = [&](const char* name) -> const platform::RawAttr& {
+    return raw.attrs.at(name);
+  };
+  std::optional<rdma::PortState> state =
+      Parsed<rdma::PortState>(attr("state"), device, result, rdma::ParsePortState);
+  std::optional<rdma::PortState> phys = Parsed<rdma::PortState>(
+      attr("phys_state"), device, result, rdma::ParsePhysState);
+  std::optional<std::string> link_layer = Value(attr("link_layer"), device, result);
+  std::optional<double> rate =
+      Parsed<double>(attr("rate"), device, result, rdma::ParseRateGbps);
+  if (state) port->set_state(state->name);
+  if (phys) port->set_phys_state(phys->name);
+  if (link_layer) port->set_link_layer(*link_layer);
+  if (rate) {
+    port->set_rate(*attr("rate").value);
+    port->set_rate_gbps(*rate);
+  }
+  const bool ib = link_layer && *link_layer == "InfiniBand";
+  std::optional<uint32_t> sm_lid;
+  // lid and sm_lid only add to what state already says (an ACTIVE IB port
+  // was configured by an SM), so a tree without them is judged without them;
+  // a value that is there but garbled is still an error.
+  auto present = [&](const char* name) {
+    return attr(name).value.status().code() != absl::StatusCode::kNotFound;
+  };
+  if (ib && present("lid")) {
+    if (auto lid = Value(attr("lid"), device, result)) port->set_lid(*lid);
+  }
+  if (ib && present("sm_lid")) {
+    sm_lid = Parsed<uint32_t>(attr("sm_lid"), device, result, rdma::ParseLid);
+    if (sm_lid) port->set_sm_lid(*attr("sm_lid").value);
+  }
+
+  const bool active = state && phys && state->name == "ACTIVE" &&
+                      phys->name == "LinkUp";
+  if (state && phys && !active) {
+    // An IB link that trained (LinkUp) but stays INIT, or is ACTIVE with no
+    // SM LID, is waiting for a subnet manager, not broken.
+    if (ib && phys->name == "LinkUp" && state->name == "INIT") {
+      AddFinding(result, "IB_NO_SUBNET_MANAGER", v1::FAIL, device,
+                 "InfiniBand link is up but the port stays INIT: no subnet "
+                 "manager has configured it",
+                 "start a subnet manager on the fabric (opensm on a host, or "
+                 "the switch's embedded SM) and check the port's partition");
+    } else {
+      AddFinding(result, "RDMA_PORT_DOWN", v1::FAIL, device,
+                 absl::StrCat("port state is ", state->name,
+                              ", physical state ", phys->name,
+                              " (ACTIVE and LinkUp expected)"),
+                 "check the cable and the switch port, then `ibstat`/"
+                 "`rdma link`; a Disabled port needs enabling on the switch "
+                 "or with `ibportstate`");
+    }
+  } else if (active && ib && sm_lid && *sm_lid == 0) {
+    AddFinding(result, "IB_NO_SUBNET_MANAGER", v1::FAIL, device,
+               "InfiniBand port is ACTIVE but its SM LID is 0: no subnet "
+               "manager is reachable",
+               "start a subnet manager on the fabric (opensm, or the "
+               "switch's embedded SM)");
+  }
+
+  if (active && rate && profile.rdma_expected_rate_gbps &&
+      *rate < *profile.rdma_expected_rate_gbps) {
+    AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", v1::FAIL, device,
+               absl::StrCat("port rate is ", *attr("rate").value,
+                            ", the profile expects ",
+                            *profile.rdma_expected_rate_gbps, " Gb/s"),
+               "check the cable and transceiver type, the switch port's "
+               "speed setting, and the link width (a 4X link trained at "
+               "1X or 2X)");
+  }
+  if (link_layer && profile.rdma_expected_link_layer &&
+      *link_layer != *profile.rdma_expected_link_layer) {
+    AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", v1::FAIL, device,
+               absl::StrCat("link layer is ", *link_layer,
+                            ", the profile expects ",
+                            *profile.rdma_expected_link_layer),
+               "set the port type (mlxconfig LINK_TYPE_P1/P2) to match the "
+               "fabric, or fix the profile");
+  }
+
+  JudgeGids(raw, device, active, port, result);
+  JudgeCounters(raw, device, profile, port, result);
+
+  if (query_verbs) {
+    absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(dev_name, raw.port);
+    if (mtu.ok()) {
+      port->set_active_mtu(*mtu);
+    } else {
+      AddFinding(result, "RDMA_VERBS_QUERY_FAILED", v1::ERROR, device,
+                 std::string(mtu.status().message()),
+                 "install the rdma-core provider for this NIC (ibverbs-"
+                 "providers) and check access to /dev/infiniband");
+    }
+  }
+  std::map<std::string, std::string> labels = {{"device", dev_name},
+                                               {"port", absl::StrCat(raw.port)}};
+  if (rate) AddMeasurement(result, "rdma_port_rate", *rate, "Gb/s", labels);
+  if (port->active_mtu() != 0) {
+    AddMeasurement(result, "rdma_active_mtu", port->active_mtu(), "bytes",
+                   labels);
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& RdmaErrorCounterNames() {
+  static const std::vector<std::string> kNames = {
+      "symbol_error",          "link_error_recovery",
+      "link_downed",           "port_rcv_errors",
+      "port_xmit_discards",    "local_link_integrity_errors",
+      "excessive_buffer_overrun_errors"};
+  return kNames;
+}
+
+v1::ProbeResult JudgeRdmaDevices(
+    const std::vector<platform::RawRdmaDevice>& devices, const Profile& profile,
+    bool query_verbs) {
+  v1::ProbeResult result;
+  if (devices.empty()) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason("no RDMA devices under /sys/class/infiniband");
+    return result;
+  }
+  v1::RdmaDevices* detail = result.mutable_rdma_devices();
+  for (const platform::RawRdmaDevice& raw : devices) {
+    v1::RdmaDevice* dev = detail->add_devices();
+    dev->set_name(raw.name);
+    dev->set_pci_address(raw.pci_address);
+    auto get = [&](const char* key) {
+      const platform::RawAttr& a = raw.attrs.at(key);
+      if (a.value.ok()) AddEvidence(&result, a.path, *a.value);
+      return a.value.ok() ? *a.value : std::string();
+    };
+    dev->set_fw_ver(get("fw_ver"));
+    dev->set_board_id(get("board_id"));
+    dev->set_node_guid(get("node_guid"));
+    dev->set_node_type(get("node_type"));
+    if (!raw.ports_status.ok()) {
+      AddFinding(&result, kInvalid, v1::ERROR, raw.name,
+                 std::string(raw.ports_status.message()),
+                 "check that the RDMA driver is loaded");
+      continue;
+    }
+    for (const platform::RawRdmaPort& raw_port : raw.ports) {
+      JudgePort(raw_port, raw.name, profile, query_verbs, dev->add_ports(),
+                &result);
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<v1::ProbeResult> RdmaDevicesProbe::Run(const ProbeContext& ctx) {
+  platform::FileTree sys(ctx.host.sys_root);
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices =
+      platform::ReadRdmaDevices(sys);
+  if (!devices.ok()) return devices.status();
+  return JudgeRdmaDevices(*devices, *ctx.profile, ctx.host.IsLiveSysfs());
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,130 @@
+// File: rdma_sysfs_parser.cc
+#include "probes/rdma_devices/rdma_sysfs_parser.h"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace nodeprobe::rdma {
+namespace {
+
+absl::Status Invalid(std::string_view what, std::string_view text) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("unexpected ", std::string(what), " '", std::string(text), "'"));
+}
+
+template <size_t N>
+absl::StatusOr<PortState> ParseNumberedName(
+    std::string_view text, std::string_view what,
+    const std::array<std::pair<int, const char*>, N>& known) {
+  std::pair<absl::string_view, absl::string_view> parts =
+      absl::StrSplit(absl::string_view(text.data(), text.size()),
+                     absl::MaxSplits(':', 1));
+  int code = 0;
+  std::string name(absl::StripAsciiWhitespace(parts.second));
+  if (!absl::SimpleAtoi(parts.first, &code) || name.empty()) {
+    return Invalid(what, text);
+  }
+  for (const auto& [k_code, k_name] : known) {
+    if (code == k_code && name == k_name) return PortState{code, name};
+  }
+  return Invalid(what, text);
+}
+
+}  // namespace
+
+absl::StatusOr<PortState> ParsePortState(std::string_view text) {
+  // enum ib_port_state in the kernel (include/rdma/ib_verbs.h).
+  static const std::array<std::pair<int, const char*>, 6> kStates = {{
+      {0, "NOP"}, {1, "DOWN"}, {2, "INIT"}, {3, "ARMED"}, {4, "ACTIVE"},
+      {5, "ACTIVE_DEFER"}}};
+  return ParseNumberedName(text, "port state", kStates);
+}
+
+absl::StatusOr<PortState> ParsePhysState(std::string_view text) {
+  // The IBTA PortPhysicalState values the kernel prints (drivers/infiniband/
+  // core/sysfs.c, phys_state_to_str).
+  static const std::array<std::pair<int, const char*>, 8> kStates = {{
+      {0, "<unknown>"}, {1, "Sleep"}, {2, "Polling"}, {3, "Disabled"},
+      {4, "PortConfigurationTraining"}, {5, "LinkUp"},
+      {6, "LinkErrorRecovery"}, {7, "Phy Test"}}};
+  return ParseNumberedName(text, "physical port state", kStates);
+}
+
+absl::StatusOr<double> ParseRateGbps(std::string_view text) {
+  absl::string_view t(text.data(), text.size());
+  size_t space = t.find(' ');
+  if (space == absl::string_view::npos) return Invalid("port rate", text);
+  double gbps = 0;
+  if (!absl::SimpleAtod(t.substr(0, space), &gbps) || gbps < 0 ||
+      !absl::StartsWith(t.substr(space + 1), "Gb/sec")) {
+    return Invalid("port rate", text);
+  }
+  return gbps;
+}
+
+absl::StatusOr<GidType> ParseGidType(std::string_view text) {
+  if (text == "IB/RoCE v1") return GidType::kIbRoceV1;
+  if (text == "RoCE v2") return GidType::kRoceV2;
+  return Invalid("GID type", text);
+}
+
+std::string_view GidTypeName(GidType type) {
+  return type == GidType::kRoceV2 ? "RoCE v2" : "IB/RoCE v1";
+}
+
+absl::StatusOr<GidFamily> ClassifyGid(std::string_view gid) {
+  in6_addr addr{};
+  std::string s(gid);
+  if (inet_pton(AF_INET6, s.c_str(), &addr) != 1) return Invalid("GID", gid);
+  if (IN6_IS_ADDR_V4MAPPED(&addr)) return GidFamily::kIpv4Mapped;
+  if (IN6_IS_ADDR_LINKLOCAL(&addr)) return GidFamily::kLinkLocal;
+  return GidFamily::kIpv6;
+}
+
+std::string_view GidFamilyName(GidFamily family) {
+  switch (family) {
+    case GidFamily::kIpv4Mapped: return "ipv4";
+    case GidFamily::kLinkLocal: return "link-local";
+    case GidFamily::kIpv6: return "ipv6";
+  }
+  return "";
+}
+
+std::string GidIpv4Address(std::string_view gid) {
+  in6_addr addr{};
+  std::string s(gid);
+  if (inet_pton(AF_INET6, s.c_str(), &addr) != 1 || !IN6_IS_ADDR_V4MAPPED(&addr)) {
+    return "";
+  }
+  char buf[INET_ADDRSTRLEN];
+  inet_ntop(AF_INET, &addr.s6_addr[12], buf, sizeof(buf));
+  return buf;
+}
+
+absl::StatusOr<std::optional<uint64_t>> ParseCounter(std::string_view text) {
+  absl::string_view t(text.data(), text.size());
+  if (absl::StartsWith(t, "N/A")) return std::optional<uint64_t>();
+  uint64_t v = 0;
+  if (!absl::SimpleAtoi(t, &v)) return Invalid("counter value", text);
+  return std::optional<uint64_t>(v);
+}
+
+absl::StatusOr<uint32_t> ParseLid(std::string_view text) {
+  absl::string_view t(text.data(), text.size());
+  uint32_t v = 0;
+  if (!absl::ConsumePrefix(&t, "0x") || !absl::SimpleHexAtoi(t, &v)) {
+    return Invalid("LID", text);
+  }
+  return v;
+}
+
+}  // namespace nodeprobe::rdma

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nodeprobe builds and tests with (only those
+# missing; a no-op in about a second when all are there), then configures
+# and builds into build/. Sourced by scripts/run.sh and scripts/test.sh.
+# CUDA and NCCL are used from /usr/local/cuda when present, never fetched.
+set -euo pipefail
+
+NODEPROBE_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libibverbs-dev librdmacm-dev ibverbs-providers
+  libhwloc-dev
+  libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev
+  iproute2 iperf3 openssl bzip2 tar
+)
+
+missing=()
+for pkg in "${NODEPROBE_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${NODEPROBE_BUILD_DIR:-$ROOT/build}"
+JOBS="${NODEPROBE_JOBS:-$(nproc)}"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$BUILD_DIR" -j "$JOBS"
+export NODEPROBE_BIN="$BUILD_DIR/bin/nodeprobe"

@@ -1,0 +1,189 @@
+// The `nodeprobe` command end to end: exit codes, JSON shape, one-line
+// errors for bad input, and an honest verdict on this (GPU-less, NIC-less)
+// machine.
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/run_binary.h"
+
+namespace nodeprobe {
+namespace {
+
+using ::nodeprobe::testing::CommandResult;
+using ::nodeprobe::testing::WriteFile;
+
+CommandResult Nodeprobe(const std::vector<std::string>& args) {
+  return testing::RunBinary(NODEPROBE_BINARY, args);
+}
+
+int LineCount(const std::string& s) {
+  return static_cast<int>(
+      std::vector<std::string>(absl::StrSplit(s, '\n', absl::SkipEmpty())).size());
+}
+
+v1::StageReport ParseReport(const std::string& json) {
+  v1::StageReport report;
+  auto status = google::protobuf::util::JsonStringToMessage(json, &report);
+  EXPECT_TRUE(status.ok()) << status.ToString() << "\n" << json;
+  return report;
+}
+
+const v1::ProbeResult* ResultOf(const v1::StageReport& r, const std::string& probe) {
+  for (const auto& p : r.results()) {
+    if (p.probe() == probe) return &p;
+  }
+  return nullptr;
+}
+
+TEST(CliTest, SingleNodeOnThisMachineIsHonest) {
+  if (access("/sys/class/infiniband", F_OK) == 0) {
+    GTEST_SKIP() << "this machine has RDMA devices; the test expects none";
+  }
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  v1::StageReport report = ParseReport(r.out);
+  EXPECT_EQ(report.stage(), v1::SINGLE_NODE);
+  ASSERT_NE(ResultOf(report, "inventory"), nullptr);
+  EXPECT_EQ(ResultOf(report, "inventory")->verdict(), v1::PASS);
+  ASSERT_NE(ResultOf(report, "rdma-devices"), nullptr);
+  EXPECT_EQ(ResultOf(report, "rdma-devices")->verdict(), v1::SKIP);
+  EXPECT_EQ(report.verdict(), v1::PASS);
+}
+
+TEST(CliTest, JsonUsesProtoFieldNamesAndEnumNames) {
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--format",
+                               "json", "--probe", "inventory", "--node-name",
+                               "gpu01"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* field :
+       {"\"stage\": \"SINGLE_NODE\"", "\"node\": \"gpu01\"", "\"verdict\": \"PASS\"",
+        "\"results\"", "\"findings\"", "\"measurements\"", "\"evidence\"",
+        "\"started\"", "\"finished\"", "\"components\"", "\"present\""}) {
+    EXPECT_TRUE(absl::StrContains(r.out, field)) << field;
+  }
+}
+
+TEST(CliTest, TableNamesEveryProbeAndVerdict) {
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--node-name", "n1"});
+  EXPECT_TRUE(absl::StrContains(r.out, "nodeprobe single-node on n1"));
+  EXPECT_TRUE(absl::StrContains(r.out, "inventory"));
+  EXPECT_TRUE(absl::StrContains(r.out, "rdma-devices"));
+  EXPECT_TRUE(absl::StrContains(r.out, "nccl"));
+}
+
+TEST(CliTest, CapturedTreeWithDownPortExitsOneWithFinding) {
+  auto host = testing::HwlocXeonHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  const std::string port = (*host)->sys_root + "/class/infiniband/mlx4_0/ports/1/";
+  testing::RemoveTree((*host)->sys_root + "/class/infiniband/scif0");
+  WriteFile(port + "state", "1: DOWN\n");
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe",
+                               "rdma-devices", "--sysfs-root", (*host)->sys_root});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(r.out, "RDMA_PORT_DOWN [mlx4_0:1]"));
+  EXPECT_TRUE(absl::StrContains(r.out, "fix: "));
+}
+
+TEST(CliTest, UnreadableTreeExitsThreeWhenNoFail) {
+  auto host = testing::HwlocXeonHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  // The capture's dangling scif0 link cannot be read: ERROR, exit 3.
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe",
+                               "rdma-devices", "--sysfs-root", (*host)->sys_root});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+}
+
+TEST(CliTest, ProfileExceptionTurnsFailIntoWarnAndExitZero) {
+  auto host = testing::HwlocXeonHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  testing::RemoveTree((*host)->sys_root + "/class/infiniband/scif0");
+  const std::string profile = (*host)->dir.path() + "/profile.yaml";
+  WriteFile(profile,
+            "rdma:\n  expected_rate_gbps: 100\nexceptions:\n"
+            "  - code: RDMA_RATE_BELOW_EXPECTED\n    device: mlx4_0\n"
+            "    reason: FDR island until Q3\n");
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe",
+                               "rdma-devices", "--sysfs-root", (*host)->sys_root,
+                               "--profile", profile, "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  v1::StageReport report = ParseReport(r.out);
+  ASSERT_EQ(report.results(0).findings_size(), 1);
+  EXPECT_EQ(report.results(0).findings(0).severity(), v1::WARN);
+  EXPECT_TRUE(absl::StrContains(report.results(0).findings(0).exception_reason(),
+                                "FDR island until Q3"));
+}
+
+TEST(CliTest, UnknownStageExitsTwoListingValidStages) {
+  CommandResult r = Nodeprobe({"run", "--stage", "three-node"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "single-node"));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliTest, UnknownProbeExitsTwoListingValidProbes) {
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe", "nope"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "unknown probe 'nope'"));
+  EXPECT_TRUE(absl::StrContains(r.err, "inventory, rdma-devices"));
+}
+
+TEST(CliTest, BadProfileExitsTwoNamingFileLineAndKey) {
+  testing::TempDir dir;
+  const std::string profile = dir.path() + "/p.yaml";
+  WriteFile(profile, "rdma:\n  expected_rate_gbps: 400\n  colour: blue\n");
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--profile", profile});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, profile + ":3: unknown key 'rdma.colour'"))
+      << r.err;
+}
+
+TEST(CliTest, MissingProfileAndBadSysfsRootExitTwo) {
+  EXPECT_EQ(Nodeprobe({"run", "--stage", "single-node", "--profile", "/nope.yaml"})
+                .exit_code,
+            2);
+  CommandResult r =
+      Nodeprobe({"run", "--stage", "single-node", "--sysfs-root", "/no/such/dir"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+}
+
+TEST(CliTest, UnknownFlagExitsTwo) {
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--colour"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+}
+
+TEST(CliTest, HelpAndVersionExitZero) {
+  CommandResult help = Nodeprobe({"run", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(help.out, "--sysfs-root"));
+  EXPECT_TRUE(absl::StrContains(help.out, "Exit codes"));
+  CommandResult version = Nodeprobe({"version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_TRUE(absl::StartsWith(version.out, "nodeprobe "));
+}
+
+TEST(CliTest, ProbesListsNameStagesAndPurpose) {
+  CommandResult r = Nodeprobe({"probes"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(r.out, "inventory\tsingle-node\t"));
+  EXPECT_TRUE(absl::StrContains(r.out, "rdma-devices\tsingle-node\t"));
+  CommandResult json = Nodeprobe({"probes", "--format", "json"});
+  v1::ProbeCatalog catalog;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &catalog).ok());
+  EXPECT_EQ(catalog.probes_size(), 2);
+}
+
+TEST(CliTest, NoSubcommandExitsTwo) {
+  EXPECT_EQ(Nodeprobe({}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace nodeprobe

@@ -130,7 +130,7 @@ LibraryVersion RdmaCoreVersion() {
 LibraryVersion HwlocVersion() {
   unsigned v = hwloc_get_api_version();
   return {true, absl::StrCat(v >> 16, ".", (v >> 8) & 0xff, ".", v & 0xff),
-          "hwloc_get_api_version"};
+          "API version (hwloc_get_api_version)"};
 }
 
 }  // namespace nodeprobe::platform

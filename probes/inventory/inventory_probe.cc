@@ -66,7 +66,8 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
 
   if (auto cmdline = ReadOptional(proc, "cmdline", result, &why)) {
     std::vector<std::string> flags = inventory::RelevantCmdlineFlags(*cmdline);
-    Add(result, "kernel_cmdline", true, absl::StrJoin(flags, " "),
+    Add(result, "kernel_cmdline", true,
+        flags.empty() ? "none" : absl::StrJoin(flags, " "),
         flags.empty() ? "none of iommu=, intel_iommu=, amd_iommu=, pci=noacs"
                       : "IOMMU/ACS flags");
   } else {

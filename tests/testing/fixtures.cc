@@ -84,8 +84,11 @@ absl::Status ExpandTtar(const std::string& ttar_path, const std::string& dest) {
   return absl::OkStatus();
 }
 
-absl::Status ExtractTarBz2(const std::string& archive, const std::string& dest) {
+absl::Status ExtractTarBz2(const std::string& archive, const std::string& dest,
+                           const std::vector<std::string>& members) {
   std::string cmd = absl::StrCat("tar -xjf '", archive, "' -C '", dest, "'");
+  if (!members.empty()) absl::StrAppend(&cmd, " --wildcards");
+  for (const std::string& m : members) absl::StrAppend(&cmd, " '", m, "'");
   if (system(cmd.c_str()) != 0) {
     return absl::InternalError(absl::StrCat("failed: ", cmd));
   }
@@ -101,11 +104,17 @@ absl::StatusOr<std::unique_ptr<CapturedHost>> NodeExporterHost() {
   return host;
 }
 
-absl::StatusOr<std::unique_ptr<CapturedHost>> HwlocXeonHost() {
+const std::vector<std::string> kHwlocRdmaMembers = {
+    "*/sys/class/infiniband", "*/sys/class/net",
+    // mlx4_0's PCI function, where class/infiniband/mlx4_0 points.
+    "*/sys/devices/pci0000:80/0000:80:02.2/0000:82:00.0", "*/proc"};
+
+absl::StatusOr<std::unique_ptr<CapturedHost>> HwlocXeonHost(
+    const std::vector<std::string>& members) {
   auto host = std::make_unique<CapturedHost>();
   absl::Status s = ExtractTarBz2(
       FixturePath("sysfs/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2"),
-      host->dir.path());
+      host->dir.path(), members);
   if (!s.ok()) return s;
   host->sys_root = host->dir.path() + "/32em64t-2n8c+1mic/sys";
   host->proc_root = host->dir.path() + "/32em64t-2n8c+1mic/proc";

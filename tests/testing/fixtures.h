@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -30,8 +31,11 @@ class TempDir {
 
 // Expands a ttar text archive (prometheus' format) into `dest`.
 absl::Status ExpandTtar(const std::string& ttar_path, const std::string& dest);
-// Extracts a .tar.bz2 into `dest` with the system tar.
-absl::Status ExtractTarBz2(const std::string& archive, const std::string& dest);
+// Extracts a .tar.bz2 into `dest` with the system tar; `members` (tar
+// wildcards) limits it to the parts a test reads, since the full hwloc
+// capture is ~9000 files and slow to write.
+absl::Status ExtractTarBz2(const std::string& archive, const std::string& dest,
+                           const std::vector<std::string>& members = {});
 
 // A captured host tree expanded into a temporary directory.
 struct CapturedHost {
@@ -42,8 +46,11 @@ struct CapturedHost {
 
 // node_exporter's sys.ttar: mlx4_0 (2 IB ports, QDR) and i40iw0 (iWARP).
 absl::StatusOr<std::unique_ptr<CapturedHost>> NodeExporterHost();
-// hwloc's 32em64t capture: mlx4_0 port 1 FDR InfiniBand, ib0, /proc.
-absl::StatusOr<std::unique_ptr<CapturedHost>> HwlocXeonHost();
+// hwloc's 32em64t capture: mlx4_0 port 1 FDR InfiniBand, ib0, /proc. By
+// default only the RDMA/net/proc parts; pass {} for the whole tree.
+extern const std::vector<std::string> kHwlocRdmaMembers;
+absl::StatusOr<std::unique_ptr<CapturedHost>> HwlocXeonHost(
+    const std::vector<std::string>& members = kHwlocRdmaMembers);
 
 // Writes (creating parent directories) or overwrites a file: used to derive
 // a variant of a captured tree.

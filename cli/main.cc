@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
                       "Read procfs from this tree instead of /proc")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
+  run_cmd->add_option("--topology-xml", run.host.topology_xml,
+                      "Read the topology from this hwloc XML export (lstopo "
+                      "--of xml) instead of the live machine")
+      ->check(CLI::ExistingFile);
   run_cmd->add_option("--node-name", run.node_name,
                       "Name to report for this node (default: host name)");
   run_cmd->add_option("--timeout", run.timeout_s,

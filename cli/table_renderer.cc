@@ -66,6 +66,11 @@ std::string Summary(const v1::ProbeResult& r) {
     return absl::StrCat(r.rdma_devices().devices_size(), " devices, ", ports,
                         " ports, ", r.findings_size(), " findings");
   }
+  if (r.has_topology()) {
+    return absl::StrCat(r.topology().gpus_size(), " GPUs, ",
+                        r.topology().nics_size(), " NICs, ",
+                        r.findings_size(), " findings");
+  }
   return absl::StrCat(r.findings_size(), " findings");
 }
 
@@ -104,6 +109,46 @@ std::string RenderRdma(const v1::RdmaDevices& rdma) {
   return Table(rows, "  ");
 }
 
+// Like `nvidia-smi topo -m`: GPUs down, NICs across, then affinity.
+std::string RenderTopology(const v1::Topology& topo) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {""};
+  for (const v1::TopologyDevice& n : topo.nics()) header.push_back(n.label());
+  header.push_back("CPU Affinity");
+  header.push_back("NUMA");
+  header.push_back("Rail");
+  rows.push_back(header);
+  for (int i = 0; i < topo.gpus_size(); ++i) {
+    const v1::TopologyDevice& g = topo.gpus(i);
+    std::vector<std::string> row = {g.label()};
+    for (const std::string& p : topo.matrix(i).paths()) row.push_back(p);
+    row.push_back(g.cpuset().empty() ? "-" : g.cpuset());
+    row.push_back(g.numa_node() < 0 ? "N/A" : absl::StrCat(g.numa_node()));
+    std::string rail = "none";
+    for (const v1::GpuRail& r : topo.rails()) {
+      if (r.gpu() != g.label()) continue;
+      rail = absl::StrCat(absl::StrJoin(r.nics(), ","), " ", r.path(),
+                          r.gdr_by_default() ? " GDR" : "");
+    }
+    row.push_back(rail);
+    rows.push_back(row);
+  }
+  std::string out = Table(rows, "  ");
+  for (const v1::TopologyDevice& n : topo.nics()) {
+    std::vector<std::string> names(n.rdma_devices().begin(), n.rdma_devices().end());
+    names.insert(names.end(), n.netdevs().begin(), n.netdevs().end());
+    absl::StrAppend(&out, "  ", n.label(), ": ", absl::StrJoin(names, " "), " ",
+                    n.pci_address(), " NUMA ",
+                    n.numa_node() < 0 ? "N/A" : absl::StrCat(n.numa_node()), "\n");
+  }
+  absl::StrAppend(&out,
+                  "  Legend: PIX = at most one PCIe switch; PXB = several "
+                  "switches; PHB = through a host bridge;\n"
+                  "          NODE = across host bridges in a NUMA node; SYS = "
+                  "across NUMA nodes; GDR = NCCL uses GPUDirect RDMA by default\n");
+  return out;
+}
+
 }  // namespace
 
 std::string RenderStageTable(const v1::StageReport& report, bool color) {
@@ -119,11 +164,16 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
   for (const v1::ProbeResult& r : report.results()) {
     std::string body;
     if (r.has_inventory()) absl::StrAppend(&body, RenderInventory(r.inventory()));
+    if (r.has_topology() && r.topology().gpus_size() > 0) {
+      absl::StrAppend(&body, RenderTopology(r.topology()));
+    }
     if (r.has_rdma_devices() && r.rdma_devices().devices_size() > 0) {
       absl::StrAppend(&body, RenderRdma(r.rdma_devices()));
     }
     for (const v1::Finding& f : r.findings()) {
-      absl::StrAppend(&body, "  ", Colored(f.severity(), color), " ", f.code(),
+      const std::string severity =
+          f.severity() == v1::PASS ? "INFO" : Colored(f.severity(), color);
+      absl::StrAppend(&body, "  ", severity, " ", f.code(),
                       f.device().empty() ? "" : absl::StrCat(" [", f.device(), "]"),
                       ": ", f.message(), "\n");
       if (!f.exception_reason().empty()) {

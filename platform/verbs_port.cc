@@ -1,6 +1,7 @@
 // File: verbs_port.cc
 #include "platform/verbs_port.h"
 
+#include <dlfcn.h>
 #include <infiniband/verbs.h>
 
 #include <memory>
@@ -9,6 +10,12 @@
 #include "absl/strings/str_cat.h"
 
 namespace nodeprobe::platform {
+
+bool VerbsHasDmabufMr() {
+  // Looked up at run time: the library loaded may be older than the headers
+  // this was built with.
+  return dlsym(RTLD_DEFAULT, "ibv_reg_dmabuf_mr") != nullptr;
+}
 
 uint32_t IbvMtuToBytes(int ibv_mtu) {
   switch (ibv_mtu) {

@@ -14,6 +14,10 @@ namespace nodeprobe::platform {
 absl::StatusOr<uint32_t> QueryActiveMtu(const std::string& device,
                                         uint32_t port);
 
+// True when the rdma-core in use provides ibv_reg_dmabuf_mr (rdma-core 34
+// and later), which GPUDirect RDMA over dma-buf needs.
+bool VerbsHasDmabufMr();
+
 // Bytes of an ibv_mtu enum value (1=256 … 5=4096); 0 for anything else.
 uint32_t IbvMtuToBytes(int ibv_mtu);
 

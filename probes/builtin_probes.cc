@@ -3,7 +3,10 @@
 
 #include <memory>
 
+#include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/inventory/inventory_probe.h"
+#include "probes/locality/locality_probe.h"
+#include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
 
 namespace nodeprobe {
@@ -13,6 +16,9 @@ ProbeRegistry BuiltinProbes() {
   // Names are unique by construction here; Register() would reject a clash.
   (void)registry.Register(std::make_unique<InventoryProbe>());
   (void)registry.Register(std::make_unique<RdmaDevicesProbe>());
+  (void)registry.Register(std::make_unique<PcieProbe>());
+  (void)registry.Register(std::make_unique<LocalityProbe>());
+  (void)registry.Register(std::make_unique<GpuDirectProbe>());
   return registry;
 }
 

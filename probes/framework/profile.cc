@@ -47,6 +47,15 @@ class ProfileParser {
                                     Describe(node), "'"));
   }
 
+  absl::StatusOr<bool> Bool(const YAML::Node& node, const std::string& key) const {
+    try {
+      if (node.IsScalar()) return node.as<bool>();
+    } catch (const YAML::Exception&) {
+    }
+    return Error(node, absl::StrCat(key, " must be true or false, got '",
+                                    Describe(node), "'"));
+  }
+
   absl::StatusOr<std::string> String(const YAML::Node& node,
                                      const std::string& key) const {
     if (!node.IsScalar()) {
@@ -92,6 +101,19 @@ class ProfileParser {
       } else {
         return UnknownKey(kv.first, "rdma.", kKeys);
       }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseLocality(const YAML::Node& locality, Profile& p) {
+    if (!locality.IsMap()) return Error(locality, "locality must be a mapping");
+    static const std::vector<std::string> kKeys = {"rail_optimized"};
+    for (const auto& kv : locality) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "rail_optimized") return UnknownKey(kv.first, "locality.", kKeys);
+      absl::StatusOr<bool> v = Bool(kv.second, "locality." + key);
+      if (!v.ok()) return v.status();
+      p.rail_optimized = *v;
     }
     return absl::OkStatus();
   }
@@ -159,17 +181,19 @@ class ProfileParser {
     }
     if (root.IsNull()) return p;  // an empty file is an empty profile
     if (!root.IsMap()) {
-      return Error(root, "a profile must be a mapping (rdma:, versions:, "
-                         "exceptions:)");
+      return Error(root, "a profile must be a mapping (rdma:, locality:, "
+                         "versions:, exceptions:)");
     }
-    static const std::vector<std::string> kKeys = {"rdma", "versions",
-                                                   "exceptions"};
+    static const std::vector<std::string> kKeys = {"rdma", "locality",
+                                                   "versions", "exceptions"};
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
         absl::Status s;
         if (key == "rdma") {
           s = ParseRdma(kv.second, p);
+        } else if (key == "locality") {
+          s = ParseLocality(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

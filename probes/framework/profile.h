@@ -8,6 +8,8 @@
 //     expected_rate_gbps: 400          # each ACTIVE port's rate
 //     expected_link_layer: InfiniBand  # or Ethernet
 //     error_counters: warn             # warn | fail: non-zero error counters
+//   locality:
+//     rail_optimized: true             # every GPU must have a PIX/PXB NIC
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -40,6 +42,9 @@ struct Profile {
   std::optional<double> rdma_expected_rate_gbps;
   std::optional<std::string> rdma_expected_link_layer;
   v1::Verdict rdma_error_counters_severity = v1::WARN;
+
+  // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
+  bool rail_optimized = false;
 
   std::map<std::string, std::string> versions;
   std::vector<ProfileException> exceptions;

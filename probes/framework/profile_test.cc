@@ -11,6 +11,8 @@ rdma:
   expected_rate_gbps: 400
   expected_link_layer: InfiniBand
   error_counters: fail
+locality:
+  rail_optimized: true
 versions:
   nvidia_driver: "550.54.15"
   nccl: 2.21.5
@@ -23,6 +25,7 @@ exceptions:
   EXPECT_DOUBLE_EQ(*p->rdma_expected_rate_gbps, 400);
   EXPECT_EQ(*p->rdma_expected_link_layer, "InfiniBand");
   EXPECT_EQ(p->rdma_error_counters_severity, v1::FAIL);
+  EXPECT_TRUE(p->rail_optimized);
   EXPECT_EQ(p->versions.at("nvidia_driver"), "550.54.15");
   EXPECT_EQ(p->versions.at("nccl"), "2.21.5");
   ASSERT_EQ(p->exceptions.size(), 1u);
@@ -67,6 +70,8 @@ TEST(ParseProfileTest, WrongTypeNamesKeyAndValue) {
   EXPECT_FALSE(ParseProfile("rdma:\n  expected_link_layer: RoCE\n", "f.yaml").ok());
   EXPECT_FALSE(ParseProfile("rdma:\n  error_counters: maybe\n", "f.yaml").ok());
   EXPECT_FALSE(ParseProfile("rdma: [1, 2]\n", "f.yaml").ok());
+  EXPECT_EQ(ParseProfile("locality:\n  rail_optimized: maybe\n", "f.yaml").status().message(),
+            "f.yaml:2: locality.rail_optimized must be true or false, got 'maybe'");
 }
 
 TEST(ParseProfileTest, UnparsableYamlNamesLine) {

@@ -7,7 +7,7 @@
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
 #include "probes/framework/result_util.h"
-#include "probes/inventory/inventory_parser.h"
+#include "probes/common/host_facts.h"
 
 namespace nodeprobe {
 namespace {
@@ -51,7 +51,7 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   std::string why;
 
   if (auto text = ReadOptional(etc, "os-release", result, &why)) {
-    auto fields = inventory::ParseOsRelease(*text);
+    auto fields = hostfacts::ParseOsRelease(*text);
     Add(result, "os_release", true, fields["VERSION_ID"],
         fields.count("PRETTY_NAME") ? fields["PRETTY_NAME"] : fields["NAME"]);
   } else {
@@ -65,7 +65,7 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   }
 
   if (auto cmdline = ReadOptional(proc, "cmdline", result, &why)) {
-    std::vector<std::string> flags = inventory::RelevantCmdlineFlags(*cmdline);
+    std::vector<std::string> flags = hostfacts::RelevantCmdlineFlags(*cmdline);
     Add(result, "kernel_cmdline", true,
         flags.empty() ? "none" : absl::StrJoin(flags, " "),
         flags.empty() ? "none of iommu=, intel_iommu=, amd_iommu=, pci=noacs"
@@ -75,7 +75,7 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   }
 
   if (auto text = ReadOptional(proc, "driver/nvidia/version", result, &why)) {
-    inventory::NvidiaDriver drv = inventory::ParseNvidiaDriverVersion(*text);
+    hostfacts::NvidiaDriver drv = hostfacts::ParseNvidiaDriverVersion(*text);
     Add(result, "nvidia_driver", true, drv.version,
         drv.open_module ? "open kernel module" : "proprietary kernel module");
   } else {

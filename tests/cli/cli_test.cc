@@ -54,6 +54,34 @@ TEST(CliTest, SingleNodeOnThisMachineIsHonest) {
   EXPECT_EQ(report.verdict(), v1::PASS);
 }
 
+TEST(CliTest, TopologyXmlGivesMatrixRailsAndFindings) {
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe", "locality",
+                               "--topology-xml",
+                               testing::FixturePath("hwloc/g4dnmetal.xml"),
+                               "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  v1::StageReport report = ParseReport(r.out);
+  const v1::ProbeResult* loc = ResultOf(report, "locality");
+  ASSERT_NE(loc, nullptr);
+  EXPECT_EQ(loc->verdict(), v1::WARN);
+  EXPECT_EQ(loc->topology().gpus_size(), 8);
+  EXPECT_EQ(loc->topology().matrix_size(), 8);
+  EXPECT_EQ(loc->topology().rails_size(), 8);
+  CommandResult table = Nodeprobe({"run", "--stage", "single-node", "--probe",
+                                   "locality", "--topology-xml",
+                                   testing::FixturePath("hwloc/cts1-pascal.xml")});
+  EXPECT_TRUE(absl::StrContains(table.out, "GPU0")) << table.out;
+  EXPECT_TRUE(absl::StrContains(table.out, "PIX"));
+  EXPECT_TRUE(absl::StrContains(table.out, "Legend"));
+}
+
+TEST(CliTest, MissingTopologyXmlExitsTwo) {
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--topology-xml",
+                               "/no/such.xml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+}
+
 TEST(CliTest, JsonUsesProtoFieldNamesAndEnumNames) {
   CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--format",
                                "json", "--probe", "inventory", "--node-name",
@@ -130,7 +158,7 @@ TEST(CliTest, UnknownProbeExitsTwoListingValidProbes) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "unknown probe 'nope'"));
-  EXPECT_TRUE(absl::StrContains(r.err, "inventory, rdma-devices"));
+  EXPECT_TRUE(absl::StrContains(r.err, "gpudirect, inventory, locality, pcie, rdma-devices"));
 }
 
 TEST(CliTest, BadProfileExitsTwoNamingFileLineAndKey) {
@@ -178,7 +206,7 @@ TEST(CliTest, ProbesListsNameStagesAndPurpose) {
   CommandResult json = Nodeprobe({"probes", "--format", "json"});
   v1::ProbeCatalog catalog;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &catalog).ok());
-  EXPECT_EQ(catalog.probes_size(), 2);
+  EXPECT_EQ(catalog.probes_size(), 5);
 }
 
 TEST(CliTest, NoSubcommandExitsTwo) {

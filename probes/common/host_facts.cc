@@ -1,13 +1,14 @@
-// File: inventory_parser.cc
-#include "probes/inventory/inventory_parser.h"
+// File: host_facts.cc
+#include "probes/common/host_facts.h"
 
 #include <cctype>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 
-namespace nodeprobe::inventory {
+namespace nodeprobe::hostfacts {
 
 std::map<std::string, std::string> ParseOsRelease(std::string_view text) {
   std::map<std::string, std::string> out;
@@ -67,4 +68,15 @@ std::vector<std::string> RelevantCmdlineFlags(std::string_view cmdline) {
   return out;
 }
 
-}  // namespace nodeprobe::inventory
+std::optional<std::pair<int, int>> ParseKernelRelease(std::string_view release) {
+  std::vector<absl::string_view> parts = absl::StrSplit(
+      absl::string_view(release.data(), release.size()), absl::ByAnyChar(".-"));
+  int major = 0, minor = 0;
+  if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &major) ||
+      !absl::SimpleAtoi(parts[1], &minor)) {
+    return std::nullopt;
+  }
+  return std::make_pair(major, minor);
+}
+
+}  // namespace nodeprobe::hostfacts

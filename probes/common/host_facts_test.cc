@@ -1,8 +1,8 @@
-#include "probes/inventory/inventory_parser.h"
+#include "probes/common/host_facts.h"
 
 #include "gtest/gtest.h"
 
-namespace nodeprobe::inventory {
+namespace nodeprobe::hostfacts {
 namespace {
 
 TEST(ParseOsReleaseTest, ParsesQuotedAndBareValues) {
@@ -38,4 +38,4 @@ TEST(RelevantCmdlineFlagsTest, KeepsIommuAndAcsFlagsOnly) {
 }
 
 }  // namespace
-}  // namespace nodeprobe::inventory
+}  // namespace nodeprobe::hostfacts

@@ -1,13 +1,16 @@
-// File: inventory_parser.h
-// Parsers for the version sources the inventory reads.
+// File: host_facts.h
+// Parsers for host facts several probes read: os-release, the NVIDIA
+// driver version file, the kernel command line and release.
 #pragma once
 
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace nodeprobe::inventory {
+namespace nodeprobe::hostfacts {
 
 // KEY=value lines of /etc/os-release, quotes removed.
 std::map<std::string, std::string> ParseOsRelease(std::string_view text);
@@ -24,4 +27,8 @@ NvidiaDriver ParseNvidiaDriverVersion(std::string_view text);
 // iommu=, intel_iommu=, amd_iommu=, and pci= options containing noacs.
 std::vector<std::string> RelevantCmdlineFlags(std::string_view cmdline);
 
-}  // namespace nodeprobe::inventory
+// (major, minor) of a kernel release such as "6.1.0-18-amd64"; nullopt when
+// it does not start with two numbers.
+std::optional<std::pair<int, int>> ParseKernelRelease(std::string_view release);
+
+}  // namespace nodeprobe::hostfacts

@@ -1,0 +1,55 @@
+// File: hwloc_topology.h
+// The PCI part of the machine's topology, from hwloc: every PCI device with
+// its OS devices (cuda0, mlx5_0, ib0), NUMA placement and the chain of
+// ancestors up to the root, so path classes can be computed without hwloc.
+// Source: the live machine, or an XML export (hwloc 2.x, or 3.0 which this
+// hwloc cannot import directly and which is translated on load).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace nodeprobe::platform {
+
+enum class AncestorKind { kPciBridge, kHostBridge, kOther };
+
+struct TopoAncestor {
+  uint64_t id = 0;  // hwloc gp_index: unique within one topology
+  AncestorKind kind = AncestorKind::kOther;
+  std::string pci_address;  // bridges with a bus id
+};
+
+struct TopoPciDevice {
+  std::string address;  // 0000:04:00.0
+  uint16_t vendor_id = 0;
+  uint16_t device_id = 0;
+  uint16_t class_id = 0;  // 0x0302, 0x0207, ...
+  std::string name;       // hwloc's PCIDevice info, when known
+  std::vector<std::string> rdma_devices;  // OpenFabrics OS devices
+  std::vector<std::string> netdevs;       // network OS devices
+  std::vector<std::string> gpu_devices;   // cuda0, nvml0, ...
+  // NUMA node of the nearest non-I/O ancestor; -1 when it spans several or
+  // none is known.
+  int numa_node = -1;
+  std::string nodeset;  // hwloc bitmap string of that ancestor
+  std::string cpuset;   // CPU list ("0-17,36-53") of that ancestor
+  // From the parent up to the root.
+  std::vector<TopoAncestor> ancestors;
+};
+
+struct PciTopology {
+  std::string source;  // "live" or the XML path
+  std::vector<TopoPciDevice> devices;
+};
+
+// xml_path empty: discover this machine. Errors name the file.
+absl::StatusOr<PciTopology> LoadPciTopology(const std::string& xml_path);
+
+// Rewrites an hwloc 3.0 XML export as 2.x (version attribute and the OS
+// device type, a bitmask in 3.0); returns other text unchanged.
+std::string DowngradeHwloc3Xml(const std::string& xml);
+
+}  // namespace nodeprobe::platform

@@ -1,0 +1,218 @@
+// File: gpudirect_probe.cc
+#include "probes/gpudirect/gpudirect_probe.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "platform/rdma_sysfs.h"
+#include "platform/verbs_port.h"
+#include "probes/common/host_facts.h"
+#include "probes/framework/result_util.h"
+#include "probes/gpudirect/acs.h"
+#include "probes/pcie/pcie_link.h"
+#include "probes/pcie/pcie_probe.h"
+
+namespace nodeprobe {
+namespace {
+
+// One registration method and why it is or is not available.
+struct Method {
+  bool available = false;
+  std::string why;
+};
+
+Method PeerMemory(const platform::FileTree& sys, v1::ProbeResult* result) {
+  if (sys.Exists("module/nvidia_peermem")) {
+    return {true, "nvidia_peermem module loaded"};
+  }
+  absl::StatusOr<std::string> nv_mem =
+      sys.ReadValue("kernel/mm/memory_peers/nv_mem/version");
+  if (nv_mem.ok()) {
+    AddEvidence(result, sys.Path("kernel/mm/memory_peers/nv_mem/version"), *nv_mem);
+    return {true, absl::StrCat("legacy nv_peer_mem ", *nv_mem)};
+  }
+  return {false, "nvidia_peermem is not loaded"};
+}
+
+Method DmaBuf(const platform::FileTree& proc, bool live, v1::ProbeResult* result) {
+  std::vector<std::string> missing;
+  absl::StatusOr<std::string> release = proc.ReadValue("sys/kernel/osrelease");
+  auto kernel = release.ok() ? hostfacts::ParseKernelRelease(*release) : std::nullopt;
+  if (release.ok()) AddEvidence(result, proc.Path("sys/kernel/osrelease"), *release);
+  if (!kernel || *kernel < std::make_pair(5, 12)) {
+    missing.push_back(absl::StrCat("kernel ", release.ok() ? *release : "unknown",
+                                   " (5.12 or later needed)"));
+  }
+  absl::StatusOr<std::string> driver = proc.ReadValue("driver/nvidia/version");
+  if (!driver.ok() || !hostfacts::ParseNvidiaDriverVersion(*driver).open_module) {
+    missing.push_back(driver.ok() ? "the proprietary NVIDIA kernel module (dma-buf "
+                                    "export needs the open module)"
+                                  : "no NVIDIA driver loaded");
+  }
+  // The library is this process's; on a captured tree it says nothing about
+  // the captured host, so it is only consulted live.
+  if (live && !platform::VerbsHasDmabufMr()) {
+    missing.push_back("rdma-core without ibv_reg_dmabuf_mr (34 or later needed)");
+  }
+  if (missing.empty()) return {true, "kernel, open NVIDIA module and rdma-core support dma-buf"};
+  return {false, absl::StrCat("dma-buf unavailable: ", absl::StrJoin(missing, "; "))};
+}
+
+// IOMMU translation (not passthrough) on a GPU's group makes every DMA pay
+// an IOTLB lookup; GPU nodes normally run iommu=pt.
+void JudgeIommu(const platform::FileTree& sys, const platform::FileTree& proc,
+                const std::map<std::string, platform::RawPciDevice>& devices,
+                const std::vector<std::string>& gpus, v1::ProbeResult* result) {
+  absl::StatusOr<std::string> cmdline = proc.ReadValue("cmdline");
+  if (cmdline.ok()) {
+    AddEvidence(result, "kernel IOMMU/ACS flags",
+                absl::StrJoin(hostfacts::RelevantCmdlineFlags(*cmdline), " "));
+  }
+  absl::StatusOr<std::vector<std::string>> iommus = sys.ListDir("class/iommu");
+  if (!iommus.ok() || iommus->empty()) {
+    AddEvidence(result, sys.Path("class/iommu"), "no IOMMU active");
+    return;
+  }
+  for (const std::string& gpu : gpus) {
+    const std::string rel = devices.at(gpu).sys_path + "/iommu_group/type";
+    absl::StatusOr<std::string> type = sys.ReadValue(rel);
+    if (!type.ok()) continue;
+    AddEvidence(result, sys.Path(rel), *type);
+    if (absl::StartsWith(*type, "DMA")) {
+      AddFinding(result, "IOMMU_TRANSLATION_ENABLED", v1::WARN, gpu,
+                 absl::StrCat("GPU ", gpu, "'s IOMMU group translates DMA (",
+                              *type, "): GPUDirect traffic pays IOTLB lookups "
+                              "and peer-to-peer may be blocked"),
+                 "boot with iommu=pt (and intel_iommu=on or amd_iommu=on as "
+                 "the platform needs) so GPU and NIC DMA pass through");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<GpuNicPath> GpuNicPaths(
+    const std::map<std::string, platform::RawPciDevice>& devices,
+    const std::vector<std::string>& gpus, const std::vector<std::string>& nics) {
+  std::vector<GpuNicPath> out;
+  for (const std::string& gpu : gpus) {
+    const auto& gu = devices.at(gpu).upstream;
+    size_t best_common = 0;
+    std::string best_nic;
+    for (const std::string& nic : nics) {
+      auto it = devices.find(nic);
+      if (it == devices.end()) continue;
+      const auto& nu = it->second.upstream;
+      size_t common = 0;
+      while (common < gu.size() && common < nu.size() && gu[common] == nu[common]) {
+        ++common;
+      }
+      if (best_nic.empty() || common > best_common) {
+        best_common = common;
+        best_nic = nic;
+      }
+    }
+    if (best_nic.empty()) continue;
+    const auto& nu = devices.at(best_nic).upstream;
+    std::set<std::string> bridges;
+    size_t from = best_common == 0 ? 0 : best_common - 1;
+    for (size_t k = from; k < gu.size(); ++k) bridges.insert(gu[k]);
+    for (size_t k = from; k < nu.size(); ++k) bridges.insert(nu[k]);
+    out.push_back({gpu, best_nic, {bridges.begin(), bridges.end()}});
+  }
+  return out;
+}
+
+absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
+  platform::FileTree sys(ctx.host.sys_root);
+  platform::FileTree proc(ctx.host.proc_root);
+  v1::ProbeResult result;
+
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> devices =
+      platform::ReadPciDevices(sys);
+  if (!devices.ok()) return devices.status();
+  std::vector<std::string> gpus;
+  for (const auto& [addr, dev] : *devices) {
+    const auto& cls = dev.attrs.at("class").value;
+    const auto& vendor = dev.attrs.at("vendor").value;
+    if (!cls.ok() || !vendor.ok()) continue;
+    auto c = pcie::ParsePciClass(*cls);
+    auto v = pcie::ParsePciId(*vendor);
+    if (c.ok() && v.ok() && PcieRole(*v, *c) == "gpu") gpus.push_back(addr);
+  }
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> rdma =
+      platform::ReadRdmaDevices(sys);
+  if (!rdma.ok()) return rdma.status();
+  std::vector<std::string> nics;
+  for (const auto& dev : *rdma) {
+    if (!dev.pci_address.empty()) nics.push_back(dev.pci_address);
+  }
+  if (gpus.empty() || nics.empty()) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason(absl::StrCat("GPUDirect RDMA needs an NVIDIA GPU and an RDMA NIC; found ",
+                                   gpus.size(), " GPUs and ", nics.size(),
+                                   " RDMA NICs"));
+    return result;
+  }
+
+  // ACS on every bridge between each GPU and its nearest NIC.
+  std::set<std::string> checked;
+  for (const GpuNicPath& path : GpuNicPaths(*devices, gpus, nics)) {
+    AddEvidence(&result, absl::StrCat("path ", path.gpu, " -> ", path.nic),
+                absl::StrJoin(path.bridges, " "));
+    for (const std::string& bridge : path.bridges) {
+      if (!checked.insert(bridge).second) continue;
+      absl::StatusOr<std::string> config =
+          platform::ReadPciConfig(sys, devices->at(bridge));
+      absl::StatusOr<gpudirect::AcsState> acs =
+          config.ok() ? gpudirect::ParseAcs(*config)
+                      : absl::StatusOr<gpudirect::AcsState>(config.status());
+      if (!acs.ok()) {
+        AddFinding(&result, "ACS_STATE_UNKNOWN", v1::ERROR, bridge,
+                   absl::StrCat("cannot read ACS of bridge ", bridge, ": ",
+                                acs.status().message()),
+                   "run nodeprobe as root (reading PCI extended config space "
+                   "needs CAP_SYS_ADMIN)");
+        continue;
+      }
+      AddEvidence(&result, absl::StrCat("ACS ", bridge),
+                  acs->present ? gpudirect::DescribeAcsControl(acs->control)
+                               : "no ACS capability");
+      if (acs->present && gpudirect::AcsBlocksPeerToPeer(acs->control)) {
+        AddFinding(&result, "ACS_ENABLED_ON_GPU_NIC_PATH", v1::FAIL, bridge,
+                   absl::StrCat("bridge ", bridge, " between GPU ", path.gpu,
+                                " and NIC ", path.nic, " has ACS ",
+                                gpudirect::DescribeAcsControl(acs->control),
+                                ": peer-to-peer traffic is redirected to the "
+                                "root complex"),
+                   absl::StrCat("disable ACS redirect in the BIOS, or at boot "
+                                "with `setpci -s ", bridge,
+                                " ECAP_ACS+0x6.w=0000` (bare metal only; keep it "
+                                "on for VMs that need isolation)"));
+      }
+    }
+  }
+
+  JudgeIommu(sys, proc, *devices, gpus, &result);
+
+  Method peermem = PeerMemory(sys, &result);
+  Method dmabuf = DmaBuf(proc, ctx.host.IsLiveSysfs(), &result);
+  AddEvidence(&result, "method peermem", peermem.why);
+  AddEvidence(&result, "method dma-buf", dmabuf.why);
+  AddMeasurement(&result, "gdr_method_peermem", peermem.available, "bool");
+  AddMeasurement(&result, "gdr_method_dmabuf", dmabuf.available, "bool");
+  if (!peermem.available && !dmabuf.available) {
+    AddFinding(&result, "GDR_NOT_AVAILABLE", v1::FAIL, "",
+               absl::StrCat("no GPUDirect RDMA method: ", peermem.why, "; ",
+                            dmabuf.why),
+               "load nvidia_peermem (modprobe nvidia_peermem), or use the open "
+               "NVIDIA kernel module with kernel >= 5.12 and rdma-core >= 34 "
+               "for dma-buf");
+  }
+  return result;
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,30 @@
+// File: locality_probe.h
+// Probe `locality`: the GPU x NIC matrix with NCCL's path classes, each
+// GPU's rail (its nearest RDMA NICs), NUMA placement, and whether NCCL would
+// use GPUDirect RDMA by default.
+#pragma once
+
+#include "platform/hwloc_topology.h"
+#include "probes/framework/probe.h"
+
+namespace nodeprobe {
+
+class LocalityProbe : public Probe {
+ public:
+  std::string_view name() const override { return "locality"; }
+  std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
+  std::string_view purpose() const override {
+    return "GPU x NIC path classes (PIX/PXB/PHB/NODE/SYS), rails, NUMA "
+           "placement, GPUDirect eligibility";
+  }
+  absl::StatusOr<v1::ProbeResult> Run(const ProbeContext& ctx) override;
+};
+
+v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
+                              const Profile& profile);
+
+// hwloc devices the probe treats as GPUs and NICs.
+bool IsNvidiaGpu(const platform::TopoPciDevice& dev);
+bool IsNic(const platform::TopoPciDevice& dev);
+
+}  // namespace nodeprobe

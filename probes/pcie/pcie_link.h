@@ -1,0 +1,35 @@
+// File: pcie_link.h
+// PCIe link values as the kernel prints them, and what they are worth.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace nodeprobe::pcie {
+
+// GT/s from "8.0 GT/s PCIe", "2.5 GT/s", "16.0 GT/s PCIe". nullopt for the
+// kernel's "Unknown" / "Unknown speed" (virtual bridges); an error for text
+// that is neither.
+absl::StatusOr<std::optional<double>> ParsePciLinkSpeed(std::string_view text);
+
+// Lanes from "16"; nullopt for 0 (virtual bridges report 0); error otherwise.
+absl::StatusOr<std::optional<int>> ParsePciLinkWidth(std::string_view text);
+
+// 0x030200 from "0x030200".
+absl::StatusOr<uint32_t> ParsePciClass(std::string_view text);
+absl::StatusOr<uint16_t> ParsePciId(std::string_view text);  // "0x10de"
+
+// PCIe generation of a per-lane rate: 2.5 -> 1, 5 -> 2, 8 -> 3, 16 -> 4,
+// 32 -> 5, 64 -> 6; 0 for anything else.
+int PcieGeneration(double gts);
+
+// Usable bandwidth per direction in GB/s (10^9 bytes):
+//   GT/s × lanes × encoding / 8
+// encoding = 8/10 for Gen1-2 (8b/10b), 128/130 for Gen3-5 (128b/130b), and
+// 1 for Gen6 (PAM4 FLIT mode, before FLIT/FEC overhead).
+double PcieBandwidthGBps(double gts, int width);
+
+}  // namespace nodeprobe::pcie

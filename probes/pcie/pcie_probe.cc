@@ -1,0 +1,201 @@
+// File: pcie_probe.cc
+#include "probes/pcie/pcie_probe.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "platform/file_tree.h"
+#include "probes/framework/result_util.h"
+#include "probes/pcie/pcie_link.h"
+
+namespace nodeprobe {
+namespace {
+
+constexpr uint16_t kNvidia = 0x10de;
+
+// One device's link, parsed. Unknown values stay nullopt.
+struct Link {
+  std::optional<double> cur_speed, max_speed;
+  std::optional<int> cur_width, max_width;
+  bool known() const { return cur_speed && max_speed && cur_width && max_width; }
+};
+
+bool IsNotFound(const platform::RawAttr& a) {
+  return a.value.status().code() == absl::StatusCode::kNotFound;
+}
+
+// Parses one link attribute; a missing file is "unknown" (conventional PCI),
+// garbage is an ERROR finding naming the file.
+template <typename T, typename Fn>
+std::optional<T> LinkValue(const platform::RawPciDevice& dev, const char* name,
+                           Fn parse, v1::ProbeResult* result) {
+  const platform::RawAttr& a = dev.attrs.at(name);
+  if (IsNotFound(a)) return std::nullopt;
+  if (!a.value.ok()) {
+    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+               std::string(a.value.status().message()),
+               "check that nodeprobe may read sysfs");
+    return std::nullopt;
+  }
+  AddEvidence(result, a.path, *a.value);
+  auto parsed = parse(*a.value);
+  if (!parsed.ok()) {
+    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+               absl::StrCat(a.path, ": ", parsed.status().message()),
+               "the kernel reported a value nodeprobe does not understand");
+    return std::nullopt;
+  }
+  return *parsed;
+}
+
+Link ReadLink(const platform::RawPciDevice& dev, v1::ProbeResult* result) {
+  Link l;
+  l.cur_speed = LinkValue<double>(dev, "current_link_speed", pcie::ParsePciLinkSpeed, result);
+  l.max_speed = LinkValue<double>(dev, "max_link_speed", pcie::ParsePciLinkSpeed, result);
+  l.cur_width = LinkValue<int>(dev, "current_link_width", pcie::ParsePciLinkWidth, result);
+  l.max_width = LinkValue<int>(dev, "max_link_width", pcie::ParsePciLinkWidth, result);
+  return l;
+}
+
+std::optional<uint32_t> ClassOf(const platform::RawPciDevice& dev) {
+  const platform::RawAttr& a = dev.attrs.at("class");
+  if (!a.value.ok()) return std::nullopt;
+  auto v = pcie::ParsePciClass(*a.value);
+  return v.ok() ? std::optional<uint32_t>(*v) : std::nullopt;
+}
+
+uint16_t VendorOf(const platform::RawPciDevice& dev) {
+  const platform::RawAttr& a = dev.attrs.at("vendor");
+  if (!a.value.ok()) return 0;
+  auto v = pcie::ParsePciId(*a.value);
+  return v.ok() ? *v : 0;
+}
+
+std::string Speed(double gts) { return absl::StrFormat("%g GT/s", gts); }
+
+}  // namespace
+
+std::string PcieRole(uint16_t vendor, uint32_t pci_class) {
+  const uint32_t base_sub = pci_class >> 8;
+  if (vendor == kNvidia && (base_sub == 0x0300 || base_sub == 0x0302)) return "gpu";
+  if ((pci_class >> 16) == 0x02 || base_sub == 0x0c06) return "nic";
+  if (base_sub == 0x0108) return "nvme";
+  return "";
+}
+
+v1::ProbeResult JudgePcieLinks(
+    const std::map<std::string, platform::RawPciDevice>& devices) {
+  v1::ProbeResult result;
+  // Devices judged: every GPU/NIC/NVMe, then each bridge above them.
+  std::map<std::string, std::string> roles;
+  for (const auto& [addr, dev] : devices) {
+    std::optional<uint32_t> cls = ClassOf(dev);
+    if (!cls) continue;
+    std::string role = PcieRole(VendorOf(dev), *cls);
+    if (role.empty()) continue;
+    roles[addr] = role;
+    for (const std::string& up : dev.upstream) roles.emplace(up, "bridge");
+  }
+  std::map<std::string, Link> links;
+  for (const auto& [addr, role] : roles) {
+    auto it = devices.find(addr);
+    if (it != devices.end()) links[addr] = ReadLink(it->second, &result);
+  }
+
+  int known = 0;
+  for (const auto& [addr, role] : roles) {
+    const platform::RawPciDevice& dev = devices.at(addr);
+    const Link& link = links[addr];
+    std::map<std::string, std::string> labels = {{"device", addr}, {"role", role}};
+    if (!link.known()) {
+      AddEvidence(&result, addr, "link speed/width unknown (conventional PCI or virtual)");
+      continue;
+    }
+    ++known;
+    // What the path can carry: the device's own maximum, capped by every
+    // bridge above it whose maximum is known.
+    double exp_speed = *link.max_speed;
+    int exp_width = *link.max_width;
+    for (const std::string& up : dev.upstream) {
+      const Link& u = links[up];
+      if (u.max_speed) exp_speed = std::min(exp_speed, *u.max_speed);
+      if (u.max_width) exp_width = std::min(exp_width, *u.max_width);
+    }
+    AddMeasurement(&result, "pcie_link_speed", *link.cur_speed, "GT/s", labels);
+    AddMeasurement(&result, "pcie_link_width", *link.cur_width, "lanes", labels);
+    AddMeasurement(&result, "pcie_expected_speed", exp_speed, "GT/s", labels);
+    AddMeasurement(&result, "pcie_expected_width", exp_width, "lanes", labels);
+    AddMeasurement(&result, "pcie_bandwidth",
+                   pcie::PcieBandwidthGBps(*link.cur_speed, *link.cur_width),
+                   "GB/s", labels);
+
+    // A bridge's link can be narrower than its maximum because every device
+    // below it is narrower: then it is the slot, not a fault.
+    int child_max_width = 0;
+    double child_max_speed = 0;
+    bool children_known = role == "bridge";
+    for (const auto& [caddr, cdev] : devices) {
+      if (cdev.upstream.empty() || cdev.upstream.back() != addr) continue;
+      auto cl = links.find(caddr);
+      if (cl == links.end() || !cl->second.max_width || !cl->second.max_speed) {
+        children_known = false;
+        continue;
+      }
+      child_max_width = std::max(child_max_width, *cl->second.max_width);
+      child_max_speed = std::max(child_max_speed, *cl->second.max_speed);
+    }
+    if (child_max_width == 0) children_known = false;
+
+    if (*link.cur_width < exp_width) {
+      bool explained = children_known && child_max_width <= *link.cur_width;
+      AddFinding(&result, "PCIE_LINK_WIDTH_DEGRADED",
+                 explained ? v1::WARN : v1::FAIL, addr,
+                 absl::StrCat(role, " ", addr, " runs x", *link.cur_width,
+                              " of x", exp_width, " its path supports",
+                              explained ? absl::StrCat(
+                                              "; every device below it is at "
+                                              "most x", child_max_width,
+                                              ", so this is likely the slot's "
+                                              "wiring")
+                                        : ""),
+                 "reseat the card or riser, check the slot's lane wiring and "
+                 "BIOS bifurcation settings, and look for AER errors in dmesg");
+    }
+    if (*link.cur_speed < exp_speed) {
+      bool gpu = role == "gpu";
+      bool explained = children_known && child_max_speed <= *link.cur_speed;
+      AddFinding(&result, "PCIE_LINK_SPEED_DEGRADED",
+                 gpu || explained ? v1::WARN : v1::FAIL, addr,
+                 absl::StrCat(role, " ", addr, " runs at ", Speed(*link.cur_speed),
+                              " of ", Speed(exp_speed), " its path supports",
+                              gpu ? "; GPUs lower their link speed when idle, so "
+                                    "rerun while the GPU is busy to confirm"
+                                  : "",
+                              explained ? "; every device below it is slower"
+                                        : ""),
+                 "check the BIOS PCIe speed setting, the riser/retimer, and "
+                 "AER errors in dmesg; a link that retrains lower under load "
+                 "points at signal integrity");
+    }
+  }
+  if (known == 0) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason(roles.empty()
+                          ? "no GPU, NIC or NVMe PCI devices found"
+                          : "no PCIe link information for the GPUs, NICs and "
+                            "NVMe found (conventional PCI or a virtual machine)");
+  }
+  return result;
+}
+
+absl::StatusOr<v1::ProbeResult> PcieProbe::Run(const ProbeContext& ctx) {
+  platform::FileTree sys(ctx.host.sys_root);
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> devices =
+      platform::ReadPciDevices(sys);
+  if (!devices.ok()) return devices.status();
+  return JudgePcieLinks(*devices);
+}
+
+}  // namespace nodeprobe

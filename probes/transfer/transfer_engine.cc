@@ -1,0 +1,370 @@
+// File: transfer_engine.cc
+// TCP transport: stream_bw is measured at the receiver (the server), like
+// iperf3's receiver figure, so socket buffers filling at the sender do not
+// inflate it; rr_lat is measured at the client, one round trip per message.
+#include "probes/transfer/transfer_engine.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <mutex>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "probes/transfer/transfer_stats.h"
+
+namespace nodeprobe::transfer {
+namespace {
+
+using platform::Fd;
+
+// The receiver's view of a stream_bw run, shared by its stream threads.
+struct ReceiveTally {
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<int64_t> first_ns{0};
+  std::atomic<int64_t> last_ns{0};
+  std::mutex mu;
+  absl::Status error;  // first error, if any
+
+  void Record(uint64_t n, int64_t now) {
+    int64_t zero = 0;
+    first_ns.compare_exchange_strong(zero, now);
+    bytes.fetch_add(n);
+    int64_t last = last_ns.load();
+    while (now > last && !last_ns.compare_exchange_weak(last, now)) {}
+  }
+  void Fail(absl::Status s) {
+    std::lock_guard<std::mutex> l(mu);
+    if (error.ok()) error = std::move(s);
+  }
+};
+
+// Reads one stream until the sender closes it (or stops moving).
+void ReceiveStream(int fd, size_t size, absl::Duration idle, ReceiveTally* tally) {
+  std::vector<char> buf(std::max<size_t>(size, 64 * 1024));
+  while (true) {
+    absl::StatusOr<size_t> n = platform::RecvSome(fd, buf.data(), buf.size(),
+                                                  absl::Now() + idle);
+    if (!n.ok()) {
+      tally->Fail(n.status());
+      return;
+    }
+    if (*n == 0) return;
+    tally->Record(*n, NowNs());
+  }
+}
+
+// Samples the tally every 100 ms: TCP has no per-message completion, so the
+// peak is the best 100 ms window.
+double SamplePeak(ReceiveTally* tally, const std::atomic<bool>* done) {
+  double peak = 0;
+  uint64_t last_bytes = tally->bytes.load();
+  int64_t last_t = NowNs();
+  while (!done->load()) {
+    usleep(100000);
+    uint64_t b = tally->bytes.load();
+    int64_t t = NowNs();
+    if (b > last_bytes) peak = std::max(peak, Gbps(b - last_bytes, t - last_t));
+    last_bytes = b;
+    last_t = t;
+  }
+  return peak;
+}
+
+void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req,
+                   const Timeouts& t) {
+  std::vector<Fd> conns;
+  for (uint32_t i = 0; i < req.streams(); ++i) {
+    absl::StatusOr<Fd> c = platform::Accept(data_listener.get(), absl::Now() + t.setup);
+    if (!c.ok()) return;  // the client gave up; it reports why
+    conns.push_back(*std::move(c));
+  }
+  ReceiveTally tally;
+  std::atomic<bool> done{false};
+  double peak = 0;
+  std::thread sampler([&] { peak = SamplePeak(&tally, &done); });
+  std::vector<std::thread> readers;
+  for (Fd& c : conns) {
+    readers.emplace_back(ReceiveStream, c.get(), req.size(), t.idle, &tally);
+  }
+  for (std::thread& r : readers) r.join();
+  done = true;
+  sampler.join();
+  v1::ControlMessage msg;
+  v1::TransferDone* d = msg.mutable_done();
+  d->set_bytes(tally.bytes.load());
+  d->set_first_ns(tally.first_ns.load());
+  d->set_last_ns(tally.last_ns.load());
+  d->set_peak_gbps(peak);
+  if (!tally.error.ok()) d->set_error(std::string(tally.error.message()));
+  (void)platform::WriteMessage(control, msg, absl::Now() + t.setup);
+}
+
+void ServeRrLat(int control, Fd data_listener, const v1::TransferRequest& req,
+                const Timeouts& t) {
+  absl::StatusOr<Fd> c = platform::Accept(data_listener.get(), absl::Now() + t.setup);
+  if (!c.ok()) return;
+  platform::SetNoDelay(c->get());
+  std::vector<char> buf(req.size());
+  uint64_t bytes = 0;
+  while (true) {
+    absl::StatusOr<size_t> first =
+        platform::RecvSome(c->get(), buf.data(), buf.size(), absl::Now() + t.idle);
+    if (!first.ok() || *first == 0) break;
+    if (*first < buf.size() &&
+        !platform::RecvAll(c->get(), buf.data() + *first, buf.size() - *first,
+                           absl::Now() + t.idle).ok()) {
+      break;
+    }
+    if (!platform::SendAll(c->get(), buf.data(), buf.size(), absl::Now() + t.idle).ok()) {
+      break;
+    }
+    bytes += buf.size();
+  }
+  v1::ControlMessage msg;
+  msg.mutable_done()->set_bytes(bytes);
+  (void)platform::WriteMessage(control, msg, absl::Now() + t.setup);
+}
+
+absl::Status Validate(const v1::TransferRequest& req) {
+  if (req.transport() != v1::TCP) {
+    return absl::FailedPreconditionError(
+        "this server runs TCP transfers only (no RDMA device here)");
+  }
+  if (req.op() != v1::STREAM_BW && req.op() != v1::RR_LAT) {
+    return absl::InvalidArgumentError("TCP supports stream_bw and rr_lat");
+  }
+  if (req.size() == 0 || req.size() > (64u << 20)) {
+    return absl::InvalidArgumentError("message size must be 1 B .. 64 MiB");
+  }
+  if (req.op() == v1::STREAM_BW && (req.streams() == 0 || req.streams() > 128)) {
+    return absl::InvalidArgumentError("streams must be 1 .. 128");
+  }
+  if (req.bidirectional()) {
+    return absl::InvalidArgumentError("--bidirectional is not supported over TCP yet");
+  }
+  return absl::OkStatus();
+}
+
+// Client side of stream_bw: N senders for the duration, then the server's
+// receive figures.
+RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
+                          const v1::TransferRequest& req, const Timeouts& t) {
+  RowOutcome out;
+  out.result.set_size(req.size());
+  std::vector<Fd> conns;
+  for (uint32_t i = 0; i < req.streams(); ++i) {
+    absl::StatusOr<Fd> c = platform::Connect(data_peer, absl::Now() + t.setup);
+    if (!c.ok()) {
+      out.status = c.status();
+      return out;
+    }
+    conns.push_back(*std::move(c));
+  }
+  std::vector<char> buf(req.size(), 'n');
+  std::atomic<uint64_t> sent{0};
+  std::mutex mu;
+  absl::Status send_error;
+  const int64_t start = NowNs();
+  const int64_t end = start + static_cast<int64_t>(req.duration_s() * 1e9);
+  std::vector<std::thread> senders;
+  for (Fd& c : conns) {
+    senders.emplace_back([&, fd = c.get()] {
+      while (NowNs() < end) {
+        absl::Status s = platform::SendAll(fd, buf.data(), buf.size(), absl::Now() + t.idle);
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> l(mu);
+          if (send_error.ok()) send_error = s;
+          return;
+        }
+        sent += buf.size();
+      }
+      shutdown(fd, SHUT_WR);  // end of stream for the receiver
+    });
+  }
+  for (std::thread& s : senders) s.join();
+  const int64_t stop = NowNs();
+  v1::ControlMessage msg;
+  absl::Status read = send_error.ok()
+                          ? platform::ReadMessage(control, &msg, absl::Now() + t.setup + t.idle)
+                          : send_error;
+  if (read.ok() && msg.has_done() && msg.done().error().empty()) {
+    const v1::TransferDone& d = msg.done();
+    BandwidthFigures f = ComputeBandwidthFromBytes(d.bytes(), d.first_ns(), d.last_ns());
+    out.result.set_bytes(d.bytes());
+    out.result.set_iterations(d.bytes() / req.size());
+    out.result.set_seconds(f.seconds);
+    out.result.set_bw_avg_gbps(f.avg_gbps);
+    out.result.set_bw_peak_gbps(std::max(d.peak_gbps(), f.avg_gbps));
+    out.result.set_bw_avg_mibps(f.avg_mibps);
+    out.result.set_msg_rate_mpps(f.seconds > 0 ? out.result.iterations() / f.seconds / 1e6 : 0);
+    return out;
+  }
+  // Keep what the sender saw: bytes handed to the kernel, not proof of
+  // delivery, and said so by `partial`.
+  BandwidthFigures f = ComputeBandwidthFromBytes(sent.load(), start, stop);
+  out.result.set_partial(true);
+  out.result.set_bytes(sent.load());
+  out.result.set_seconds(f.seconds);
+  out.result.set_bw_avg_gbps(f.avg_gbps);
+  out.result.set_bw_avg_mibps(f.avg_mibps);
+  out.status = !read.ok() ? read
+               : msg.has_done() ? absl::UnavailableError(absl::StrCat(
+                                      "server: ", msg.done().error()))
+                                : absl::InternalError("unexpected reply from the server");
+  return out;
+}
+
+RowOutcome ClientRrLat(const platform::HostPort& data_peer,
+                       const v1::TransferRequest& req, const Timeouts& t) {
+  RowOutcome out;
+  out.result.set_size(req.size());
+  absl::StatusOr<Fd> c = platform::Connect(data_peer, absl::Now() + t.setup);
+  if (!c.ok()) {
+    out.status = c.status();
+    return out;
+  }
+  platform::SetNoDelay(c->get());
+  std::vector<char> buf(req.size(), 'l');
+  std::vector<int64_t> rtts;
+  const uint64_t iters = req.iterations() ? req.iterations() : 1000;
+  const int64_t end = req.iterations() ? INT64_MAX
+                                       : NowNs() + static_cast<int64_t>(req.duration_s() * 1e9);
+  const int64_t start = NowNs();
+  for (uint64_t i = 0; i < req.warmup() + iters && NowNs() < end; ++i) {
+    int64_t t0 = NowNs();
+    absl::Status s = platform::SendAll(c->get(), buf.data(), buf.size(), absl::Now() + t.idle);
+    if (s.ok()) s = platform::RecvAll(c->get(), buf.data(), buf.size(), absl::Now() + t.idle);
+    if (!s.ok()) {
+      out.status = s;
+      out.result.set_partial(true);
+      break;
+    }
+    if (i >= req.warmup()) rtts.push_back(NowNs() - t0);
+  }
+  out.result.set_iterations(rtts.size());
+  out.result.set_bytes(rtts.size() * req.size() * 2);
+  out.result.set_seconds(static_cast<double>(NowNs() - start) / 1e9);
+  *out.result.mutable_latency() = ComputeLatency(rtts);
+  return out;
+}
+
+}  // namespace
+
+RowOutcome RunTcpRow(const platform::HostPort& peer, const v1::TransferRequest& req,
+                     const Timeouts& t) {
+  RowOutcome out;
+  out.result.set_size(req.size());
+  absl::StatusOr<Fd> control = platform::Connect(peer, absl::Now() + t.setup);
+  if (!control.ok()) {
+    out.status = control.status();
+    return out;
+  }
+  v1::ControlMessage msg;
+  *msg.mutable_request() = req;
+  absl::Status s = platform::WriteMessage(control->get(), msg, absl::Now() + t.setup);
+  v1::ControlMessage reply;
+  if (s.ok()) s = platform::ReadMessage(control->get(), &reply, absl::Now() + t.setup);
+  if (s.ok() && reply.has_done()) {
+    s = absl::FailedPreconditionError(absl::StrCat("server refused: ", reply.done().error()));
+  } else if (s.ok() && !reply.has_ready()) {
+    s = absl::InternalError("unexpected reply from the server");
+  }
+  if (!s.ok()) {
+    out.status = s;
+    return out;
+  }
+  platform::HostPort data_peer{peer.host, static_cast<uint16_t>(reply.ready().data_port())};
+  if (req.op() == v1::RR_LAT) {
+    out = ClientRrLat(data_peer, req, t);
+    // Closing the data connection ends the server's echo loop; its Done
+    // only confirms the end and carries nothing the client needs.
+  } else {
+    out = ClientStreamBw(control->get(), data_peer, req, t);
+  }
+  out.started = true;
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<TransferServer>> TransferServer::Start(
+    const std::string& bind_ip, uint16_t port, Timeouts timeouts) {
+  absl::StatusOr<Fd> listener = platform::Listen(bind_ip, port);
+  if (!listener.ok()) return listener.status();
+  absl::StatusOr<uint16_t> actual = platform::LocalPort(listener->get());
+  if (!actual.ok()) return actual.status();
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (efd < 0) return absl::ErrnoToStatus(errno, "eventfd");
+  return std::unique_ptr<TransferServer>(new TransferServer(
+      *std::move(listener), *actual, bind_ip, timeouts, efd));
+}
+
+TransferServer::TransferServer(Fd listener, uint16_t port, std::string bind_ip,
+                               Timeouts timeouts, int stop_fd)
+    : listener_(std::move(listener)),
+      port_(port),
+      bind_ip_(std::move(bind_ip)),
+      timeouts_(timeouts),
+      stop_fd_(stop_fd) {}
+
+TransferServer::~TransferServer() {
+  Stop();
+  std::lock_guard<std::mutex> l(threads_mu_);
+  for (std::thread& t : threads_) t.join();
+}
+
+void TransferServer::Stop() {
+  stopping_ = true;
+  uint64_t one = 1;
+  (void)!write(stop_fd_.get(), &one, sizeof(one));
+}
+
+void TransferServer::Serve() {
+  while (!stopping_) {
+    pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents != 0) return;
+    absl::StatusOr<Fd> c = platform::Accept(listener_.get(), absl::Now() + absl::Seconds(1));
+    if (!c.ok()) continue;
+    std::lock_guard<std::mutex> l(threads_mu_);
+    threads_.emplace_back(&TransferServer::HandleControl, this, *std::move(c));
+  }
+}
+
+void TransferServer::HandleControl(Fd control) {
+  v1::ControlMessage msg;
+  // A stranger's bytes are refused by ReadMessage (size cap, parse check).
+  if (!platform::ReadMessage(control.get(), &msg, absl::Now() + timeouts_.setup).ok() ||
+      !msg.has_request()) {
+    return;
+  }
+  const v1::TransferRequest& req = msg.request();
+  v1::ControlMessage reply;
+  absl::Status valid = Validate(req);
+  absl::StatusOr<Fd> data = valid.ok() ? platform::Listen(bind_ip_, 0)
+                                       : absl::StatusOr<Fd>(valid);
+  absl::StatusOr<uint16_t> data_port =
+      data.ok() ? platform::LocalPort(data->get()) : absl::StatusOr<uint16_t>(data.status());
+  if (!data_port.ok()) {
+    reply.mutable_done()->set_error(std::string(data_port.status().message()));
+    (void)platform::WriteMessage(control.get(), reply, absl::Now() + timeouts_.setup);
+    return;
+  }
+  reply.mutable_ready()->set_data_port(*data_port);
+  if (!platform::WriteMessage(control.get(), reply, absl::Now() + timeouts_.setup).ok()) {
+    return;
+  }
+  if (req.op() == v1::STREAM_BW) {
+    ServeStreamBw(control.get(), *std::move(data), req, timeouts_);
+  } else {
+    ServeRrLat(control.get(), *std::move(data), req, timeouts_);
+  }
+  ++runs_served_;
+}
+
+}  // namespace nodeprobe::transfer

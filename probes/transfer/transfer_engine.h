@@ -1,0 +1,71 @@
+// File: transfer_engine.h
+// The one transfer driver. A client runs a TransferRequest against a
+// `nodeprobe transfer serve` peer; the transport (TCP here, RDMA through
+// rdma_transport) moves the bytes, and the figures are computed the same
+// way for both (transfer_stats.h). Every wait has a deadline, and a run that
+// ends early keeps what it measured.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/transfer.pb.h"
+#include "platform/socket.h"
+
+namespace nodeprobe::transfer {
+
+struct Timeouts {
+  absl::Duration setup = absl::Seconds(10);  // connect and handshake
+  absl::Duration idle = absl::Seconds(5);    // no byte moves for this long
+};
+
+// One row's outcome: the figures measured, and why it stopped if it did.
+struct RowOutcome {
+  v1::TransferResult result;
+  absl::Status status;  // OK, or what went wrong (result.partial is set)
+  bool started = false;  // the server accepted the request
+};
+
+// Runs one message size against the server at `peer`.
+RowOutcome RunTcpRow(const platform::HostPort& peer, const v1::TransferRequest& req,
+                     const Timeouts& timeouts);
+
+// Serves transfer requests on a listening socket until Stop().
+class TransferServer {
+ public:
+  // bind_ip "" = every address; port 0 = any free port.
+  static absl::StatusOr<std::unique_ptr<TransferServer>> Start(
+      const std::string& bind_ip, uint16_t port, Timeouts timeouts = {});
+  ~TransferServer();
+
+  uint16_t port() const { return port_; }
+  // Blocks, serving each control connection on its own thread, until Stop().
+  void Serve();
+  // Safe from any thread or a signal-handling thread.
+  void Stop();
+  // Runs completed since start (for tests and the log line).
+  int runs_served() const { return runs_served_.load(); }
+
+ private:
+  TransferServer(platform::Fd listener, uint16_t port, std::string bind_ip,
+                 Timeouts timeouts, int stop_fd);
+  void HandleControl(platform::Fd control);
+
+  platform::Fd listener_;
+  uint16_t port_;
+  std::string bind_ip_;
+  Timeouts timeouts_;
+  platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> runs_served_{0};
+  std::mutex threads_mu_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace nodeprobe::transfer

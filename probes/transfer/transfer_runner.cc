@@ -1,0 +1,119 @@
+// File: transfer_runner.cc
+#include "probes/transfer/transfer_runner.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::transfer {
+namespace {
+
+void AddFailure(const TransferPlan& plan, const RowOutcome& row,
+                v1::ProbeResult* result) {
+  const std::string peer = absl::StrCat(plan.peer.host, ":", plan.peer.port);
+  const std::string where = absl::StrCat(row.result.size(), "-byte ",
+                                         OpName(plan.request.op()), " row");
+  const absl::Status& s = row.status;
+  if (!row.started && s.code() == absl::StatusCode::kFailedPrecondition) {
+    AddFinding(result, "TRANSFER_REFUSED", v1::ERROR, peer,
+               absl::StrCat("server ", peer, " refused the ", where, ": ", s.message()),
+               "run a transport and operation the server supports");
+  } else if (!row.started) {
+    AddFinding(result, "TRANSFER_CONNECT_FAILED", v1::ERROR, peer,
+               absl::StrCat("client could not start the ", where, " with server ",
+                            peer, ": ", s.message()),
+               "start `nodeprobe transfer serve` on the peer and check the "
+               "address, port and firewall");
+  } else if (s.code() == absl::StatusCode::kDeadlineExceeded) {
+    AddFinding(result, "TRANSFER_TIMEOUT", v1::ERROR, peer,
+               absl::StrCat("nothing moved between client and server ", peer,
+                            " for ", absl::FormatDuration(plan.timeouts.idle),
+                            " during the ", where, " (", s.message(),
+                            "): the peer hung or the link went down"),
+               "check the link (ip link, rdma link) and the peer process");
+  } else {
+    AddFinding(result, "TRANSFER_PEER_LOST", v1::ERROR, peer,
+               absl::StrCat("server ", peer, " went away during the ", where,
+                            ": ", s.message()),
+               "check that the peer process is still running and the link is up");
+  }
+}
+
+}  // namespace
+
+v1::ProbeResult RunTransfer(const TransferPlan& plan) {
+  v1::ProbeResult result;
+  v1::TransferReport* report = result.mutable_transfer();
+  report->set_transport(plan.request.transport());
+  report->set_op(plan.request.op());
+  report->set_peer(absl::StrCat(plan.peer.host, ":", plan.peer.port));
+  report->set_streams(plan.request.streams());
+  for (uint64_t size : plan.sizes) {
+    v1::TransferRequest req = plan.request;
+    req.set_size(size);
+    RowOutcome row = RunTcpRow(plan.peer, req, plan.timeouts);
+    if (row.started || row.result.bytes() > 0) *report->add_results() = row.result;
+    if (!row.status.ok()) {
+      AddFailure(plan, row, &result);
+      break;
+    }
+    const v1::TransferResult& r = row.result;
+    std::map<std::string, std::string> labels = {{"size", absl::StrCat(size)},
+                                                 {"op", OpName(plan.request.op())}};
+    if (IsLatencyOp(plan.request.op())) {
+      AddMeasurement(&result, "latency_median", r.latency().median_us(), "us", labels);
+      AddMeasurement(&result, "latency_p99", r.latency().p99_us(), "us", labels);
+    } else {
+      AddMeasurement(&result, "bw_average", r.bw_avg_gbps(), "Gb/s", labels);
+      AddMeasurement(&result, "bw_peak", r.bw_peak_gbps(), "Gb/s", labels);
+    }
+  }
+  return result;
+}
+
+std::vector<uint64_t> AllSizes() {
+  std::vector<uint64_t> out;
+  for (uint64_t s = 2; s <= (8u << 20); s *= 2) out.push_back(s);
+  return out;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& text) {
+  std::vector<uint64_t> out;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::string p(absl::StripAsciiWhitespace(part));
+    uint64_t mult = 1;
+    if (!p.empty()) {
+      char unit = static_cast<char>(absl::ascii_toupper(p.back()));
+      if (unit == 'K' || unit == 'M' || unit == 'G') {
+        mult = unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1024ull * 1024 * 1024;
+        p.pop_back();
+      }
+    }
+    uint64_t v = 0;
+    if (!absl::SimpleAtoi(p, &v) || v == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad size '", std::string(part), "' (e.g. 65536, 64K, 1M)"));
+    }
+    out.push_back(v * mult);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("no sizes given");
+  return out;
+}
+
+v1::TransferOp OpFromName(const std::string& name) {
+  for (v1::TransferOp op : {v1::STREAM_BW, v1::RR_LAT, v1::WRITE_BW, v1::READ_BW,
+                            v1::SEND_BW, v1::WRITE_LAT}) {
+    if (OpName(op) == name) return op;
+  }
+  return v1::OP_UNSPECIFIED;
+}
+
+std::string OpName(v1::TransferOp op) {
+  return absl::AsciiStrToLower(v1::TransferOp_Name(op));
+}
+
+bool IsLatencyOp(v1::TransferOp op) { return op == v1::RR_LAT || op == v1::WRITE_LAT; }
+
+}  // namespace nodeprobe::transfer

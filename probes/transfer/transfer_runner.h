@@ -1,0 +1,40 @@
+// File: transfer_runner.h
+// Runs a transfer over a size sweep and turns it into a ProbeResult named
+// "transfer": a TransferReport row per size, and for a run that failed a
+// finding that says which side and what happened:
+//   TRANSFER_CONNECT_FAILED  the client could not reach the server
+//   TRANSFER_PEER_LOST       the peer closed or reset the connection mid-run
+//   TRANSFER_TIMEOUT         nothing moved within the idle deadline
+//   TRANSFER_REFUSED         the server would not run the request
+// Rows measured before a failure are kept.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "probes/transfer/transfer_engine.h"
+
+namespace nodeprobe::transfer {
+
+struct TransferPlan {
+  platform::HostPort peer;
+  v1::TransferRequest request;  // size is set per row
+  std::vector<uint64_t> sizes;
+  Timeouts timeouts;
+};
+
+v1::ProbeResult RunTransfer(const TransferPlan& plan);
+
+// perftest's -a sweep: 2 B .. 8 MiB, doubling.
+std::vector<uint64_t> AllSizes();
+// "65536", "4K,64K,1M" (K/M/G are powers of 1024).
+absl::StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& text);
+
+// "stream_bw" -> STREAM_BW; OP_UNSPECIFIED for an unknown name.
+v1::TransferOp OpFromName(const std::string& name);
+std::string OpName(v1::TransferOp op);
+bool IsLatencyOp(v1::TransferOp op);
+
+}  // namespace nodeprobe::transfer

@@ -1,0 +1,129 @@
+// The TCP transfer engine end to end on loopback (client and server in this
+// process), and the size/operation parsing of the CLI.
+#include "probes/transfer/transfer_runner.h"
+
+#include <thread>
+
+#include "gtest/gtest.h"
+
+namespace nodeprobe::transfer {
+namespace {
+
+class LoopbackServer {
+ public:
+  LoopbackServer() {
+    auto s = TransferServer::Start("127.0.0.1", 0, Timeouts{absl::Seconds(3), absl::Seconds(2)});
+    EXPECT_TRUE(s.ok()) << s.status();
+    server_ = *std::move(s);
+    thread_ = std::thread([this] { server_->Serve(); });
+  }
+  ~LoopbackServer() {
+    server_->Stop();
+    thread_.join();
+  }
+  uint16_t port() const { return server_->port(); }
+  TransferServer* server() { return server_.get(); }
+
+ private:
+  std::unique_ptr<TransferServer> server_;
+  std::thread thread_;
+};
+
+TransferPlan Plan(uint16_t port, v1::TransferOp op) {
+  TransferPlan p;
+  p.peer = {"127.0.0.1", port};
+  p.request.set_transport(v1::TCP);
+  p.request.set_op(op);
+  p.request.set_streams(2);
+  p.request.set_duration_s(0.3);
+  p.request.set_iterations(200);
+  p.request.set_warmup(10);
+  p.sizes = {65536};
+  p.timeouts = {absl::Seconds(3), absl::Seconds(2)};
+  return p;
+}
+
+TEST(TcpTransferTest, StreamBwOnLoopbackMeasuresTheReceiver) {
+  LoopbackServer server;
+  v1::ProbeResult r = RunTransfer(Plan(server.port(), v1::STREAM_BW));
+  ASSERT_EQ(r.findings_size(), 0) << r.DebugString();
+  ASSERT_EQ(r.transfer().results_size(), 1);
+  const v1::TransferResult& row = r.transfer().results(0);
+  EXPECT_FALSE(row.partial());
+  EXPECT_GT(row.bytes(), 0u);
+  EXPECT_GT(row.bw_avg_gbps(), 0.1);  // loopback moves far more than this
+  EXPECT_GE(row.bw_peak_gbps(), row.bw_avg_gbps());
+  EXPECT_NEAR(row.seconds(), 0.3, 0.2);
+}
+
+TEST(TcpTransferTest, RrLatCountsIterationsWithoutWarmup) {
+  LoopbackServer server;
+  TransferPlan p = Plan(server.port(), v1::RR_LAT);
+  p.sizes = {2, 4096};
+  v1::ProbeResult r = RunTransfer(p);
+  ASSERT_EQ(r.findings_size(), 0) << r.DebugString();
+  ASSERT_EQ(r.transfer().results_size(), 2);
+  const v1::LatencyStats& l = r.transfer().results(0).latency();
+  EXPECT_EQ(r.transfer().results(0).iterations(), 200u);
+  EXPECT_EQ(l.samples(), 198u);  // the 2 largest dropped
+  EXPECT_GT(l.min_us(), 0);
+  EXPECT_LE(l.min_us(), l.median_us());
+  EXPECT_LE(l.median_us(), l.p99_us());
+  EXPECT_LE(l.p99_us(), l.max_us());
+}
+
+TEST(TcpTransferTest, NoServerIsConnectFailedNamingThePeer) {
+  uint16_t port;
+  {
+    LoopbackServer server;  // a port that was free a moment ago
+    port = server.port();
+  }
+  v1::ProbeResult r = RunTransfer(Plan(port, v1::STREAM_BW));
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "TRANSFER_CONNECT_FAILED");
+  EXPECT_EQ(r.findings(0).severity(), v1::ERROR);
+  EXPECT_NE(r.findings(0).message().find("127.0.0.1"), std::string::npos);
+}
+
+TEST(TcpTransferTest, UnsupportedRequestIsRefusedByTheServer) {
+  LoopbackServer server;
+  TransferPlan p = Plan(server.port(), v1::WRITE_BW);  // RDMA op over TCP
+  v1::ProbeResult r = RunTransfer(p);
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "TRANSFER_REFUSED");
+}
+
+TEST(TcpTransferTest, ServerSurvivesGarbageOnItsPort) {
+  LoopbackServer server;
+  {
+    auto c = platform::Connect({"127.0.0.1", server.port()}, absl::Now() + absl::Seconds(2));
+    ASSERT_TRUE(c.ok());
+    const char junk[] = "\xff\xff\xff\xffGET / HTTP/1.0\r\n\r\n";
+    ASSERT_TRUE(platform::SendAll(c->get(), junk, sizeof(junk), absl::Now() + absl::Seconds(1)).ok());
+  }
+  v1::ProbeResult r = RunTransfer(Plan(server.port(), v1::RR_LAT));
+  EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
+}
+
+TEST(ParseSizeListTest, AcceptsUnitsAndRejectsGarbage) {
+  EXPECT_EQ(*ParseSizeList("2,64K,1M"), (std::vector<uint64_t>{2, 65536, 1048576}));
+  EXPECT_FALSE(ParseSizeList("0").ok());
+  EXPECT_FALSE(ParseSizeList("big").ok());
+  EXPECT_FALSE(ParseSizeList("").ok());
+}
+
+TEST(AllSizesTest, SweepsTwoBytesToEightMiB) {
+  std::vector<uint64_t> s = AllSizes();
+  EXPECT_EQ(s.front(), 2u);
+  EXPECT_EQ(s.back(), 8u << 20);
+  EXPECT_EQ(s.size(), 23u);
+}
+
+TEST(OpNameTest, RoundTrips) {
+  EXPECT_EQ(OpFromName("write_bw"), v1::WRITE_BW);
+  EXPECT_EQ(OpName(v1::RR_LAT), "rr_lat");
+  EXPECT_EQ(OpFromName("bogus"), v1::OP_UNSPECIFIED);
+}
+
+}  // namespace
+}  // namespace nodeprobe::transfer

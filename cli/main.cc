@@ -7,6 +7,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
+#include "cli/transfer_command.h"
 #include "nodeprobe_version.h"
 
 namespace {
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
 
+  std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
+
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print the nodeprobe version.");
 
@@ -91,6 +94,7 @@ int main(int argc, char** argv) {
 
   if (*run_cmd) return nodeprobe::cli::RunCommand(run);
   if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
+  if (int rc = transfer_cmd(); rc >= 0) return rc;
   if (*version_cmd) {
     std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
     return kExitOk;

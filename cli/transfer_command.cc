@@ -1,0 +1,261 @@
+// File: transfer_command.cc
+#include "cli/transfer_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/exit_codes.h"
+#include "cli/json_output.h"
+#include "platform/file_tree.h"
+#include "platform/rdma_sysfs.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
+#include "probes/transfer/transfer_runner.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+struct ServeOptions {
+  std::string bind;
+  int port = kDefaultTransferPort;
+  double idle_timeout_s = 5;
+};
+
+struct RunOptions {
+  std::string peer;
+  std::string transport = "tcp";
+  std::string op;
+  std::string sizes;
+  bool all_sizes = false;
+  double duration_s = 5;
+  uint64_t iterations = 0;
+  uint64_t warmup = 0;
+  uint32_t streams = 1;
+  uint32_t tx_depth = 128;
+  bool bidirectional = false;
+  std::string device;
+  int gid_index = -1;
+  double idle_timeout_s = 5;
+  std::string format = "table";
+};
+
+int Serve(const ServeOptions& o) {
+  // SIGTERM/SIGINT are taken by one thread with sigwait, so the server stops
+  // cleanly instead of dying mid-run; block them before any thread starts.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  transfer::Timeouts t;
+  t.idle = absl::Seconds(o.idle_timeout_s);
+  auto server = transfer::TransferServer::Start(o.bind, static_cast<uint16_t>(o.port), t);
+  if (!server.ok()) {
+    std::cerr << "nodeprobe: error: cannot listen: " << server.status().message()
+              << " (choose another --port, or --port 0 for any)\n";
+    return kExitCouldNotRun;
+  }
+  std::cout << "nodeprobe transfer server listening on "
+            << (o.bind.empty() ? "*" : o.bind) << ":" << (*server)->port() << std::endl;
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    (*server)->Stop();
+  });
+  (*server)->Serve();
+  std::cerr << "nodeprobe: transfer server stopped after "
+            << (*server)->runs_served() << " runs\n";
+  // The signal thread is still in sigwait when Serve() ends for another
+  // reason; wake it so it can be joined.
+  pthread_kill(signals.native_handle(), SIGTERM);
+  signals.join();
+  return kExitOk;
+}
+
+std::string RenderTransfer(const v1::ProbeResult& r) {
+  const v1::TransferReport& t = r.transfer();
+  std::string out = absl::StrCat(" ", transfer::OpName(t.op()), " over ",
+                                 absl::AsciiStrToLower(v1::Transport_Name(t.transport())),
+                                 " to ", t.peer(),
+                                 t.streams() > 1 ? absl::StrCat(", ", t.streams(), " streams") : "",
+                                 "\n");
+  if (transfer::IsLatencyOp(t.op())) {
+    absl::StrAppend(&out, absl::StrFormat(
+        " %-10s %-12s %-12s %-12s %-16s %-12s %-14s %-14s\n", "#bytes", "#iterations",
+        "t_min[usec]", "t_max[usec]", "t_typical[usec]", "t_avg[usec]",
+        "99%[usec]", "99.9%[usec]"));
+    for (const v1::TransferResult& row : t.results()) {
+      const v1::LatencyStats& l = row.latency();
+      absl::StrAppend(&out, absl::StrFormat(
+          " %-10d %-12d %-12.2f %-12.2f %-16.2f %-12.2f %-14.2f %-14.2f%s\n", row.size(),
+          row.iterations(), l.min_us(), l.max_us(), l.median_us(), l.avg_us(),
+          l.p99_us(), l.p999_us(), row.partial() ? "  (partial)" : ""));
+    }
+  } else {
+    absl::StrAppend(&out, absl::StrFormat(" %-10s %-12s %-16s %-18s %-14s\n", "#bytes",
+                                          "#iterations", "BW peak[Gb/s]",
+                                          "BW average[Gb/s]", "MsgRate[Mpps]"));
+    for (const v1::TransferResult& row : t.results()) {
+      absl::StrAppend(&out, absl::StrFormat(
+          " %-10d %-12d %-16.2f %-18.2f %-14.6f%s\n", row.size(), row.iterations(),
+          row.bw_peak_gbps(), row.bw_avg_gbps(), row.msg_rate_mpps(),
+          row.partial() ? "  (partial: sender's count)" : ""));
+    }
+  }
+  for (const v1::Finding& f : r.findings()) {
+    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ",
+                    f.message(), "\n   fix: ", f.remediation(), "\n");
+  }
+  return out;
+}
+
+int Run(const RunOptions& o) {
+  auto usage = [](const std::string& msg) {
+    std::cerr << "nodeprobe: error: " << msg << "\n";
+    return kExitUsage;
+  };
+  absl::StatusOr<platform::HostPort> peer =
+      platform::ParseHostPort(o.peer, kDefaultTransferPort);
+  if (!peer.ok()) return usage(absl::StrCat("--peer: ", peer.status().message()));
+  const bool rdma = o.transport == "rdma";
+  std::string op_name = o.op.empty() ? (rdma ? "write_bw" : "stream_bw") : o.op;
+  v1::TransferOp op = transfer::OpFromName(op_name);
+  const bool tcp_op = op == v1::STREAM_BW || op == v1::RR_LAT;
+  if (op == v1::OP_UNSPECIFIED || tcp_op == rdma) {
+    return usage(absl::StrCat("--op ", op_name, " is not a ", o.transport,
+                              " operation (tcp: stream_bw, rr_lat; rdma: write_bw, "
+                              "read_bw, send_bw, write_lat)"));
+  }
+  transfer::TransferPlan plan;
+  plan.peer = *peer;
+  if (o.all_sizes) {
+    plan.sizes = transfer::AllSizes();
+  } else if (!o.sizes.empty()) {
+    absl::StatusOr<std::vector<uint64_t>> sizes = transfer::ParseSizeList(o.sizes);
+    if (!sizes.ok()) return usage(absl::StrCat("--size: ", sizes.status().message()));
+    plan.sizes = *sizes;
+  } else {
+    plan.sizes = {transfer::IsLatencyOp(op) ? 2u : 65536u};  // perftest's defaults
+  }
+  plan.request.set_transport(rdma ? v1::RDMA : v1::TCP);
+  plan.request.set_op(op);
+  plan.request.set_streams(o.streams);
+  plan.request.set_duration_s(o.duration_s);
+  plan.request.set_iterations(o.iterations ? o.iterations
+                                           : (transfer::IsLatencyOp(op) ? 1000 : 0));
+  plan.request.set_warmup(o.warmup ? o.warmup : (transfer::IsLatencyOp(op) ? 100 : 0));
+  plan.request.set_tx_depth(o.tx_depth);
+  plan.request.set_bidirectional(o.bidirectional);
+  plan.timeouts.idle = absl::Seconds(o.idle_timeout_s);
+
+  v1::ProbeResult result;
+  if (rdma) {
+    v1::TransferReport* report = result.mutable_transfer();
+    report->set_transport(v1::RDMA);
+    report->set_op(op);
+    report->set_peer(absl::StrCat(peer->host, ":", peer->port));
+    // The RDMA data path needs a device here; say so rather than fall back.
+    absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs =
+        platform::ReadRdmaDevices(platform::FileTree("/sys"));
+    if (!devs.ok() || devs->empty()) {
+      result.set_verdict(v1::ERROR);
+      result.set_reason("no RDMA device on this host");
+      AddFinding(&result, "TRANSFER_NO_RDMA_DEVICE", v1::ERROR, "",
+                 "no RDMA device on this host (/sys/class/infiniband is empty)",
+                 "load the NIC's RDMA driver, or measure the Ethernet baseline "
+                 "with --transport tcp");
+    } else {
+      result.set_verdict(v1::ERROR);
+      result.set_reason("the RDMA data path is not built into this version");
+      AddFinding(&result, "TRANSFER_RDMA_UNSUPPORTED", v1::ERROR, "",
+                 "RDMA transfers are not available in this build yet",
+                 "use --transport tcp, or ib_write_bw from perftest meanwhile");
+    }
+  } else {
+    result = transfer::RunTransfer(plan);
+  }
+  result.set_probe("transfer");
+  FinalizeResult(Profile(), &result);
+  if (o.format == "json") {
+    absl::StatusOr<std::string> json = ToJson(result);
+    if (!json.ok()) return kExitCouldNotRun;
+    std::cout << *json;
+  } else {
+    std::cout << RenderTransfer(result);
+  }
+  return result.verdict() == v1::FAIL ? kExitFail
+         : result.verdict() == v1::ERROR ? kExitCouldNotRun
+                                         : kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> AddTransferCommand(CLI::App& app) {
+  CLI::App* transfer = app.add_subcommand(
+      "transfer", "Measure bandwidth and latency to a peer (ib_write_bw / iperf-style).");
+  transfer->require_subcommand(1);
+
+  auto serve = std::make_shared<ServeOptions>();
+  CLI::App* serve_cmd = transfer->add_subcommand(
+      "serve", "Serve transfer runs until SIGTERM; prints the port it listens on.");
+  serve_cmd->add_option("--bind", serve->bind, "Address to listen on (default: all)");
+  serve_cmd->add_option("--port", serve->port, "Control port (0: any free port)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  serve_cmd->add_option("--idle-timeout", serve->idle_timeout_s,
+                        "Give up on a client that moves nothing for this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  auto run = std::make_shared<RunOptions>();
+  CLI::App* run_cmd = transfer->add_subcommand(
+      "run", "Run a transfer against `nodeprobe transfer serve` on the peer.");
+  run_cmd->add_option("--peer", run->peer, "HOST[:PORT] of the server")->required();
+  run_cmd->add_option("--transport", run->transport, "tcp or rdma")
+      ->check(CLI::IsMember({"tcp", "rdma"}))
+      ->capture_default_str();
+  run_cmd->add_option("--op", run->op,
+                      "tcp: stream_bw (default), rr_lat; rdma: write_bw (default), "
+                      "read_bw, send_bw, write_lat");
+  auto* size = run_cmd->add_option("--size", run->sizes,
+                                    "Message sizes, e.g. 65536 or 4K,64K,1M");
+  run_cmd->add_flag("--all-sizes", run->all_sizes, "Sweep 2 B .. 8 MiB, doubling")
+      ->excludes(size);
+  run_cmd->add_option("--duration", run->duration_s, "Seconds per size (bandwidth ops)")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  run_cmd->add_option("--iterations", run->iterations,
+                      "Messages per size (latency ops default 1000)");
+  run_cmd->add_option("--warmup", run->warmup, "Messages excluded from the figures");
+  run_cmd->add_option("--streams", run->streams, "Parallel TCP streams")
+      ->check(CLI::Range(1, 128))
+      ->capture_default_str();
+  run_cmd->add_option("--tx-depth", run->tx_depth, "RDMA outstanding work requests")
+      ->check(CLI::Range(1, 8192))
+      ->capture_default_str();
+  run_cmd->add_flag("--bidirectional", run->bidirectional, "Traffic both ways at once");
+  run_cmd->add_option("--device", run->device, "RDMA device, e.g. mlx5_0");
+  run_cmd->add_option("--gid-index", run->gid_index,
+                      "RoCE GID index (default: chosen from the route to the peer)");
+  run_cmd->add_option("--idle-timeout", run->idle_timeout_s,
+                      "Fail when nothing moves for this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd->add_option("--format", run->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
+  return [=]() -> int {
+    if (serve_cmd->parsed()) return Serve(*serve);
+    if (run_cmd->parsed()) return Run(*run);
+    return -1;
+  };
+}
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,149 @@
+// The TCP transfer engine between two network namespaces, with the real
+// `nodeprobe` binary on both ends: numbers, a shaped link, and the faults
+// (peer killed, link down) that must end in ERROR within the deadline.
+#include <signal.h>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "tests/lab/lab.h"
+
+namespace nodeprobe::lab {
+namespace {
+
+class TransferLabTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::Status available = Lab::Available();
+    if (!available.ok()) GTEST_SKIP() << "network-namespace lab: " << available.message();
+    lab_ = std::make_unique<Lab>();
+    ASSERT_TRUE(lab_->AddHost("a").ok());
+    ASSERT_TRUE(lab_->AddHost("b").ok());
+    ASSERT_TRUE(lab_->Link("a", "10.77.1.1/24", "b", "10.77.1.2/24").ok());
+  }
+
+  // Starts `nodeprobe transfer serve` on b; returns "10.77.1.2:PORT".
+  std::string StartServer() {
+    auto pid = lab_->Spawn("b", {NODEPROBE_BINARY, "transfer", "serve", "--port", "0",
+                                 "--idle-timeout", "2"},
+                           "server.log");
+    EXPECT_TRUE(pid.ok());
+    server_pid_ = pid.ok() ? *pid : -1;
+    auto line = lab_->WaitForLog("server.log", "listening on", absl::Seconds(5));
+    EXPECT_TRUE(line.ok()) << line.status();
+    if (!line.ok()) return "";
+    return absl::StrCat("10.77.1.2:", line->substr(line->rfind(':') + 1));
+  }
+
+  // Runs the client on a and parses its JSON ProbeResult.
+  v1::ProbeResult RunClient(std::vector<std::string> args, int* exit_code,
+                            absl::Duration timeout, pid_t* pid_out = nullptr) {
+    std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto pid = lab_->Spawn("a", argv, "client.log");
+    EXPECT_TRUE(pid.ok());
+    if (pid_out) *pid_out = *pid;
+    auto rc = lab_->Wait(*pid, timeout);
+    EXPECT_TRUE(rc.ok()) << rc.status();
+    *exit_code = rc.ok() ? *rc : -1;
+    v1::ProbeResult result;
+    std::string out = lab_->ReadLog("client.log");
+    auto s = google::protobuf::util::JsonStringToMessage(out, &result);
+    EXPECT_TRUE(s.ok()) << out;
+    return result;
+  }
+
+  std::unique_ptr<Lab> lab_;
+  pid_t server_pid_ = -1;
+};
+
+TEST_F(TransferLabTest, StreamBwAndRrLatBetweenNamespaces) {
+  const std::string peer = StartServer();
+  int rc = -1;
+  v1::ProbeResult bw = RunClient({"--peer", peer, "--duration", "1", "--streams", "2"},
+                                 &rc, absl::Seconds(20));
+  EXPECT_EQ(rc, 0) << bw.DebugString();
+  ASSERT_EQ(bw.transfer().results_size(), 1);
+  EXPECT_GT(bw.transfer().results(0).bw_avg_gbps(), 0.1);
+  v1::ProbeResult lat = RunClient({"--peer", peer, "--op", "rr_lat", "--iterations", "500"},
+                                  &rc, absl::Seconds(20));
+  EXPECT_EQ(rc, 0);
+  ASSERT_EQ(lat.transfer().results_size(), 1);
+  const v1::LatencyStats& l = lat.transfer().results(0).latency();
+  EXPECT_GT(l.median_us(), 0);
+  EXPECT_LT(l.median_us(), 10000);  // a veth round trip is far below 10 ms
+}
+
+TEST_F(TransferLabTest, ShapedLinkIsMeasuredWithinTenPercent) {
+  // tbf counts whole frames: with a 1500-byte MTU, TCP payload is
+  // 1448/1514 of the shaped rate (~956 Mb/s of 1000).
+  ASSERT_TRUE(lab_->Shape("a", Lab::Iface("a", "b"), 1000).ok());
+  const std::string peer = StartServer();
+  int rc = -1;
+  v1::ProbeResult r = RunClient({"--peer", peer, "--duration", "3"}, &rc, absl::Seconds(30));
+  ASSERT_EQ(rc, 0) << r.DebugString();
+  const double gbps = r.transfer().results(0).bw_avg_gbps();
+  EXPECT_GT(gbps, 0.9);
+  EXPECT_LT(gbps, 1.1);
+  RecordProperty("shaped_gbps", absl::StrCat(gbps));
+}
+
+TEST_F(TransferLabTest, PeerKilledMidRunIsPeerLostWithinDeadline) {
+  const std::string peer = StartServer();
+  std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json",
+                                   "--peer", peer, "--duration", "20", "--idle-timeout", "2"};
+  auto pid = lab_->Spawn("a", argv, "client.log");
+  ASSERT_TRUE(pid.ok());
+  usleep(1000000);
+  kill(server_pid_, SIGKILL);
+  const absl::Time killed = absl::Now();
+  auto rc = lab_->Wait(*pid, absl::Seconds(10));
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_LT(absl::Now() - killed, absl::Seconds(8));
+  EXPECT_EQ(*rc, 3);
+  v1::ProbeResult r;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(lab_->ReadLog("client.log"), &r).ok());
+  ASSERT_GE(r.findings_size(), 1);
+  EXPECT_TRUE(r.findings(0).code() == "TRANSFER_PEER_LOST" ||
+              r.findings(0).code() == "TRANSFER_TIMEOUT")
+      << r.findings(0).code();
+  EXPECT_EQ(r.findings(0).code(), "TRANSFER_PEER_LOST") << r.findings(0).message();
+  // What was measured before the loss is kept.
+  ASSERT_EQ(r.transfer().results_size(), 1);
+  EXPECT_TRUE(r.transfer().results(0).partial());
+  EXPECT_GT(r.transfer().results(0).bytes(), 0u);
+}
+
+TEST_F(TransferLabTest, LinkDownMidRunIsErrorWithinDeadline) {
+  const std::string peer = StartServer();
+  std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json",
+                                   "--peer", peer, "--duration", "20", "--idle-timeout", "2"};
+  auto pid = lab_->Spawn("a", argv, "client.log");
+  ASSERT_TRUE(pid.ok());
+  usleep(1000000);
+  ASSERT_TRUE(lab_->SetLinkUp("b", Lab::Iface("b", "a"), false).ok());
+  const absl::Time down = absl::Now();
+  auto rc = lab_->Wait(*pid, absl::Seconds(15));
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_LT(absl::Now() - down, absl::Seconds(12));
+  EXPECT_EQ(*rc, 3);
+  v1::ProbeResult r;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(lab_->ReadLog("client.log"), &r).ok());
+  ASSERT_GE(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).severity(), v1::ERROR);
+  EXPECT_EQ(r.verdict(), v1::ERROR);
+}
+
+TEST_F(TransferLabTest, ServerStopsCleanlyOnSigterm) {
+  StartServer();
+  kill(server_pid_, SIGTERM);
+  auto rc = lab_->Wait(server_pid_, absl::Seconds(5));
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_EQ(*rc, 0);
+}
+
+}  // namespace
+}  // namespace nodeprobe::lab

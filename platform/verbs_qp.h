@@ -1,0 +1,85 @@
+// File: verbs_qp.h
+// An RC queue pair for ib_write_bw-style transfers: device, protection
+// domain, completion queue, QP and a registered buffer, and the attribute
+// sets of the INIT -> RTR -> RTS transitions. The attribute builders are
+// pure functions (unit-tested without a device); VerbsQp needs hardware and
+// runs in hwtests/.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace nodeprobe::platform {
+
+// What the peer told us over the out-of-band exchange.
+struct RemoteQp {
+  uint32_t lid = 0;
+  uint8_t gid[16] = {};
+  uint32_t qpn = 0;
+  uint32_t psn = 0;
+  uint32_t rkey = 0;
+  uint64_t addr = 0;
+  uint32_t active_mtu = 0;  // bytes
+};
+
+struct QpAttrs {
+  ibv_qp_attr attr{};
+  int mask = 0;
+};
+
+// ibv_mtu for a byte count (256..4096); IBV_MTU_1024 for anything else.
+ibv_mtu MtuFromBytes(uint32_t bytes);
+// The path MTU: the smaller of the two ports' active MTUs.
+ibv_mtu PathMtu(uint32_t local_bytes, uint32_t remote_bytes);
+
+QpAttrs InitAttrs(uint8_t port, int access_flags);
+// RoCE (use_grh) addresses the peer by GID through `gid_index`; InfiniBand
+// by LID.
+QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
+                 bool use_grh, uint8_t gid_index);
+QpAttrs RtsAttrs(uint32_t local_psn);
+
+// Device resources for one RC connection. Destroyed in reverse order.
+class VerbsQp {
+ public:
+  static absl::StatusOr<std::unique_ptr<VerbsQp>> Open(const std::string& device,
+                                                       uint8_t port, size_t buffer_bytes,
+                                                       uint32_t tx_depth);
+  ~VerbsQp();
+
+  uint32_t qpn() const;
+  uint32_t lkey() const;
+  uint32_t rkey() const;
+  uint64_t addr() const;
+  uint16_t lid() const { return lid_; }
+  uint32_t active_mtu() const { return active_mtu_; }
+  absl::StatusOr<std::vector<uint8_t>> Gid(uint8_t index) const;
+
+  absl::Status Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
+                       uint32_t local_psn);
+  // Posts one signaled RDMA WRITE of `size` bytes to the peer's buffer.
+  absl::Status PostWrite(const RemoteQp& remote, size_t size, uint64_t wr_id);
+  // Polls up to `max` completions; error on a completion with bad status.
+  absl::StatusOr<int> Poll(int max, std::vector<uint64_t>* wr_ids);
+
+ private:
+  VerbsQp() = default;
+  ibv_context* ctx_ = nullptr;
+  ibv_pd* pd_ = nullptr;
+  ibv_cq* cq_ = nullptr;
+  ibv_qp* qp_ = nullptr;
+  ibv_mr* mr_ = nullptr;
+  void* buf_ = nullptr;
+  size_t buf_len_ = 0;
+  uint8_t port_ = 1;
+  uint16_t lid_ = 0;
+  uint32_t active_mtu_ = 0;
+};
+
+}  // namespace nodeprobe::platform

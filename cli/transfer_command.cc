@@ -13,7 +13,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "platform/file_tree.h"
-#include "platform/rdma_sysfs.h"
+#include "platform/route.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/transfer/transfer_runner.h"
@@ -85,6 +85,10 @@ std::string RenderTransfer(const v1::ProbeResult& r) {
                                  " to ", t.peer(),
                                  t.streams() > 1 ? absl::StrCat(", ", t.streams(), " streams") : "",
                                  "\n");
+  if (!t.gid_reason().empty()) {
+    absl::StrAppend(&out, " device ", t.device(), ", GID index ", t.gid_index(), ": ",
+                    t.gid_reason(), "\n");
+  }
   if (transfer::IsLatencyOp(t.op())) {
     absl::StrAppend(&out, absl::StrFormat(
         " %-10s %-12s %-12s %-12s %-16s %-12s %-14s %-14s\n", "#bytes", "#iterations",
@@ -156,26 +160,31 @@ int Run(const RunOptions& o) {
 
   v1::ProbeResult result;
   if (rdma) {
-    v1::TransferReport* report = result.mutable_transfer();
-    report->set_transport(v1::RDMA);
-    report->set_op(op);
-    report->set_peer(absl::StrCat(peer->host, ":", peer->port));
-    // The RDMA data path needs a device here; say so rather than fall back.
-    absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs =
-        platform::ReadRdmaDevices(platform::FileTree("/sys"));
-    if (!devs.ok() || devs->empty()) {
+    if (op != v1::WRITE_BW) {
+      return usage(absl::StrCat("--op ", op_name,
+                                ": this version runs RDMA write_bw only"));
+    }
+    absl::StatusOr<transfer::RdmaLocal> local = absl::FailedPreconditionError("");
+    absl::StatusOr<platform::Egress> egress = platform::EgressTo(peer->host);
+    local = egress.ok() ? transfer::ChooseRdmaLocal(
+                              *egress, o.device,
+                              o.gid_index >= 0 ? std::optional<uint32_t>(o.gid_index)
+                                               : std::nullopt)
+                        : absl::StatusOr<transfer::RdmaLocal>(egress.status());
+    if (!local.ok()) {
+      v1::TransferReport* report = result.mutable_transfer();
+      report->set_transport(v1::RDMA);
+      report->set_op(op);
+      report->set_peer(absl::StrCat(peer->host, ":", peer->port));
       result.set_verdict(v1::ERROR);
-      result.set_reason("no RDMA device on this host");
-      AddFinding(&result, "TRANSFER_NO_RDMA_DEVICE", v1::ERROR, "",
-                 "no RDMA device on this host (/sys/class/infiniband is empty)",
-                 "load the NIC's RDMA driver, or measure the Ethernet baseline "
-                 "with --transport tcp");
+      result.set_reason(std::string(local.status().message()));
+      AddFinding(&result, "TRANSFER_NO_RDMA_DEVICE", v1::ERROR, o.device,
+                 std::string(local.status().message()),
+                 "load the NIC's RDMA driver and give the peer's IPv4 address, or "
+                 "measure the Ethernet baseline with --transport tcp");
     } else {
-      result.set_verdict(v1::ERROR);
-      result.set_reason("the RDMA data path is not built into this version");
-      AddFinding(&result, "TRANSFER_RDMA_UNSUPPORTED", v1::ERROR, "",
-                 "RDMA transfers are not available in this build yet",
-                 "use --transport tcp, or ib_write_bw from perftest meanwhile");
+      plan.rdma = *local;
+      result = transfer::RunTransfer(plan);
     }
   } else {
     result = transfer::RunTransfer(plan);
@@ -221,8 +230,8 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       ->check(CLI::IsMember({"tcp", "rdma"}))
       ->capture_default_str();
   run_cmd->add_option("--op", run->op,
-                      "tcp: stream_bw (default), rr_lat; rdma: write_bw (default), "
-                      "read_bw, send_bw, write_lat");
+                      "tcp: stream_bw (default), rr_lat; rdma: write_bw (read_bw, "
+                      "send_bw and write_lat are not built yet)");
   auto* size = run_cmd->add_option("--size", run->sizes,
                                     "Message sizes, e.g. 65536 or 4K,64K,1M");
   run_cmd->add_flag("--all-sizes", run->all_sizes, "Sweep 2 B .. 8 MiB, doubling")

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "probes/transfer/rdma_transport.h"
 #include "probes/transfer/transfer_stats.h"
 
 namespace nodeprobe::transfer {
@@ -130,12 +131,14 @@ void ServeRrLat(int control, Fd data_listener, const v1::TransferRequest& req,
 }
 
 absl::Status Validate(const v1::TransferRequest& req) {
-  if (req.transport() != v1::TCP) {
-    return absl::FailedPreconditionError(
-        "this server runs TCP transfers only (no RDMA device here)");
-  }
-  if (req.op() != v1::STREAM_BW && req.op() != v1::RR_LAT) {
-    return absl::InvalidArgumentError("TCP supports stream_bw and rr_lat");
+  if (req.transport() == v1::RDMA) {
+    if (req.op() != v1::WRITE_BW) {
+      return absl::FailedPreconditionError(
+          "this version runs RDMA write_bw; read_bw, send_bw and write_lat are not built yet");
+    }
+  } else if (req.transport() != v1::TCP ||
+             (req.op() != v1::STREAM_BW && req.op() != v1::RR_LAT)) {
+    return absl::FailedPreconditionError("TCP supports stream_bw and rr_lat");
   }
   if (req.size() == 0 || req.size() > (64u << 20)) {
     return absl::InvalidArgumentError("message size must be 1 B .. 64 MiB");
@@ -346,6 +349,11 @@ void TransferServer::HandleControl(Fd control) {
   const v1::TransferRequest& req = msg.request();
   v1::ControlMessage reply;
   absl::Status valid = Validate(req);
+  if (valid.ok() && req.transport() == v1::RDMA) {
+    ServeRdma(control.get(), req, timeouts_);
+    ++runs_served_;
+    return;
+  }
   absl::StatusOr<Fd> data = valid.ok() ? platform::Listen(bind_ip_, 0)
                                        : absl::StatusOr<Fd>(valid);
   absl::StatusOr<uint16_t> data_port =

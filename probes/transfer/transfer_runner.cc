@@ -50,10 +50,17 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
   report->set_op(plan.request.op());
   report->set_peer(absl::StrCat(plan.peer.host, ":", plan.peer.port));
   report->set_streams(plan.request.streams());
+  const bool rdma = plan.request.transport() == v1::RDMA;
+  if (rdma) {
+    report->set_device(absl::StrCat(plan.rdma.device, ":", plan.rdma.port));
+    report->set_gid_index(static_cast<int32_t>(plan.rdma.gid.index));
+    report->set_gid_reason(plan.rdma.gid.reason);
+  }
   for (uint64_t size : plan.sizes) {
     v1::TransferRequest req = plan.request;
     req.set_size(size);
-    RowOutcome row = RunTcpRow(plan.peer, req, plan.timeouts);
+    RowOutcome row = rdma ? RunRdmaRow(plan.peer, req, plan.timeouts, plan.rdma)
+                          : RunTcpRow(plan.peer, req, plan.timeouts);
     if (row.started || row.result.bytes() > 0) *report->add_results() = row.result;
     if (!row.status.ok()) {
       AddFailure(plan, row, &result);

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "nodeprobe/v1/result.pb.h"
+#include "probes/transfer/rdma_transport.h"
 #include "probes/transfer/transfer_engine.h"
 
 namespace nodeprobe::transfer {
@@ -23,6 +24,7 @@ struct TransferPlan {
   v1::TransferRequest request;  // size is set per row
   std::vector<uint64_t> sizes;
   Timeouts timeouts;
+  RdmaLocal rdma;  // device, port and GID when request.transport() is RDMA
 };
 
 v1::ProbeResult RunTransfer(const TransferPlan& plan);

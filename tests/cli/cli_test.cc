@@ -209,6 +209,40 @@ TEST(CliTest, ProbesListsNameStagesAndPurpose) {
   EXPECT_EQ(catalog.probes_size(), 5);
 }
 
+TEST(CliTest, RdmaTransferWithoutDeviceIsErrorNotCrash) {
+  if (access("/sys/class/infiniband", F_OK) == 0) {
+    GTEST_SKIP() << "this machine has RDMA devices";
+  }
+  CommandResult r = Nodeprobe({"transfer", "run", "--peer", "127.0.0.1:1",
+                               "--transport", "rdma", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  v1::ProbeResult result;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &result).ok()) << r.out;
+  EXPECT_EQ(result.verdict(), v1::ERROR);
+  EXPECT_EQ(result.findings(0).code(), "TRANSFER_NO_RDMA_DEVICE");
+  EXPECT_TRUE(absl::StrContains(result.findings(0).message(), "no RDMA device"));
+}
+
+TEST(CliTest, TransferBadInputExitsTwoWithOneLine) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{
+           {"transfer", "run", "--peer", "host:notaport"},
+           {"transfer", "run", "--peer", "127.0.0.1", "--size", "big"},
+           {"transfer", "run", "--peer", "127.0.0.1", "--op", "write_bw"},
+           {"transfer", "run", "--peer", "127.0.0.1", "--transport", "carrier-pigeon"},
+           {"transfer", "run"}}) {
+    CommandResult r = Nodeprobe(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  }
+}
+
+TEST(CliTest, TransferToNobodyIsConnectFailed) {
+  CommandResult r = Nodeprobe({"transfer", "run", "--peer", "127.0.0.1:1", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(absl::StrContains(r.out, "TRANSFER_CONNECT_FAILED")) << r.out;
+}
+
 TEST(CliTest, NoSubcommandExitsTwo) {
   EXPECT_EQ(Nodeprobe({}).exit_code, 2);
 }

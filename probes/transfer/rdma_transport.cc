@@ -1,0 +1,221 @@
+// File: rdma_transport.cc
+#include "probes/transfer/rdma_transport.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <random>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "platform/file_tree.h"
+#include "platform/rdma_sysfs.h"
+#include "platform/verbs_qp.h"
+#include "probes/transfer/transfer_stats.h"
+
+namespace nodeprobe::transfer {
+namespace {
+
+uint32_t RandomPsn() {
+  std::random_device rd;
+  return rd() & 0xffffff;  // PSNs are 24 bits
+}
+
+v1::RdmaEndpoint Describe(const platform::VerbsQp& qp, const RdmaLocal& local,
+                          const std::vector<uint8_t>& gid, uint32_t psn) {
+  v1::RdmaEndpoint e;
+  e.set_lid(qp.lid());
+  e.set_gid(std::string(gid.begin(), gid.end()));
+  e.set_gid_index(local.gid.index);
+  e.set_gid_type(local.gid.type);
+  e.set_qpn(qp.qpn());
+  e.set_psn(psn);
+  e.set_rkey(qp.rkey());
+  e.set_addr(qp.addr());
+  e.set_active_mtu(qp.active_mtu());
+  return e;
+}
+
+absl::StatusOr<platform::RemoteQp> ToRemote(const v1::RdmaEndpoint& e) {
+  if (e.gid().size() != 16 || e.qpn() == 0 || e.qpn() > 0xffffff) {
+    return absl::InvalidArgumentError("malformed RDMA endpoint from the peer");
+  }
+  platform::RemoteQp r;
+  r.lid = e.lid();
+  memcpy(r.gid, e.gid().data(), 16);
+  r.qpn = e.qpn();
+  r.psn = e.psn();
+  r.rkey = e.rkey();
+  r.addr = e.addr();
+  r.active_mtu = e.active_mtu();
+  return r;
+}
+
+// Sets up the QP and its description for this end.
+absl::StatusOr<std::unique_ptr<platform::VerbsQp>> OpenQp(const RdmaLocal& local,
+                                                          const v1::TransferRequest& req) {
+  return platform::VerbsQp::Open(local.device, local.port, req.size(),
+                                 std::max<uint32_t>(req.tx_depth(), 1));
+}
+
+}  // namespace
+
+absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
+                                          const std::string& device,
+                                          std::optional<uint32_t> gid_index) {
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs =
+      platform::ReadRdmaDevices(platform::FileTree("/sys"));
+  if (!devs.ok()) return devs.status();
+  if (devs->empty()) {
+    return absl::FailedPreconditionError("no RDMA device on this host");
+  }
+  std::string why_not;
+  for (const platform::RawRdmaDevice& dev : *devs) {
+    if (!device.empty() && dev.name != device) continue;
+    for (const platform::RawRdmaPort& port : dev.ports) {
+      const auto& ll = port.attrs.at("link_layer").value;
+      if (!ll.ok()) continue;
+      std::vector<GidCandidate> table;
+      for (const platform::RawGid& g : port.gids) {
+        table.push_back({g.index, g.gid.value.value_or(""), g.type.value.value_or(""),
+                         g.netdev.value.value_or("")});
+      }
+      absl::StatusOr<GidChoice> gid =
+          SelectGid(table, *ll, egress.netdev, egress.netdev_ipv4, gid_index);
+      if (!gid.ok()) {
+        absl::StrAppend(&why_not, dev.name, ":", port.port, ": ", gid.status().message(), " ");
+        continue;
+      }
+      return RdmaLocal{dev.name, static_cast<uint8_t>(port.port), *gid, *ll == "Ethernet"};
+    }
+  }
+  return absl::FailedPreconditionError(
+      why_not.empty() ? absl::StrCat("no RDMA device ", device)
+                      : absl::StrCat("no RDMA port reaches the peer via ", egress.netdev,
+                                     ": ", why_not));
+}
+
+RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
+                      const Timeouts& t, const RdmaLocal& local) {
+  RowOutcome out;
+  out.result.set_size(req.size());
+  auto fail = [&](absl::Status s) {
+    out.status = std::move(s);
+    return out;
+  };
+  absl::StatusOr<std::unique_ptr<platform::VerbsQp>> qp = OpenQp(local, req);
+  if (!qp.ok()) return fail(qp.status());
+  absl::StatusOr<std::vector<uint8_t>> gid = (*qp)->Gid(static_cast<uint8_t>(local.gid.index));
+  if (!gid.ok()) return fail(gid.status());
+  const uint32_t psn = RandomPsn();
+
+  absl::StatusOr<platform::Fd> control = platform::Connect(peer, absl::Now() + t.setup);
+  if (!control.ok()) return fail(control.status());
+  v1::ControlMessage msg;
+  *msg.mutable_request() = req;
+  *msg.mutable_request()->mutable_endpoint() = Describe(**qp, local, *gid, psn);
+  absl::Status s = platform::WriteMessage(control->get(), msg, absl::Now() + t.setup);
+  v1::ControlMessage reply;
+  if (s.ok()) s = platform::ReadMessage(control->get(), &reply, absl::Now() + t.setup);
+  if (s.ok() && !reply.has_ready()) {
+    s = absl::FailedPreconditionError(
+        absl::StrCat("server refused: ", reply.has_done() ? reply.done().error() : "?"));
+  }
+  if (!s.ok()) return fail(s);
+  absl::StatusOr<platform::RemoteQp> remote = ToRemote(reply.ready().endpoint());
+  if (!remote.ok()) return fail(remote.status());
+  s = CheckGidTypesAgree(local.gid.type, reply.ready().endpoint().gid_type());
+  if (s.ok()) s = (*qp)->Connect(*remote, local.use_grh, static_cast<uint8_t>(local.gid.index), psn);
+  if (!s.ok()) return fail(s);
+  out.started = true;
+
+  // ib_write_bw's loop: keep tx_depth writes outstanding for the duration;
+  // every completion is timestamped when polled.
+  std::vector<int64_t> completions;
+  std::vector<uint64_t> ids;
+  uint64_t posted = 0;
+  const int64_t first_post = NowNs();
+  const int64_t end = first_post + static_cast<int64_t>(req.duration_s() * 1e9);
+  int64_t last_progress = first_post;
+  const int64_t idle_ns = absl::ToInt64Nanoseconds(t.idle);
+  while (true) {
+    const int64_t now = NowNs();
+    while (posted - completions.size() < req.tx_depth() && now < end) {
+      s = (*qp)->PostWrite(*remote, req.size(), posted);
+      if (!s.ok()) break;
+      ++posted;
+    }
+    if (!s.ok()) break;
+    ids.clear();
+    absl::StatusOr<int> n = (*qp)->Poll(16, &ids);
+    if (!n.ok()) {
+      s = n.status();
+      break;
+    }
+    const int64_t polled = NowNs();
+    for (int i = 0; i < *n; ++i) completions.push_back(polled);
+    if (*n > 0) last_progress = polled;
+    if (polled >= end && completions.size() == posted) break;
+    if (polled - last_progress > idle_ns) {
+      s = absl::DeadlineExceededError("no RDMA completion within the idle timeout");
+      break;
+    }
+  }
+  BandwidthFigures f = ComputeBandwidth(req.size(), first_post, completions);
+  out.result.set_iterations(completions.size());
+  out.result.set_bytes(completions.size() * req.size());
+  out.result.set_seconds(f.seconds);
+  out.result.set_bw_avg_gbps(f.avg_gbps);
+  out.result.set_bw_peak_gbps(f.peak_gbps);
+  out.result.set_bw_avg_mibps(f.avg_mibps);
+  out.result.set_msg_rate_mpps(f.msg_rate_mpps);
+  v1::ControlMessage done;
+  done.mutable_done()->set_bytes(out.result.bytes());
+  if (!s.ok()) done.mutable_done()->set_error(std::string(s.message()));
+  (void)platform::WriteMessage(control->get(), done, absl::Now() + t.setup);
+  if (!s.ok()) {
+    out.result.set_partial(true);
+    out.status = s;
+  }
+  return out;
+}
+
+void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
+  v1::ControlMessage reply;
+  auto refuse = [&](const absl::Status& s) {
+    reply.mutable_done()->set_error(std::string(s.message()));
+    (void)platform::WriteMessage(control, reply, absl::Now() + t.setup);
+  };
+  sockaddr_in local_addr{};
+  socklen_t len = sizeof(local_addr);
+  getsockname(control, reinterpret_cast<sockaddr*>(&local_addr), &len);
+  char ip[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &local_addr.sin_addr, ip, sizeof(ip));
+  absl::StatusOr<platform::Egress> iface = platform::InterfaceOf(ip);
+  if (!iface.ok()) return refuse(iface.status());
+  absl::StatusOr<RdmaLocal> local = ChooseRdmaLocal(*iface, "", std::nullopt);
+  if (!local.ok()) return refuse(local.status());
+  absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
+  if (!agree.ok()) return refuse(agree);
+  auto qp = OpenQp(*local, req);
+  if (!qp.ok()) return refuse(qp.status());
+  auto gid = (*qp)->Gid(static_cast<uint8_t>(local->gid.index));
+  if (!gid.ok()) return refuse(gid.status());
+  absl::StatusOr<platform::RemoteQp> remote = ToRemote(req.endpoint());
+  if (!remote.ok()) return refuse(remote.status());
+  const uint32_t psn = RandomPsn();
+  absl::Status s = (*qp)->Connect(*remote, local->use_grh,
+                                  static_cast<uint8_t>(local->gid.index), psn);
+  if (!s.ok()) return refuse(s);
+  *reply.mutable_ready()->mutable_endpoint() = Describe(**qp, *local, *gid, psn);
+  if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
+  // The writes land in our buffer without us; wait for the client's Done.
+  v1::ControlMessage done;
+  (void)platform::ReadMessage(
+      control, &done,
+      absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle);
+}
+
+}  // namespace nodeprobe::transfer

@@ -1,0 +1,40 @@
+// File: rdma_transport.h
+// The RDMA side of the transfer driver: RC queue pairs connected by an
+// out-of-band exchange of {LID, GID, QPN, PSN, rkey, addr, MTU} on the
+// control connection (ib_write_bw's method; works without IP on the RDMA
+// port), RDMA WRITE/READ bandwidth with tx_depth outstanding requests, and
+// figures from perftest's formulas. Needs a device: on machines without one
+// every entry point returns FAILED_PRECONDITION ("no RDMA device").
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nodeprobe/v1/transfer.pb.h"
+#include "platform/route.h"
+#include "probes/transfer/gid_select.h"
+#include "probes/transfer/transfer_engine.h"
+
+namespace nodeprobe::transfer {
+
+struct RdmaLocal {
+  std::string device;
+  uint8_t port = 1;
+  GidChoice gid;
+  bool use_grh = false;  // RoCE: address by GID; InfiniBand: by LID
+};
+
+// Picks the device, port and GID that reach the peer through `egress`.
+absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
+                                          const std::string& device,
+                                          std::optional<uint32_t> gid_index);
+
+// Client: one message size of write_bw or read_bw.
+RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
+                      const Timeouts& timeouts, const RdmaLocal& local);
+
+// Server: the passive end of an RDMA request that arrived on `control`.
+void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& timeouts);
+
+}  // namespace nodeprobe::transfer

@@ -6,6 +6,7 @@
 #include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/inventory/inventory_probe.h"
 #include "probes/locality/locality_probe.h"
+#include "probes/mtu/mtu_probe.h"
 #include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
 
@@ -19,6 +20,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<PcieProbe>());
   (void)registry.Register(std::make_unique<LocalityProbe>());
   (void)registry.Register(std::make_unique<GpuDirectProbe>());
+  (void)registry.Register(std::make_unique<MtuProbe>());
   return registry;
 }
 

@@ -105,6 +105,34 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseMtu(const YAML::Node& mtu, Profile& p) {
+    if (!mtu.IsMap()) return Error(mtu, "mtu must be a mapping");
+    static const std::vector<std::string> kKeys = {"expected", "interfaces"};
+    for (const auto& kv : mtu) {
+      const std::string key = kv.first.as<std::string>();
+      if (key == "expected") {
+        absl::StatusOr<double> v = Number(kv.second, "mtu.expected");
+        if (!v.ok()) return v.status();
+        if (*v < 68 || *v > 65535 || *v != static_cast<int>(*v)) {
+          return Error(kv.second, "mtu.expected must be a whole number of bytes, 68 .. 65535");
+        }
+        p.mtu_expected = static_cast<int>(*v);
+      } else if (key == "interfaces") {
+        if (!kv.second.IsSequence()) {
+          return Error(kv.second, "mtu.interfaces must be a list of interface names");
+        }
+        for (const YAML::Node& n : kv.second) {
+          absl::StatusOr<std::string> name = String(n, "mtu.interfaces[]");
+          if (!name.ok()) return name.status();
+          p.mtu_interfaces.push_back(*name);
+        }
+      } else {
+        return UnknownKey(kv.first, "mtu.", kKeys);
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status ParseLocality(const YAML::Node& locality, Profile& p) {
     if (!locality.IsMap()) return Error(locality, "locality must be a mapping");
     static const std::vector<std::string> kKeys = {"rail_optimized"};
@@ -184,7 +212,7 @@ class ProfileParser {
       return Error(root, "a profile must be a mapping (rdma:, locality:, "
                          "versions:, exceptions:)");
     }
-    static const std::vector<std::string> kKeys = {"rdma", "locality",
+    static const std::vector<std::string> kKeys = {"rdma", "mtu", "locality",
                                                    "versions", "exceptions"};
     try {
       for (const auto& kv : root) {
@@ -192,6 +220,8 @@ class ProfileParser {
         absl::Status s;
         if (key == "rdma") {
           s = ParseRdma(kv.second, p);
+        } else if (key == "mtu") {
+          s = ParseMtu(kv.second, p);
         } else if (key == "locality") {
           s = ParseLocality(kv.second, p);
         } else if (key == "versions") {

@@ -8,6 +8,9 @@
 //     expected_rate_gbps: 400          # each ACTIVE port's rate
 //     expected_link_layer: InfiniBand  # or Ethernet
 //     error_counters: warn             # warn | fail: non-zero error counters
+//   mtu:
+//     expected: 9000                   # every checked interface's MTU
+//     interfaces: [eth0, bond0]        # checked besides RDMA netdevs
 //   locality:
 //     rail_optimized: true             # every GPU must have a PIX/PXB NIC
 //   versions:                          # component name -> expected version
@@ -42,6 +45,9 @@ struct Profile {
   std::optional<double> rdma_expected_rate_gbps;
   std::optional<std::string> rdma_expected_link_layer;
   v1::Verdict rdma_error_counters_severity = v1::WARN;
+
+  std::optional<int> mtu_expected;
+  std::vector<std::string> mtu_interfaces;
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;

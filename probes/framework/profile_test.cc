@@ -11,6 +11,9 @@ rdma:
   expected_rate_gbps: 400
   expected_link_layer: InfiniBand
   error_counters: fail
+mtu:
+  expected: 9000
+  interfaces: [eth0, bond0]
 locality:
   rail_optimized: true
 versions:
@@ -26,6 +29,8 @@ exceptions:
   EXPECT_EQ(*p->rdma_expected_link_layer, "InfiniBand");
   EXPECT_EQ(p->rdma_error_counters_severity, v1::FAIL);
   EXPECT_TRUE(p->rail_optimized);
+  EXPECT_EQ(*p->mtu_expected, 9000);
+  EXPECT_EQ(p->mtu_interfaces, (std::vector<std::string>{"eth0", "bond0"}));
   EXPECT_EQ(p->versions.at("nvidia_driver"), "550.54.15");
   EXPECT_EQ(p->versions.at("nccl"), "2.21.5");
   ASSERT_EQ(p->exceptions.size(), 1u);
@@ -72,6 +77,12 @@ TEST(ParseProfileTest, WrongTypeNamesKeyAndValue) {
   EXPECT_FALSE(ParseProfile("rdma: [1, 2]\n", "f.yaml").ok());
   EXPECT_EQ(ParseProfile("locality:\n  rail_optimized: maybe\n", "f.yaml").status().message(),
             "f.yaml:2: locality.rail_optimized must be true or false, got 'maybe'");
+}
+
+TEST(ParseProfileTest, MtuMustBeWholeBytes) {
+  EXPECT_FALSE(ParseProfile("mtu:\n  expected: 9000.5\n", "f.yaml").ok());
+  EXPECT_FALSE(ParseProfile("mtu:\n  expected: 10\n", "f.yaml").ok());
+  EXPECT_FALSE(ParseProfile("mtu:\n  interfaces: eth0\n", "f.yaml").ok());
 }
 
 TEST(ParseProfileTest, UnparsableYamlNamesLine) {

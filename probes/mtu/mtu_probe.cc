@@ -1,0 +1,122 @@
+// File: mtu_probe.cc
+#include "probes/mtu/mtu_probe.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "platform/file_tree.h"
+#include "platform/netlink_links.h"
+#include "platform/rdma_sysfs.h"
+#include "platform/verbs_port.h"
+#include "probes/framework/result_util.h"
+#include "probes/mtu/mtu_chain.h"
+
+namespace nodeprobe {
+
+absl::StatusOr<v1::ProbeResult> MtuProbe::Run(const ProbeContext& ctx) {
+  v1::ProbeResult result;
+  platform::FileTree sys(ctx.host.sys_root);
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> rdma = platform::ReadRdmaDevices(sys);
+  if (!rdma.ok()) return rdma.status();
+
+  // Interfaces to check, with the RoCE active MTU where one runs over them.
+  std::map<std::string, std::optional<int>> ifaces;
+  for (const platform::RawRdmaDevice& dev : *rdma) {
+    for (const platform::RawRdmaPort& port : dev.ports) {
+      const auto& ll = port.attrs.at("link_layer").value;
+      const bool roce = ll.ok() && *ll == "Ethernet";
+      for (const platform::RawGid& gid : port.gids) {
+        if (!gid.netdev.value.ok() || gid.netdev.value->empty()) continue;
+        std::optional<int> active;
+        if (roce && ctx.host.IsLiveSysfs()) {
+          absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(dev.name, port.port);
+          if (mtu.ok()) active = static_cast<int>(*mtu);
+        }
+        ifaces[*gid.netdev.value] = active;
+      }
+    }
+    // IPoIB and RoCE netdevs of the device's PCI function.
+    const std::string net = absl::StrCat("class/infiniband/", dev.name, "/device/net");
+    if (auto names = sys.ListDir(net); names.ok()) {
+      for (const std::string& n : *names) ifaces.emplace(n, std::nullopt);
+    }
+  }
+  for (const std::string& n : ctx.profile->mtu_interfaces) ifaces.emplace(n, std::nullopt);
+  if (ifaces.empty()) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason("no RDMA-backed netdev and no interface named in the profile (mtu.interfaces)");
+    return result;
+  }
+  if (!ctx.host.IsLiveSysfs()) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason(absl::StrCat("interface chains come from the live network namespace; ",
+                                   ctx.host.sys_root, " is a captured tree"));
+    return result;
+  }
+  absl::StatusOr<std::vector<platform::NetLink>> links = platform::ReadLinks();
+  if (!links.ok()) return links.status();
+  v1::MtuReport* report = result.mutable_mtu();
+  for (const auto& [iface, roce_mtu] : ifaces) {
+    v1::InterfaceChain chain = mtu::BuildChain(*links, iface, sys);
+    mtu::JudgeChain(chain, ctx.profile->mtu_expected, roce_mtu, &result);
+    if (chain.elements_size() > 0) {
+      AddMeasurement(&result, "interface_mtu", chain.elements(0).mtu(), "bytes",
+                     {{"interface", iface}});
+    }
+    *report->add_chains() = std::move(chain);
+  }
+  return result;
+}
+
+void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
+  for (const v1::PathMtu& p : report.paths()) {
+    AddMeasurement(result, "path_mtu", p.path_mtu(), "bytes", {{"direction", p.direction()}});
+    if (p.path_mtu() == 0) {
+      AddFinding(result, "MTU_PATH_UNREACHABLE", v1::ERROR, report.peer(),
+                 absl::StrCat(p.direction(), ": not even ", 576,
+                              "-byte packets with DF set arrive"),
+                 "check the route and firewalls between the two hosts (UDP to the "
+                 "responder's port)");
+      continue;
+    }
+    if (p.path_mtu() >= p.iface_mtu()) continue;
+    if (p.blackhole()) {
+      AddFinding(result, "MTU_PATH_BLACKHOLE", v1::FAIL, report.peer(),
+                 absl::StrCat(p.direction(), ": packets above ", p.path_mtu(),
+                              " bytes vanish without an ICMP error although the interface "
+                              "sends up to ", p.iface_mtu(),
+                              ": large transfers will stall"),
+                 "find the hop with the smaller MTU (a switch uplink or router at its "
+                 "default) and raise it, or let it send ICMP fragmentation-needed");
+    } else {
+      AddFinding(result, "MTU_PATH_SMALLER_THAN_IFACE", v1::FAIL, report.peer(),
+                 absl::StrCat(p.direction(), ": interface MTU ", p.iface_mtu(),
+                              ", measured path MTU ", p.path_mtu(),
+                              p.limiting_hop().empty()
+                                  ? ""
+                                  : absl::StrCat(" (", p.limiting_hop(),
+                                                 " reports next-hop MTU ", p.icmp_mtu(), ")")),
+                 "raise the MTU of the hop that limits the path to match the "
+                 "interfaces, or lower the interfaces to the path MTU");
+    }
+  }
+  for (const v1::PathMtu& p : report.paths()) {
+    if (p.direction() != "here -> peer" || report.peer_iface_mtu() == 0) continue;
+    if (report.peer_iface_mtu() != p.iface_mtu()) {
+      AddFinding(result, "MTU_PEERS_DIFFER", v1::FAIL, report.peer(),
+                 absl::StrCat("interface MTU here (", report.egress_interface(), ") is ",
+                              p.iface_mtu(), ", the peer's is ", report.peer_iface_mtu()),
+                 "set the same MTU on both ends of the rail");
+    }
+  }
+  if (report.local_rdma_active_mtu() && report.peer_rdma_active_mtu() &&
+      report.local_rdma_active_mtu() != report.peer_rdma_active_mtu()) {
+    AddFinding(result, "RDMA_MTU_MISMATCH", v1::FAIL, report.peer(),
+               absl::StrCat("RDMA active MTU here is ", report.local_rdma_active_mtu(),
+                            ", the peer's is ", report.peer_rdma_active_mtu(),
+                            " (NCCL hangs or IBV_WC_LOC_LEN_ERR follow)"),
+               "set the same netdev MTU (RoCE) or IB MTU on both ports");
+  }
+}
+
+}  // namespace nodeprobe

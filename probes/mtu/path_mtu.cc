@@ -1,0 +1,296 @@
+// File: path_mtu.cc
+#include "probes/mtu/path_mtu.h"
+
+#include <arpa/inet.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "absl/hash/hash.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "platform/netlink_links.h"
+#include "platform/route.h"
+
+namespace nodeprobe::mtu {
+namespace {
+
+using platform::DfUdpSocket;
+using platform::UdpEvent;
+
+int InterfaceMtu(const std::string& name) {
+  absl::StatusOr<std::vector<platform::NetLink>> links = platform::ReadLinks();
+  if (!links.ok()) return 0;
+  for (const auto& l : *links) {
+    if (l.name == name) return l.mtu;
+  }
+  return 0;
+}
+
+// The outcome of probing one size.
+struct Try {
+  bool arrived = false;
+  int icmp_mtu = 0;     // a "too big" error named this MTU
+  std::string hop;      // ... and came from this router ("" = local)
+  bool silent = false;  // every try vanished without an error
+};
+
+class Prober {
+ public:
+  Prober(DfUdpSocket* socket, sockaddr_in peer, const PathProbeOptions& o)
+      : socket_(socket), peer_(peer), o_(o) {}
+
+  // Sends `type` and waits for the reply whose seq matches.
+  absl::StatusOr<v1::MtuDatagram> Exchange(v1::MtuDatagram msg, int ip_size,
+                                           v1::MtuDatagram::Type want, Try* t) {
+    for (int attempt = 0; attempt < o_.tries; ++attempt) {
+      if (absl::Now() > o_.deadline) break;
+      msg.set_seq(++seq_);
+      ++sent_;
+      absl::Status s = socket_->SendTo(peer_, EncodeDatagram(msg, ip_size));
+      if (s.code() == absl::StatusCode::kOutOfRange) {
+        t->icmp_mtu = -1;  // the local interface refused it
+        return absl::OutOfRangeError("local MTU");
+      }
+      if (!s.ok()) return s;
+      absl::Time until = std::min(o_.deadline, absl::Now() + o_.per_try);
+      while (true) {
+        absl::StatusOr<UdpEvent> ev = socket_->Receive(until);
+        if (!ev.ok()) break;  // this try timed out
+        if (ev->kind == UdpEvent::kIcmpTooBig) {
+          t->icmp_mtu = ev->mtu;
+          t->hop = ev->offender;
+          return absl::OutOfRangeError("fragmentation needed");
+        }
+        if (ev->kind != UdpEvent::kDatagram) continue;
+        absl::StatusOr<v1::MtuDatagram> reply = DecodeDatagram(ev->data);
+        if (reply.ok() && reply->type() == want && reply->seq() == seq_) {
+          t->arrived = true;
+          return reply;
+        }
+      }
+    }
+    t->silent = true;
+    return absl::DeadlineExceededError("no reply");
+  }
+
+  Try Forward(int size) {
+    Try t;
+    v1::MtuDatagram msg;
+    msg.set_type(v1::MtuDatagram::PROBE);
+    msg.set_size(static_cast<uint32_t>(size));
+    (void)Exchange(msg, size, v1::MtuDatagram::ACK, &t);
+    return t;
+  }
+
+  Try Reverse(int size, uint64_t cookie) {
+    Try t;
+    v1::MtuDatagram msg;
+    msg.set_type(v1::MtuDatagram::REVERSE);
+    msg.set_size(static_cast<uint32_t>(size));
+    msg.set_cookie(cookie);
+    (void)Exchange(msg, 0, v1::MtuDatagram::REVERSE_DATA, &t);
+    return t;
+  }
+
+  int sent() const { return sent_; }
+
+ private:
+  DfUdpSocket* socket_;
+  sockaddr_in peer_;
+  const PathProbeOptions& o_;
+  uint32_t seq_ = 0;
+  int sent_ = 0;
+};
+
+// Largest size in [kMinIpv4Mtu, hi] for which `probe` arrives.
+template <typename ProbeFn>
+v1::PathMtu Search(int hi, ProbeFn probe) {
+  hi = std::min(hi, 65535);  // an IPv4 packet's length field is 16 bits
+  v1::PathMtu out;
+  out.set_iface_mtu(static_cast<uint32_t>(hi));
+  bool silent_loss = false;
+  auto note = [&](const Try& t) {
+    if (t.icmp_mtu > 0) {
+      out.set_icmp_mtu(static_cast<uint32_t>(t.icmp_mtu));
+      if (!t.hop.empty()) out.set_limiting_hop(t.hop);
+    }
+    if (t.silent) silent_loss = true;
+  };
+  Try top = probe(hi);
+  if (top.arrived) {
+    out.set_path_mtu(static_cast<uint32_t>(hi));
+    return out;
+  }
+  note(top);
+  int good = 0, bad = hi;
+  Try low = probe(kMinIpv4Mtu);
+  if (!low.arrived) return out;  // path_mtu 0: nothing gets through
+  good = kMinIpv4Mtu;
+  // An ICMP-reported MTU is the likely answer: try it first.
+  if (top.icmp_mtu > good && top.icmp_mtu < bad) {
+    Try at = probe(top.icmp_mtu);
+    note(at);
+    if (at.arrived) good = top.icmp_mtu; else bad = top.icmp_mtu;
+  }
+  while (bad - good > 1) {
+    int mid = good + (bad - good) / 2;
+    Try t = probe(mid);
+    note(t);
+    if (t.arrived) {
+      good = mid;
+    } else {
+      bad = mid;
+      if (t.icmp_mtu > good && t.icmp_mtu < bad) {
+        Try at = probe(t.icmp_mtu);
+        note(at);
+        if (at.arrived) good = t.icmp_mtu; else bad = t.icmp_mtu;
+      }
+    }
+  }
+  out.set_path_mtu(static_cast<uint32_t>(good));
+  out.set_blackhole(silent_loss && out.icmp_mtu() == 0);
+  return out;
+}
+
+}  // namespace
+
+std::string EncodeDatagram(const v1::MtuDatagram& d, int ip_size) {
+  std::string body = d.SerializeAsString();
+  std::string out;
+  out.push_back(static_cast<char>(body.size() >> 8));
+  out.push_back(static_cast<char>(body.size() & 0xff));
+  out += body;
+  const int payload = ip_size - platform::kIpv4UdpOverhead;
+  if (payload > static_cast<int>(out.size())) out.resize(static_cast<size_t>(payload), '\0');
+  return out;
+}
+
+absl::StatusOr<v1::MtuDatagram> DecodeDatagram(const std::string& payload) {
+  if (payload.size() < 2) return absl::InvalidArgumentError("short datagram");
+  size_t len = (static_cast<uint8_t>(payload[0]) << 8) | static_cast<uint8_t>(payload[1]);
+  v1::MtuDatagram d;
+  if (len + 2 > payload.size() || !d.ParseFromArray(payload.data() + 2, static_cast<int>(len)) ||
+      d.type() == v1::MtuDatagram::TYPE_UNSPECIFIED) {
+    return absl::InvalidArgumentError("not a nodeprobe MTU datagram");
+  }
+  return d;
+}
+
+absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& o) {
+  absl::StatusOr<platform::Egress> egress = platform::EgressTo(o.peer_ip);
+  if (!egress.ok()) return egress.status();
+  const int iface_mtu = InterfaceMtu(egress->netdev);
+  if (iface_mtu <= 0) {
+    return absl::NotFoundError(absl::StrCat("cannot read the MTU of ", egress->netdev));
+  }
+  absl::StatusOr<sockaddr_in> peer = platform::Ipv4Address(o.peer_ip, o.port);
+  if (!peer.ok()) return peer.status();
+  absl::StatusOr<DfUdpSocket> socket = DfUdpSocket::Bind(egress->source_ip, 0);
+  if (!socket.ok()) return socket.status();
+  Prober prober(&*socket, *peer, o);
+
+  v1::MtuReport report;
+  report.set_peer(absl::StrCat(o.peer_ip, ":", o.port));
+  report.set_egress_interface(egress->netdev);
+  report.set_source_ip(egress->source_ip);
+  Try hello_try;
+  v1::MtuDatagram hello;
+  hello.set_type(v1::MtuDatagram::HELLO);
+  absl::StatusOr<v1::MtuDatagram> reply =
+      prober.Exchange(hello, 0, v1::MtuDatagram::HELLO_REPLY, &hello_try);
+  if (!reply.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        "no answer from the MTU responder at ", report.peer(),
+        " (is `nodeprobe mtu serve` or the agent running there, and UDP port ", o.port,
+        " open?)"));
+  }
+  report.set_peer_iface_mtu(reply->iface_mtu());
+  report.set_peer_rdma_active_mtu(reply->rdma_active_mtu());
+
+  v1::PathMtu forward = Search(iface_mtu, [&](int size) { return prober.Forward(size); });
+  forward.set_direction("here -> peer");
+  const int peer_mtu = reply->iface_mtu() ? static_cast<int>(reply->iface_mtu()) : iface_mtu;
+  const uint64_t cookie = reply->cookie();
+  v1::PathMtu reverse =
+      Search(peer_mtu, [&](int size) { return prober.Reverse(size, cookie); });
+  reverse.set_direction("peer -> here");
+  // ICMP for the reverse direction goes to the peer, not here: what is
+  // visible is whether the data arrived.
+  reverse.set_blackhole(false);
+  forward.set_probes_sent(static_cast<uint32_t>(prober.sent()));
+  *report.add_paths() = forward;
+  *report.add_paths() = reverse;
+  if (absl::Now() > o.deadline) {
+    return absl::DeadlineExceededError("path-MTU probing ran past its deadline");
+  }
+  return report;
+}
+
+absl::StatusOr<std::unique_ptr<MtuResponder>> MtuResponder::Start(const std::string& bind_ip,
+                                                                 uint16_t port) {
+  absl::StatusOr<DfUdpSocket> socket = DfUdpSocket::Bind(bind_ip, port);
+  if (!socket.ok()) return socket.status();
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (efd < 0) return absl::ErrnoToStatus(errno, "eventfd");
+  std::random_device rd;
+  uint64_t secret = (uint64_t{rd()} << 32) ^ rd();
+  return std::unique_ptr<MtuResponder>(new MtuResponder(*std::move(socket), efd, secret));
+}
+
+MtuResponder::MtuResponder(DfUdpSocket socket, int stop_fd, uint64_t secret)
+    : socket_(std::move(socket)), stop_fd_(stop_fd), secret_(secret) {}
+
+uint64_t MtuResponder::Cookie(const sockaddr_in& client) const {
+  return absl::HashOf(secret_, client.sin_addr.s_addr, client.sin_port);
+}
+
+void MtuResponder::Stop() {
+  stopping_ = true;
+  uint64_t one = 1;
+  (void)!write(stop_fd_.get(), &one, sizeof(one));
+}
+
+void MtuResponder::Serve() {
+  while (!stopping_) {
+    pollfd fds[2] = {{socket_.fd(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) continue;
+    if (fds[1].revents) return;
+    absl::StatusOr<UdpEvent> ev = socket_.Receive(absl::Now() + absl::Milliseconds(10));
+    if (!ev.ok() || ev->kind != UdpEvent::kDatagram) continue;
+    absl::StatusOr<v1::MtuDatagram> in = DecodeDatagram(ev->data);
+    if (!in.ok()) continue;  // strangers' datagrams are ignored
+    v1::MtuDatagram out;
+    out.set_seq(in->seq());
+    int size = 0;
+    switch (in->type()) {
+      case v1::MtuDatagram::HELLO: {
+        out.set_type(v1::MtuDatagram::HELLO_REPLY);
+        out.set_cookie(Cookie(ev->from));
+        absl::StatusOr<platform::Egress> back =
+            platform::EgressTo(platform::AddressString(ev->from));
+        if (back.ok()) out.set_iface_mtu(static_cast<uint32_t>(InterfaceMtu(back->netdev)));
+        break;
+      }
+      case v1::MtuDatagram::PROBE:
+        out.set_type(v1::MtuDatagram::ACK);
+        out.set_size(static_cast<uint32_t>(ev->data.size()) + platform::kIpv4UdpOverhead);
+        break;
+      case v1::MtuDatagram::REVERSE:
+        // Large replies only to a client that proved it receives here.
+        if (in->cookie() != Cookie(ev->from) || in->size() > 65535) continue;
+        out.set_type(v1::MtuDatagram::REVERSE_DATA);
+        out.set_size(in->size());
+        size = static_cast<int>(in->size());
+        break;
+      default:
+        continue;
+    }
+    (void)socket_.SendTo(ev->from, EncodeDatagram(out, size));
+  }
+}
+
+}  // namespace nodeprobe::mtu

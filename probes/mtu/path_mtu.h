@@ -1,0 +1,60 @@
+// File: path_mtu.h
+// Measures the largest IP packet that reaches a peer with Don't Fragment
+// set, in both directions, against the peer's responder (`nodeprobe mtu
+// serve`, also part of the agent). Binary search between 576 bytes and the
+// egress interface's MTU; each size is retried so a lost packet is not taken
+// for a limit; an ICMP "fragmentation needed" names the hop and lets the
+// search jump to the MTU it reports; sizes that vanish with no ICMP at all
+// are a black hole. Only the peer the user named is ever sent anything.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/mtu.pb.h"
+#include "platform/udp_probe.h"
+
+namespace nodeprobe::mtu {
+
+inline constexpr uint16_t kDefaultMtuPort = 18516;
+inline constexpr int kMinIpv4Mtu = 576;
+
+struct PathProbeOptions {
+  std::string peer_ip;
+  uint16_t port = kDefaultMtuPort;
+  absl::Duration per_try = absl::Milliseconds(300);
+  int tries = 3;
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+// Fills peer, egress, both PathMtu entries and the peer's interface MTU.
+absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& options);
+
+// Answers probes until Stop().
+class MtuResponder {
+ public:
+  static absl::StatusOr<std::unique_ptr<MtuResponder>> Start(const std::string& bind_ip,
+                                                             uint16_t port);
+  uint16_t port() const { return socket_.port(); }
+  void Serve();
+  void Stop();
+
+ private:
+  MtuResponder(platform::DfUdpSocket socket, int stop_fd, uint64_t secret);
+  uint64_t Cookie(const sockaddr_in& client) const;
+
+  platform::DfUdpSocket socket_;
+  platform::Fd stop_fd_;
+  uint64_t secret_;
+  std::atomic<bool> stopping_{false};
+};
+
+// Datagram encoding: 2-byte length, the MtuDatagram, zero padding so the IP
+// packet is `ip_size` bytes (never shorter than the header needs).
+std::string EncodeDatagram(const v1::MtuDatagram& d, int ip_size);
+absl::StatusOr<v1::MtuDatagram> DecodeDatagram(const std::string& payload);
+
+}  // namespace nodeprobe::mtu

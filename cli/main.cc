@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/mtu_command.h"
 #include "cli/run_command.h"
 #include "cli/transfer_command.h"
 #include "nodeprobe_version.h"
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
                       "Read the topology from this hwloc XML export (lstopo "
                       "--of xml) instead of the live machine")
       ->check(CLI::ExistingFile);
+  run_cmd->add_option("--netns", run.netns,
+                      "Run from this network namespace (name, PID or path)");
   run_cmd->add_option("--node-name", run.node_name,
                       "Name to report for this node (default: host name)");
   run_cmd->add_option("--timeout", run.timeout_s,
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
+  std::function<int()> mtu_cmd = nodeprobe::cli::AddMtuCommand(app);
 
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print the nodeprobe version.");
@@ -95,6 +99,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return nodeprobe::cli::RunCommand(run);
   if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
   if (int rc = transfer_cmd(); rc >= 0) return rc;
+  if (int rc = mtu_cmd(); rc >= 0) return rc;
   if (*version_cmd) {
     std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
     return kExitOk;

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "cli/table_renderer.h"
+#include "platform/netns.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
@@ -62,6 +63,11 @@ int RunCommand(const RunOptions& options) {
       }
       probes.push_back(p);
     }
+  }
+
+  if (!options.netns.empty()) {
+    absl::Status s = platform::EnterNetns(options.netns);
+    if (!s.ok()) return UsageError(std::string(s.message()));
   }
 
   Profile profile;

@@ -16,6 +16,7 @@ struct RunOptions {
   std::string profile_path;
   platform::HostPaths host;
   std::string node_name;  // empty: this host's name
+  std::string netns;      // enter this network namespace first
   double timeout_s = 600;
   bool quiet = false;
 };

@@ -82,8 +82,8 @@ absl::Status Lab::Link(const std::string& a, const std::string& a_cidr,
   absl::Status s = Shell(absl::StrCat("ip link add ", ia, " netns ", Namespace(a),
                                       " mtu ", mtu, " type veth peer name ", ib,
                                       " netns ", Namespace(b), " mtu ", mtu));
-  if (s.ok()) s = Exec(a, absl::StrCat("ip addr add ", a_cidr, " dev ", ia, " && ip link set ", ia, " up"));
-  if (s.ok()) s = Exec(b, absl::StrCat("ip addr add ", b_cidr, " dev ", ib, " && ip link set ", ib, " up"));
+  if (s.ok()) s = Exec(a, absl::StrCat("ip addr add ", a_cidr, " dev ", ia, " && ip link set dev ", ia, " up"));
+  if (s.ok()) s = Exec(b, absl::StrCat("ip addr add ", b_cidr, " dev ", ib, " && ip link set dev ", ib, " up"));
   return s;
 }
 
@@ -99,7 +99,7 @@ absl::Status Lab::Shape(const std::string& host, const std::string& iface, int m
 }
 
 absl::Status Lab::SetLinkUp(const std::string& host, const std::string& iface, bool up) {
-  return Exec(host, absl::StrCat("ip link set ", iface, up ? " up" : " down"));
+  return Exec(host, absl::StrCat("ip link set dev ", iface, up ? " up" : " down"));
 }
 
 absl::StatusOr<pid_t> Lab::Spawn(const std::string& host,

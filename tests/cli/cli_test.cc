@@ -158,7 +158,7 @@ TEST(CliTest, UnknownProbeExitsTwoListingValidProbes) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "unknown probe 'nope'"));
-  EXPECT_TRUE(absl::StrContains(r.err, "gpudirect, inventory, locality, pcie, rdma-devices"));
+  EXPECT_TRUE(absl::StrContains(r.err, "gpudirect, inventory, locality, mtu, pcie, rdma-devices"));
 }
 
 TEST(CliTest, BadProfileExitsTwoNamingFileLineAndKey) {
@@ -206,7 +206,7 @@ TEST(CliTest, ProbesListsNameStagesAndPurpose) {
   CommandResult json = Nodeprobe({"probes", "--format", "json"});
   v1::ProbeCatalog catalog;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &catalog).ok());
-  EXPECT_EQ(catalog.probes_size(), 5);
+  EXPECT_EQ(catalog.probes_size(), 6);
 }
 
 TEST(CliTest, RdmaTransferWithoutDeviceIsErrorNotCrash) {

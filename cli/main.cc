@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/control_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/mtu_command.h"
 #include "cli/run_command.h"
@@ -58,6 +59,11 @@ int main(int argc, char** argv) {
                       "Read the topology from this hwloc XML export (lstopo "
                       "--of xml) instead of the live machine")
       ->check(CLI::ExistingFile);
+  nodeprobe::cli::MultiNodeRun multi;
+  run_cmd->add_option("--nodes", multi.nodes,
+                      "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
+      ->delimiter(',');
+  nodeprobe::cli::AddControlFlags(run_cmd, &multi.coordinator, &multi.tls);
   run_cmd->add_option("--netns", run.netns,
                       "Run from this network namespace (name, PID or path)");
   run_cmd->add_option("--node-name", run.node_name,
@@ -78,6 +84,7 @@ int main(int argc, char** argv) {
 
   std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
   std::function<int()> mtu_cmd = nodeprobe::cli::AddMtuCommand(app);
+  std::function<int()> control_cmd = nodeprobe::cli::AddControlCommands(app);
 
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print the nodeprobe version.");
@@ -96,10 +103,18 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  if (*run_cmd && run.stage != "single-node") {
+    multi.stage = run.stage;
+    multi.format = run.format;
+    multi.timeout_s = run.timeout_s;
+    multi.quiet = run.quiet;
+    return nodeprobe::cli::RunMultiNode(multi);
+  }
   if (*run_cmd) return nodeprobe::cli::RunCommand(run);
   if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
   if (int rc = transfer_cmd(); rc >= 0) return rc;
   if (int rc = mtu_cmd(); rc >= 0) return rc;
+  if (int rc = control_cmd(); rc >= 0) return rc;
   if (*version_cmd) {
     std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
     return kExitOk;

@@ -43,12 +43,6 @@ int RunCommand(const RunOptions& options) {
     return UsageError(absl::StrCat("unknown stage '", options.stage,
                                    "' (valid: single-node, two-node, cluster)"));
   }
-  if (stage != v1::SINGLE_NODE) {
-    return UsageError(absl::StrCat(
-        "stage '", options.stage,
-        "' needs a coordinator, which this build does not have yet; run "
-        "--stage single-node"));
-  }
 
   std::vector<Probe*> probes;
   if (options.probes.empty()) {

@@ -1,0 +1,71 @@
+// File: agent.h
+// The node daemon: dials out to the coordinator (exponential backoff with
+// jitter, re-registering after a coordinator restart), holds one stream,
+// and runs the typed tasks it receives. Probe runs happen in a child
+// process (this binary's `run`), killed at the task's deadline, so a hung
+// driver call never takes the agent with it. Idle, it only heartbeats.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/time/time.h"
+#include "coordinator/credentials.h"
+#include "nodeprobe/v1/service.grpc.pb.h"
+#include "probes/transfer/transfer_engine.h"
+
+namespace nodeprobe::agent {
+
+struct AgentOptions {
+  std::string coordinator;
+  std::string node_name;
+  coordinator::TlsFiles tls;
+  std::string self_exe = "/proc/self/exe";  // runs probe tasks as a child
+  absl::Duration max_backoff = absl::Seconds(30);
+};
+
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  ~Agent();
+  // Connects and serves until Stop().
+  void Run();
+  void Stop();
+
+  // Sessions that completed registration (for tests and logs).
+  int registrations() const { return registrations_.load(); }
+
+ private:
+  // One connection: register, then serve tasks until the stream ends.
+  absl::Status Session();
+  void HandleTask(const v1::Task& task);
+  void Write(const v1::AgentMessage& msg);
+  v1::Registration BuildRegistration() const;
+
+  AgentOptions options_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> registrations_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  grpc::ClientContext* context_ = nullptr;  // the live session's, under mu_
+  std::mutex write_mu_;
+  grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream_ = nullptr;
+  std::mutex tasks_mu_;
+  std::map<std::string, std::unique_ptr<transfer::TransferServer>> servers_;
+  std::vector<std::thread> workers_;
+};
+
+// Runs `exe args...`, returning its stdout; kills it (and its process group)
+// at the deadline: DEADLINE_EXCEEDED.
+absl::StatusOr<std::string> RunChild(const std::string& exe,
+                                     const std::vector<std::string>& args,
+                                     absl::Time deadline);
+
+}  // namespace nodeprobe::agent

@@ -1,0 +1,312 @@
+// File: control_commands.cc
+#include "cli/control_commands.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "agent/agent.h"
+#include "cli/exit_codes.h"
+#include "cli/json_output.h"
+#include "cli/table_renderer.h"
+#include "coordinator/coordinator_service.h"
+#include "nodeprobe/v1/service.grpc.pb.h"
+#include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_runner.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+int Fail(const std::string& message, int code = kExitUsage) {
+  std::cerr << "nodeprobe: error: " << message << "\n";
+  return code;
+}
+
+// gRPC failures the operator can act on, in one line.
+int RpcFail(const grpc::Status& s, const std::string& address) {
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return Fail(absl::StrCat("coordinator ", address, " unreachable or refused the connection (",
+                             s.error_message(), "); check the address and TLS flags"),
+                kExitCouldNotRun);
+  }
+  return Fail(absl::StrCat(s.error_message()),
+              s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                      s.error_code() == grpc::StatusCode::NOT_FOUND
+                  ? kExitUsage
+                  : kExitCouldNotRun);
+}
+
+// Blocks SIGTERM/SIGINT and calls `stop` when one arrives.
+std::thread OnSignal(std::function<void()> stop, sigset_t* set) {
+  sigemptyset(set);
+  sigaddset(set, SIGTERM);
+  sigaddset(set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, set, nullptr);
+  return std::thread([set, stop] {
+    int sig = 0;
+    sigwait(set, &sig);
+    stop();
+  });
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+std::string RenderRun(const v1::StageRun& run, bool color) {
+  std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
+                                 absl::StrJoin(run.nodes(), ", "), ": ",
+                                 VerdictName(run.verdict()), " (", run.state(), ")\n");
+  for (const v1::StageReport& r : run.node_reports()) {
+    absl::StrAppend(&out, "\n", RenderStageTable(r, color));
+  }
+  if (run.pairs_size() > 0) {
+    absl::StrAppend(&out, "\ntransfers\n");
+    for (const v1::PairResult& p : run.pairs()) {
+      const auto& t = p.result().transfer();
+      double gbps = t.results_size() ? t.results(0).bw_avg_gbps() : 0;
+      absl::StrAppend(&out, "  ", p.from_node(), " -> ", p.to_node(), " [", p.rail(), "] ",
+                      transfer::OpName(t.op()), " ", absl::StrFormat("%.2f", gbps), " Gb/s  ",
+                      VerdictName(p.result().verdict()), "\n");
+      for (const v1::Finding& f : p.result().findings()) {
+        absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ",
+                        f.message(), "\n");
+      }
+    }
+  }
+  for (const v1::Finding& f : run.findings()) {
+    absl::StrAppend(&out, "\n", VerdictName(f.severity()), " ", f.code(), " [", f.device(),
+                    "]: ", f.message(), "\n  fix: ", f.remediation(), "\n");
+  }
+  return out;
+}
+
+std::string MarkdownRun(const v1::StageRun& run) {
+  std::string out = absl::StrCat("# nodeprobe run ", run.run_id(), "\n\n",
+                                 "- stage: ", StageName(run.stage()), "\n- nodes: ",
+                                 absl::StrJoin(run.nodes(), ", "), "\n- verdict: **",
+                                 VerdictName(run.verdict()), "** (", run.state(), ")\n\n");
+  absl::StrAppend(&out, "| node | probe | verdict | findings |\n|---|---|---|---|\n");
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      std::vector<std::string> codes;
+      for (const auto& f : p.findings()) codes.push_back(f.code());
+      absl::StrAppend(&out, "| ", r.node(), " | ", p.probe(), " | ", VerdictName(p.verdict()),
+                      " | ", absl::StrJoin(codes, ", "), " |\n");
+    }
+  }
+  if (run.pairs_size()) {
+    absl::StrAppend(&out, "\n| from | to | rail | Gb/s | verdict |\n|---|---|---|---|---|\n");
+    for (const v1::PairResult& p : run.pairs()) {
+      const auto& t = p.result().transfer();
+      absl::StrAppend(&out, "| ", p.from_node(), " | ", p.to_node(), " | ", p.rail(), " | ",
+                      absl::StrFormat("%.2f", t.results_size() ? t.results(0).bw_avg_gbps() : 0),
+                      " | ", VerdictName(p.result().verdict()), " |\n");
+    }
+  }
+  for (const v1::Finding& f : run.findings()) {
+    absl::StrAppend(&out, "\n- **", f.code(), "** (", f.device(), "): ", f.message(), "\n");
+  }
+  return out;
+}
+
+int ExitCodeForRun(const v1::StageRun& run) {
+  if (run.verdict() == v1::FAIL) return kExitFail;
+  if (run.verdict() == v1::ERROR) return kExitCouldNotRun;
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {
+  cmd->add_option("--coordinator", *coordinator,
+                  "Coordinator HOST:PORT (else $NODEPROBE_COORDINATOR, else "
+                  "/etc/nodeprobe/nodeprobe.yaml)");
+  cmd->add_option("--tls-cert", tls->cert, "This party's certificate (PEM)");
+  cmd->add_option("--tls-key", tls->key, "This party's private key (PEM)");
+  cmd->add_option("--tls-ca", tls->ca, "CA bundle that signs the other parties (PEM)");
+  cmd->add_flag("--insecure", tls->insecure, "Plaintext, no authentication (labs only)");
+}
+
+int RunMultiNode(const MultiNodeRun& o) {
+  auto address = coordinator::ResolveCoordinator(o.coordinator);
+  if (!address.ok()) return Fail(std::string(address.status().message()));
+  auto channel = coordinator::Dial(*address, o.tls);
+  if (!channel.ok()) return Fail(std::string(channel.status().message()));
+  auto stub = v1::Coordinator::NewStub(*channel);
+  v1::RunStageRequest req;
+  req.set_stage(StageFromName(o.stage));
+  for (const auto& n : o.nodes) req.add_nodes(n);
+  req.set_timeout_s(o.timeout_s);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() +
+                   std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000) + 30000));
+  auto reader = stub->RunStage(&ctx, req);
+  v1::StageEvent ev;
+  v1::StageRun run;
+  bool finished = false;
+  while (reader->Read(&ev)) {
+    if (ev.has_progress() && !o.quiet) std::cerr << ev.progress() << "\n";
+    if (ev.has_run()) {
+      run = ev.run();
+      finished = true;
+    }
+  }
+  grpc::Status s = reader->Finish();
+  if (!s.ok()) return RpcFail(s, *address);
+  if (!finished) return Fail("the coordinator ended the stage without a report", kExitCouldNotRun);
+  if (o.format == "json") {
+    auto json = ToJson(run);
+    if (!json.ok()) return kExitCouldNotRun;
+    std::cout << *json;
+  } else if (!o.quiet) {
+    std::cout << RenderRun(run, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  }
+  return ExitCodeForRun(run);
+}
+
+std::function<int()> AddControlCommands(CLI::App& app) {
+  auto copts = std::make_shared<coordinator::CoordinatorOptions>();
+  CLI::App* coord = app.add_subcommand(
+      "coordinator", "Run the coordinator: agents connect to it, it runs multi-node stages "
+                     "and keeps every run in SQLite.");
+  coord->add_option("--listen", copts->listen, "Address to listen on")->capture_default_str();
+  coord->add_option("--db", copts->db_path,
+                    "Run database (default /var/lib/nodeprobe/runs.db as root, else "
+                    "$XDG_DATA_HOME/nodeprobe/runs.db)");
+  coord->add_option("--tls-cert", copts->tls.cert, "Coordinator certificate (PEM)");
+  coord->add_option("--tls-key", copts->tls.key, "Coordinator private key (PEM)");
+  coord->add_option("--tls-ca", copts->tls.ca, "CA that signs agents' and clients' certificates");
+  coord->add_flag("--insecure", copts->tls.insecure,
+                  "Plaintext and no identity checks (labs only)");
+
+  auto aopts = std::make_shared<agent::AgentOptions>();
+  CLI::App* agent_cmd = app.add_subcommand(
+      "agent", "Run the node agent: connect to the coordinator and run the tasks it sends.");
+  AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
+  agent_cmd->add_option("--node-name", aopts->node_name,
+                        "Name to register (default: host name; must match the certificate)");
+
+  auto list_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
+  auto list_format = std::make_shared<std::string>("table");
+  CLI::App* runs_cmd = app.add_subcommand("runs", "List the runs the coordinator has stored.");
+  AddControlFlags(runs_cmd, &list_opts->first, &list_opts->second);
+  runs_cmd->add_option("--format", *list_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+
+  auto report_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
+  auto report_run = std::make_shared<std::string>();
+  auto report_format = std::make_shared<std::string>("table");
+  CLI::App* report_cmd = app.add_subcommand("report", "Print one stored run.");
+  AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
+  report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)")->required();
+  report_cmd->add_option("--format", *report_format, "table, json or md")
+      ->check(CLI::IsMember({"table", "json", "md"}));
+
+  return [=]() -> int {
+    if (coord->parsed()) {
+      sigset_t set;
+      std::unique_ptr<coordinator::CoordinatorServer> server;
+      std::mutex mu;
+      std::thread sig = OnSignal([&] {
+        std::lock_guard<std::mutex> l(mu);
+        if (server) server->Shutdown();
+      }, &set);
+      auto started = coordinator::CoordinatorServer::Start(*copts);
+      if (!started.ok()) {
+        pthread_kill(sig.native_handle(), SIGTERM);
+        sig.join();
+        return Fail(std::string(started.status().message()), kExitCouldNotRun);
+      }
+      {
+        std::lock_guard<std::mutex> l(mu);
+        server = *std::move(started);
+      }
+      std::cout << "nodeprobe coordinator listening on port " << server->port()
+                << (copts->tls.insecure ? " (insecure)" : " (mutual TLS)");
+      if (server->interrupted_runs() > 0) {
+        std::cout << "; " << server->interrupted_runs() << " interrupted runs marked ERROR";
+      }
+      std::cout << std::endl;
+      server->Wait();
+      pthread_kill(sig.native_handle(), SIGTERM);
+      sig.join();
+      return kExitOk;
+    }
+    if (agent_cmd->parsed()) {
+      auto address = coordinator::ResolveCoordinator(aopts->coordinator);
+      if (!address.ok()) return Fail(std::string(address.status().message()));
+      agent::AgentOptions o = *aopts;
+      o.coordinator = *address;
+      if (o.node_name.empty()) o.node_name = HostName();
+      if (!o.tls.insecure) {
+        auto creds = coordinator::ClientCredentials(o.tls);
+        if (!creds.ok()) return Fail(std::string(creds.status().message()));
+      }
+      sigset_t set;
+      agent::Agent agent(o);
+      std::thread sig = OnSignal([&] { agent.Stop(); }, &set);
+      std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
+      agent.Run();
+      pthread_kill(sig.native_handle(), SIGTERM);
+      sig.join();
+      return kExitOk;
+    }
+    if (runs_cmd->parsed() || report_cmd->parsed()) {
+      const bool runs = runs_cmd->parsed();
+      const auto& opts = runs ? *list_opts : *report_opts;
+      auto address = coordinator::ResolveCoordinator(opts.first);
+      if (!address.ok()) return Fail(std::string(address.status().message()));
+      auto channel = coordinator::Dial(*address, opts.second);
+      if (!channel.ok()) return Fail(std::string(channel.status().message()));
+      auto stub = v1::Coordinator::NewStub(*channel);
+      grpc::ClientContext ctx;
+      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+      if (runs) {
+        v1::ListRunsRequest req;
+        v1::ListRunsResponse resp;
+        grpc::Status s = stub->ListRuns(&ctx, req, &resp);
+        if (!s.ok()) return RpcFail(s, *address);
+        if (*list_format == "json") {
+          auto json = ToJson(resp);
+          if (json.ok()) std::cout << *json;
+          return kExitOk;
+        }
+        for (const v1::StageRun& r : resp.runs()) {
+          std::cout << r.run_id() << "\t" << StageName(r.stage()) << "\t"
+                    << absl::StrJoin(r.nodes(), ",") << "\t" << VerdictName(r.verdict()) << "\t"
+                    << absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(r.started().seconds()),
+                                        absl::UTCTimeZone())
+                    << "\n";
+        }
+        return kExitOk;
+      }
+      v1::GetRunRequest req;
+      req.set_run_id(*report_run);
+      v1::StageRun run;
+      grpc::Status s = stub->GetRun(&ctx, req, &run);
+      if (!s.ok()) return RpcFail(s, *address);
+      if (*report_format == "json") {
+        auto json = ToJson(run);
+        if (json.ok()) std::cout << *json;
+      } else if (*report_format == "md") {
+        std::cout << MarkdownRun(run);
+      } else {
+        std::cout << RenderRun(run, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+      }
+      return kExitOk;
+    }
+    return -1;
+  };
+}
+
+}  // namespace nodeprobe::cli

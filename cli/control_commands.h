@@ -1,0 +1,36 @@
+// File: control_commands.h
+// Commands that talk to (or are) the control plane: `coordinator`,
+// `agent`, `runs`, `report`, and the multi-node path of `run`.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "coordinator/credentials.h"
+
+namespace nodeprobe::cli {
+
+// Adds --coordinator and the TLS flags to a command.
+void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls);
+
+// Adds coordinator, agent, runs and report; the callable runs whichever was
+// chosen and returns its exit code, or -1.
+std::function<int()> AddControlCommands(CLI::App& app);
+
+struct MultiNodeRun {
+  std::string stage;
+  std::vector<std::string> nodes;
+  std::string coordinator;
+  coordinator::TlsFiles tls;
+  double timeout_s = 600;
+  std::string format = "table";
+  bool quiet = false;
+};
+
+// `nodeprobe run --stage two-node --nodes A,B` through a coordinator.
+int RunMultiNode(const MultiNodeRun& run);
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,122 @@
+// File: agent_registry.cc
+#include "coordinator/agent_registry.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace nodeprobe::coordinator {
+
+bool AgentSession::Send(const v1::CoordinatorMessage& msg) {
+  if (!alive()) return false;
+  std::lock_guard<std::mutex> l(write_mu_);
+  return stream_->Write(msg);
+}
+
+void AgentSession::Deliver(const std::string& task_id, v1::AgentMessage msg) {
+  std::lock_guard<std::mutex> l(mu_);
+  replies_[task_id] = std::move(msg);
+  cv_.notify_all();
+}
+
+absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
+                                                     absl::Time deadline) {
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    auto it = replies_.find(task_id);
+    if (it != replies_.end()) {
+      v1::AgentMessage m = std::move(it->second);
+      replies_.erase(it);
+      return m;
+    }
+    if (!alive_) {
+      return absl::UnavailableError(absl::StrCat("agent ", node_, " was lost"));
+    }
+    absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("agent ", node_, " did not answer task ", task_id, " in time"));
+    }
+    cv_.wait_for(l, absl::ToChronoNanoseconds(std::min(left, absl::Seconds(1))));
+  }
+}
+
+void AgentSession::Heartbeat() {
+  std::lock_guard<std::mutex> l(mu_);
+  last_heartbeat_ = absl::Now();
+}
+
+absl::Time AgentSession::last_heartbeat() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return last_heartbeat_;
+}
+
+void AgentSession::Lose() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!alive_) return;
+    alive_ = false;
+    cv_.notify_all();
+  }
+  ctx_->TryCancel();
+}
+
+bool AgentSession::alive() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return alive_;
+}
+
+bool AgentSession::TryAcquire() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (busy_) return false;
+  busy_ = true;
+  return true;
+}
+
+void AgentSession::Release() {
+  std::lock_guard<std::mutex> l(mu_);
+  busy_ = false;
+}
+
+bool AgentSession::busy() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return busy_;
+}
+
+void AgentRegistry::Add(std::shared_ptr<AgentSession> s) {
+  std::shared_ptr<AgentSession> old;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = sessions_.find(s->node());
+    if (it != sessions_.end()) old = it->second;
+    sessions_[s->node()] = std::move(s);
+  }
+  if (old) old->Lose();
+}
+
+void AgentRegistry::Remove(const std::shared_ptr<AgentSession>& s) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = sessions_.find(s->node());
+  if (it != sessions_.end() && it->second == s) sessions_.erase(it);
+}
+
+std::shared_ptr<AgentSession> AgentRegistry::Find(const std::string& node) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = sessions_.find(node);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<AgentSession>> AgentRegistry::All() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<std::shared_ptr<AgentSession>> out;
+  for (const auto& [name, s] : sessions_) out.push_back(s);
+  return out;
+}
+
+void AgentRegistry::ReapSilent(absl::Duration silence) {
+  for (const auto& s : All()) {
+    if (absl::Now() - s->last_heartbeat() > silence) s->Lose();
+  }
+}
+
+}  // namespace nodeprobe::coordinator

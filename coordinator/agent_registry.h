@@ -1,0 +1,85 @@
+// File: agent_registry.h
+// The agents connected to this coordinator: one session per node, holding
+// its stream, registration, heartbeat time and the replies to tasks in
+// flight. A session whose stream ends (or that falls silent) is lost, and
+// everything waiting on it is told so at once.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/service.grpc.pb.h"
+
+namespace nodeprobe::coordinator {
+
+using AgentStream = grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::AgentMessage>;
+
+class AgentSession {
+ public:
+  AgentSession(std::string node, std::string address, v1::Registration reg,
+               AgentStream* stream, grpc::ServerContext* ctx)
+      : node_(std::move(node)), address_(std::move(address)), reg_(std::move(reg)),
+        stream_(stream), ctx_(ctx), last_heartbeat_(absl::Now()) {}
+
+  const std::string& node() const { return node_; }
+  const std::string& address() const { return address_; }  // the agent's IP
+  const v1::Registration& registration() const { return reg_; }
+
+  // Sends a task; false when the stream is gone.
+  bool Send(const v1::CoordinatorMessage& msg);
+  // Delivers an agent's message for a task (from the Connect loop).
+  void Deliver(const std::string& task_id, v1::AgentMessage msg);
+  // Waits for the reply to `task_id`: UNAVAILABLE when the agent is lost,
+  // DEADLINE_EXCEEDED at the deadline.
+  absl::StatusOr<v1::AgentMessage> Await(const std::string& task_id, absl::Time deadline);
+
+  void Heartbeat();
+  absl::Time last_heartbeat() const;
+  // Ends the session: waiters wake with UNAVAILABLE; the stream is cancelled.
+  void Lose();
+  bool alive() const;
+
+  // One stage at a time per node.
+  bool TryAcquire();
+  void Release();
+  bool busy() const;
+
+ private:
+  const std::string node_;
+  const std::string address_;
+  const v1::Registration reg_;
+  AgentStream* stream_;
+  grpc::ServerContext* ctx_;
+  std::mutex write_mu_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, v1::AgentMessage> replies_;
+  absl::Time last_heartbeat_;
+  bool alive_ = true;
+  bool busy_ = false;
+};
+
+class AgentRegistry {
+ public:
+  // A node that connects again replaces its old session (which is lost).
+  void Add(std::shared_ptr<AgentSession> s);
+  void Remove(const std::shared_ptr<AgentSession>& s);
+  std::shared_ptr<AgentSession> Find(const std::string& node) const;
+  std::vector<std::shared_ptr<AgentSession>> All() const;
+  // Loses every session silent for longer than `silence`.
+  void ReapSilent(absl::Duration silence);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<AgentSession>> sessions_;
+};
+
+}  // namespace nodeprobe::coordinator

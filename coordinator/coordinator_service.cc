@@ -1,0 +1,251 @@
+// File: coordinator_service.cc
+#include "coordinator/coordinator_service.h"
+
+#include <random>
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "coordinator/stage_orchestrator.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+google::protobuf::Timestamp Now() {
+  return TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(absl::Now()));
+}
+
+std::string NewRunId() {
+  std::random_device rd;
+  return absl::StrCat(absl::FormatTime("%Y%m%d-%H%M%S", absl::Now(), absl::UTCTimeZone()), "-",
+                      absl::Hex(rd() & 0xffff, absl::kZeroPad4));
+}
+
+// The certificate's CN or a DNS SAN must be the node name the agent claims.
+bool IdentityMatches(const grpc::ServerContext& ctx, const std::string& node) {
+  auto auth = ctx.auth_context();
+  if (!auth) return false;
+  for (const char* prop : {"x509_common_name", "x509_subject_alternative_name"}) {
+    for (const auto& v : auth->FindPropertyValues(prop)) {
+      if (std::string(v.data(), v.size()) == node) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string PeerIp(const std::string& peer) {
+  std::string p = peer;
+  if (absl::StartsWith(p, "ipv4:")) {
+    p = p.substr(5);
+    return p.substr(0, p.rfind(':'));
+  }
+  if (absl::StartsWith(p, "ipv6:[")) {
+    p = p.substr(6);
+    return p.substr(0, p.find(']'));
+  }
+  return p;
+}
+
+grpc::Status CoordinatorService::Connect(grpc::ServerContext* ctx, AgentStream* stream) {
+  v1::AgentMessage first;
+  if (!stream->Read(&first) || !first.has_registration() ||
+      first.registration().node_name().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "the first message on Connect must be a registration with a node name");
+  }
+  const std::string node = first.registration().node_name();
+  if (check_identity_ && !IdentityMatches(*ctx, node)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("certificate does not name node '", node,
+                                     "' (its CN or a DNS SAN must equal --node-name)"));
+  }
+  auto session = std::make_shared<AgentSession>(node, PeerIp(ctx->peer()),
+                                                first.registration(), stream, ctx);
+  registry_.Add(session);
+  v1::CoordinatorMessage ack;
+  ack.mutable_ack()->set_node_name(node);
+  ack.mutable_ack()->set_heartbeat_interval_s(absl::ToDoubleSeconds(heartbeat_));
+  session->Send(ack);
+  v1::AgentMessage msg;
+  while (stream->Read(&msg)) {
+    session->Heartbeat();
+    switch (msg.body_case()) {
+      case v1::AgentMessage::kResult:
+        session->Deliver(msg.result().task_id(), msg);
+        break;
+      case v1::AgentMessage::kEndpoint:
+        session->Deliver(msg.endpoint().task_id(), msg);
+        break;
+      default:
+        break;  // heartbeats (and re-registrations) only refresh liveness
+    }
+  }
+  session->Lose();
+  registry_.Remove(session);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
+                                          const v1::RunStageRequest* req,
+                                          grpc::ServerWriter<v1::StageEvent>* writer) {
+  if (req->stage() == v1::CLUSTER) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "the cluster stage is not built yet");
+  }
+  if (req->stage() == v1::TWO_NODE && req->nodes_size() != 2) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("two-node needs exactly 2 nodes, got ", req->nodes_size()));
+  }
+  if (req->nodes_size() == 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no nodes given (--nodes A,B)");
+  }
+  std::vector<std::shared_ptr<AgentSession>> nodes;
+  for (const std::string& name : req->nodes()) {
+    for (const auto& n : nodes) {
+      if (n->node() == name) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            absl::StrCat("node '", name, "' is named twice"));
+      }
+    }
+    std::shared_ptr<AgentSession> s = registry_.Find(name);
+    if (!s || !s->alive()) {
+      std::vector<std::string> known;
+      for (const auto& a : registry_.All()) known.push_back(a->node());
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          absl::StrCat("no agent connected as '", name, "' (connected: ",
+                                       known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+    }
+    nodes.push_back(std::move(s));
+  }
+  std::vector<std::shared_ptr<AgentSession>> acquired;
+  for (const auto& s : nodes) {
+    if (!s->TryAcquire()) {
+      for (const auto& a : acquired) a->Release();
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          absl::StrCat("node '", s->node(), "' is running another stage"));
+    }
+    acquired.push_back(s);
+  }
+  v1::StageRun run;
+  run.set_run_id(NewRunId());
+  run.set_stage(req->stage());
+  for (const auto& n : req->nodes()) run.add_nodes(n);
+  run.set_state("running");
+  *run.mutable_started() = Now();
+  absl::Status saved = store_->Save(run);
+  std::mutex write_mu;
+  auto progress = [&](const std::string& text) {
+    v1::StageEvent ev;
+    ev.set_progress(absl::StrCat("[", run.run_id(), "] ", text));
+    std::lock_guard<std::mutex> l(write_mu);
+    writer->Write(ev);
+  };
+  if (!saved.ok()) progress(absl::StrCat("warning: run not stored: ", saved.message()));
+  const double timeout = req->timeout_s() > 0 ? req->timeout_s() : 600;
+  absl::Time deadline = absl::Now() + absl::Seconds(timeout);
+  if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
+    deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
+  }
+  run = RunStageOnAgents(run, nodes, *req, deadline, progress);
+  for (const auto& a : acquired) a->Release();
+  (void)store_->Save(run);
+  v1::StageEvent last;
+  *last.mutable_run() = run;
+  writer->Write(last);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,
+                                           v1::ListNodesResponse* resp) {
+  for (const auto& s : registry_.All()) {
+    v1::NodeInfo* n = resp->add_nodes();
+    n->set_name(s->node());
+    n->set_connected(s->alive());
+    n->set_busy(s->busy());
+    n->set_address(s->address());
+    *n->mutable_registration() = s->registration();
+    *n->mutable_last_heartbeat() =
+        TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(s->last_heartbeat()));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::ListRuns(grpc::ServerContext*, const v1::ListRunsRequest* req,
+                                          v1::ListRunsResponse* resp) {
+  auto runs = store_->List(req->limit() ? static_cast<int>(req->limit()) : 100);
+  if (!runs.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, std::string(runs.status().message()));
+  for (auto& r : *runs) *resp->add_runs() = std::move(r);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::GetRun(grpc::ServerContext*, const v1::GetRunRequest* req,
+                                        v1::StageRun* resp) {
+  auto run = store_->Get(req->run_id());
+  if (!run.ok()) {
+    return grpc::Status(run.status().code() == absl::StatusCode::kNotFound
+                            ? grpc::StatusCode::NOT_FOUND
+                            : grpc::StatusCode::INTERNAL,
+                        std::string(run.status().message()));
+  }
+  *resp = *std::move(run);
+  return grpc::Status::OK;
+}
+
+absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
+    const CoordinatorOptions& o) {
+  std::unique_ptr<CoordinatorServer> s(new CoordinatorServer());
+  auto store = RunStore::Open(o.db_path.empty() ? DefaultDbPath() : o.db_path);
+  if (!store.ok()) return store.status();
+  s->store_ = *std::move(store);
+  auto creds = ServerCredentials(o.tls);
+  if (!creds.ok()) return creds.status();
+  s->service_ = std::make_unique<CoordinatorService>(s->store_.get(), !o.tls.insecure, o.heartbeat);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(o.listen, *creds, &s->port_);
+  builder.RegisterService(s->service_.get());
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  s->server_ = builder.BuildAndStart();
+  if (!s->server_ || s->port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", o.listen, " (address in use or not local?)"));
+  }
+  CoordinatorServer* self = s.get();
+  const absl::Duration silence = o.silence;
+  s->reaper_ = std::thread([self, silence] {
+    std::unique_lock<std::mutex> l(self->mu_);
+    while (!self->stopping_) {
+      self->cv_.wait_for(l, absl::ToChronoNanoseconds(silence / 3));
+      if (!self->stopping_) self->service_->registry().ReapSilent(silence);
+    }
+  });
+  return s;
+}
+
+void CoordinatorServer::Wait() { server_->Wait(); }
+
+void CoordinatorServer::Shutdown() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    cv_.notify_all();
+  }
+  for (const auto& a : service_->registry().All()) a->Lose();
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+CoordinatorServer::~CoordinatorServer() {
+  Shutdown();
+  if (reaper_.joinable()) reaper_.join();
+}
+
+}  // namespace nodeprobe::coordinator

@@ -1,0 +1,77 @@
+// File: coordinator_service.h
+// The Coordinator gRPC service: agents' streams, stage runs, stored runs.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+
+#include "coordinator/agent_registry.h"
+#include "coordinator/credentials.h"
+#include "coordinator/run_store.h"
+#include "nodeprobe/v1/service.grpc.pb.h"
+
+namespace nodeprobe::coordinator {
+
+struct CoordinatorOptions {
+  std::string listen = "0.0.0.0:18517";
+  std::string db_path;
+  TlsFiles tls;
+  absl::Duration heartbeat = absl::Seconds(10);
+  // An agent silent for this long is lost.
+  absl::Duration silence = absl::Seconds(30);
+};
+
+class CoordinatorService final : public v1::Coordinator::Service {
+ public:
+  CoordinatorService(RunStore* store, bool check_identity, absl::Duration heartbeat)
+      : store_(store), check_identity_(check_identity), heartbeat_(heartbeat) {}
+
+  grpc::Status Connect(grpc::ServerContext* ctx, AgentStream* stream) override;
+  grpc::Status RunStage(grpc::ServerContext* ctx, const v1::RunStageRequest* req,
+                        grpc::ServerWriter<v1::StageEvent>* writer) override;
+  grpc::Status ListNodes(grpc::ServerContext* ctx, const v1::ListNodesRequest* req,
+                         v1::ListNodesResponse* resp) override;
+  grpc::Status ListRuns(grpc::ServerContext* ctx, const v1::ListRunsRequest* req,
+                        v1::ListRunsResponse* resp) override;
+  grpc::Status GetRun(grpc::ServerContext* ctx, const v1::GetRunRequest* req,
+                      v1::StageRun* resp) override;
+
+  AgentRegistry& registry() { return registry_; }
+
+ private:
+  RunStore* store_;
+  bool check_identity_;
+  absl::Duration heartbeat_;
+  AgentRegistry registry_;
+};
+
+// A running coordinator: server, service, store and the reaper of silent
+// agents. Blocks in Wait() until Shutdown().
+class CoordinatorServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(const CoordinatorOptions& o);
+  ~CoordinatorServer();
+  int port() const { return port_; }
+  void Wait();
+  void Shutdown();
+  int interrupted_runs() const { return store_->interrupted_on_open(); }
+
+ private:
+  CoordinatorServer() = default;
+  std::unique_ptr<RunStore> store_;
+  std::unique_ptr<CoordinatorService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread reaper_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  int port_ = 0;
+};
+
+// "ipv4:10.0.0.5:41234" -> "10.0.0.5"; "ipv6:[fd00::5]:4" -> "fd00::5".
+std::string PeerIp(const std::string& grpc_peer);
+
+}  // namespace nodeprobe::coordinator

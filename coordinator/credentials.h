@@ -1,0 +1,42 @@
+// File: credentials.h
+// Mutual TLS for every party (coordinator, agents, CLI): each presents a
+// certificate signed by the fleet's CA and verifies the other's. Plaintext
+// only with an explicit --insecure, and a TLS coordinator never accepts a
+// plaintext client (the handshake fails).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/statusor.h"
+
+namespace nodeprobe::coordinator {
+
+struct TlsFiles {
+  std::string cert;  // PEM certificate (chain)
+  std::string key;   // PEM private key
+  std::string ca;    // PEM CA bundle that signs the other parties
+  bool insecure = false;
+};
+
+// INVALID_ARGUMENT naming the missing flag or unreadable file.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsFiles& f);
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(const TlsFiles& f);
+
+// Channel with nodeprobe's limits (message size) to `address`.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Dial(const std::string& address,
+                                                    const TlsFiles& f);
+
+// Largest message either side accepts.
+inline constexpr int kMaxMessageBytes = 16 << 20;
+
+// The coordinator address: the flag, else $NODEPROBE_COORDINATOR, else
+// `coordinator:` in /etc/nodeprobe/nodeprobe.yaml; else an error saying how
+// to set one.
+absl::StatusOr<std::string> ResolveCoordinator(const std::string& flag,
+                                               const std::string& config_path =
+                                                   "/etc/nodeprobe/nodeprobe.yaml");
+
+}  // namespace nodeprobe::coordinator

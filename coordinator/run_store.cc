@@ -1,0 +1,176 @@
+// File: run_store.cc
+#include "coordinator/run_store.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+absl::Status SqlError(sqlite3* db, const std::string& what) {
+  return absl::InternalError(absl::StrCat(what, ": ", sqlite3_errmsg(db)));
+}
+
+// Statement with automatic finalize.
+struct Stmt {
+  sqlite3_stmt* s = nullptr;
+  ~Stmt() { sqlite3_finalize(s); }
+};
+
+}  // namespace
+
+std::string DefaultDbPath() {
+  if (geteuid() == 0) return "/var/lib/nodeprobe/runs.db";
+  const char* xdg = getenv("XDG_DATA_HOME");
+  const char* home = getenv("HOME");
+  std::string base = xdg && *xdg ? xdg : absl::StrCat(home ? home : "/tmp", "/.local/share");
+  return absl::StrCat(base, "/nodeprobe/runs.db");
+}
+
+absl::StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                            SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    absl::Status s = absl::FailedPreconditionError(
+        absl::StrCat("cannot open run database ", path, ": ",
+                     db ? sqlite3_errmsg(db) : "out of memory", " (choose another --db)"));
+    sqlite3_close(db);
+    return s;
+  }
+  std::unique_ptr<RunStore> store(new RunStore(db));
+  sqlite3_busy_timeout(db, 5000);
+  absl::Status s = store->Migrate();
+  if (s.ok()) s = store->CloseInterrupted();
+  if (!s.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": ", s.message()));
+  }
+  return store;
+}
+
+RunStore::~RunStore() { sqlite3_close(db_); }
+
+absl::Status RunStore::Migrate() {
+  const char* sql =
+      "PRAGMA journal_mode=WAL;"
+      "PRAGMA synchronous=NORMAL;"
+      "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS runs ("
+      "  id TEXT PRIMARY KEY, stage TEXT NOT NULL, nodes TEXT NOT NULL,"
+      "  state TEXT NOT NULL, verdict TEXT NOT NULL, started INTEGER NOT NULL,"
+      "  record BLOB NOT NULL);"
+      "CREATE INDEX IF NOT EXISTS runs_started ON runs(started);";
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return SqlError(db_, "create schema");
+  }
+  Stmt q;
+  sqlite3_prepare_v2(db_, "SELECT version FROM schema_version", -1, &q.s, nullptr);
+  if (sqlite3_step(q.s) == SQLITE_ROW) {
+    int v = sqlite3_column_int(q.s, 0);
+    if (v > kSchemaVersion) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "database schema ", v, " is newer than this nodeprobe (", kSchemaVersion, ")"));
+    }
+    return absl::OkStatus();
+  }
+  std::string ins = absl::StrCat("INSERT INTO schema_version VALUES (", kSchemaVersion, ")");
+  if (sqlite3_exec(db_, ins.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return SqlError(db_, "schema version");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunStore::CloseInterrupted() {
+  std::vector<v1::StageRun> running;
+  {
+    Stmt q;
+    sqlite3_prepare_v2(db_, "SELECT record FROM runs WHERE state = 'running'", -1, &q.s,
+                       nullptr);
+    while (sqlite3_step(q.s) == SQLITE_ROW) {
+      v1::StageRun run;
+      if (run.ParseFromArray(sqlite3_column_blob(q.s, 0), sqlite3_column_bytes(q.s, 0))) {
+        running.push_back(std::move(run));
+      }
+    }
+  }
+  for (v1::StageRun& run : running) {
+    run.set_state("error");
+    run.set_verdict(v1::ERROR);
+    v1::Finding* f = run.add_findings();
+    f->set_code("COORDINATOR_RESTARTED");
+    f->set_severity(v1::ERROR);
+    f->set_message("the coordinator restarted while this run was in flight");
+    f->set_remediation("run the stage again");
+    absl::Status s = Save(run);
+    if (!s.ok()) return s;
+    ++interrupted_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunStore::Save(const v1::StageRun& run) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::string blob = run.SerializeAsString();
+  std::string nodes;
+  for (const auto& n : run.nodes()) absl::StrAppend(&nodes, nodes.empty() ? "" : ",", n);
+  Stmt q;
+  sqlite3_prepare_v2(db_,
+                     "INSERT INTO runs (id, stage, nodes, state, verdict, started, record) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO UPDATE SET "
+                     "state = ?4, verdict = ?5, record = ?7",
+                     -1, &q.s, nullptr);
+  sqlite3_bind_text(q.s, 1, run.run_id().c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(q.s, 2, StageName(run.stage()), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(q.s, 3, nodes.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(q.s, 4, run.state().c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(q.s, 5, VerdictName(run.verdict()), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(q.s, 6, run.started().seconds());
+  sqlite3_bind_blob(q.s, 7, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(q.s) != SQLITE_DONE) return SqlError(db_, "save run");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::StageRun> RunStore::Get(const std::string& run_id) {
+  std::lock_guard<std::mutex> l(mu_);
+  Stmt q;
+  sqlite3_prepare_v2(db_, "SELECT record FROM runs WHERE id = ?1", -1, &q.s, nullptr);
+  sqlite3_bind_text(q.s, 1, run_id.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(q.s) != SQLITE_ROW) {
+    return absl::NotFoundError(absl::StrCat("no run '", run_id, "' (see `nodeprobe runs`)"));
+  }
+  v1::StageRun run;
+  if (!run.ParseFromArray(sqlite3_column_blob(q.s, 0), sqlite3_column_bytes(q.s, 0))) {
+    return absl::DataLossError(absl::StrCat("run ", run_id, " is unreadable"));
+  }
+  return run;
+}
+
+absl::StatusOr<std::vector<v1::StageRun>> RunStore::List(int limit) {
+  std::lock_guard<std::mutex> l(mu_);
+  Stmt q;
+  sqlite3_prepare_v2(db_, "SELECT record FROM runs ORDER BY started DESC, id DESC LIMIT ?1",
+                     -1, &q.s, nullptr);
+  sqlite3_bind_int(q.s, 1, limit);
+  std::vector<v1::StageRun> out;
+  while (sqlite3_step(q.s) == SQLITE_ROW) {
+    v1::StageRun run;
+    if (!run.ParseFromArray(sqlite3_column_blob(q.s, 0), sqlite3_column_bytes(q.s, 0))) continue;
+    run.clear_node_reports();
+    run.clear_pairs();
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+}  // namespace nodeprobe::coordinator

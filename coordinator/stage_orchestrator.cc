@@ -1,0 +1,156 @@
+// File: stage_orchestrator.cc
+#include "coordinator/stage_orchestrator.h"
+
+#include <atomic>
+#include <thread>
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+std::string NewTaskId() {
+  static std::atomic<uint64_t> next{1};
+  return absl::StrCat("t", absl::ToUnixMillis(absl::Now()), "-", next++);
+}
+
+double SecondsLeft(absl::Time deadline) {
+  return std::max(0.0, absl::ToDoubleSeconds(deadline - absl::Now()));
+}
+
+// Records why a node's part ended early.
+void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
+                const std::string& during) {
+  v1::Finding* f = run->add_findings();
+  const bool lost = s.code() == absl::StatusCode::kUnavailable;
+  f->set_code(lost ? "AGENT_LOST" : "TASK_TIMEOUT");
+  f->set_severity(v1::ERROR);
+  f->set_device(node);
+  f->set_message(absl::StrCat(node, " ", lost ? "was lost" : "did not answer in time",
+                              " during ", during, ": ", s.message()));
+  f->set_remediation(lost ? "check the node and its agent (systemctl status nodeprobe-agent)"
+                          : "check the node's load and raise the stage --timeout");
+}
+
+// Sends a task and waits for its reply.
+absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time deadline) {
+  task.set_deadline_s(SecondsLeft(deadline));
+  v1::CoordinatorMessage msg;
+  *msg.mutable_task() = task;
+  if (!s.Send(msg)) return absl::UnavailableError(absl::StrCat("agent ", s.node(), " is gone"));
+  return s.Await(task.task_id(), deadline);
+}
+
+void Cancel(AgentSession& s, const std::string& task_id) {
+  v1::CoordinatorMessage msg;
+  msg.mutable_cancel()->set_task_id(task_id);
+  s.Send(msg);
+}
+
+// One direction of one rail pair: `to` serves, `from` runs the transfer.
+absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
+                      const v1::RunStageRequest& req, absl::Time deadline) {
+  v1::Task serve;
+  serve.set_task_id(NewTaskId());
+  serve.mutable_serve_transfer();
+  absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline);
+  if (!ready.ok()) {
+    NodeFailed(run, to.node(), ready.status(), "transfer set-up");
+    return ready.status();
+  }
+  v1::Task go;
+  go.set_task_id(NewTaskId());
+  v1::RunTransfer* t = go.mutable_run_transfer();
+  t->set_peer_host(RailAddress(to, rail));
+  t->set_peer_port(ready->endpoint().port());
+  t->mutable_request()->set_transport(v1::TCP);
+  t->mutable_request()->set_op(v1::STREAM_BW);
+  t->mutable_request()->set_streams(1);
+  t->mutable_request()->set_duration_s(req.transfer_seconds() ? req.transfer_seconds() : 3);
+  t->add_sizes(65536);
+  absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline);
+  Cancel(to, serve.task_id());
+  if (!result.ok()) {
+    NodeFailed(run, from.node(), result.status(), "a transfer");
+    return result.status();
+  }
+  v1::PairResult* pair = run->add_pairs();
+  pair->set_from_node(from.node());
+  pair->set_to_node(to.node());
+  pair->set_rail(to.registration().rails_size() > rail ? to.registration().rails(rail).name()
+                                                       : "tcp");
+  *pair->mutable_result() = result->result().result();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string RailAddress(const AgentSession& session, int rail_index) {
+  const v1::Registration& reg = session.registration();
+  if (rail_index < reg.rails_size() && reg.rails(rail_index).ipv4_size() > 0) {
+    return reg.rails(rail_index).ipv4(0);
+  }
+  return session.address();
+}
+
+v1::StageRun RunStageOnAgents(v1::StageRun run,
+                              const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                              const v1::RunStageRequest& request, absl::Time deadline,
+                              const ProgressFn& progress) {
+  // 1. The single-node probes everywhere, concurrently.
+  progress(absl::StrCat("single-node probes on ", nodes.size(), " nodes"));
+  std::vector<absl::StatusOr<v1::AgentMessage>> replies(nodes.size(),
+                                                        absl::UnknownError("not run"));
+  std::vector<std::thread> asks;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    asks.emplace_back([&, i] {
+      v1::Task task;
+      task.set_task_id(NewTaskId());
+      task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
+      replies[i] = Ask(*nodes[i], task, deadline);
+    });
+  }
+  for (std::thread& t : asks) t.join();
+  std::vector<bool> usable(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!replies[i].ok()) {
+      NodeFailed(&run, nodes[i]->node(), replies[i].status(), "the single-node probes");
+      continue;
+    }
+    usable[i] = true;
+    *run.add_node_reports() = replies[i]->result().report();
+    progress(absl::StrCat(nodes[i]->node(), ": single-node ",
+                          VerdictName(replies[i]->result().report().verdict())));
+  }
+
+  // 2. Transfers for each rail pair, both directions (two-node stage).
+  if (request.stage() == v1::TWO_NODE && nodes.size() == 2 && usable[0] && usable[1]) {
+    const int rails = std::max(1, std::min(nodes[0]->registration().rails_size(),
+                                           nodes[1]->registration().rails_size()));
+    for (int r = 0; r < rails; ++r) {
+      for (int dir = 0; dir < 2; ++dir) {
+        AgentSession& from = *nodes[dir];
+        AgentSession& to = *nodes[1 - dir];
+        progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
+        if (!Transfer(&run, from, to, r, request, deadline).ok()) break;
+      }
+    }
+  }
+
+  // 3. Verdict: worst of everything, SKIP not counting.
+  v1::Verdict v = v1::SKIP;
+  for (const auto& rep : run.node_reports()) v = WorseVerdict(v, rep.verdict());
+  for (const auto& p : run.pairs()) v = WorseVerdict(v, p.result().verdict());
+  for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
+  run.set_verdict(v);
+  run.set_state(run.findings_size() > 0 ? "error" : "done");
+  *run.mutable_finished() =
+      google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(absl::Now()));
+  return run;
+}
+
+}  // namespace nodeprobe::coordinator

@@ -147,6 +147,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
   req.set_timeout_s(o.timeout_s);
+  req.set_transfer_seconds(o.transfer_seconds);
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() +
                    std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000) + 30000));
@@ -195,6 +196,11 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
   agent_cmd->add_option("--node-name", aopts->node_name,
                         "Name to register (default: host name; must match the certificate)");
+  // Local only (never set by the coordinator): lets tests substitute a probe
+  // runner that hangs, to check that the agent kills it at its deadline.
+  agent_cmd->add_option("--probe-runner", aopts->self_exe,
+                        "Executable that runs probe tasks (default: this binary)")
+      ->group("");
 
   auto list_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
   auto list_format = std::make_shared<std::string>("table");

@@ -26,6 +26,7 @@ struct MultiNodeRun {
   std::string coordinator;
   coordinator::TlsFiles tls;
   double timeout_s = 600;
+  uint32_t transfer_seconds = 3;
   std::string format = "table";
   bool quiet = false;
 };

@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
                       "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
       ->delimiter(',');
   nodeprobe::cli::AddControlFlags(run_cmd, &multi.coordinator, &multi.tls);
+  run_cmd->add_option("--transfer-seconds", multi.transfer_seconds,
+                      "Seconds per transfer direction in the two-node stage")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
   run_cmd->add_option("--netns", run.netns,
                       "Run from this network namespace (name, PID or path)");
   run_cmd->add_option("--node-name", run.node_name,
@@ -103,7 +107,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (*run_cmd && run.stage != "single-node") {
+  // Multi-node stages, and single-node on named nodes, go through a
+  // coordinator; plain single-node runs here, in-process.
+  if (*run_cmd && (run.stage != "single-node" || !multi.nodes.empty())) {
     multi.stage = run.stage;
     multi.format = run.format;
     multi.timeout_s = run.timeout_s;

@@ -38,7 +38,11 @@ void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& 
 
 // Sends a task and waits for its reply.
 absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time deadline) {
-  task.set_deadline_s(SecondsLeft(deadline));
+  // The agent gets a slightly earlier deadline than the coordinator waits,
+  // so a task it has to kill still comes back as its own TASK_TIMEOUT
+  // report instead of silence.
+  const double left = SecondsLeft(deadline);
+  task.set_deadline_s(left < 10 ? left * 0.8 : left - 2);
   v1::CoordinatorMessage msg;
   *msg.mutable_task() = task;
   if (!s.Send(msg)) return absl::UnavailableError(absl::StrCat("agent ", s.node(), " is gone"));

@@ -1,0 +1,306 @@
+// Coordinator, agents and CLI as real processes in network namespaces:
+// host c runs the coordinator and routes between a (10.83.1.0/24) and b
+// (10.83.2.0/24), where the agents run. Covers the two-node stage, mutual
+// TLS, lost agents, a coordinator restart, a hung probe run, and bad input.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "nodeprobe/v1/service.pb.h"
+#include "platform/socket.h"
+#include "tests/lab/certs.h"
+#include "tests/lab/lab.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe::lab {
+namespace {
+
+class ControlPlaneLabTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::Status available = Lab::Available();
+    if (!available.ok()) GTEST_SKIP() << "network-namespace lab: " << available.message();
+    lab_ = std::make_unique<Lab>();
+    for (const char* h : {"a", "b", "c"}) ASSERT_TRUE(lab_->AddHost(h).ok());
+    ASSERT_TRUE(lab_->Link("c", "10.83.1.1/24", "a", "10.83.1.2/24").ok());
+    ASSERT_TRUE(lab_->Link("c", "10.83.2.1/24", "b", "10.83.2.2/24").ok());
+    ASSERT_TRUE(lab_->EnableForwarding("c").ok());
+    ASSERT_TRUE(lab_->Exec("a", "ip route add default via 10.83.1.1").ok());
+    ASSERT_TRUE(lab_->Exec("b", "ip route add default via 10.83.2.1").ok());
+    db_ = dir_.path() + "/runs.db";
+  }
+
+  // Starts the coordinator in c on `port` (0: any); returns the port.
+  int StartCoordinator(bool tls, int port = 0) {
+    std::vector<std::string> argv = {NODEPROBE_BINARY, "coordinator", "--listen",
+                                     absl::StrCat("0.0.0.0:", port), "--db", db_};
+    AppendTls(&argv, tls, "coordinator");
+    auto pid = lab_->Spawn("c", argv, absl::StrCat("coordinator", ++coordinators_, ".log"));
+    EXPECT_TRUE(pid.ok());
+    coordinator_pid_ = *pid;
+    auto line = lab_->WaitForLog(absl::StrCat("coordinator", coordinators_, ".log"), "listening",
+                                 absl::Seconds(10));
+    EXPECT_TRUE(line.ok()) << line.status();
+    if (!line.ok()) return 0;
+    size_t at = line->find("port ") + 5;
+    return std::stoi(line->substr(at));
+  }
+
+  void AppendTls(std::vector<std::string>* argv, bool tls, const std::string& who) {
+    if (!tls) {
+      argv->push_back("--insecure");
+      return;
+    }
+    const std::string d = dir_.path();
+    for (const auto& [flag, file] :
+         std::vector<std::pair<std::string, std::string>>{{"--tls-cert", who + ".pem"},
+                                                          {"--tls-key", who + ".key"},
+                                                          {"--tls-ca", "ca.pem"}}) {
+      argv->push_back(flag);
+      argv->push_back(absl::StrCat(d, "/", file));
+    }
+  }
+
+  pid_t StartAgent(const std::string& host, const std::string& node, bool tls,
+                   const std::string& cert_name = "", std::vector<std::string> extra = {}) {
+    const std::string hub = host == "a" ? "10.83.1.1" : "10.83.2.1";
+    std::vector<std::string> argv = {NODEPROBE_BINARY, "agent", "--coordinator",
+                                     absl::StrCat(hub, ":", port_), "--node-name", node};
+    AppendTls(&argv, tls, cert_name.empty() ? node : cert_name);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto pid = lab_->Spawn(host, argv, absl::StrCat("agent-", node, "-", host, ".log"));
+    EXPECT_TRUE(pid.ok());
+    return *pid;
+  }
+
+  // Runs a nodeprobe client command in c; returns exit code and stdout.
+  int Client(std::vector<std::string> args, bool tls, std::string* out,
+             absl::Duration timeout = absl::Seconds(60), const std::string& cert = "cli") {
+    std::vector<std::string> argv = {NODEPROBE_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--coordinator");
+    argv.push_back(absl::StrCat("10.83.1.1:", port_));
+    if (!cert.empty()) AppendTls(&argv, tls, cert);
+    const std::string log = absl::StrCat("client", ++clients_, ".log");
+    auto pid = lab_->Spawn("c", argv, log);
+    EXPECT_TRUE(pid.ok());
+    auto rc = lab_->Wait(*pid, timeout);
+    EXPECT_TRUE(rc.ok()) << rc.status();
+    if (out) *out = lab_->ReadLog(log);
+    return rc.ok() ? *rc : -1;
+  }
+
+  // Waits until `node` answers a single-node stage through the coordinator.
+  bool WaitForAgent(const std::string& node, bool tls) {
+    for (int i = 0; i < 50; ++i) {
+      std::string out;
+      if (Client({"run", "--stage", "single-node", "--nodes", node, "--quiet"}, tls, &out) == 0) {
+        return true;
+      }
+      usleep(200000);
+    }
+    return false;
+  }
+
+  v1::StageRun ParseRun(const std::string& text) {
+    // Progress lines go to stderr, which shares the log: the JSON starts at '{'.
+    v1::StageRun run;
+    size_t at = text.find('{');
+    EXPECT_NE(at, std::string::npos) << text;
+    if (at == std::string::npos) return run;
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(text.substr(at), &run).ok()) << text;
+    return run;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Lab> lab_;
+  std::string db_;
+  int port_ = 0;
+  int coordinators_ = 0;
+  int clients_ = 0;
+  pid_t coordinator_pid_ = -1;
+};
+
+bool HasFinding(const v1::StageRun& run, const std::string& code, const std::string& node) {
+  for (const auto& f : run.findings()) {
+    if (f.code() == code && f.device() == node) return true;
+  }
+  return false;
+}
+
+TEST_F(ControlPlaneLabTest, TwoNodeStageRunsTransfersBothWaysAndIsStored) {
+  port_ = StartCoordinator(false);
+  StartAgent("a", "gpu-a", false);
+  StartAgent("b", "gpu-b", false);
+  ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  std::string out;
+  int rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+                   "--transfer-seconds", "1"},
+                  false, &out);
+  ASSERT_EQ(rc, 0) << out;
+  v1::StageRun run = ParseRun(out);
+  EXPECT_EQ(run.state(), "done");
+  EXPECT_EQ(run.node_reports_size(), 2);
+  ASSERT_EQ(run.pairs_size(), 2);
+  EXPECT_EQ(run.pairs(0).from_node(), "gpu-a");
+  EXPECT_EQ(run.pairs(1).from_node(), "gpu-b");
+  for (const auto& p : run.pairs()) {
+    EXPECT_GT(p.result().transfer().results(0).bw_avg_gbps(), 0.05);
+  }
+  std::string report;
+  ASSERT_EQ(Client({"report", "--run", run.run_id(), "--format", "json"}, false, &report), 0);
+  EXPECT_EQ(ParseRun(report).run_id(), run.run_id());
+  std::string md;
+  ASSERT_EQ(Client({"report", "--run", run.run_id(), "--format", "md"}, false, &md), 0);
+  EXPECT_NE(md.find("| gpu-a | gpu-b |"), std::string::npos) << md;
+  std::string runs;
+  ASSERT_EQ(Client({"runs"}, false, &runs), 0);
+  EXPECT_NE(runs.find(run.run_id()), std::string::npos);
+}
+
+TEST_F(ControlPlaneLabTest, MutualTlsChecksEveryParty) {
+  ASSERT_TRUE(MakeCertificates(dir_.path(), {"coordinator", "gpu-a", "evil", "cli"},
+                               {"10.83.1.1", "10.83.2.1"})
+                  .ok());
+  port_ = StartCoordinator(true);
+  StartAgent("a", "gpu-a", true);
+  ASSERT_TRUE(WaitForAgent("gpu-a", true));
+  // An agent whose certificate names another node is refused.
+  StartAgent("b", "gpu-b", true, "evil");
+  ASSERT_TRUE(lab_->WaitForLog("agent-gpu-b-b.log", "does not name node", absl::Seconds(10)).ok());
+  std::string out;
+  EXPECT_EQ(Client({"run", "--stage", "single-node", "--nodes", "gpu-b"}, true, &out), 2) << out;
+  // A client without a certificate, and a plaintext client, are refused.
+  EXPECT_NE(Client({"runs", "--tls-ca", dir_.path() + "/ca.pem"}, true, &out,
+                   absl::Seconds(30), ""),
+            0);
+  EXPECT_EQ(Client({"runs"}, false, &out), 3) << out;
+  EXPECT_NE(out.find("unreachable or refused"), std::string::npos) << out;
+}
+
+TEST_F(ControlPlaneLabTest, AgentKilledMidStageIsAgentLostAndOthersAreKept) {
+  port_ = StartCoordinator(false);
+  StartAgent("a", "gpu-a", false);
+  pid_t b = StartAgent("b", "gpu-b", false);
+  ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  std::vector<std::string> argv = {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes",
+                                   "gpu-a,gpu-b", "--format", "json", "--transfer-seconds", "4",
+                                   "--timeout", "60", "--coordinator",
+                                   absl::StrCat("10.83.1.1:", port_), "--insecure"};
+  auto stage = lab_->Spawn("c", argv, "stage.log");
+  ASSERT_TRUE(stage.ok());
+  ASSERT_TRUE(lab_->WaitForLog("stage.log", "transfer gpu-a -> gpu-b", absl::Seconds(20)).ok());
+  usleep(1000000);
+  kill(b, SIGKILL);
+  const absl::Time killed = absl::Now();
+  auto rc = lab_->Wait(*stage, absl::Seconds(40));
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_LT(absl::Now() - killed, absl::Seconds(30));
+  EXPECT_EQ(*rc, 3) << lab_->ReadLog("stage.log");
+  v1::StageRun run = ParseRun(lab_->ReadLog("stage.log"));
+  EXPECT_EQ(run.verdict(), v1::ERROR);
+  EXPECT_TRUE(HasFinding(run, "AGENT_LOST", "gpu-b")) << run.DebugString();
+  EXPECT_EQ(run.node_reports_size(), 2);  // both single-node reports kept
+}
+
+TEST_F(ControlPlaneLabTest, CoordinatorRestartKeepsRunsAndAgentsComeBack) {
+  port_ = StartCoordinator(false);
+  StartAgent("a", "gpu-a", false);
+  StartAgent("b", "gpu-b", false);
+  ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  std::vector<std::string> argv = {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes",
+                                   "gpu-a,gpu-b", "--transfer-seconds", "5", "--coordinator",
+                                   absl::StrCat("10.83.1.1:", port_), "--insecure"};
+  auto stage = lab_->Spawn("c", argv, "stage.log");
+  ASSERT_TRUE(lab_->WaitForLog("stage.log", "transfer gpu-a -> gpu-b", absl::Seconds(20)).ok());
+  kill(coordinator_pid_, SIGKILL);
+  (void)lab_->Wait(coordinator_pid_, absl::Seconds(5));
+  (void)lab_->Wait(*stage, absl::Seconds(20));
+  StartCoordinator(false, port_);
+  // The agents reconnect on their own (backoff with jitter).
+  ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  std::string out;
+  ASSERT_EQ(Client({"runs", "--format", "json"}, false, &out), 0);
+  v1::ListRunsResponse runs;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(out.substr(out.find('{')), &runs).ok());
+  bool interrupted = false;
+  for (const auto& r : runs.runs()) {
+    if (r.stage() == v1::TWO_NODE) {
+      interrupted = true;
+      EXPECT_EQ(r.state(), "error");
+      EXPECT_EQ(r.verdict(), v1::ERROR);
+      EXPECT_EQ(r.findings(0).code(), "COORDINATOR_RESTARTED");
+    }
+  }
+  EXPECT_TRUE(interrupted) << out;
+}
+
+TEST_F(ControlPlaneLabTest, HungProbeRunIsKilledAtItsDeadlineAndTheAgentStaysUp) {
+  const std::string hang = dir_.path() + "/hang.sh";
+  testing::WriteFile(hang, "#!/bin/sh\nsleep 600\n");
+  chmod(hang.c_str(), 0755);
+  port_ = StartCoordinator(false);
+  StartAgent("a", "gpu-a", false, "", {"--probe-runner", hang});
+  std::string out;
+  int rc = -1;
+  for (int i = 0; i < 50 && rc != 3; ++i) {
+    rc = Client({"run", "--stage", "single-node", "--nodes", "gpu-a", "--timeout", "2",
+                 "--format", "json"},
+                false, &out);
+    if (rc == 2) usleep(200000);  // agent not registered yet
+  }
+  ASSERT_EQ(rc, 3) << out;
+  v1::StageRun run = ParseRun(out);
+  ASSERT_EQ(run.node_reports_size(), 1);
+  EXPECT_EQ(run.node_reports(0).results(0).findings(0).code(), "TASK_TIMEOUT");
+  // The agent survived: a second stage gets the same answer, not AGENT_LOST.
+  EXPECT_EQ(Client({"run", "--stage", "single-node", "--nodes", "gpu-a", "--timeout", "2",
+                    "--format", "json"},
+                   false, &out),
+            3);
+  EXPECT_EQ(ParseRun(out).findings_size(), 0);
+}
+
+TEST_F(ControlPlaneLabTest, BadInputGetsClearErrorsAndTheCoordinatorKeepsServing) {
+  port_ = StartCoordinator(false);
+  StartAgent("a", "gpu-a", false);
+  StartAgent("b", "gpu-b", false);
+  ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  std::string out;
+  EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,nobody"}, false, &out), 2);
+  EXPECT_NE(out.find("no agent connected as 'nobody'"), std::string::npos) << out;
+  EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-a"}, false, &out), 2);
+  EXPECT_NE(out.find("named twice"), std::string::npos) << out;
+  // Garbage on the coordinator's port.
+  {
+    std::vector<std::string> junk = {"sh", "-c",
+                                     absl::StrCat("head -c 4096 /dev/urandom > /dev/tcp/10.83.1.1/",
+                                                  port_, " 2>/dev/null; true")};
+    auto pid = lab_->Spawn("c", {"bash", "-c", junk[2]}, "junk.log");
+    ASSERT_TRUE(pid.ok());
+    (void)lab_->Wait(*pid, absl::Seconds(10));
+  }
+  // A stage on a busy node is refused, not interleaved.
+  std::vector<std::string> argv = {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes",
+                                   "gpu-a,gpu-b", "--transfer-seconds", "3", "--coordinator",
+                                   absl::StrCat("10.83.1.1:", port_), "--insecure"};
+  auto first = lab_->Spawn("c", argv, "first.log");
+  ASSERT_TRUE(lab_->WaitForLog("first.log", "single-node probes", absl::Seconds(20)).ok());
+  EXPECT_EQ(Client({"run", "--stage", "single-node", "--nodes", "gpu-b"}, false, &out), 3);
+  EXPECT_NE(out.find("running another stage"), std::string::npos) << out;
+  auto rc = lab_->Wait(*first, absl::Seconds(60));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(*rc, 0) << lab_->ReadLog("first.log");
+}
+
+}  // namespace
+}  // namespace nodeprobe::lab

@@ -13,9 +13,16 @@ bool AgentSession::Send(const v1::CoordinatorMessage& msg) {
   return stream_->Write(msg);
 }
 
+void AgentSession::Expect(const std::string& task_id) {
+  std::lock_guard<std::mutex> l(mu_);
+  replies_.emplace(task_id, std::nullopt);
+}
+
 void AgentSession::Deliver(const std::string& task_id, v1::AgentMessage msg) {
   std::lock_guard<std::mutex> l(mu_);
-  replies_[task_id] = std::move(msg);
+  auto it = replies_.find(task_id);
+  if (it == replies_.end()) return;  // not asked for: dropped
+  it->second = std::move(msg);
   cv_.notify_all();
 }
 
@@ -24,16 +31,18 @@ absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
   std::unique_lock<std::mutex> l(mu_);
   while (true) {
     auto it = replies_.find(task_id);
-    if (it != replies_.end()) {
-      v1::AgentMessage m = std::move(it->second);
+    if (it != replies_.end() && it->second.has_value()) {
+      v1::AgentMessage m = *std::move(it->second);
       replies_.erase(it);
       return m;
     }
     if (!alive_) {
+      replies_.erase(task_id);
       return absl::UnavailableError(absl::StrCat("agent ", node_, " was lost"));
     }
     absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
+      replies_.erase(task_id);
       return absl::DeadlineExceededError(
           absl::StrCat("agent ", node_, " did not answer task ", task_id, " in time"));
     }

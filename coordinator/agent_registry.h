@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ class AgentSession {
 
   // Sends a task; false when the stream is gone.
   bool Send(const v1::CoordinatorMessage& msg);
+  // Registers a task whose reply Await() will collect. Replies to tasks
+  // not expected are dropped, so an agent cannot grow the coordinator's
+  // memory with unsolicited results.
+  void Expect(const std::string& task_id);
   // Delivers an agent's message for a task (from the Connect loop).
   void Deliver(const std::string& task_id, v1::AgentMessage msg);
   // Waits for the reply to `task_id`: UNAVAILABLE when the agent is lost,
@@ -61,7 +66,7 @@ class AgentSession {
   std::mutex write_mu_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::map<std::string, v1::AgentMessage> replies_;
+  std::map<std::string, std::optional<v1::AgentMessage>> replies_;
   absl::Time last_heartbeat_;
   bool alive_ = true;
   bool busy_ = false;

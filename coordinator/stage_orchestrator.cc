@@ -45,6 +45,7 @@ absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time 
   task.set_deadline_s(left < 10 ? left * 0.8 : left - 2);
   v1::CoordinatorMessage msg;
   *msg.mutable_task() = task;
+  s.Expect(task.task_id());
   if (!s.Send(msg)) return absl::UnavailableError(absl::StrCat("agent ", s.node(), " is gone"));
   return s.Await(task.task_id(), deadline);
 }

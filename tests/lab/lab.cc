@@ -1,6 +1,7 @@
 // File: lab.cc
 #include "tests/lab/lab.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -47,6 +49,32 @@ absl::Status Lab::Available() {
 Lab::Lab() : prefix_(absl::StrCat("np", getpid(), "-")) {
   char tmpl[] = "/tmp/nodeprobe-lab-XXXXXX";
   dir_ = mkdtemp(tmpl) ? tmpl : "/tmp";
+  RemoveStaleNamespaces();
+}
+
+void Lab::RemoveStaleNamespaces() {
+  // A test process that crashed cannot tear down its lab; its namespaces
+  // ("np<pid>-<host>") are removed here once that pid is gone.
+  FILE* p = popen("ip netns list 2>/dev/null", "r");
+  if (p == nullptr) return;
+  std::vector<std::string> stale;
+  char line[256];
+  while (fgets(line, sizeof(line), p) != nullptr) {
+    std::string name(line);
+    name = name.substr(0, name.find_first_of(" \n"));
+    int pid = 0;
+    size_t dash = name.find('-');
+    if (name.rfind("np", 0) != 0 || dash == std::string::npos ||
+        !absl::SimpleAtoi(name.substr(2, dash - 2), &pid)) {
+      continue;
+    }
+    if (kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(name);
+  }
+  pclose(p);
+  for (const std::string& ns : stale) {
+    (void)Shell(absl::StrCat("ip netns pids ", ns, " | xargs -r kill -9"));
+    (void)Shell(absl::StrCat("ip netns del ", ns));
+  }
 }
 
 Lab::~Lab() {

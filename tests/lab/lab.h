@@ -61,6 +61,8 @@ class Lab {
   static std::string Iface(const std::string& a, const std::string& b) { return a + b; }
 
  private:
+  static void RemoveStaleNamespaces();
+
   std::string prefix_;
   std::string dir_;
   std::vector<std::string> hosts_;

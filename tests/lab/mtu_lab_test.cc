@@ -71,6 +71,7 @@ class MtuLabTest : public ::testing::Test {
                                  "json", "--timeout", "40"},
                            "probe.log");
     EXPECT_TRUE(pid.ok());
+    if (!pid.ok()) return {};
     auto rc = lab_->Wait(*pid, absl::Seconds(60));
     EXPECT_TRUE(rc.ok()) << rc.status();
     if (took) *took = absl::Now() - start;

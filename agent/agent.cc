@@ -19,6 +19,7 @@
 #include "platform/rdma_sysfs.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/mtu/mtu_probe.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
 #include "probes/transfer/transfer_runner.h"
 
@@ -88,10 +89,21 @@ absl::StatusOr<std::string> RunChild(const std::string& exe,
   return output;
 }
 
-Agent::Agent(AgentOptions options) : options_(std::move(options)) {}
+Agent::Agent(AgentOptions options) : options_(std::move(options)) {
+  // The default port, or any free one (several agents in one namespace);
+  // the port in use is announced in the registration.
+  auto responder = mtu::MtuResponder::Start("", mtu::kDefaultMtuPort);
+  if (!responder.ok()) responder = mtu::MtuResponder::Start("", 0);
+  if (responder.ok()) {
+    mtu_responder_ = *std::move(responder);
+    mtu_thread_ = std::thread([this] { mtu_responder_->Serve(); });
+  }
+}
 
 Agent::~Agent() {
   Stop();
+  if (mtu_responder_) mtu_responder_->Stop();
+  if (mtu_thread_.joinable()) mtu_thread_.join();
   for (std::thread& t : workers_) {
     if (t.joinable()) t.join();
   }
@@ -108,6 +120,7 @@ v1::Registration Agent::BuildRegistration() const {
   v1::Registration reg;
   reg.set_node_name(options_.node_name);
   reg.set_agent_version(NODEPROBE_VERSION);
+  if (mtu_responder_) reg.set_mtu_port(mtu_responder_->port());
   platform::LibraryVersion verbs = platform::RdmaCoreVersion();
   v1::Component* c = reg.add_inventory();
   c->set_name("rdma_core");
@@ -216,6 +229,26 @@ void Agent::HandleTask(const v1::Task& task) {
       if (plan.sizes.empty()) plan.sizes = {65536};
       v1::ProbeResult r = transfer::RunTransfer(plan);
       r.set_probe("transfer");
+      r.set_node(options_.node_name);
+      FinalizeResult(Profile(), &r);
+      *result->mutable_result() = r;
+      break;
+    }
+    case v1::Task::kRunPathMtu: {
+      mtu::PathProbeOptions po;
+      po.peer_ip = task.run_path_mtu().peer_host();
+      po.port = static_cast<uint16_t>(task.run_path_mtu().peer_port());
+      po.deadline = deadline;
+      absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
+      v1::ProbeResult r;
+      if (!report.ok()) {
+        r = ErrorResult("mtu", "MTU_PROBE_FAILED", std::string(report.status().message()),
+                        "check that UDP reaches the peer's agent");
+      } else {
+        r.set_probe("mtu");
+        *r.mutable_mtu() = *report;
+        JudgePath(*report, &r);
+      }
       r.set_node(options_.node_name);
       FinalizeResult(Profile(), &r);
       *result->mutable_result() = r;

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "coordinator/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "probes/mtu/path_mtu.h"
 #include "probes/transfer/transfer_engine.h"
 
 namespace nodeprobe::agent {
@@ -60,6 +61,9 @@ class Agent {
   std::mutex tasks_mu_;
   std::map<std::string, std::unique_ptr<transfer::TransferServer>> servers_;
   std::vector<std::thread> workers_;
+  // The path-MTU responder peers probe during two-node stages.
+  std::unique_ptr<mtu::MtuResponder> mtu_responder_;
+  std::thread mtu_thread_;
 };
 
 // Runs `exe args...`, returning its stdout; kills it (and its process group)

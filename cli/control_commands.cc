@@ -62,6 +62,19 @@ std::string HostName() {
   return buf;
 }
 
+// "path MTU 1500 of 9000" or "stream_bw 9.41 Gb/s".
+std::string PairFigure(const v1::PairResult& p) {
+  if (p.result().has_mtu()) {
+    const auto& paths = p.result().mtu().paths();
+    if (paths.empty()) return "path MTU ?";
+    return absl::StrCat("path MTU ", paths[0].path_mtu(), " of ", paths[0].iface_mtu());
+  }
+  const auto& t = p.result().transfer();
+  return absl::StrCat(transfer::OpName(t.op()), " ",
+                      absl::StrFormat("%.2f", t.results_size() ? t.results(0).bw_avg_gbps() : 0),
+                      " Gb/s");
+}
+
 std::string RenderRun(const v1::StageRun& run, bool color) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
@@ -70,13 +83,11 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
     absl::StrAppend(&out, "\n", RenderStageTable(r, color));
   }
   if (run.pairs_size() > 0) {
-    absl::StrAppend(&out, "\ntransfers\n");
+    absl::StrAppend(&out, "\nbetween the nodes\n");
     for (const v1::PairResult& p : run.pairs()) {
-      const auto& t = p.result().transfer();
-      double gbps = t.results_size() ? t.results(0).bw_avg_gbps() : 0;
+      const std::string figure = PairFigure(p);
       absl::StrAppend(&out, "  ", p.from_node(), " -> ", p.to_node(), " [", p.rail(), "] ",
-                      transfer::OpName(t.op()), " ", absl::StrFormat("%.2f", gbps), " Gb/s  ",
-                      VerdictName(p.result().verdict()), "\n");
+                      figure, "  ", VerdictName(p.result().verdict()), "\n");
       for (const v1::Finding& f : p.result().findings()) {
         absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ",
                         f.message(), "\n");
@@ -105,12 +116,10 @@ std::string MarkdownRun(const v1::StageRun& run) {
     }
   }
   if (run.pairs_size()) {
-    absl::StrAppend(&out, "\n| from | to | rail | Gb/s | verdict |\n|---|---|---|---|---|\n");
+    absl::StrAppend(&out, "\n| from | to | rail | measured | verdict |\n|---|---|---|---|---|\n");
     for (const v1::PairResult& p : run.pairs()) {
-      const auto& t = p.result().transfer();
       absl::StrAppend(&out, "| ", p.from_node(), " | ", p.to_node(), " | ", p.rail(), " | ",
-                      absl::StrFormat("%.2f", t.results_size() ? t.results(0).bw_avg_gbps() : 0),
-                      " | ", VerdictName(p.result().verdict()), " |\n");
+                      PairFigure(p), " | ", VerdictName(p.result().verdict()), " |\n");
     }
   }
   for (const v1::Finding& f : run.findings()) {

@@ -92,6 +92,28 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   return absl::OkStatus();
 }
 
+// The path MTU from `from` to `to`, measured by `from` against `to`'s
+// responder.
+void PathMtu(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
+             absl::Time deadline) {
+  if (to.registration().mtu_port() == 0) return;  // an agent without a responder
+  v1::Task task;
+  task.set_task_id(NewTaskId());
+  task.mutable_run_path_mtu()->set_peer_host(RailAddress(to, rail));
+  task.mutable_run_path_mtu()->set_peer_port(to.registration().mtu_port());
+  absl::StatusOr<v1::AgentMessage> result = Ask(from, task, deadline);
+  if (!result.ok()) {
+    NodeFailed(run, from.node(), result.status(), "path-MTU probing");
+    return;
+  }
+  v1::PairResult* pair = run->add_pairs();
+  pair->set_from_node(from.node());
+  pair->set_to_node(to.node());
+  pair->set_rail(to.registration().rails_size() > rail ? to.registration().rails(rail).name()
+                                                       : "tcp");
+  *pair->mutable_result() = result->result().result();
+}
+
 }  // namespace
 
 std::string RailAddress(const AgentSession& session, int rail_index) {
@@ -140,6 +162,8 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
       for (int dir = 0; dir < 2; ++dir) {
         AgentSession& from = *nodes[dir];
         AgentSession& to = *nodes[1 - dir];
+        progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
+        PathMtu(&run, from, to, r, deadline);
         progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
         if (!Transfer(&run, from, to, r, request, deadline).ok()) break;
       }

@@ -146,12 +146,20 @@ TEST_F(ControlPlaneLabTest, TwoNodeStageRunsTransfersBothWaysAndIsStored) {
   v1::StageRun run = ParseRun(out);
   EXPECT_EQ(run.state(), "done");
   EXPECT_EQ(run.node_reports_size(), 2);
-  ASSERT_EQ(run.pairs_size(), 2);
-  EXPECT_EQ(run.pairs(0).from_node(), "gpu-a");
-  EXPECT_EQ(run.pairs(1).from_node(), "gpu-b");
+  // Per direction: the path MTU, then a transfer.
+  ASSERT_EQ(run.pairs_size(), 4) << run.DebugString();
+  std::vector<std::string> order;
   for (const auto& p : run.pairs()) {
-    EXPECT_GT(p.result().transfer().results(0).bw_avg_gbps(), 0.05);
+    order.push_back(absl::StrCat(p.from_node(), p.result().probe()));
+    if (p.result().has_mtu()) {
+      EXPECT_EQ(p.result().mtu().paths(0).path_mtu(), 1500u);
+      EXPECT_EQ(p.result().verdict(), v1::PASS);
+    } else {
+      EXPECT_GT(p.result().transfer().results(0).bw_avg_gbps(), 0.05);
+    }
   }
+  EXPECT_EQ(order, (std::vector<std::string>{"gpu-amtu", "gpu-atransfer", "gpu-bmtu",
+                                             "gpu-btransfer"}));
   std::string report;
   ASSERT_EQ(Client({"report", "--run", run.run_id(), "--format", "json"}, false, &report), 0);
   EXPECT_EQ(ParseRun(report).run_id(), run.run_id());

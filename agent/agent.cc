@@ -17,6 +17,7 @@
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
+#include "platform/route.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/mtu/mtu_probe.h"
@@ -25,16 +26,6 @@
 
 namespace nodeprobe::agent {
 namespace {
-
-v1::ProbeResult ErrorResult(const std::string& probe, const std::string& code,
-                            const std::string& message, const std::string& fix) {
-  v1::ProbeResult r;
-  r.set_probe(probe);
-  r.set_verdict(v1::ERROR);
-  r.set_reason(message);
-  AddFinding(&r, code, v1::ERROR, "", message, fix);
-  return r;
-}
 
 }  // namespace
 
@@ -227,7 +218,23 @@ void Agent::HandleTask(const v1::Task& task) {
       plan.request = rt.request();
       plan.sizes.assign(rt.sizes().begin(), rt.sizes().end());
       if (plan.sizes.empty()) plan.sizes = {65536};
-      v1::ProbeResult r = transfer::RunTransfer(plan);
+      v1::ProbeResult r;
+      if (plan.request.transport() == v1::RDMA) {
+        absl::StatusOr<platform::Egress> egress = platform::EgressTo(rt.peer_host());
+        absl::StatusOr<transfer::RdmaLocal> local =
+            egress.ok() ? transfer::ChooseRdmaLocal(*egress, "", std::nullopt)
+                        : absl::StatusOr<transfer::RdmaLocal>(egress.status());
+        if (!local.ok()) {
+          r = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",
+                          std::string(local.status().message()),
+                          "check the rail's RDMA port and its IPv4 address");
+        } else {
+          plan.rdma = *local;
+          r = transfer::RunTransfer(plan);
+        }
+      } else {
+        r = transfer::RunTransfer(plan);
+      }
       r.set_probe("transfer");
       r.set_node(options_.node_name);
       FinalizeResult(Profile(), &r);

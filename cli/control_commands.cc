@@ -15,6 +15,7 @@
 #include "agent/agent.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/signals.h"
 #include "cli/table_renderer.h"
 #include "coordinator/coordinator_service.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
@@ -41,19 +42,6 @@ int RpcFail(const grpc::Status& s, const std::string& address) {
                       s.error_code() == grpc::StatusCode::NOT_FOUND
                   ? kExitUsage
                   : kExitCouldNotRun);
-}
-
-// Blocks SIGTERM/SIGINT and calls `stop` when one arrives.
-std::thread OnSignal(std::function<void()> stop, sigset_t* set) {
-  sigemptyset(set);
-  sigaddset(set, SIGTERM);
-  sigaddset(set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, set, nullptr);
-  return std::thread([set, stop] {
-    int sig = 0;
-    sigwait(set, &sig);
-    stop();
-  });
 }
 
 std::string HostName() {
@@ -128,12 +116,6 @@ std::string MarkdownRun(const v1::StageRun& run) {
   return out;
 }
 
-int ExitCodeForRun(const v1::StageRun& run) {
-  if (run.verdict() == v1::FAIL) return kExitFail;
-  if (run.verdict() == v1::ERROR) return kExitCouldNotRun;
-  return kExitOk;
-}
-
 }  // namespace
 
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {
@@ -155,6 +137,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   v1::RunStageRequest req;
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
+  for (const auto& r : o.rails) req.add_rails(r);
   req.set_timeout_s(o.timeout_s);
   req.set_transfer_seconds(o.transfer_seconds);
   grpc::ClientContext ctx;
@@ -181,7 +164,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   } else if (!o.quiet) {
     std::cout << RenderRun(run, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
   }
-  return ExitCodeForRun(run);
+  return ExitCodeForVerdict(run.verdict());
 }
 
 std::function<int()> AddControlCommands(CLI::App& app) {
@@ -203,6 +186,10 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   CLI::App* agent_cmd = app.add_subcommand(
       "agent", "Run the node agent: connect to the coordinator and run the tasks it sends.");
   AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
+  auto health = std::make_shared<std::string>("127.0.0.1:18518");
+  agent_cmd->add_option("--health-listen", *health,
+                        "Local gRPC health endpoint (\"\" disables)")
+      ->capture_default_str();
   agent_cmd->add_option("--node-name", aopts->node_name,
                         "Name to register (default: host name; must match the certificate)");
   // Local only (never set by the coordinator): lets tests substitute a probe
@@ -229,19 +216,14 @@ std::function<int()> AddControlCommands(CLI::App& app) {
 
   return [=]() -> int {
     if (coord->parsed()) {
-      sigset_t set;
       std::unique_ptr<coordinator::CoordinatorServer> server;
       std::mutex mu;
-      std::thread sig = OnSignal([&] {
+      StopOnSignal on_signal([&] {
         std::lock_guard<std::mutex> l(mu);
         if (server) server->Shutdown();
-      }, &set);
+      });
       auto started = coordinator::CoordinatorServer::Start(*copts);
-      if (!started.ok()) {
-        pthread_kill(sig.native_handle(), SIGTERM);
-        sig.join();
-        return Fail(std::string(started.status().message()), kExitCouldNotRun);
-      }
+      if (!started.ok()) return Fail(std::string(started.status().message()), kExitCouldNotRun);
       {
         std::lock_guard<std::mutex> l(mu);
         server = *std::move(started);
@@ -253,8 +235,6 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       }
       std::cout << std::endl;
       server->Wait();
-      pthread_kill(sig.native_handle(), SIGTERM);
-      sig.join();
       return kExitOk;
     }
     if (agent_cmd->parsed()) {
@@ -267,13 +247,23 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         auto creds = coordinator::ClientCredentials(o.tls);
         if (!creds.ok()) return Fail(std::string(creds.status().message()));
       }
-      sigset_t set;
+      // The standard gRPC health service, on loopback only, for local
+      // supervisors (systemd watchdogs, kubelet exec probes).
+      std::unique_ptr<grpc::Server> health_server;
+      if (!health->empty()) {
+        grpc::EnableDefaultHealthCheckService(true);
+        grpc::ServerBuilder builder;
+        builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
+        health_server = builder.BuildAndStart();
+        if (!health_server) {
+          return Fail(absl::StrCat("cannot listen on --health-listen ", *health), kExitCouldNotRun);
+        }
+      }
       agent::Agent agent(o);
-      std::thread sig = OnSignal([&] { agent.Stop(); }, &set);
+      StopOnSignal on_signal([&] { agent.Stop(); });
       std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
       agent.Run();
-      pthread_kill(sig.native_handle(), SIGTERM);
-      sig.join();
+      if (health_server) health_server->Shutdown();
       return kExitOk;
     }
     if (runs_cmd->parsed() || report_cmd->parsed()) {

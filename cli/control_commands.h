@@ -23,6 +23,7 @@ std::function<int()> AddControlCommands(CLI::App& app);
 struct MultiNodeRun {
   std::string stage;
   std::vector<std::string> nodes;
+  std::vector<std::string> rails;
   std::string coordinator;
   coordinator::TlsFiles tls;
   double timeout_s = 600;

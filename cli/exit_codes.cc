@@ -3,13 +3,10 @@
 
 namespace nodeprobe::cli {
 
-int ExitCodeFor(const v1::StageReport& report) {
-  bool error = false;
-  for (const v1::ProbeResult& r : report.results()) {
-    if (r.verdict() == v1::FAIL) return kExitFail;
-    if (r.verdict() == v1::ERROR) error = true;
-  }
-  return error ? kExitCouldNotRun : kExitOk;
+int ExitCodeForVerdict(v1::Verdict verdict) {
+  if (verdict == v1::FAIL) return kExitFail;
+  if (verdict == v1::ERROR) return kExitCouldNotRun;
+  return kExitOk;
 }
 
 }  // namespace nodeprobe::cli

@@ -11,6 +11,8 @@ inline constexpr int kExitFail = 1;        // any FAIL
 inline constexpr int kExitUsage = 2;       // bad flags or profile
 inline constexpr int kExitCouldNotRun = 3;  // any ERROR and no FAIL
 
-int ExitCodeFor(const v1::StageReport& report);
+// FAIL -> 1, ERROR -> 3, anything else -> 0. A combined verdict already
+// ranks FAIL above ERROR (probes/framework/result_util.h).
+int ExitCodeForVerdict(v1::Verdict verdict);
 
 }  // namespace nodeprobe::cli

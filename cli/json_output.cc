@@ -3,6 +3,8 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <iostream>
+
 namespace nodeprobe::cli {
 
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
@@ -16,6 +18,21 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
     return absl::InternalError(std::string(status.message()));
   }
   return out;
+}
+
+bool PrintAs(const std::string& format, const google::protobuf::Message& message,
+             const std::function<std::string()>& render) {
+  if (format != "json") {
+    std::cout << render();
+    return true;
+  }
+  absl::StatusOr<std::string> json = ToJson(message);
+  if (!json.ok()) {
+    std::cerr << "nodeprobe: error: " << json.status().message() << "\n";
+    return false;
+  }
+  std::cout << *json;
+  return true;
 }
 
 }  // namespace nodeprobe::cli

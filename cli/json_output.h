@@ -4,6 +4,7 @@
 // component with present=false must say so).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <google/protobuf/message.h>
@@ -13,5 +14,10 @@
 namespace nodeprobe::cli {
 
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message);
+
+// Prints `message` as JSON when format is "json", else render(); returns
+// false when JSON could not be produced.
+bool PrintAs(const std::string& format, const google::protobuf::Message& message,
+             const std::function<std::string()>& render);
 
 }  // namespace nodeprobe::cli

@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--nodes", multi.nodes,
                       "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
       ->delimiter(',');
+  run_cmd->add_option("--rails", multi.rails,
+                      "Rails for two-node: all (default) or names, e.g. mlx5_0,mlx5_1")
+      ->delimiter(',');
   nodeprobe::cli::AddControlFlags(run_cmd, &multi.coordinator, &multi.tls);
   run_cmd->add_option("--transfer-seconds", multi.transfer_seconds,
                       "Seconds per transfer direction in the two-node stage")

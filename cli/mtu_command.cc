@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/signals.h"
 #include "platform/netns.h"
 #include "platform/socket.h"
 #include "probes/framework/result_util.h"
@@ -31,11 +32,6 @@ struct Options {
 };
 
 int Serve(const Options& o) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   if (!o.netns.empty()) {
     absl::Status s = platform::EnterNetns(o.netns);
     if (!s.ok()) {
@@ -51,14 +47,8 @@ int Serve(const Options& o) {
   }
   std::cout << "nodeprobe mtu responder listening on udp "
             << (o.bind.empty() ? "*" : o.bind) << ":" << (*responder)->port() << std::endl;
-  std::thread signals([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    (*responder)->Stop();
-  });
+  StopOnSignal on_signal([&] { (*responder)->Stop(); });
   (*responder)->Serve();
-  pthread_kill(signals.native_handle(), SIGTERM);
-  signals.join();
   return kExitOk;
 }
 
@@ -106,29 +96,19 @@ int Probe(const Options& o) {
   result.set_probe("mtu");
   absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
   if (!report.ok()) {
-    result.set_verdict(v1::ERROR);
-    result.set_reason(std::string(report.status().message()));
-    AddFinding(&result,
-               report.status().code() == absl::StatusCode::kDeadlineExceeded
-                   ? "MTU_PROBE_TIMEOUT"
-                   : "MTU_PROBE_FAILED",
-               v1::ERROR, o.peer, std::string(report.status().message()),
-               "start `nodeprobe mtu serve` on the peer and check that UDP reaches it");
+    result = ErrorResult("mtu",
+                         report.status().code() == absl::StatusCode::kDeadlineExceeded
+                             ? "MTU_PROBE_TIMEOUT"
+                             : "MTU_PROBE_FAILED",
+                         std::string(report.status().message()),
+                         "start `nodeprobe mtu serve` on the peer and check that UDP reaches it");
   } else {
     *result.mutable_mtu() = *report;
     JudgePath(*report, &result);
   }
   FinalizeResult(Profile(), &result);
-  if (o.format == "json") {
-    absl::StatusOr<std::string> json = ToJson(result);
-    if (!json.ok()) return kExitCouldNotRun;
-    std::cout << *json;
-  } else {
-    std::cout << Render(result);
-  }
-  return result.verdict() == v1::FAIL    ? kExitFail
-         : result.verdict() == v1::ERROR ? kExitCouldNotRun
-                                         : kExitOk;
+  if (!PrintAs(o.format, result, [&] { return Render(result); })) return kExitCouldNotRun;
+  return ExitCodeForVerdict(result.verdict());
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ int RunCommand(const RunOptions& options) {
   } else if (!options.quiet) {
     std::cout << RenderStageTable(report, UseColor());
   }
-  return ExitCodeFor(report);
+  return ExitCodeForVerdict(report.verdict());
 }
 
 int ListProbesCommand(const std::string& format) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/signals.h"
 #include "platform/file_tree.h"
 #include "platform/route.h"
 #include "probes/framework/result_util.h"
@@ -46,13 +47,6 @@ struct RunOptions {
 };
 
 int Serve(const ServeOptions& o) {
-  // SIGTERM/SIGINT are taken by one thread with sigwait, so the server stops
-  // cleanly instead of dying mid-run; block them before any thread starts.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   transfer::Timeouts t;
   t.idle = absl::Seconds(o.idle_timeout_s);
   auto server = transfer::TransferServer::Start(o.bind, static_cast<uint16_t>(o.port), t);
@@ -63,18 +57,12 @@ int Serve(const ServeOptions& o) {
   }
   std::cout << "nodeprobe transfer server listening on "
             << (o.bind.empty() ? "*" : o.bind) << ":" << (*server)->port() << std::endl;
-  std::thread signals([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    (*server)->Stop();
-  });
-  (*server)->Serve();
+  {
+    StopOnSignal on_signal([&] { (*server)->Stop(); });
+    (*server)->Serve();
+  }
   std::cerr << "nodeprobe: transfer server stopped after "
             << (*server)->runs_served() << " runs\n";
-  // The signal thread is still in sigwait when Serve() ends for another
-  // reason; wake it so it can be joined.
-  pthread_kill(signals.native_handle(), SIGTERM);
-  signals.join();
   return kExitOk;
 }
 
@@ -172,16 +160,14 @@ int Run(const RunOptions& o) {
                                                : std::nullopt)
                         : absl::StatusOr<transfer::RdmaLocal>(egress.status());
     if (!local.ok()) {
+      result = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",
+                           std::string(local.status().message()),
+                           "load the NIC's RDMA driver and give the peer's IPv4 address, or "
+                           "measure the Ethernet baseline with --transport tcp");
       v1::TransferReport* report = result.mutable_transfer();
       report->set_transport(v1::RDMA);
       report->set_op(op);
       report->set_peer(absl::StrCat(peer->host, ":", peer->port));
-      result.set_verdict(v1::ERROR);
-      result.set_reason(std::string(local.status().message()));
-      AddFinding(&result, "TRANSFER_NO_RDMA_DEVICE", v1::ERROR, o.device,
-                 std::string(local.status().message()),
-                 "load the NIC's RDMA driver and give the peer's IPv4 address, or "
-                 "measure the Ethernet baseline with --transport tcp");
     } else {
       plan.rdma = *local;
       result = transfer::RunTransfer(plan);
@@ -191,16 +177,8 @@ int Run(const RunOptions& o) {
   }
   result.set_probe("transfer");
   FinalizeResult(Profile(), &result);
-  if (o.format == "json") {
-    absl::StatusOr<std::string> json = ToJson(result);
-    if (!json.ok()) return kExitCouldNotRun;
-    std::cout << *json;
-  } else {
-    std::cout << RenderTransfer(result);
-  }
-  return result.verdict() == v1::FAIL ? kExitFail
-         : result.verdict() == v1::ERROR ? kExitCouldNotRun
-                                         : kExitOk;
+  if (!PrintAs(o.format, result, [&] { return RenderTransfer(result); })) return kExitCouldNotRun;
+  return ExitCodeForVerdict(result.verdict());
 }
 
 }  // namespace

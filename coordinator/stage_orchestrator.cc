@@ -72,8 +72,15 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   v1::RunTransfer* t = go.mutable_run_transfer();
   t->set_peer_host(RailAddress(to, rail));
   t->set_peer_port(ready->endpoint().port());
-  t->mutable_request()->set_transport(v1::TCP);
-  t->mutable_request()->set_op(v1::STREAM_BW);
+  // RDMA WRITE when both ends of the rail are RDMA ports with an address;
+  // the TCP baseline otherwise.
+  const auto& fr = from.registration().rails();
+  const auto& tr = to.registration().rails();
+  const bool rdma = rail < fr.size() && rail < tr.size() && !fr[rail].rdma_device().empty() &&
+                    !tr[rail].rdma_device().empty() && tr[rail].ipv4_size() > 0;
+  t->mutable_request()->set_transport(rdma ? v1::RDMA : v1::TCP);
+  t->mutable_request()->set_op(rdma ? v1::WRITE_BW : v1::STREAM_BW);
+  t->mutable_request()->set_tx_depth(128);
   t->mutable_request()->set_streams(1);
   t->mutable_request()->set_duration_s(req.transfer_seconds() ? req.transfer_seconds() : 3);
   t->add_sizes(65536);
@@ -112,6 +119,23 @@ void PathMtu(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
   pair->set_rail(to.registration().rails_size() > rail ? to.registration().rails(rail).name()
                                                        : "tcp");
   *pair->mutable_result() = result->result().result();
+}
+
+// Rails pair by order; --rails names them by the first node's rail name
+// (e.g. mlx5_0:1), or "all".
+bool RailSelected(const v1::RunStageRequest& req, const AgentSession& first, int rail) {
+  if (req.rails_size() == 0) return true;
+  const std::string name = rail < first.registration().rails_size()
+                               ? first.registration().rails(rail).name()
+                               : "tcp";
+  for (const std::string& want : req.rails()) {
+    if (want == "all" || want == name ||
+        (rail < first.registration().rails_size() &&
+         want == first.registration().rails(rail).rdma_device())) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -159,6 +183,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     const int rails = std::max(1, std::min(nodes[0]->registration().rails_size(),
                                            nodes[1]->registration().rails_size()));
     for (int r = 0; r < rails; ++r) {
+      if (!RailSelected(request, *nodes[0], r)) continue;
       for (int dir = 0; dir < 2; ++dir) {
         AgentSession& from = *nodes[dir];
         AgentSession& to = *nodes[1 - dir];

@@ -15,6 +15,16 @@ v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
   return f;
 }
 
+v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,
+                            const std::string& message, std::string remediation) {
+  v1::ProbeResult r;
+  r.set_probe(std::string(probe));
+  r.set_verdict(v1::ERROR);
+  r.set_reason(message);
+  AddFinding(&r, code, v1::ERROR, "", message, std::move(remediation));
+  return r;
+}
+
 void AddMeasurement(v1::ProbeResult* result, std::string_view name,
                     double value, std::string_view unit,
                     const std::map<std::string, std::string>& labels) {

@@ -15,6 +15,11 @@ v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
                         v1::Verdict severity, std::string_view device,
                         std::string message, std::string remediation);
 
+// A result for something that could not run: verdict ERROR, the message
+// as its reason and as one finding with `code`.
+v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,
+                            const std::string& message, std::string remediation);
+
 void AddMeasurement(v1::ProbeResult* result, std::string_view name,
                     double value, std::string_view unit,
                     const std::map<std::string, std::string>& labels = {});

@@ -55,11 +55,9 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
       if (run.ok()) {
         result = *std::move(run);
       } else {
-        result.set_verdict(v1::ERROR);
-        result.set_reason(std::string(run.status().message()));
-        AddFinding(&result, "PROBE_COULD_NOT_RUN", v1::ERROR, "",
-                   std::string(run.status().message()),
-                   "fix the cause named in the message and rerun the probe");
+        result = ErrorResult(probe->name(), "PROBE_COULD_NOT_RUN",
+                             std::string(run.status().message()),
+                             "fix the cause named in the message and rerun the probe");
       }
     }
     result.set_probe(std::string(probe->name()));

@@ -12,7 +12,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "platform/file_tree.h"
 #include "platform/netlink_links.h"
+#include "platform/rdma_sysfs.h"
+#include "platform/verbs_port.h"
 #include "platform/route.h"
 
 namespace nodeprobe::mtu {
@@ -26,6 +29,23 @@ int InterfaceMtu(const std::string& name) {
   if (!links.ok()) return 0;
   for (const auto& l : *links) {
     if (l.name == name) return l.mtu;
+  }
+  return 0;
+}
+
+// Active MTU of the RDMA port whose RoCE GIDs live on `netdev` (0: none,
+// or no device to ask).
+uint32_t RdmaActiveMtuOn(const std::string& netdev) {
+  auto devs = platform::ReadRdmaDevices(platform::FileTree("/sys"));
+  if (!devs.ok()) return 0;
+  for (const auto& dev : *devs) {
+    for (const auto& port : dev.ports) {
+      for (const auto& gid : port.gids) {
+        if (!gid.netdev.value.ok() || *gid.netdev.value != netdev) continue;
+        absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(dev.name, port.port);
+        return mtu.ok() ? *mtu : 0;
+      }
+    }
   }
   return 0;
 }
@@ -210,6 +230,7 @@ absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& o) {
   }
   report.set_peer_iface_mtu(reply->iface_mtu());
   report.set_peer_rdma_active_mtu(reply->rdma_active_mtu());
+  report.set_local_rdma_active_mtu(RdmaActiveMtuOn(egress->netdev));
 
   v1::PathMtu forward = Search(iface_mtu, [&](int size) { return prober.Forward(size); });
   forward.set_direction("here -> peer");
@@ -272,7 +293,10 @@ void MtuResponder::Serve() {
         out.set_cookie(Cookie(ev->from));
         absl::StatusOr<platform::Egress> back =
             platform::EgressTo(platform::AddressString(ev->from));
-        if (back.ok()) out.set_iface_mtu(static_cast<uint32_t>(InterfaceMtu(back->netdev)));
+        if (back.ok()) {
+          out.set_iface_mtu(static_cast<uint32_t>(InterfaceMtu(back->netdev)));
+          out.set_rdma_active_mtu(RdmaActiveMtuOn(back->netdev));
+        }
         break;
       }
       case v1::MtuDatagram::PROBE:

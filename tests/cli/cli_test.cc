@@ -75,6 +75,23 @@ TEST(CliTest, TopologyXmlGivesMatrixRailsAndFindings) {
   EXPECT_TRUE(absl::StrContains(table.out, "Legend"));
 }
 
+TEST(CliTest, PcieAndGpudirectReadACapturedSysfsTree) {
+  auto host = testing::NodeExporterHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe", "pcie", "--probe",
+                               "gpudirect", "--sysfs-root", (*host)->sys_root, "--format",
+                               "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  v1::StageReport report = ParseReport(r.out);
+  const v1::ProbeResult* pcie = ResultOf(report, "pcie");
+  ASSERT_NE(pcie, nullptr);
+  ASSERT_EQ(pcie->findings_size(), 1);
+  EXPECT_EQ(pcie->findings(0).code(), "PCIE_LINK_WIDTH_DEGRADED");
+  EXPECT_EQ(pcie->findings(0).device(), "0000:00:02.1");
+  // The capture has RDMA NICs but no NVIDIA GPU.
+  EXPECT_EQ(ResultOf(report, "gpudirect")->verdict(), v1::SKIP);
+}
+
 TEST(CliTest, MissingTopologyXmlExitsTwo) {
   CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--topology-xml",
                                "/no/such.xml"});

@@ -294,6 +294,7 @@ absl::Status Agent::Session() {
   while (stream->Read(&msg)) {
     if (msg.has_ack()) {
       ++registrations_;
+      connected_ = true;
       if (msg.ack().heartbeat_interval_s() > 0) {
         heartbeat = absl::Seconds(msg.ack().heartbeat_interval_s());
       }
@@ -320,6 +321,7 @@ absl::Status Agent::Session() {
       if (it != servers_.end()) it->second->Stop();
     }
   }
+  connected_ = false;
   {
     std::lock_guard<std::mutex> l(mu_);
     session_over = true;
@@ -360,6 +362,15 @@ void Agent::Run() {
   }
   std::lock_guard<std::mutex> l(tasks_mu_);
   for (auto& [id, server] : servers_) server->Stop();
+}
+
+grpc::Status AgentLocalService::Status(grpc::ServerContext*, const v1::AgentStatusRequest*,
+                                      v1::AgentStatus* out) {
+  out->set_node_name(agent_->options().node_name);
+  out->set_coordinator(agent_->options().coordinator);
+  out->set_connected(agent_->connected());
+  out->set_registrations(static_cast<uint32_t>(agent_->registrations()));
+  return grpc::Status::OK;
 }
 
 }  // namespace nodeprobe::agent

@@ -42,6 +42,8 @@ class Agent {
 
   // Sessions that completed registration (for tests and logs).
   int registrations() const { return registrations_.load(); }
+  bool connected() const { return connected_.load(); }
+  const AgentOptions& options() const { return options_; }
 
  private:
   // One connection: register, then serve tasks until the stream ends.
@@ -53,6 +55,7 @@ class Agent {
   AgentOptions options_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> registrations_{0};
+  std::atomic<bool> connected_{false};
   std::mutex mu_;
   std::condition_variable cv_;
   grpc::ClientContext* context_ = nullptr;  // the live session's, under mu_
@@ -64,6 +67,17 @@ class Agent {
   // The path-MTU responder peers probe during two-node stages.
   std::unique_ptr<mtu::MtuResponder> mtu_responder_;
   std::thread mtu_thread_;
+};
+
+// The loopback AgentLocal service: the agent's own view of itself.
+class AgentLocalService final : public v1::AgentLocal::Service {
+ public:
+  explicit AgentLocalService(const Agent* agent) : agent_(agent) {}
+  grpc::Status Status(grpc::ServerContext* ctx, const v1::AgentStatusRequest* req,
+                      v1::AgentStatus* out) override;
+
+ private:
+  const Agent* agent_;
 };
 
 // Runs `exe args...`, returning its stdout; kills it (and its process group)

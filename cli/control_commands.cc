@@ -247,19 +247,23 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         auto creds = coordinator::ClientCredentials(o.tls);
         if (!creds.ok()) return Fail(std::string(creds.status().message()));
       }
-      // The standard gRPC health service, on loopback only, for local
-      // supervisors (systemd watchdogs, kubelet exec probes).
+      agent::Agent agent(o);
+      // AgentLocal and the standard gRPC health service, on loopback, for
+      // local supervisors (systemd, kubelet exec probes, an operator).
+      agent::AgentLocalService local(&agent);
       std::unique_ptr<grpc::Server> health_server;
       if (!health->empty()) {
         grpc::EnableDefaultHealthCheckService(true);
         grpc::ServerBuilder builder;
         builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
+        builder.RegisterService(&local);
         health_server = builder.BuildAndStart();
         if (!health_server) {
-          return Fail(absl::StrCat("cannot listen on --health-listen ", *health), kExitCouldNotRun);
+          return Fail(absl::StrCat("cannot listen on --health-listen ", *health,
+                                   " (another agent here? pass another address or \"\")"),
+                      kExitCouldNotRun);
         }
       }
-      agent::Agent agent(o);
       StopOnSignal on_signal([&] { agent.Stop(); });
       std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
       agent.Run();

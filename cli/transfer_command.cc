@@ -148,10 +148,6 @@ int Run(const RunOptions& o) {
 
   v1::ProbeResult result;
   if (rdma) {
-    if (op != v1::WRITE_BW) {
-      return usage(absl::StrCat("--op ", op_name,
-                                ": this version runs RDMA write_bw only"));
-    }
     absl::StatusOr<transfer::RdmaLocal> local = absl::FailedPreconditionError("");
     absl::StatusOr<platform::Egress> egress = platform::EgressTo(peer->host);
     local = egress.ok() ? transfer::ChooseRdmaLocal(
@@ -208,8 +204,8 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       ->check(CLI::IsMember({"tcp", "rdma"}))
       ->capture_default_str();
   run_cmd->add_option("--op", run->op,
-                      "tcp: stream_bw (default), rr_lat; rdma: write_bw (read_bw, "
-                      "send_bw and write_lat are not built yet)");
+                      "tcp: stream_bw (default), rr_lat; rdma: write_bw (default), "
+                      "read_bw, send_bw, write_lat");
   auto* size = run_cmd->add_option("--size", run->sizes,
                                     "Message sizes, e.g. 65536 or 4K,64K,1M");
   run_cmd->add_flag("--all-sizes", run->all_sizes, "Sweep 2 B .. 8 MiB, doubling")

@@ -166,19 +166,35 @@ absl::Status VerbsQp::Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_
   return absl::OkStatus();
 }
 
-absl::Status VerbsQp::PostWrite(const RemoteQp& remote, size_t size, uint64_t wr_id) {
+absl::Status VerbsQp::Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t size,
+                           uint64_t wr_id) {
   ibv_sge sge{addr(), static_cast<uint32_t>(size), lkey()};
   ibv_send_wr wr{};
   wr.wr_id = wr_id;
   wr.sg_list = &sge;
   wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.opcode = opcode;
   wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = remote.addr;
-  wr.wr.rdma.rkey = remote.rkey;
+  if (opcode != IBV_WR_SEND) {
+    wr.wr.rdma.remote_addr = remote.addr;
+    wr.wr.rdma.rkey = remote.rkey;
+  }
   ibv_send_wr* bad = nullptr;
   if (int rc = ibv_post_send(qp_, &wr, &bad); rc != 0) {
     return absl::ErrnoToStatus(rc, "ibv_post_send");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerbsQp::PostRecv(size_t size, uint64_t wr_id) {
+  ibv_sge sge{addr(), static_cast<uint32_t>(size), lkey()};
+  ibv_recv_wr wr{};
+  wr.wr_id = wr_id;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  if (int rc = ibv_post_recv(qp_, &wr, &bad); rc != 0) {
+    return absl::ErrnoToStatus(rc, "ibv_post_recv");
   }
   return absl::OkStatus();
 }

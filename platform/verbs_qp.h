@@ -63,8 +63,15 @@ class VerbsQp {
 
   absl::Status Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
                        uint32_t local_psn);
-  // Posts one signaled RDMA WRITE of `size` bytes to the peer's buffer.
-  absl::Status PostWrite(const RemoteQp& remote, size_t size, uint64_t wr_id);
+  // Posts one signaled work request of `size` bytes from the start of the
+  // local buffer: IBV_WR_RDMA_WRITE / IBV_WR_RDMA_READ to the peer's buffer,
+  // or IBV_WR_SEND.
+  absl::Status Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t size, uint64_t wr_id);
+  // Posts a receive for a SEND of up to `size` bytes.
+  absl::Status PostRecv(size_t size, uint64_t wr_id);
+  // The registered buffer (ping-pong latency polls its last byte).
+  volatile uint8_t* buffer() const { return static_cast<volatile uint8_t*>(buf_); }
+  size_t buffer_size() const { return buf_len_; }
   // Polls up to `max` completions; error on a completion with bad status.
   absl::StatusOr<int> Poll(int max, std::vector<uint64_t>* wr_ids);
 

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <random>
@@ -56,8 +57,76 @@ absl::StatusOr<platform::RemoteQp> ToRemote(const v1::RdmaEndpoint& e) {
 // Sets up the QP and its description for this end.
 absl::StatusOr<std::unique_ptr<platform::VerbsQp>> OpenQp(const RdmaLocal& local,
                                                           const v1::TransferRequest& req) {
-  return platform::VerbsQp::Open(local.device, local.port, req.size(),
+  // Latency ping-pong sends from the first half and receives into the
+  // second, as ib_write_lat does, so the byte it polls is only ever written
+  // by the peer.
+  const size_t bytes = req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size();
+  return platform::VerbsQp::Open(local.device, local.port, bytes,
                                  std::max<uint32_t>(req.tx_depth(), 1));
+}
+
+ibv_wr_opcode OpcodeOf(v1::TransferOp op) {
+  switch (op) {
+    case v1::READ_BW: return IBV_WR_RDMA_READ;
+    case v1::SEND_BW: return IBV_WR_SEND;
+    default: return IBV_WR_RDMA_WRITE;
+  }
+}
+
+// The peer's receive half for WRITE_LAT.
+platform::RemoteQp SecondHalf(platform::RemoteQp r, size_t size) {
+  r.addr += size;
+  return r;
+}
+
+// Drains completions; error on a failed one.
+absl::Status Drain(platform::VerbsQp& qp) {
+  std::vector<uint64_t> ids;
+  absl::StatusOr<int> n = qp.Poll(16, &ids);
+  return n.ok() ? absl::OkStatus() : n.status();
+}
+
+// True once the control connection has something to read (the peer's Done)
+// or has closed.
+bool ControlReadable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
+}
+
+// ib_write_lat's loop: write iteration i's tag into the peer's receive half,
+// wait until the peer's tag i lands in ours. One round trip per iteration.
+absl::Status PingPong(platform::VerbsQp& qp, const platform::RemoteQp& remote, size_t size,
+                      uint64_t iterations, bool initiator, absl::Duration idle,
+                      std::vector<int64_t>* rtts, uint64_t warmup) {
+  volatile uint8_t* send_tag = qp.buffer() + size - 1;
+  volatile uint8_t* recv_tag = qp.buffer() + 2 * size - 1;
+  const platform::RemoteQp target = SecondHalf(remote, size);
+  const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
+  for (uint64_t i = 0; i < iterations; ++i) {
+    const uint8_t tag = static_cast<uint8_t>(i % 255 + 1);  // never 0 (initial)
+    const int64_t t0 = NowNs();
+    if (initiator) {
+      *send_tag = tag;
+      absl::Status s = qp.Post(IBV_WR_RDMA_WRITE, target, size, i);
+      if (!s.ok()) return s;
+    }
+    while (*recv_tag != tag) {
+      if (NowNs() - t0 > idle_ns) {
+        return absl::DeadlineExceededError("the peer stopped answering the ping-pong");
+      }
+      absl::Status s = Drain(qp);
+      if (!s.ok()) return s;
+    }
+    if (!initiator) {
+      *send_tag = tag;
+      absl::Status s = qp.Post(IBV_WR_RDMA_WRITE, target, size, i);
+      if (!s.ok()) return s;
+    }
+    if (initiator && i >= warmup) rtts->push_back(NowNs() - t0);
+    absl::Status s = Drain(qp);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -131,8 +200,27 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   if (!s.ok()) return fail(s);
   out.started = true;
 
-  // ib_write_bw's loop: keep tx_depth writes outstanding for the duration;
-  // every completion is timestamped when polled.
+  if (req.op() == v1::WRITE_LAT) {
+    std::vector<int64_t> rtts;
+    const int64_t start = NowNs();
+    s = PingPong(**qp, *remote, req.size(), req.warmup() + req.iterations(), true, t.idle, &rtts,
+                 req.warmup());
+    out.result.set_iterations(rtts.size());
+    out.result.set_bytes(rtts.size() * req.size() * 2);
+    out.result.set_seconds(static_cast<double>(NowNs() - start) / 1e9);
+    *out.result.mutable_latency() = ComputeLatency(rtts);
+    v1::ControlMessage done;
+    done.mutable_done()->set_bytes(out.result.bytes());
+    (void)platform::WriteMessage(control->get(), done, absl::Now() + t.setup);
+    if (!s.ok()) {
+      out.result.set_partial(true);
+      out.status = s;
+    }
+    return out;
+  }
+  // ib_write_bw's loop (and read/send): keep tx_depth requests outstanding
+  // for the duration; every completion is timestamped when polled.
+  const ibv_wr_opcode opcode = OpcodeOf(req.op());
   std::vector<int64_t> completions;
   std::vector<uint64_t> ids;
   uint64_t posted = 0;
@@ -143,7 +231,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   while (true) {
     const int64_t now = NowNs();
     while (posted - completions.size() < req.tx_depth() && now < end) {
-      s = (*qp)->PostWrite(*remote, req.size(), posted);
+      s = (*qp)->Post(opcode, *remote, req.size(), posted);
       if (!s.ok()) break;
       ++posted;
     }
@@ -209,13 +297,32 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
   absl::Status s = (*qp)->Connect(*remote, local->use_grh,
                                   static_cast<uint8_t>(local->gid.index), psn);
   if (!s.ok()) return refuse(s);
+  if (req.op() == v1::SEND_BW) {
+    // Receives must be posted before the first SEND arrives.
+    for (uint32_t i = 0; i < std::max<uint32_t>(req.tx_depth(), 1); ++i) {
+      if (!(*qp)->PostRecv(req.size(), i).ok()) return refuse(absl::InternalError("post recv"));
+    }
+  }
   *reply.mutable_ready()->mutable_endpoint() = Describe(**qp, *local, *gid, psn);
   if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
-  // The writes land in our buffer without us; wait for the client's Done.
+  const absl::Time until = absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle;
+  if (req.op() == v1::WRITE_LAT) {
+    std::vector<int64_t> unused;
+    (void)PingPong(**qp, *remote, req.size(), req.warmup() + req.iterations(), false, t.idle,
+                   &unused, 0);
+  } else if (req.op() == v1::SEND_BW) {
+    // Repost a receive for every one consumed until the client is done.
+    std::vector<uint64_t> ids;
+    while (absl::Now() < until && !ControlReadable(control)) {
+      ids.clear();
+      absl::StatusOr<int> n = (*qp)->Poll(16, &ids);
+      if (!n.ok()) break;
+      for (uint64_t id : ids) (void)(*qp)->PostRecv(req.size(), id);
+    }
+  }
+  // WRITE/READ land in (or leave) our buffer without us: wait for Done.
   v1::ControlMessage done;
-  (void)platform::ReadMessage(
-      control, &done,
-      absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle);
+  (void)platform::ReadMessage(control, &done, until);
 }
 
 }  // namespace nodeprobe::transfer

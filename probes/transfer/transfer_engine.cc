@@ -58,6 +58,19 @@ void ReceiveStream(int fd, size_t size, absl::Duration idle, ReceiveTally* tally
   }
 }
 
+// Sends `size`-byte messages until `end_ns`, then ends the stream.
+absl::Status SendStream(int fd, size_t size, int64_t end_ns, absl::Duration idle,
+                        std::atomic<uint64_t>* sent = nullptr) {
+  std::vector<char> buf(size, 'n');
+  while (NowNs() < end_ns) {
+    absl::Status s = platform::SendAll(fd, buf.data(), buf.size(), absl::Now() + idle);
+    if (!s.ok()) return s;
+    if (sent) *sent += buf.size();
+  }
+  shutdown(fd, SHUT_WR);
+  return absl::OkStatus();
+}
+
 // Samples the tally every 100 ms: TCP has no per-message completion, so the
 // peak is the best 100 ms window.
 double SamplePeak(ReceiveTally* tally, const std::atomic<bool>* done) {
@@ -91,7 +104,18 @@ void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req
   for (Fd& c : conns) {
     readers.emplace_back(ReceiveStream, c.get(), req.size(), t.idle, &tally);
   }
+  // --bidirectional: the server sends for the same duration on every stream.
+  std::vector<std::thread> senders;
+  if (req.bidirectional()) {
+    const int64_t end = NowNs() + static_cast<int64_t>(req.duration_s() * 1e9);
+    for (Fd& c : conns) {
+      senders.emplace_back([fd = c.get(), size = req.size(), end, idle = t.idle] {
+        (void)SendStream(fd, size, end, idle);  // the client reports what arrived
+      });
+    }
+  }
   for (std::thread& r : readers) r.join();
+  for (std::thread& s : senders) s.join();
   done = true;
   sampler.join();
   v1::ControlMessage msg;
@@ -132,9 +156,12 @@ void ServeRrLat(int control, Fd data_listener, const v1::TransferRequest& req,
 
 absl::Status Validate(const v1::TransferRequest& req) {
   if (req.transport() == v1::RDMA) {
-    if (req.op() != v1::WRITE_BW) {
-      return absl::FailedPreconditionError(
-          "this version runs RDMA write_bw; read_bw, send_bw and write_lat are not built yet");
+    if (req.op() != v1::WRITE_BW && req.op() != v1::READ_BW && req.op() != v1::SEND_BW &&
+        req.op() != v1::WRITE_LAT) {
+      return absl::FailedPreconditionError("RDMA supports write_bw, read_bw, send_bw, write_lat");
+    }
+    if (req.bidirectional()) {
+      return absl::InvalidArgumentError("--bidirectional is not supported over RDMA yet");
     }
   } else if (req.transport() != v1::TCP ||
              (req.op() != v1::STREAM_BW && req.op() != v1::RR_LAT)) {
@@ -146,8 +173,8 @@ absl::Status Validate(const v1::TransferRequest& req) {
   if (req.op() == v1::STREAM_BW && (req.streams() == 0 || req.streams() > 128)) {
     return absl::InvalidArgumentError("streams must be 1 .. 128");
   }
-  if (req.bidirectional()) {
-    return absl::InvalidArgumentError("--bidirectional is not supported over TCP yet");
+  if (req.transport() == v1::TCP && req.bidirectional() && req.op() != v1::STREAM_BW) {
+    return absl::InvalidArgumentError("--bidirectional applies to stream_bw");
   }
   return absl::OkStatus();
 }
@@ -167,28 +194,32 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     }
     conns.push_back(*std::move(c));
   }
-  std::vector<char> buf(req.size(), 'n');
   std::atomic<uint64_t> sent{0};
   std::mutex mu;
   absl::Status send_error;
   const int64_t start = NowNs();
   const int64_t end = start + static_cast<int64_t>(req.duration_s() * 1e9);
+  // --bidirectional: the reverse direction is measured here, at its receiver.
+  ReceiveTally reverse;
+  std::vector<std::thread> receivers;
+  if (req.bidirectional()) {
+    for (Fd& c : conns) {
+      receivers.emplace_back(ReceiveStream, c.get(), req.size(), t.idle, &reverse);
+    }
+  }
   std::vector<std::thread> senders;
   for (Fd& c : conns) {
     senders.emplace_back([&, fd = c.get()] {
-      while (NowNs() < end) {
-        absl::Status s = platform::SendAll(fd, buf.data(), buf.size(), absl::Now() + t.idle);
-        if (!s.ok()) {
-          std::lock_guard<std::mutex> l(mu);
-          if (send_error.ok()) send_error = s;
-          return;
-        }
-        sent += buf.size();
+      absl::Status s = SendStream(fd, req.size(), end, t.idle, &sent);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> l(mu);
+        if (send_error.ok()) send_error = s;
       }
-      shutdown(fd, SHUT_WR);  // end of stream for the receiver
     });
   }
   for (std::thread& s : senders) s.join();
+  for (std::thread& r : receivers) r.join();
+  if (send_error.ok() && !reverse.error.ok()) send_error = reverse.error;
   const int64_t stop = NowNs();
   v1::ControlMessage msg;
   absl::Status read = send_error.ok()
@@ -197,12 +228,15 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
   if (read.ok() && msg.has_done() && msg.done().error().empty()) {
     const v1::TransferDone& d = msg.done();
     BandwidthFigures f = ComputeBandwidthFromBytes(d.bytes(), d.first_ns(), d.last_ns());
-    out.result.set_bytes(d.bytes());
-    out.result.set_iterations(d.bytes() / req.size());
+    // Bidirectional: like perftest -b, the figure is the sum of both ways.
+    BandwidthFigures r = ComputeBandwidthFromBytes(reverse.bytes.load(), reverse.first_ns.load(),
+                                                   reverse.last_ns.load());
+    out.result.set_bytes(d.bytes() + reverse.bytes.load());
+    out.result.set_iterations(out.result.bytes() / req.size());
     out.result.set_seconds(f.seconds);
-    out.result.set_bw_avg_gbps(f.avg_gbps);
-    out.result.set_bw_peak_gbps(std::max(d.peak_gbps(), f.avg_gbps));
-    out.result.set_bw_avg_mibps(f.avg_mibps);
+    out.result.set_bw_avg_gbps(f.avg_gbps + r.avg_gbps);
+    out.result.set_bw_peak_gbps(std::max(d.peak_gbps(), f.avg_gbps) + r.avg_gbps);
+    out.result.set_bw_avg_mibps(f.avg_mibps + r.avg_mibps);
     out.result.set_msg_rate_mpps(f.seconds > 0 ? out.result.iterations() / f.seconds / 1e6 : 0);
     return out;
   }

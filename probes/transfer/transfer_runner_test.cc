@@ -56,6 +56,20 @@ TEST(TcpTransferTest, StreamBwOnLoopbackMeasuresTheReceiver) {
   EXPECT_NEAR(row.seconds(), 0.3, 0.2);
 }
 
+TEST(TcpTransferTest, BidirectionalStreamBwCountsBothWays) {
+  LoopbackServer server;
+  TransferPlan p = Plan(server.port(), v1::STREAM_BW);
+  p.request.set_bidirectional(true);
+  v1::ProbeResult r = RunTransfer(p);
+  ASSERT_EQ(r.findings_size(), 0) << r.DebugString();
+  const v1::TransferResult& row = r.transfer().results(0);
+  EXPECT_GT(row.bw_avg_gbps(), 0.1);
+  EXPECT_EQ(row.iterations(), row.bytes() / 65536);
+  // Only stream_bw has a reverse direction.
+  p.request.set_op(v1::RR_LAT);
+  EXPECT_EQ(RunTransfer(p).findings(0).code(), "TRANSFER_REFUSED");
+}
+
 TEST(TcpTransferTest, RrLatCountsIterationsWithoutWarmup) {
   LoopbackServer server;
   TransferPlan p = Plan(server.port(), v1::RR_LAT);

@@ -95,9 +95,7 @@ Agent::~Agent() {
   Stop();
   if (mtu_responder_) mtu_responder_->Stop();
   if (mtu_thread_.joinable()) mtu_thread_.join();
-  for (std::thread& t : workers_) {
-    if (t.joinable()) t.join();
-  }
+  workers_.JoinAll();
 }
 
 void Agent::Stop() {
@@ -313,8 +311,7 @@ absl::Status Agent::Session() {
         });
       }
     } else if (msg.has_task()) {
-      std::lock_guard<std::mutex> l(tasks_mu_);
-      workers_.emplace_back(&Agent::HandleTask, this, msg.task());
+      workers_.Start([this, task = msg.task()] { HandleTask(task); });
     } else if (msg.has_cancel()) {
       std::lock_guard<std::mutex> l(tasks_mu_);
       auto it = servers_.find(msg.cancel().task_id());

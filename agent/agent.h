@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "coordinator/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/task_threads.h"
 #include "probes/mtu/path_mtu.h"
 #include "probes/transfer/transfer_engine.h"
 
@@ -63,7 +64,7 @@ class Agent {
   grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream_ = nullptr;
   std::mutex tasks_mu_;
   std::map<std::string, std::unique_ptr<transfer::TransferServer>> servers_;
-  std::vector<std::thread> workers_;
+  platform::TaskThreads workers_;
   // The path-MTU responder peers probe during two-node stages.
   std::unique_ptr<mtu::MtuResponder> mtu_responder_;
   std::thread mtu_thread_;

@@ -348,8 +348,7 @@ TransferServer::TransferServer(Fd listener, uint16_t port, std::string bind_ip,
 
 TransferServer::~TransferServer() {
   Stop();
-  std::lock_guard<std::mutex> l(threads_mu_);
-  for (std::thread& t : threads_) t.join();
+  connections_.JoinAll();
 }
 
 void TransferServer::Stop() {
@@ -368,8 +367,8 @@ void TransferServer::Serve() {
     if (fds[1].revents != 0) return;
     absl::StatusOr<Fd> c = platform::Accept(listener_.get(), absl::Now() + absl::Seconds(1));
     if (!c.ok()) continue;
-    std::lock_guard<std::mutex> l(threads_mu_);
-    threads_.emplace_back(&TransferServer::HandleControl, this, *std::move(c));
+    auto conn = std::make_shared<Fd>(*std::move(c));
+    connections_.Start([this, conn] { HandleControl(std::move(*conn)); });
   }
 }
 

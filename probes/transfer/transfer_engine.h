@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "nodeprobe/v1/transfer.pb.h"
 #include "platform/socket.h"
+#include "platform/task_threads.h"
 
 namespace nodeprobe::transfer {
 
@@ -64,8 +65,7 @@ class TransferServer {
   platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
   std::atomic<bool> stopping_{false};
   std::atomic<int> runs_served_{0};
-  std::mutex threads_mu_;
-  std::vector<std::thread> threads_;
+  platform::TaskThreads connections_;
 };
 
 }  // namespace nodeprobe::transfer

@@ -14,71 +14,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "platform/child_process.h"
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
-#include "platform/route.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/mtu/mtu_probe.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
-#include "probes/transfer/transfer_runner.h"
+#include "probes/transfer/transfer_runner.h"  // OpName
 
 namespace nodeprobe::agent {
 namespace {
 
 }  // namespace
-
-absl::StatusOr<std::string> RunChild(const std::string& exe,
-                                     const std::vector<std::string>& args,
-                                     absl::Time deadline) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe");
-  pid_t pid = fork();
-  if (pid < 0) return absl::ErrnoToStatus(errno, "fork");
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group, so a kill reaches its children too
-    dup2(out[1], 1);
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0);
-    std::vector<std::string> all = {exe};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  close(out[1]);
-  std::string output;
-  char buf[65536];
-  bool timed_out = false;
-  while (true) {
-    absl::Duration left = deadline - absl::Now();
-    if (left <= absl::ZeroDuration()) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    int rc = poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
-    if (rc < 0 && errno == EINTR) continue;
-    if (rc <= 0) continue;
-    ssize_t n = read(out[0], buf, sizeof(buf));
-    if (n <= 0) break;  // EOF: the child closed stdout (exited)
-    output.append(buf, static_cast<size_t>(n));
-  }
-  close(out[0]);
-  if (timed_out) kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (timed_out) {
-    return absl::DeadlineExceededError("the probe run passed its deadline and was killed");
-  }
-  if (WIFSIGNALED(status)) {
-    return absl::InternalError(absl::StrCat("the probe run died with signal ", WTERMSIG(status)));
-  }
-  return output;
-}
 
 Agent::Agent(AgentOptions options) : options_(std::move(options)) {
   // The default port, or any free one (several agents in one namespace);
@@ -100,9 +51,13 @@ Agent::~Agent() {
 
 void Agent::Stop() {
   stopping_ = true;
-  std::lock_guard<std::mutex> l(mu_);
-  if (context_) context_->TryCancel();
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (context_) context_->TryCancel();
+    cv_.notify_all();
+  }
+  std::lock_guard<std::mutex> l(tasks_mu_);
+  tasks_cv_.notify_all();
 }
 
 v1::Registration Agent::BuildRegistration() const {
@@ -165,7 +120,7 @@ void Agent::HandleTask(const v1::Task& task) {
         args.push_back("--probe");
         args.push_back(p);
       }
-      absl::StatusOr<std::string> out = RunChild(options_.self_exe, args, deadline);
+      absl::StatusOr<std::string> out = platform::RunChild(options_.self_exe, args, deadline);
       v1::StageReport report;
       if (!out.ok()) {
         report.set_stage(v1::SINGLE_NODE);
@@ -188,54 +143,70 @@ void Agent::HandleTask(const v1::Task& task) {
       break;
     }
     case v1::Task::kServeTransfer: {
-      auto server = transfer::TransferServer::Start(task.serve_transfer().bind_ip(), 0);
-      if (!server.ok()) {
-        *result->mutable_result() = ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
-                                                std::string(server.status().message()),
-                                                "check the node's free ports");
+      // The server runs as a child (RDMA verbs may hang in a driver): its
+      // first line names the port; it is killed when the task is cancelled
+      // or its deadline passes.
+      std::vector<std::string> args = {"transfer", "serve", "--port", "0"};
+      if (!task.serve_transfer().bind_ip().empty()) {
+        args.push_back("--bind");
+        args.push_back(task.serve_transfer().bind_ip());
+      }
+      absl::StatusOr<platform::ChildProcess> child =
+          platform::ChildProcess::Start(options_.self_exe, args);
+      absl::StatusOr<std::string> line =
+          child.ok() ? child->ReadLine(deadline) : absl::StatusOr<std::string>(child.status());
+      uint32_t port = 0;
+      if (!line.ok() || !absl::SimpleAtoi(line->substr(line->rfind(':') + 1), &port)) {
+        *result->mutable_result() = ErrorResult(
+            "transfer", "TRANSFER_SERVE_FAILED",
+            line.ok() ? absl::StrCat("unexpected server output: ", *line)
+                      : std::string(line.status().message()),
+            "check the node's free ports");
         break;
       }
       v1::AgentMessage ready;
       ready.mutable_endpoint()->set_task_id(task.task_id());
-      ready.mutable_endpoint()->set_port((*server)->port());
-      transfer::TransferServer* raw = server->get();
-      {
-        std::lock_guard<std::mutex> l(tasks_mu_);
-        servers_[task.task_id()] = *std::move(server);
-      }
+      ready.mutable_endpoint()->set_port(port);
       Write(ready);
-      raw->Serve();  // until the coordinator cancels the task
-      std::lock_guard<std::mutex> l(tasks_mu_);
-      servers_.erase(task.task_id());
-      return;
+      std::unique_lock<std::mutex> l(tasks_mu_);
+      cancelled_.erase(task.task_id());
+      tasks_cv_.wait_until(l, absl::ToChronoTime(deadline), [&] {
+        return stopping_ || !connected_ || cancelled_.count(task.task_id()) > 0;
+      });
+      cancelled_.erase(task.task_id());
+      return;  // the child is killed as `child` goes out of scope
     }
     case v1::Task::kRunTransfer: {
+      // As a child too: `nodeprobe transfer run`, killed at the deadline.
       const v1::RunTransfer& rt = task.run_transfer();
-      transfer::TransferPlan plan;
-      plan.peer = {rt.peer_host(), static_cast<uint16_t>(rt.peer_port())};
-      plan.request = rt.request();
-      plan.sizes.assign(rt.sizes().begin(), rt.sizes().end());
-      if (plan.sizes.empty()) plan.sizes = {65536};
-      v1::ProbeResult r;
-      if (plan.request.transport() == v1::RDMA) {
-        absl::StatusOr<platform::Egress> egress = platform::EgressTo(rt.peer_host());
-        absl::StatusOr<transfer::RdmaLocal> local =
-            egress.ok() ? transfer::ChooseRdmaLocal(*egress, "", std::nullopt)
-                        : absl::StatusOr<transfer::RdmaLocal>(egress.status());
-        if (!local.ok()) {
-          r = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",
-                          std::string(local.status().message()),
-                          "check the rail's RDMA port and its IPv4 address");
-        } else {
-          plan.rdma = *local;
-          r = transfer::RunTransfer(plan);
-        }
-      } else {
-        r = transfer::RunTransfer(plan);
+      const v1::TransferRequest& req = rt.request();
+      std::vector<std::string> args = {
+          "transfer", "run", "--peer", absl::StrCat(rt.peer_host(), ":", rt.peer_port()),
+          "--transport", req.transport() == v1::RDMA ? "rdma" : "tcp",
+          "--op", transfer::OpName(req.op()), "--format", "json",
+          "--duration", absl::StrCat(std::max(0.05, req.duration_s())),
+          "--streams", absl::StrCat(std::max<uint32_t>(1, req.streams()))};
+      if (req.tx_depth() > 0) {
+        args.push_back("--tx-depth");
+        args.push_back(absl::StrCat(req.tx_depth()));
       }
-      r.set_probe("transfer");
+      if (rt.sizes_size() > 0) {
+        args.push_back("--size");
+        args.push_back(absl::StrJoin(rt.sizes(), ","));
+      }
+      absl::StatusOr<std::string> out = platform::RunChild(options_.self_exe, args, deadline);
+      v1::ProbeResult r;
+      if (!out.ok()) {
+        r = ErrorResult("transfer",
+                        out.status().code() == absl::StatusCode::kDeadlineExceeded
+                            ? "TASK_TIMEOUT"
+                            : "TASK_FAILED",
+                        std::string(out.status().message()), "check the node and the rail");
+      } else if (!google::protobuf::util::JsonStringToMessage(*out, &r).ok()) {
+        r = ErrorResult("transfer", "TASK_FAILED", "the transfer printed no result",
+                        "run `nodeprobe transfer run` on the node by hand");
+      }
       r.set_node(options_.node_name);
-      FinalizeResult(Profile(), &r);
       *result->mutable_result() = r;
       break;
     }
@@ -314,8 +285,8 @@ absl::Status Agent::Session() {
       workers_.Start([this, task = msg.task()] { HandleTask(task); });
     } else if (msg.has_cancel()) {
       std::lock_guard<std::mutex> l(tasks_mu_);
-      auto it = servers_.find(msg.cancel().task_id());
-      if (it != servers_.end()) it->second->Stop();
+      cancelled_.insert(msg.cancel().task_id());
+      tasks_cv_.notify_all();
     }
   }
   connected_ = false;
@@ -327,8 +298,8 @@ absl::Status Agent::Session() {
   }
   if (beats.joinable()) beats.join();
   {
-    std::lock_guard<std::mutex> l(tasks_mu_);
-    for (auto& [id, server] : servers_) server->Stop();
+    std::lock_guard<std::mutex> l(tasks_mu_);  // serve tasks end with the session
+    tasks_cv_.notify_all();
   }
   {
     std::lock_guard<std::mutex> l(write_mu_);
@@ -357,8 +328,6 @@ void Agent::Run() {
     cv_.wait_for(l, absl::ToChronoNanoseconds(delay * jitter(rng)));
     delay = std::min(delay * 2, options_.max_backoff);
   }
-  std::lock_guard<std::mutex> l(tasks_mu_);
-  for (auto& [id, server] : servers_) server->Stop();
 }
 
 grpc::Status AgentLocalService::Status(grpc::ServerContext*, const v1::AgentStatusRequest*,

@@ -1,14 +1,15 @@
 // File: agent.h
 // The node daemon: dials out to the coordinator (exponential backoff with
 // jitter, re-registering after a coordinator restart), holds one stream,
-// and runs the typed tasks it receives. Probe runs happen in a child
-// process (this binary's `run`), killed at the task's deadline, so a hung
-// driver call never takes the agent with it. Idle, it only heartbeats.
+// and runs the typed tasks it receives. Probe runs and transfers (both
+// ends) happen in child processes of this binary, killed at the task's
+// deadline, so a hung driver call never takes the agent with it; only the
+// UDP path-MTU probe runs in-process. Idle, it only heartbeats.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
-#include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,7 +22,6 @@
 #include "nodeprobe/v1/service.grpc.pb.h"
 #include "platform/task_threads.h"
 #include "probes/mtu/path_mtu.h"
-#include "probes/transfer/transfer_engine.h"
 
 namespace nodeprobe::agent {
 
@@ -63,7 +63,8 @@ class Agent {
   std::mutex write_mu_;
   grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream_ = nullptr;
   std::mutex tasks_mu_;
-  std::map<std::string, std::unique_ptr<transfer::TransferServer>> servers_;
+  std::condition_variable tasks_cv_;
+  std::set<std::string> cancelled_;  // serve tasks the coordinator ended
   platform::TaskThreads workers_;
   // The path-MTU responder peers probe during two-node stages.
   std::unique_ptr<mtu::MtuResponder> mtu_responder_;
@@ -81,10 +82,5 @@ class AgentLocalService final : public v1::AgentLocal::Service {
   const Agent* agent_;
 };
 
-// Runs `exe args...`, returning its stdout; kills it (and its process group)
-// at the deadline: DEADLINE_EXCEEDED.
-absl::StatusOr<std::string> RunChild(const std::string& exe,
-                                     const std::vector<std::string>& args,
-                                     absl::Time deadline);
 
 }  // namespace nodeprobe::agent

@@ -40,6 +40,7 @@ struct RunOptions {
   uint32_t streams = 1;
   uint32_t tx_depth = 128;
   bool bidirectional = false;
+  bool rdma_cm = false;
   std::string device;
   int gid_index = -1;
   double idle_timeout_s = 5;
@@ -144,6 +145,7 @@ int Run(const RunOptions& o) {
   plan.request.set_warmup(o.warmup ? o.warmup : (transfer::IsLatencyOp(op) ? 100 : 0));
   plan.request.set_tx_depth(o.tx_depth);
   plan.request.set_bidirectional(o.bidirectional);
+  plan.request.set_rdma_cm(o.rdma_cm);
   plan.timeouts.idle = absl::Seconds(o.idle_timeout_s);
 
   v1::ProbeResult result;
@@ -224,6 +226,9 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       ->capture_default_str();
   run_cmd->add_flag("--bidirectional", run->bidirectional, "Traffic both ways at once");
   run_cmd->add_option("--device", run->device, "RDMA device, e.g. mlx5_0");
+  run_cmd->add_flag("--rdma-cm", run->rdma_cm,
+                    "Connect through rdma_cm on the peer's IP (default: out-of-band "
+                    "exchange of LID/GID/QPN on the control connection)");
   run_cmd->add_option("--gid-index", run->gid_index,
                       "RoCE GID index (default: chosen from the route to the peer)");
   run_cmd->add_option("--idle-timeout", run->idle_timeout_s,

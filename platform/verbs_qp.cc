@@ -98,20 +98,8 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   }
   q->lid_ = pattr.lid;
   q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
-  q->pd_ = ibv_alloc_pd(q->ctx_);
-  q->cq_ = ibv_create_cq(q->ctx_, static_cast<int>(tx_depth) * 2, nullptr, nullptr, 0);
-  if (q->pd_ == nullptr || q->cq_ == nullptr) {
-    return absl::ResourceExhaustedError("cannot allocate PD/CQ");
-  }
-  q->buf_len_ = buffer_bytes;
-  if (posix_memalign(&q->buf_, 4096, buffer_bytes) != 0) {
-    return absl::ResourceExhaustedError("cannot allocate the transfer buffer");
-  }
-  memset(q->buf_, 0, buffer_bytes);
-  q->mr_ = ibv_reg_mr(q->pd_, q->buf_, buffer_bytes,
-                      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                          IBV_ACCESS_REMOTE_READ);
-  if (q->mr_ == nullptr) return absl::ErrnoToStatus(errno, "ibv_reg_mr");
+  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth);
+  if (!s.ok()) return s;
   ibv_qp_init_attr init{};
   init.send_cq = q->cq_;
   init.recv_cq = q->cq_;
@@ -130,12 +118,63 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   return q;
 }
 
+absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth) {
+  pd_ = ibv_alloc_pd(ctx_);
+  cq_ = ibv_create_cq(ctx_, static_cast<int>(tx_depth) * 2, nullptr, nullptr, 0);
+  if (pd_ == nullptr || cq_ == nullptr) {
+    return absl::ResourceExhaustedError("cannot allocate PD/CQ");
+  }
+  buf_len_ = buffer_bytes;
+  if (posix_memalign(&buf_, 4096, buffer_bytes) != 0) {
+    buf_ = nullptr;
+    return absl::ResourceExhaustedError("cannot allocate the transfer buffer");
+  }
+  memset(buf_, 0, buffer_bytes);
+  mr_ = ibv_reg_mr(pd_, buf_, buffer_bytes,
+                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+  if (mr_ == nullptr) return absl::ErrnoToStatus(errno, "ibv_reg_mr");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::OnCmId(rdma_cm_id* id, size_t buffer_bytes,
+                                                        uint32_t tx_depth) {
+  if (id == nullptr || id->verbs == nullptr) {
+    return absl::FailedPreconditionError("rdma_cm resolved no RDMA device for the peer");
+  }
+  std::unique_ptr<VerbsQp> q(new VerbsQp());
+  q->cm_id_ = id;
+  q->ctx_ = id->verbs;
+  q->port_ = id->port_num;
+  ibv_port_attr pattr{};
+  if (ibv_query_port(q->ctx_, q->port_, &pattr) == 0) {
+    q->lid_ = pattr.lid;
+    q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
+  }
+  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth);
+  if (!s.ok()) return s;
+  ibv_qp_init_attr init{};
+  init.send_cq = q->cq_;
+  init.recv_cq = q->cq_;
+  init.qp_type = IBV_QPT_RC;
+  init.cap.max_send_wr = tx_depth;
+  init.cap.max_recv_wr = tx_depth;
+  init.cap.max_send_sge = 1;
+  init.cap.max_recv_sge = 1;
+  if (rdma_create_qp(id, q->pd_, &init) != 0) return absl::ErrnoToStatus(errno, "rdma_create_qp");
+  q->qp_ = id->qp;
+  return q;
+}
+
 VerbsQp::~VerbsQp() {
-  if (qp_) ibv_destroy_qp(qp_);
+  if (cm_id_ != nullptr && qp_ != nullptr) {
+    rdma_destroy_qp(cm_id_);
+  } else if (qp_) {
+    ibv_destroy_qp(qp_);
+  }
   if (mr_) ibv_dereg_mr(mr_);
   if (cq_) ibv_destroy_cq(cq_);
   if (pd_) ibv_dealloc_pd(pd_);
-  if (ctx_) ibv_close_device(ctx_);
+  if (ctx_ && cm_id_ == nullptr) ibv_close_device(ctx_);  // rdma_cm owns its context
   free(buf_);
 }
 

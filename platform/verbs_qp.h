@@ -7,6 +7,7 @@
 #pragma once
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #include <cstdint>
 #include <memory>
@@ -51,6 +52,11 @@ class VerbsQp {
   static absl::StatusOr<std::unique_ptr<VerbsQp>> Open(const std::string& device,
                                                        uint8_t port, size_t buffer_bytes,
                                                        uint32_t tx_depth);
+  // Resources on the device an rdma_cm id resolved to, with the QP created
+  // through rdma_cm (which then drives its state transitions). The id stays
+  // owned by the caller and must outlive this object.
+  static absl::StatusOr<std::unique_ptr<VerbsQp>> OnCmId(rdma_cm_id* id, size_t buffer_bytes,
+                                                         uint32_t tx_depth);
   ~VerbsQp();
 
   uint32_t qpn() const;
@@ -77,7 +83,10 @@ class VerbsQp {
 
  private:
   VerbsQp() = default;
+  absl::Status AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth);
+
   ibv_context* ctx_ = nullptr;
+  rdma_cm_id* cm_id_ = nullptr;  // set when rdma_cm owns the QP and context
   ibv_pd* pd_ = nullptr;
   ibv_cq* cq_ = nullptr;
   ibv_qp* qp_ = nullptr;

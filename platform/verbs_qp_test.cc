@@ -2,6 +2,9 @@
 // error path without a device. The data path itself runs in hwtests/.
 #include "platform/verbs_qp.h"
 
+#include "absl/time/clock.h"
+#include "platform/rdma_cm.h"
+
 #include <unistd.h>
 
 #include "gtest/gtest.h"
@@ -57,6 +60,27 @@ TEST(VerbsQpTest, OpenWithoutDeviceIsFailedPrecondition) {
   auto qp = VerbsQp::Open("mlx5_0", 1, 1 << 20, 128);
   EXPECT_EQ(qp.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(qp.status().message().find("mlx5_0"), std::string::npos);
+}
+
+TEST(RdmaCmTest, PrivateDataRoundTripsAndShortDataIsRejected) {
+  std::string wire = EncodeCmPrivateData(0x1122334455667788ull, 0xaabbccdd);
+  ASSERT_EQ(wire.size(), 16u);
+  auto r = DecodeCmPrivateData(wire.data(), wire.size());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->addr, 0x1122334455667788ull);
+  EXPECT_EQ(r->rkey, 0xaabbccddu);
+  EXPECT_FALSE(DecodeCmPrivateData(wire.data(), 4).ok());
+  EXPECT_FALSE(DecodeCmPrivateData(nullptr, 0).ok());
+}
+
+TEST(RdmaCmTest, ConnectWithoutDeviceFailsWithinDeadline) {
+  if (access("/sys/class/infiniband", F_OK) == 0) {
+    GTEST_SKIP() << "this machine has RDMA devices";
+  }
+  absl::Time start = absl::Now();
+  auto c = CmConnect("127.0.0.1", 18519, 4096, 16, absl::Now() + absl::Seconds(2));
+  EXPECT_FALSE(c.ok());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "platform/file_tree.h"
+#include "platform/rdma_cm.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/verbs_qp.h"
 #include "probes/transfer/transfer_stats.h"
@@ -174,17 +175,23 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     out.status = std::move(s);
     return out;
   };
-  absl::StatusOr<std::unique_ptr<platform::VerbsQp>> qp = OpenQp(local, req);
-  if (!qp.ok()) return fail(qp.status());
-  absl::StatusOr<std::vector<uint8_t>> gid = (*qp)->Gid(static_cast<uint8_t>(local.gid.index));
-  if (!gid.ok()) return fail(gid.status());
+  // Out-of-band: our QP is described in the request. rdma_cm: the kernel
+  // picks device and GID, and the connection carries the buffers.
+  std::unique_ptr<platform::VerbsQp> own_qp;
+  std::unique_ptr<platform::CmConnection> cm;
   const uint32_t psn = RandomPsn();
-
-  absl::StatusOr<platform::Fd> control = platform::Connect(peer, absl::Now() + t.setup);
-  if (!control.ok()) return fail(control.status());
   v1::ControlMessage msg;
   *msg.mutable_request() = req;
-  *msg.mutable_request()->mutable_endpoint() = Describe(**qp, local, *gid, psn);
+  if (!req.rdma_cm()) {
+    absl::StatusOr<std::unique_ptr<platform::VerbsQp>> qp = OpenQp(local, req);
+    if (!qp.ok()) return fail(qp.status());
+    own_qp = *std::move(qp);
+    absl::StatusOr<std::vector<uint8_t>> gid = own_qp->Gid(static_cast<uint8_t>(local.gid.index));
+    if (!gid.ok()) return fail(gid.status());
+    *msg.mutable_request()->mutable_endpoint() = Describe(*own_qp, local, *gid, psn);
+  }
+  absl::StatusOr<platform::Fd> control = platform::Connect(peer, absl::Now() + t.setup);
+  if (!control.ok()) return fail(control.status());
   absl::Status s = platform::WriteMessage(control->get(), msg, absl::Now() + t.setup);
   v1::ControlMessage reply;
   if (s.ok()) s = platform::ReadMessage(control->get(), &reply, absl::Now() + t.setup);
@@ -193,17 +200,31 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
         absl::StrCat("server refused: ", reply.has_done() ? reply.done().error() : "?"));
   }
   if (!s.ok()) return fail(s);
-  absl::StatusOr<platform::RemoteQp> remote = ToRemote(reply.ready().endpoint());
-  if (!remote.ok()) return fail(remote.status());
-  s = CheckGidTypesAgree(local.gid.type, reply.ready().endpoint().gid_type());
-  if (s.ok()) s = (*qp)->Connect(*remote, local.use_grh, static_cast<uint8_t>(local.gid.index), psn);
-  if (!s.ok()) return fail(s);
+  platform::RemoteQp remote_qp;
+  if (req.rdma_cm()) {
+    absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = platform::CmConnect(
+        peer.host, static_cast<uint16_t>(reply.ready().cm_port()),
+        req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size(),
+        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup);
+    if (!c.ok()) return fail(c.status());
+    cm = *std::move(c);
+    remote_qp = cm->remote;
+  } else {
+    absl::StatusOr<platform::RemoteQp> remote = ToRemote(reply.ready().endpoint());
+    if (!remote.ok()) return fail(remote.status());
+    remote_qp = *remote;
+    s = CheckGidTypesAgree(local.gid.type, reply.ready().endpoint().gid_type());
+    if (s.ok()) s = own_qp->Connect(remote_qp, local.use_grh, static_cast<uint8_t>(local.gid.index), psn);
+    if (!s.ok()) return fail(s);
+  }
+  platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
+  const platform::RemoteQp* remote = &remote_qp;
   out.started = true;
 
   if (req.op() == v1::WRITE_LAT) {
     std::vector<int64_t> rtts;
     const int64_t start = NowNs();
-    s = PingPong(**qp, *remote, req.size(), req.warmup() + req.iterations(), true, t.idle, &rtts,
+    s = PingPong(*qp, *remote, req.size(), req.warmup() + req.iterations(), true, t.idle, &rtts,
                  req.warmup());
     out.result.set_iterations(rtts.size());
     out.result.set_bytes(rtts.size() * req.size() * 2);
@@ -231,13 +252,13 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   while (true) {
     const int64_t now = NowNs();
     while (posted - completions.size() < req.tx_depth() && now < end) {
-      s = (*qp)->Post(opcode, *remote, req.size(), posted);
+      s = qp->Post(opcode, *remote, req.size(), posted);
       if (!s.ok()) break;
       ++posted;
     }
     if (!s.ok()) break;
     ids.clear();
-    absl::StatusOr<int> n = (*qp)->Poll(16, &ids);
+    absl::StatusOr<int> n = qp->Poll(16, &ids);
     if (!n.ok()) {
       s = n.status();
       break;
@@ -283,41 +304,66 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
   inet_ntop(AF_INET, &local_addr.sin_addr, ip, sizeof(ip));
   absl::StatusOr<platform::Egress> iface = platform::InterfaceOf(ip);
   if (!iface.ok()) return refuse(iface.status());
-  absl::StatusOr<RdmaLocal> local = ChooseRdmaLocal(*iface, "", std::nullopt);
-  if (!local.ok()) return refuse(local.status());
-  absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
-  if (!agree.ok()) return refuse(agree);
-  auto qp = OpenQp(*local, req);
-  if (!qp.ok()) return refuse(qp.status());
-  auto gid = (*qp)->Gid(static_cast<uint8_t>(local->gid.index));
-  if (!gid.ok()) return refuse(gid.status());
-  absl::StatusOr<platform::RemoteQp> remote = ToRemote(req.endpoint());
-  if (!remote.ok()) return refuse(remote.status());
-  const uint32_t psn = RandomPsn();
-  absl::Status s = (*qp)->Connect(*remote, local->use_grh,
-                                  static_cast<uint8_t>(local->gid.index), psn);
-  if (!s.ok()) return refuse(s);
+  // The listener outlives the connection: the accepted id reports its
+  // events on the listener's channel.
+  std::unique_ptr<platform::CmListener> listener;
+  std::unique_ptr<platform::CmConnection> cm;
+  std::unique_ptr<platform::VerbsQp> own_qp;
+  platform::RemoteQp remote_qp;
+  if (req.rdma_cm()) {
+    absl::StatusOr<std::unique_ptr<platform::CmListener>> listening =
+        platform::CmListener::Listen(ip, 0);
+    if (!listening.ok()) return refuse(listening.status());
+    listener = *std::move(listening);
+    reply.mutable_ready()->set_cm_port(listener->port());
+    if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
+    absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = listener->Accept(
+        req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size(),
+        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup);
+    if (!c.ok()) return;  // the client reports the failure it sees
+    cm = *std::move(c);
+    remote_qp = cm->remote;
+  } else {
+    absl::StatusOr<RdmaLocal> local = ChooseRdmaLocal(*iface, "", std::nullopt);
+    if (!local.ok()) return refuse(local.status());
+    absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
+    if (!agree.ok()) return refuse(agree);
+    auto qp = OpenQp(*local, req);
+    if (!qp.ok()) return refuse(qp.status());
+    own_qp = *std::move(qp);
+    auto gid = own_qp->Gid(static_cast<uint8_t>(local->gid.index));
+    if (!gid.ok()) return refuse(gid.status());
+    absl::StatusOr<platform::RemoteQp> remote = ToRemote(req.endpoint());
+    if (!remote.ok()) return refuse(remote.status());
+    remote_qp = *remote;
+    const uint32_t psn = RandomPsn();
+    absl::Status s = own_qp->Connect(remote_qp, local->use_grh,
+                                     static_cast<uint8_t>(local->gid.index), psn);
+    if (!s.ok()) return refuse(s);
+    *reply.mutable_ready()->mutable_endpoint() = Describe(*own_qp, *local, *gid, psn);
+  }
+  platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
   if (req.op() == v1::SEND_BW) {
-    // Receives must be posted before the first SEND arrives.
+    // Receives must be posted before the first SEND arrives (with rdma_cm
+    // they may trail it; the infinite RNR retry covers that).
     for (uint32_t i = 0; i < std::max<uint32_t>(req.tx_depth(), 1); ++i) {
-      if (!(*qp)->PostRecv(req.size(), i).ok()) return refuse(absl::InternalError("post recv"));
+      if (!qp->PostRecv(req.size(), i).ok()) return refuse(absl::InternalError("post recv"));
     }
   }
-  *reply.mutable_ready()->mutable_endpoint() = Describe(**qp, *local, *gid, psn);
-  if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
+  if (!cm && !platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
   const absl::Time until = absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle;
   if (req.op() == v1::WRITE_LAT) {
     std::vector<int64_t> unused;
-    (void)PingPong(**qp, *remote, req.size(), req.warmup() + req.iterations(), false, t.idle,
+    (void)PingPong(*qp, remote_qp, req.size(), req.warmup() + req.iterations(), false, t.idle,
                    &unused, 0);
   } else if (req.op() == v1::SEND_BW) {
     // Repost a receive for every one consumed until the client is done.
     std::vector<uint64_t> ids;
     while (absl::Now() < until && !ControlReadable(control)) {
       ids.clear();
-      absl::StatusOr<int> n = (*qp)->Poll(16, &ids);
+      absl::StatusOr<int> n = qp->Poll(16, &ids);
       if (!n.ok()) break;
-      for (uint64_t id : ids) (void)(*qp)->PostRecv(req.size(), id);
+      for (uint64_t id : ids) (void)qp->PostRecv(req.size(), id);
     }
   }
   // WRITE/READ land in (or leave) our buffer without us: wait for Done.

@@ -1,12 +1,9 @@
 // File: control_commands.cc
 #include "cli/control_commands.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <iostream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"

@@ -1,11 +1,7 @@
 // File: mtu_command.cc
 #include "cli/mtu_command.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <iostream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"

@@ -1,11 +1,7 @@
 // File: transfer_command.cc
 #include "cli/transfer_command.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <iostream>
-#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

@@ -130,6 +130,48 @@ absl::Status PingPong(platform::VerbsQp& qp, const platform::RemoteQp& remote, s
   return absl::OkStatus();
 }
 
+// ib_write_bw's loop (and read/send): keep tx_depth requests outstanding
+// for the duration; every completion is timestamped when polled.
+struct BwOutcome {
+  int64_t first_post_ns = 0;
+  std::vector<int64_t> completions;
+  absl::Status status;
+};
+
+BwOutcome BwLoop(platform::VerbsQp& qp, const platform::RemoteQp& remote, ibv_wr_opcode opcode,
+                 size_t size, uint32_t tx_depth, double duration_s, absl::Duration idle) {
+  BwOutcome out;
+  std::vector<uint64_t> ids;
+  uint64_t posted = 0;
+  out.first_post_ns = NowNs();
+  const int64_t end = out.first_post_ns + static_cast<int64_t>(duration_s * 1e9);
+  int64_t last_progress = out.first_post_ns;
+  const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
+  tx_depth = std::max<uint32_t>(tx_depth, 1);
+  while (true) {
+    const int64_t now = NowNs();
+    while (posted - out.completions.size() < tx_depth && now < end) {
+      out.status = qp.Post(opcode, remote, size, posted);
+      if (!out.status.ok()) return out;
+      ++posted;
+    }
+    ids.clear();
+    absl::StatusOr<int> n = qp.Poll(16, &ids);
+    if (!n.ok()) {
+      out.status = n.status();
+      return out;
+    }
+    const int64_t polled = NowNs();
+    for (int i = 0; i < *n; ++i) out.completions.push_back(polled);
+    if (*n > 0) last_progress = polled;
+    if (polled >= end && out.completions.size() == posted) return out;
+    if (polled - last_progress > idle_ns) {
+      out.status = absl::DeadlineExceededError("no RDMA completion within the idle timeout");
+      return out;
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
@@ -239,42 +281,12 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     }
     return out;
   }
-  // ib_write_bw's loop (and read/send): keep tx_depth requests outstanding
-  // for the duration; every completion is timestamped when polled.
-  const ibv_wr_opcode opcode = OpcodeOf(req.op());
-  std::vector<int64_t> completions;
-  std::vector<uint64_t> ids;
-  uint64_t posted = 0;
-  const int64_t first_post = NowNs();
-  const int64_t end = first_post + static_cast<int64_t>(req.duration_s() * 1e9);
-  int64_t last_progress = first_post;
-  const int64_t idle_ns = absl::ToInt64Nanoseconds(t.idle);
-  while (true) {
-    const int64_t now = NowNs();
-    while (posted - completions.size() < req.tx_depth() && now < end) {
-      s = qp->Post(opcode, *remote, req.size(), posted);
-      if (!s.ok()) break;
-      ++posted;
-    }
-    if (!s.ok()) break;
-    ids.clear();
-    absl::StatusOr<int> n = qp->Poll(16, &ids);
-    if (!n.ok()) {
-      s = n.status();
-      break;
-    }
-    const int64_t polled = NowNs();
-    for (int i = 0; i < *n; ++i) completions.push_back(polled);
-    if (*n > 0) last_progress = polled;
-    if (polled >= end && completions.size() == posted) break;
-    if (polled - last_progress > idle_ns) {
-      s = absl::DeadlineExceededError("no RDMA completion within the idle timeout");
-      break;
-    }
-  }
-  BandwidthFigures f = ComputeBandwidth(req.size(), first_post, completions);
-  out.result.set_iterations(completions.size());
-  out.result.set_bytes(completions.size() * req.size());
+  BwOutcome bw = BwLoop(*qp, *remote, OpcodeOf(req.op()), req.size(), req.tx_depth(),
+                        req.duration_s(), t.idle);
+  s = bw.status;
+  BandwidthFigures f = ComputeBandwidth(req.size(), bw.first_post_ns, bw.completions);
+  out.result.set_iterations(bw.completions.size());
+  out.result.set_bytes(bw.completions.size() * req.size());
   out.result.set_seconds(f.seconds);
   out.result.set_bw_avg_gbps(f.avg_gbps);
   out.result.set_bw_peak_gbps(f.peak_gbps);
@@ -284,6 +296,24 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   done.mutable_done()->set_bytes(out.result.bytes());
   if (!s.ok()) done.mutable_done()->set_error(std::string(s.message()));
   (void)platform::WriteMessage(control->get(), done, absl::Now() + t.setup);
+  if (s.ok() && req.bidirectional()) {
+    // The server ran the same loop toward us; like perftest -b, the figure
+    // is the sum of both directions.
+    v1::ControlMessage theirs;
+    s = platform::ReadMessage(control->get(), &theirs, absl::Now() + t.setup + t.idle);
+    if (s.ok() && theirs.has_done() && theirs.done().error().empty()) {
+      BandwidthFigures r = ComputeBandwidthFromBytes(theirs.done().bytes(),
+                                                     theirs.done().first_ns(),
+                                                     theirs.done().last_ns());
+      out.result.set_bytes(out.result.bytes() + theirs.done().bytes());
+      out.result.set_bw_avg_gbps(out.result.bw_avg_gbps() + r.avg_gbps);
+      out.result.set_bw_peak_gbps(out.result.bw_peak_gbps() + r.avg_gbps);
+      out.result.set_bw_avg_mibps(out.result.bw_avg_mibps() + r.avg_mibps);
+    } else if (s.ok()) {
+      s = absl::UnavailableError(absl::StrCat(
+          "server: ", theirs.has_done() ? theirs.done().error() : "no result"));
+    }
+  }
   if (!s.ok()) {
     out.result.set_partial(true);
     out.status = s;
@@ -365,6 +395,22 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
       if (!n.ok()) break;
       for (uint64_t id : ids) (void)qp->PostRecv(req.size(), id);
     }
+  }
+  if (req.bidirectional() && (req.op() == v1::WRITE_BW || req.op() == v1::READ_BW)) {
+    // Our half of a bidirectional run: the same loop toward the client,
+    // then our figures after the client's Done.
+    BwOutcome bw = BwLoop(*qp, remote_qp, OpcodeOf(req.op()), req.size(), req.tx_depth(),
+                          req.duration_s(), t.idle);
+    v1::ControlMessage done;
+    (void)platform::ReadMessage(control, &done, until);
+    v1::ControlMessage mine;
+    mine.mutable_done()->set_bytes(bw.completions.size() * req.size());
+    mine.mutable_done()->set_first_ns(bw.first_post_ns);
+    mine.mutable_done()->set_last_ns(bw.completions.empty() ? bw.first_post_ns
+                                                            : bw.completions.back());
+    if (!bw.status.ok()) mine.mutable_done()->set_error(std::string(bw.status.message()));
+    (void)platform::WriteMessage(control, mine, absl::Now() + t.setup);
+    return;
   }
   // WRITE/READ land in (or leave) our buffer without us: wait for Done.
   v1::ControlMessage done;

@@ -160,8 +160,8 @@ absl::Status Validate(const v1::TransferRequest& req) {
         req.op() != v1::WRITE_LAT) {
       return absl::FailedPreconditionError("RDMA supports write_bw, read_bw, send_bw, write_lat");
     }
-    if (req.bidirectional()) {
-      return absl::InvalidArgumentError("--bidirectional is not supported over RDMA yet");
+    if (req.bidirectional() && req.op() != v1::WRITE_BW && req.op() != v1::READ_BW) {
+      return absl::InvalidArgumentError("--bidirectional applies to write_bw and read_bw");
     }
   } else if (req.transport() != v1::TCP ||
              (req.op() != v1::STREAM_BW && req.op() != v1::RR_LAT)) {

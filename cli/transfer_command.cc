@@ -37,6 +37,7 @@ struct RunOptions {
   uint32_t tx_depth = 128;
   bool bidirectional = false;
   bool rdma_cm = false;
+  int gpu = -1;
   std::string device;
   int gid_index = -1;
   double idle_timeout_s = 5;
@@ -72,7 +73,7 @@ std::string RenderTransfer(const v1::ProbeResult& r) {
                                  "\n");
   if (!t.gid_reason().empty()) {
     absl::StrAppend(&out, " device ", t.device(), ", GID index ", t.gid_index(), ": ",
-                    t.gid_reason(), "\n");
+                    t.gid_reason(), "; buffer in ", t.memory(), " memory\n");
   }
   if (transfer::IsLatencyOp(t.op())) {
     absl::StrAppend(&out, absl::StrFormat(
@@ -109,6 +110,9 @@ int Run(const RunOptions& o) {
     std::cerr << "nodeprobe: error: " << msg << "\n";
     return kExitUsage;
   };
+  if (o.gpu >= 0 && o.transport != "rdma") {
+    return usage("--gpu needs --transport rdma (GPU memory moves over GPUDirect RDMA)");
+  }
   absl::StatusOr<platform::HostPort> peer =
       platform::ParseHostPort(o.peer, kDefaultTransferPort);
   if (!peer.ok()) return usage(absl::StrCat("--peer: ", peer.status().message()));
@@ -164,6 +168,7 @@ int Run(const RunOptions& o) {
       report->set_peer(absl::StrCat(peer->host, ":", peer->port));
     } else {
       plan.rdma = *local;
+      plan.rdma.gpu = o.gpu;
       result = transfer::RunTransfer(plan);
     }
   } else {
@@ -225,6 +230,10 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
   run_cmd->add_flag("--rdma-cm", run->rdma_cm,
                     "Connect through rdma_cm on the peer's IP (default: out-of-band "
                     "exchange of LID/GID/QPN on the control connection)");
+  run_cmd->add_option("--gpu", run->gpu,
+                      "RDMA: put this end's buffer on GPU N (GPUDirect RDMA via dma-buf, "
+                      "else nvidia_peermem)")
+      ->check(CLI::Range(0, 1023));
   run_cmd->add_option("--gid-index", run->gid_index,
                       "RoCE GID index (default: chosen from the route to the peer)");
   run_cmd->add_option("--idle-timeout", run->idle_timeout_s,

@@ -75,7 +75,8 @@ absl::StatusOr<RemoteQp> DecodeCmPrivateData(const void* data, size_t len) {
 
 absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_ip,
                                                         uint16_t port, size_t buffer_bytes,
-                                                        uint32_t tx_depth, absl::Time deadline) {
+                                                        uint32_t tx_depth, absl::Time deadline,
+                                                        int gpu) {
   absl::StatusOr<sockaddr_in> dst = Ipv4Address(peer_ip, port);
   if (!dst.ok()) return dst.status();
   auto c = std::make_unique<CmConnection>();
@@ -96,7 +97,7 @@ absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_
   if (rdma_resolve_route(id, ms) != 0) return absl::ErrnoToStatus(errno, "rdma_resolve_route");
   s = Expect(c->channel.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
   if (!s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<VerbsQp>> qp = VerbsQp::OnCmId(id, buffer_bytes, tx_depth);
+  absl::StatusOr<std::unique_ptr<VerbsQp>> qp = VerbsQp::OnCmId(id, buffer_bytes, tx_depth, gpu);
   if (!qp.ok()) return qp.status();
   c->qp = *std::move(qp);
   const std::string mine = EncodeCmPrivateData(c->qp->addr(), c->qp->rkey());

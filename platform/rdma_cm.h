@@ -28,9 +28,11 @@ struct CmConnection {
   RemoteQp remote;
 };
 
+// gpu >= 0 puts this end's buffer on that GPU.
 absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_ip,
                                                         uint16_t port, size_t buffer_bytes,
-                                                        uint32_t tx_depth, absl::Time deadline);
+                                                        uint32_t tx_depth, absl::Time deadline,
+                                                        int gpu = -1);
 
 // Keep the listener alive while connections it accepted exist: their ids
 // report events on its channel.

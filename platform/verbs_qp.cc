@@ -2,6 +2,7 @@
 #include "platform/verbs_qp.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "absl/status/status.h"
@@ -73,7 +74,7 @@ QpAttrs RtsAttrs(uint32_t local_psn) {
 
 absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device,
                                                       uint8_t port, size_t buffer_bytes,
-                                                      uint32_t tx_depth) {
+                                                      uint32_t tx_depth, int gpu) {
   std::unique_ptr<VerbsQp> q(new VerbsQp());
   q->port_ = port;
   int num = 0;
@@ -98,7 +99,7 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   }
   q->lid_ = pattr.lid;
   q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
-  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth);
+  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth, gpu);
   if (!s.ok()) return s;
   ibv_qp_init_attr init{};
   init.send_cq = q->cq_;
@@ -118,26 +119,50 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   return q;
 }
 
-absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth) {
+absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, int gpu) {
   pd_ = ibv_alloc_pd(ctx_);
   cq_ = ibv_create_cq(ctx_, static_cast<int>(tx_depth) * 2, nullptr, nullptr, 0);
   if (pd_ == nullptr || cq_ == nullptr) {
     return absl::ResourceExhaustedError("cannot allocate PD/CQ");
   }
   buf_len_ = buffer_bytes;
+  const int access =
+      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  if (gpu >= 0) {
+    absl::StatusOr<std::unique_ptr<GpuMemory>> mem = GpuMemory::Allocate(gpu, buffer_bytes);
+    if (!mem.ok()) return mem.status();
+    gpu_ = *std::move(mem);
+    mr_addr_ = gpu_->address();
+    // dma-buf first (open kernel module), then peermem on the raw pointer.
+    if (absl::StatusOr<int> fd = gpu_->DmaBufFd(); fd.ok()) {
+      mr_ = ibv_reg_dmabuf_mr(pd_, 0, buffer_bytes, mr_addr_, *fd, access);
+      close(*fd);
+      memory_ = "gpu dma-buf";
+    }
+    if (mr_ == nullptr) {
+      mr_ = ibv_reg_mr(pd_, reinterpret_cast<void*>(mr_addr_), buffer_bytes, access);
+      memory_ = "gpu peermem";
+    }
+    if (mr_ == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot register GPU memory with the NIC (", strerror(errno),
+          "): neither dma-buf nor nvidia_peermem works here — see the gpudirect probe"));
+    }
+    return absl::OkStatus();
+  }
   if (posix_memalign(&buf_, 4096, buffer_bytes) != 0) {
     buf_ = nullptr;
     return absl::ResourceExhaustedError("cannot allocate the transfer buffer");
   }
   memset(buf_, 0, buffer_bytes);
-  mr_ = ibv_reg_mr(pd_, buf_, buffer_bytes,
-                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+  mr_ = ibv_reg_mr(pd_, buf_, buffer_bytes, access);
   if (mr_ == nullptr) return absl::ErrnoToStatus(errno, "ibv_reg_mr");
+  mr_addr_ = reinterpret_cast<uint64_t>(buf_);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::OnCmId(rdma_cm_id* id, size_t buffer_bytes,
-                                                        uint32_t tx_depth) {
+                                                        uint32_t tx_depth, int gpu) {
   if (id == nullptr || id->verbs == nullptr) {
     return absl::FailedPreconditionError("rdma_cm resolved no RDMA device for the peer");
   }
@@ -150,7 +175,7 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::OnCmId(rdma_cm_id* id, size_t 
     q->lid_ = pattr.lid;
     q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
   }
-  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth);
+  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth, gpu);
   if (!s.ok()) return s;
   ibv_qp_init_attr init{};
   init.send_cq = q->cq_;
@@ -181,7 +206,7 @@ VerbsQp::~VerbsQp() {
 uint32_t VerbsQp::qpn() const { return qp_->qp_num; }
 uint32_t VerbsQp::lkey() const { return mr_->lkey; }
 uint32_t VerbsQp::rkey() const { return mr_->rkey; }
-uint64_t VerbsQp::addr() const { return reinterpret_cast<uint64_t>(buf_); }
+uint64_t VerbsQp::addr() const { return mr_addr_; }
 
 absl::StatusOr<std::vector<uint8_t>> VerbsQp::Gid(uint8_t index) const {
   ibv_gid gid{};

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "platform/gpu_memory.h"
 
 namespace nodeprobe::platform {
 
@@ -49,14 +50,15 @@ QpAttrs RtsAttrs(uint32_t local_psn);
 // Device resources for one RC connection. Destroyed in reverse order.
 class VerbsQp {
  public:
+  // gpu >= 0: the buffer lives on that GPU (GPUDirect RDMA).
   static absl::StatusOr<std::unique_ptr<VerbsQp>> Open(const std::string& device,
                                                        uint8_t port, size_t buffer_bytes,
-                                                       uint32_t tx_depth);
+                                                       uint32_t tx_depth, int gpu = -1);
   // Resources on the device an rdma_cm id resolved to, with the QP created
   // through rdma_cm (which then drives its state transitions). The id stays
   // owned by the caller and must outlive this object.
   static absl::StatusOr<std::unique_ptr<VerbsQp>> OnCmId(rdma_cm_id* id, size_t buffer_bytes,
-                                                         uint32_t tx_depth);
+                                                         uint32_t tx_depth, int gpu = -1);
   ~VerbsQp();
 
   uint32_t qpn() const;
@@ -75,15 +77,18 @@ class VerbsQp {
   absl::Status Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t size, uint64_t wr_id);
   // Posts a receive for a SEND of up to `size` bytes.
   absl::Status PostRecv(size_t size, uint64_t wr_id);
-  // The registered buffer (ping-pong latency polls its last byte).
+  // The registered host buffer (ping-pong latency polls its last byte);
+  // nullptr when the buffer is GPU memory.
   volatile uint8_t* buffer() const { return static_cast<volatile uint8_t*>(buf_); }
+  // How the buffer was registered: "host", "gpu dma-buf" or "gpu peermem".
+  const std::string& memory() const { return memory_; }
   size_t buffer_size() const { return buf_len_; }
   // Polls up to `max` completions; error on a completion with bad status.
   absl::StatusOr<int> Poll(int max, std::vector<uint64_t>* wr_ids);
 
  private:
   VerbsQp() = default;
-  absl::Status AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth);
+  absl::Status AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, int gpu);
 
   ibv_context* ctx_ = nullptr;
   rdma_cm_id* cm_id_ = nullptr;  // set when rdma_cm owns the QP and context
@@ -93,6 +98,9 @@ class VerbsQp {
   ibv_mr* mr_ = nullptr;
   void* buf_ = nullptr;
   size_t buf_len_ = 0;
+  std::unique_ptr<GpuMemory> gpu_;
+  uint64_t mr_addr_ = 0;  // the address remote peers and SGEs use
+  std::string memory_ = "host";
   uint8_t port_ = 1;
   uint16_t lid_ = 0;
   uint32_t active_mtu_ = 0;

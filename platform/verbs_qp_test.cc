@@ -62,6 +62,15 @@ TEST(VerbsQpTest, OpenWithoutDeviceIsFailedPrecondition) {
   EXPECT_NE(qp.status().message().find("mlx5_0"), std::string::npos);
 }
 
+TEST(GpuMemoryTest, WithoutDriverIsFailedPreconditionNotCrash) {
+  if (access("/proc/driver/nvidia/version", F_OK) == 0) {
+    GTEST_SKIP() << "this machine has an NVIDIA driver; hwtests/ cover GPU memory";
+  }
+  auto mem = GpuMemory::Allocate(0, 1 << 20);
+  EXPECT_EQ(mem.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(mem.status().message().find("NVIDIA"), std::string::npos);
+}
+
 TEST(RdmaCmTest, PrivateDataRoundTripsAndShortDataIsRejected) {
   std::string wire = EncodeCmPrivateData(0x1122334455667788ull, 0xaabbccdd);
   ASSERT_EQ(wire.size(), 16u);

@@ -63,7 +63,7 @@ absl::StatusOr<std::unique_ptr<platform::VerbsQp>> OpenQp(const RdmaLocal& local
   // by the peer.
   const size_t bytes = req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size();
   return platform::VerbsQp::Open(local.device, local.port, bytes,
-                                 std::max<uint32_t>(req.tx_depth(), 1));
+                                 std::max<uint32_t>(req.tx_depth(), 1), local.gpu);
 }
 
 ibv_wr_opcode OpcodeOf(v1::TransferOp op) {
@@ -217,6 +217,10 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     out.status = std::move(s);
     return out;
   };
+  if (local.gpu >= 0 && req.op() == v1::WRITE_LAT) {
+    return fail(absl::InvalidArgumentError(
+        "write_lat polls its buffer from the CPU: use --gpu with the bandwidth operations"));
+  }
   // Out-of-band: our QP is described in the request. rdma_cm: the kernel
   // picks device and GID, and the connection carries the buffers.
   std::unique_ptr<platform::VerbsQp> own_qp;
@@ -247,7 +251,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = platform::CmConnect(
         peer.host, static_cast<uint16_t>(reply.ready().cm_port()),
         req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size(),
-        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup);
+        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup, local.gpu);
     if (!c.ok()) return fail(c.status());
     cm = *std::move(c);
     remote_qp = cm->remote;

@@ -23,6 +23,7 @@ struct RdmaLocal {
   uint8_t port = 1;
   GidChoice gid;
   bool use_grh = false;  // RoCE: address by GID; InfiniBand: by LID
+  int gpu = -1;          // >= 0: this end's buffer is on that GPU
 };
 
 // Picks the device, port and GID that reach the peer through `egress`.

@@ -54,6 +54,7 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
   if (rdma) {
     report->set_device(absl::StrCat(plan.rdma.device, ":", plan.rdma.port));
     report->set_gid_index(static_cast<int32_t>(plan.rdma.gid.index));
+    report->set_memory(plan.rdma.gpu >= 0 ? absl::StrCat("gpu ", plan.rdma.gpu) : "host");
     report->set_gid_reason(plan.request.rdma_cm()
                                ? "rdma_cm: the kernel chose device, port and GID from the "
                                  "route to the peer"

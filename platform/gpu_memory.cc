@@ -1,0 +1,116 @@
+// File: gpu_memory.cc
+#include "platform/gpu_memory.h"
+
+#include <dlfcn.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace nodeprobe::platform {
+namespace {
+
+// The few driver API entry points used, with the driver's ABI (cuda.h):
+// CUresult is an int, CUdeviceptr a 64-bit integer, CUdevice an int.
+using CuInit = int (*)(unsigned int);
+using CuDeviceGet = int (*)(int*, int);
+using CuPrimaryCtxRetain = int (*)(void**, int);
+using CuPrimaryCtxRelease = int (*)(int);
+using CuCtxSetCurrent = int (*)(void*);
+using CuMemAlloc = int (*)(uint64_t*, size_t);
+using CuMemFree = int (*)(uint64_t);
+using CuPointerSetAttribute = int (*)(const void*, int, uint64_t);
+using CuMemGetHandleForAddressRange = int (*)(void*, uint64_t, size_t, int, unsigned long long);
+
+constexpr int kPointerAttributeSyncMemops = 6;    // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
+constexpr int kMemRangeHandleTypeDmaBufFd = 0x1;  // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
+
+struct Driver {
+  void* lib = nullptr;
+  CuInit init = nullptr;
+  CuDeviceGet device_get = nullptr;
+  CuPrimaryCtxRetain retain = nullptr;
+  CuPrimaryCtxRelease release = nullptr;
+  CuCtxSetCurrent set_current = nullptr;
+  CuMemAlloc alloc = nullptr;
+  CuMemFree free = nullptr;
+  CuPointerSetAttribute set_attribute = nullptr;
+  CuMemGetHandleForAddressRange handle = nullptr;  // CUDA 11.7+
+};
+
+// Loaded once per process; left loaded (CUDA's destructors misbehave on
+// dlclose).
+const Driver* LoadDriver() {
+  static const Driver* driver = [] {
+    auto* d = new Driver();
+    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (d->lib == nullptr) return d;
+    auto sym = [&](const char* name) { return dlsym(d->lib, name); };
+    d->init = reinterpret_cast<CuInit>(sym("cuInit"));
+    d->device_get = reinterpret_cast<CuDeviceGet>(sym("cuDeviceGet"));
+    d->retain = reinterpret_cast<CuPrimaryCtxRetain>(sym("cuDevicePrimaryCtxRetain"));
+    d->release = reinterpret_cast<CuPrimaryCtxRelease>(sym("cuDevicePrimaryCtxRelease_v2"));
+    d->set_current = reinterpret_cast<CuCtxSetCurrent>(sym("cuCtxSetCurrent"));
+    d->alloc = reinterpret_cast<CuMemAlloc>(sym("cuMemAlloc_v2"));
+    d->free = reinterpret_cast<CuMemFree>(sym("cuMemFree_v2"));
+    d->set_attribute = reinterpret_cast<CuPointerSetAttribute>(sym("cuPointerSetAttribute"));
+    d->handle =
+        reinterpret_cast<CuMemGetHandleForAddressRange>(sym("cuMemGetHandleForAddressRange"));
+    return d;
+  }();
+  return driver;
+}
+
+absl::Status Check(int rc, const char* what) {
+  if (rc == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(what, " failed with CUDA error ", rc));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_t bytes) {
+  const Driver* d = LoadDriver();
+  if (d->lib == nullptr || d->init == nullptr || d->alloc == nullptr || d->retain == nullptr) {
+    return absl::FailedPreconditionError(
+        "no NVIDIA driver (libcuda.so.1) on this host: GPU memory is unavailable");
+  }
+  absl::Status s = Check(d->init(0), "cuInit");
+  int dev = 0;
+  if (s.ok()) s = Check(d->device_get(&dev, device), absl::StrCat("cuDeviceGet ", device).c_str());
+  void* ctx = nullptr;
+  if (s.ok()) s = Check(d->retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  if (s.ok()) s = Check(d->set_current(ctx), "cuCtxSetCurrent");
+  if (!s.ok()) return s;
+  std::unique_ptr<GpuMemory> m(new GpuMemory());
+  m->device_ = dev;
+  m->size_ = bytes;
+  s = Check(d->alloc(&m->ptr_, bytes), "cuMemAlloc");
+  if (!s.ok()) {
+    d->release(dev);
+    return s;
+  }
+  // GPUDirect RDMA needs synchronous memory operations on this range so a
+  // completion seen by the NIC is ordered with CUDA copies.
+  unsigned int one = 1;
+  if (d->set_attribute) d->set_attribute(&one, kPointerAttributeSyncMemops, m->ptr_);
+  return m;
+}
+
+GpuMemory::~GpuMemory() {
+  const Driver* d = LoadDriver();
+  if (ptr_ != 0 && d->free) d->free(ptr_);
+  if (d->release) d->release(device_);
+}
+
+absl::StatusOr<int> GpuMemory::DmaBufFd() const {
+  const Driver* d = LoadDriver();
+  if (d->handle == nullptr) {
+    return absl::FailedPreconditionError("the CUDA driver cannot export dma-buf (CUDA < 11.7)");
+  }
+  int fd = -1;
+  absl::Status s = Check(d->handle(&fd, ptr_, size_, kMemRangeHandleTypeDmaBufFd, 0),
+                         "cuMemGetHandleForAddressRange");
+  if (!s.ok()) return s;
+  return fd;
+}
+
+}  // namespace nodeprobe::platform

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every check that needs a GPU, in one run, with a short table at the end.
+# Made for a lent GPU machine (e.g. one H200, no RDMA NIC): it builds, runs
+# the single-node stage on the live host, and prints what the GPU-facing
+# probes saw. Exits 0 with "SKIP: no NVIDIA driver" elsewhere.
+#   hwtests/gpu_checks.sh [BUILD_DIR]
+set -uo pipefail
+BUILD="${1:-build}"
+if [ ! -e /proc/driver/nvidia/version ]; then
+  echo "SKIP: no NVIDIA driver on this host"; exit 0
+fi
+if [ ! -x "$BUILD/bin/nodeprobe" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+    cmake --build "$BUILD" -j "$(nproc)" --target nodeprobe >/dev/null || exit 2
+fi
+start=$(date +%s.%N)
+"$BUILD/bin/nodeprobe" run --stage single-node --format json > /tmp/np-gpu.json
+rc=$?
+took=$(python3 -c "print(round($(date +%s.%N) - $start, 2))")
+python3 - "$rc" "$took" <<'PY'
+import json, sys
+rc, took = sys.argv[1], sys.argv[2]
+r = json.load(open("/tmp/np-gpu.json"))
+print(f"single-node: verdict {r['verdict']}, exit {rc}, {took} s")
+print(f"{'probe':14} {'verdict':8} findings / facts")
+for p in r["results"]:
+    facts = [f["code"] for f in p.get("findings", [])]
+    if p["probe"] == "inventory":
+        comp = {c["name"]: c for c in p["inventory"]["components"]}
+        facts = [f"{n}={comp[n]['version'] or 'absent'}" for n in
+                 ("nvidia_driver", "cuda_driver", "cuda_runtime", "nccl") if n in comp]
+    if p["probe"] == "locality" and "topology" in p:
+        t = p["topology"]
+        facts.append(f"{len(t.get('gpus', []))} GPUs, {len(t.get('nics', []))} NICs")
+    if p["probe"] == "pcie":
+        for m in p.get("measurements", []):
+            if m["name"] == "pcie_link_speed" and m["labels"].get("role") == "gpu":
+                facts.append(f"gpu {m['labels']['device']} {m['value']} GT/s")
+    print(f"{p['probe']:14} {p['verdict']:8} {', '.join(facts) or p.get('reason', '')}")
+PY

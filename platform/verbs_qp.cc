@@ -25,6 +25,18 @@ ibv_mtu PathMtu(uint32_t local_bytes, uint32_t remote_bytes) {
   return MtuFromBytes(std::min(local_bytes, remote_bytes));
 }
 
+ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth) {
+  ibv_qp_init_attr init{};
+  init.send_cq = cq;
+  init.recv_cq = cq;
+  init.qp_type = IBV_QPT_RC;
+  init.cap.max_send_wr = tx_depth;
+  init.cap.max_recv_wr = tx_depth;
+  init.cap.max_send_sge = 1;
+  init.cap.max_recv_sge = 1;
+  return init;
+}
+
 QpAttrs InitAttrs(uint8_t port, int access_flags) {
   QpAttrs a;
   a.attr.qp_state = IBV_QPS_INIT;
@@ -101,14 +113,7 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
   absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth, gpu);
   if (!s.ok()) return s;
-  ibv_qp_init_attr init{};
-  init.send_cq = q->cq_;
-  init.recv_cq = q->cq_;
-  init.qp_type = IBV_QPT_RC;
-  init.cap.max_send_wr = tx_depth;
-  init.cap.max_recv_wr = tx_depth;
-  init.cap.max_send_sge = 1;
-  init.cap.max_recv_sge = 1;
+  ibv_qp_init_attr init = RcInitAttr(q->cq_, tx_depth);
   q->qp_ = ibv_create_qp(q->pd_, &init);
   if (q->qp_ == nullptr) return absl::ErrnoToStatus(errno, "ibv_create_qp");
   QpAttrs a = InitAttrs(port, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -177,14 +182,7 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::OnCmId(rdma_cm_id* id, size_t 
   }
   absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth, gpu);
   if (!s.ok()) return s;
-  ibv_qp_init_attr init{};
-  init.send_cq = q->cq_;
-  init.recv_cq = q->cq_;
-  init.qp_type = IBV_QPT_RC;
-  init.cap.max_send_wr = tx_depth;
-  init.cap.max_recv_wr = tx_depth;
-  init.cap.max_send_sge = 1;
-  init.cap.max_recv_sge = 1;
+  ibv_qp_init_attr init = RcInitAttr(q->cq_, tx_depth);
   if (rdma_create_qp(id, q->pd_, &init) != 0) return absl::ErrnoToStatus(errno, "rdma_create_qp");
   q->qp_ = id->qp;
   return q;

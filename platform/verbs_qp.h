@@ -40,6 +40,8 @@ ibv_mtu MtuFromBytes(uint32_t bytes);
 // The path MTU: the smaller of the two ports' active MTUs.
 ibv_mtu PathMtu(uint32_t local_bytes, uint32_t remote_bytes);
 
+// An RC QP with one CQ for both directions, tx_depth requests each way.
+ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth);
 QpAttrs InitAttrs(uint8_t port, int access_flags);
 // RoCE (use_grh) addresses the peer by GID through `gid_index`; InfiniBand
 // by LID.

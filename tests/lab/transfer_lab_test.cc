@@ -56,6 +56,15 @@ class TransferLabTest : public ::testing::Test {
     return result;
   }
 
+  // A 20-second stream_bw from a with a 2 s idle timeout, one second in.
+  absl::StatusOr<pid_t> StartLongClient(const std::string& peer) {
+    std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json",
+                                     "--peer", peer, "--duration", "20", "--idle-timeout", "2"};
+    absl::StatusOr<pid_t> pid = lab_->Spawn("a", argv, "client.log");
+    usleep(1000000);
+    return pid;
+  }
+
   std::unique_ptr<Lab> lab_;
   pid_t server_pid_ = -1;
 };
@@ -93,11 +102,8 @@ TEST_F(TransferLabTest, ShapedLinkIsMeasuredWithinTenPercent) {
 
 TEST_F(TransferLabTest, PeerKilledMidRunIsPeerLostWithinDeadline) {
   const std::string peer = StartServer();
-  std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json",
-                                   "--peer", peer, "--duration", "20", "--idle-timeout", "2"};
-  auto pid = lab_->Spawn("a", argv, "client.log");
+  absl::StatusOr<pid_t> pid = StartLongClient(peer);
   ASSERT_TRUE(pid.ok());
-  usleep(1000000);
   kill(server_pid_, SIGKILL);
   const absl::Time killed = absl::Now();
   auto rc = lab_->Wait(*pid, absl::Seconds(10));
@@ -119,11 +125,8 @@ TEST_F(TransferLabTest, PeerKilledMidRunIsPeerLostWithinDeadline) {
 
 TEST_F(TransferLabTest, LinkDownMidRunIsErrorWithinDeadline) {
   const std::string peer = StartServer();
-  std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json",
-                                   "--peer", peer, "--duration", "20", "--idle-timeout", "2"};
-  auto pid = lab_->Spawn("a", argv, "client.log");
+  absl::StatusOr<pid_t> pid = StartLongClient(peer);
   ASSERT_TRUE(pid.ok());
-  usleep(1000000);
   ASSERT_TRUE(lab_->SetLinkUp("b", Lab::Iface("b", "a"), false).ok());
   const absl::Time down = absl::Now();
   auto rc = lab_->Wait(*pid, absl::Seconds(15));

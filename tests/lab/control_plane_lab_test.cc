@@ -106,6 +106,16 @@ class ControlPlaneLabTest : public ::testing::Test {
     return false;
   }
 
+  // A two-node stage on gpu-a,gpu-b (JSON output) started in c, not waited for.
+  absl::StatusOr<pid_t> SpawnTwoNodeStage(int transfer_seconds, const std::string& log) {
+    return lab_->Spawn("c",
+                       {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b",
+                        "--format", "json", "--transfer-seconds",
+                        absl::StrCat(transfer_seconds), "--timeout", "60", "--coordinator",
+                        absl::StrCat("10.83.1.1:", port_), "--insecure"},
+                       log);
+  }
+
   v1::StageRun ParseRun(const std::string& text) {
     // Progress lines go to stderr, which shares the log: the JSON starts at '{'.
     v1::StageRun run;
@@ -197,11 +207,7 @@ TEST_F(ControlPlaneLabTest, AgentKilledMidStageIsAgentLostAndOthersAreKept) {
   pid_t b = StartAgent("b", "gpu-b", false);
   ASSERT_TRUE(WaitForAgent("gpu-a", false));
   ASSERT_TRUE(WaitForAgent("gpu-b", false));
-  std::vector<std::string> argv = {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes",
-                                   "gpu-a,gpu-b", "--format", "json", "--transfer-seconds", "4",
-                                   "--timeout", "60", "--coordinator",
-                                   absl::StrCat("10.83.1.1:", port_), "--insecure"};
-  auto stage = lab_->Spawn("c", argv, "stage.log");
+  auto stage = SpawnTwoNodeStage(4, "stage.log");
   ASSERT_TRUE(stage.ok());
   ASSERT_TRUE(lab_->WaitForLog("stage.log", "transfer gpu-a -> gpu-b", absl::Seconds(20)).ok());
   usleep(1000000);
@@ -223,10 +229,7 @@ TEST_F(ControlPlaneLabTest, CoordinatorRestartKeepsRunsAndAgentsComeBack) {
   StartAgent("b", "gpu-b", false);
   ASSERT_TRUE(WaitForAgent("gpu-a", false));
   ASSERT_TRUE(WaitForAgent("gpu-b", false));
-  std::vector<std::string> argv = {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes",
-                                   "gpu-a,gpu-b", "--transfer-seconds", "5", "--coordinator",
-                                   absl::StrCat("10.83.1.1:", port_), "--insecure"};
-  auto stage = lab_->Spawn("c", argv, "stage.log");
+  auto stage = SpawnTwoNodeStage(5, "stage.log");
   ASSERT_TRUE(lab_->WaitForLog("stage.log", "transfer gpu-a -> gpu-b", absl::Seconds(20)).ok());
   kill(coordinator_pid_, SIGKILL);
   (void)lab_->Wait(coordinator_pid_, absl::Seconds(5));
@@ -298,10 +301,7 @@ TEST_F(ControlPlaneLabTest, BadInputGetsClearErrorsAndTheCoordinatorKeepsServing
     (void)lab_->Wait(*pid, absl::Seconds(10));
   }
   // A stage on a busy node is refused, not interleaved.
-  std::vector<std::string> argv = {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes",
-                                   "gpu-a,gpu-b", "--transfer-seconds", "3", "--coordinator",
-                                   absl::StrCat("10.83.1.1:", port_), "--insecure"};
-  auto first = lab_->Spawn("c", argv, "first.log");
+  auto first = SpawnTwoNodeStage(3, "first.log");
   ASSERT_TRUE(lab_->WaitForLog("first.log", "single-node probes", absl::Seconds(20)).ok());
   EXPECT_EQ(Client({"run", "--stage", "single-node", "--nodes", "gpu-b"}, false, &out), 3);
   EXPECT_NE(out.find("running another stage"), std::string::npos) << out;

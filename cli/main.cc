@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
                       "Deadline for the whole stage, in seconds")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run_cmd->add_option("--textfile", run.textfile_dir,
+                      "Also write DIR/nodeprobe.prom for node_exporter's textfile collector")
+      ->check(CLI::ExistingDirectory);
   run_cmd->add_flag("--quiet,-q", run.quiet,
                     "Print nothing in table format; rely on the exit code");
 

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "cli/table_renderer.h"
+#include "cli/textfile_output.h"
 #include "platform/netns.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/result_util.h"
@@ -83,6 +84,13 @@ int RunCommand(const RunOptions& options) {
         if (show_progress) std::cerr << "[" << i << "/" << n << "] " << name << "\n";
       });
 
+  if (!options.textfile_dir.empty()) {
+    absl::Status written = WriteTextfile(options.textfile_dir, report);
+    if (!written.ok()) {
+      std::cerr << "nodeprobe: error: " << written.message() << "\n";
+      return kExitCouldNotRun;
+    }
+  }
   if (options.format == "json") {
     absl::StatusOr<std::string> json = ToJson(report);
     if (!json.ok()) {

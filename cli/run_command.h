@@ -17,6 +17,7 @@ struct RunOptions {
   platform::HostPaths host;
   std::string node_name;  // empty: this host's name
   std::string netns;      // enter this network namespace first
+  std::string textfile_dir;  // also write DIR/nodeprobe.prom
   double timeout_s = 600;
   bool quiet = false;
 };

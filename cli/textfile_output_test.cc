@@ -1,0 +1,57 @@
+#include "cli/textfile_output.h"
+
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "probes/framework/result_util.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+v1::StageReport Report() {
+  v1::StageReport r;
+  r.set_stage(v1::SINGLE_NODE);
+  r.set_verdict(v1::WARN);
+  r.mutable_finished()->set_seconds(1764660000);
+  v1::ProbeResult* p = r.add_results();
+  p->set_probe("rdma-devices");
+  p->set_verdict(v1::WARN);
+  AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:1", "m", "f");
+  AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:2", "m", "f");
+  AddMeasurement(p, "rdma_port_rate", 40, "Gb/s", {{"device", "mlx4_0"}, {"port", "1"},
+                                                   {"odd key", "a\"b"}});
+  return r;
+}
+
+TEST(RenderPrometheusTest, WritesVerdictsFindingCountsAndMeasurements) {
+  std::string text = RenderPrometheus(Report());
+  EXPECT_NE(text.find("nodeprobe_stage_verdict{stage=\"single-node\",verdict=\"WARN\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("nodeprobe_probe_verdict{probe=\"rdma-devices\",verdict=\"WARN\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("nodeprobe_findings{probe=\"rdma-devices\",code=\"RDMA_ERROR_COUNTERS_"
+                      "NONZERO\",severity=\"WARN\"} 2\n"),
+            std::string::npos);
+  // Label names are sanitized, values escaped.
+  EXPECT_NE(text.find("nodeprobe_measurement{probe=\"rdma-devices\",name=\"rdma_port_rate\","
+                      "unit=\"Gb/s\",device=\"mlx4_0\",odd_key=\"a\\\"b\",port=\"1\"} 40\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("nodeprobe_last_run_timestamp_seconds{stage=\"single-node\"} 1764660000"),
+            std::string::npos);
+}
+
+TEST(WriteTextfileTest, WritesAtomicallyAndNamesAnUnwritableDirectory) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteTextfile(dir.path(), Report()).ok());
+  std::ifstream in(dir.path() + "/nodeprobe.prom");
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first.rfind("# HELP nodeprobe_stage_verdict", 0), 0u);
+  absl::Status bad = WriteTextfile("/proc/no-such-dir", Report());
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("/proc/no-such-dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

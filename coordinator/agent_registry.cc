@@ -9,8 +9,7 @@ namespace nodeprobe::coordinator {
 
 bool AgentSession::Send(const v1::CoordinatorMessage& msg) {
   if (!alive()) return false;
-  std::lock_guard<std::mutex> l(write_mu_);
-  return stream_->Write(msg);
+  return send_(msg);
 }
 
 void AgentSession::Expect(const std::string& task_id) {
@@ -67,7 +66,7 @@ void AgentSession::Lose() {
     alive_ = false;
     cv_.notify_all();
   }
-  ctx_->TryCancel();
+  end_();
 }
 
 bool AgentSession::alive() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,14 +22,15 @@
 
 namespace nodeprobe::coordinator {
 
-using AgentStream = grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::AgentMessage>;
-
 class AgentSession {
  public:
+  // `send` queues a message on the agent's stream (false once it is gone);
+  // `end` finishes the stream. Both must be safe from any thread.
   AgentSession(std::string node, std::string address, v1::Registration reg,
-               AgentStream* stream, grpc::ServerContext* ctx)
+               std::function<bool(const v1::CoordinatorMessage&)> send,
+               std::function<void()> end)
       : node_(std::move(node)), address_(std::move(address)), reg_(std::move(reg)),
-        stream_(stream), ctx_(ctx), last_heartbeat_(absl::Now()) {}
+        send_(std::move(send)), end_(std::move(end)), last_heartbeat_(absl::Now()) {}
 
   const std::string& node() const { return node_; }
   const std::string& address() const { return address_; }  // the agent's IP
@@ -61,9 +63,8 @@ class AgentSession {
   const std::string node_;
   const std::string address_;
   const v1::Registration reg_;
-  AgentStream* stream_;
-  grpc::ServerContext* ctx_;
-  std::mutex write_mu_;
+  const std::function<bool(const v1::CoordinatorMessage&)> send_;
+  const std::function<void()> end_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::optional<v1::AgentMessage>> replies_;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "coordinator/agent_reactor.h"
 #include "coordinator/stage_orchestrator.h"
 #include "probes/framework/result_util.h"
 
@@ -27,70 +28,11 @@ std::string NewRunId() {
                       absl::Hex(rd() & 0xffff, absl::kZeroPad4));
 }
 
-// The certificate's CN or a DNS SAN must be the node name the agent claims.
-bool IdentityMatches(const grpc::ServerContext& ctx, const std::string& node) {
-  auto auth = ctx.auth_context();
-  if (!auth) return false;
-  for (const char* prop : {"x509_common_name", "x509_subject_alternative_name"}) {
-    for (const auto& v : auth->FindPropertyValues(prop)) {
-      if (std::string(v.data(), v.size()) == node) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
-std::string PeerIp(const std::string& peer) {
-  std::string p = peer;
-  if (absl::StartsWith(p, "ipv4:")) {
-    p = p.substr(5);
-    return p.substr(0, p.rfind(':'));
-  }
-  if (absl::StartsWith(p, "ipv6:[")) {
-    p = p.substr(6);
-    return p.substr(0, p.find(']'));
-  }
-  return p;
-}
-
-grpc::Status CoordinatorService::Connect(grpc::ServerContext* ctx, AgentStream* stream) {
-  v1::AgentMessage first;
-  if (!stream->Read(&first) || !first.has_registration() ||
-      first.registration().node_name().empty()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "the first message on Connect must be a registration with a node name");
-  }
-  const std::string node = first.registration().node_name();
-  if (check_identity_ && !IdentityMatches(*ctx, node)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        absl::StrCat("certificate does not name node '", node,
-                                     "' (its CN or a DNS SAN must equal --node-name)"));
-  }
-  auto session = std::make_shared<AgentSession>(node, PeerIp(ctx->peer()),
-                                                first.registration(), stream, ctx);
-  registry_.Add(session);
-  v1::CoordinatorMessage ack;
-  ack.mutable_ack()->set_node_name(node);
-  ack.mutable_ack()->set_heartbeat_interval_s(absl::ToDoubleSeconds(heartbeat_));
-  session->Send(ack);
-  v1::AgentMessage msg;
-  while (stream->Read(&msg)) {
-    session->Heartbeat();
-    switch (msg.body_case()) {
-      case v1::AgentMessage::kResult:
-        session->Deliver(msg.result().task_id(), msg);
-        break;
-      case v1::AgentMessage::kEndpoint:
-        session->Deliver(msg.endpoint().task_id(), msg);
-        break;
-      default:
-        break;  // heartbeats (and re-registrations) only refresh liveness
-    }
-  }
-  session->Lose();
-  registry_.Remove(session);
-  return grpc::Status::OK;
+grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* CoordinatorService::Connect(
+    grpc::CallbackServerContext* ctx) {
+  return new AgentReactor(ctx, &registry_, check_identity_, heartbeat_);
 }
 
 grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,

@@ -24,12 +24,16 @@ struct CoordinatorOptions {
   absl::Duration silence = absl::Seconds(30);
 };
 
-class CoordinatorService final : public v1::Coordinator::Service {
+// Connect is on the callback API (no thread per agent); the CLI-facing
+// methods stay synchronous.
+class CoordinatorService final
+    : public v1::Coordinator::WithCallbackMethod_Connect<v1::Coordinator::Service> {
  public:
   CoordinatorService(RunStore* store, bool check_identity, absl::Duration heartbeat)
       : store_(store), check_identity_(check_identity), heartbeat_(heartbeat) {}
 
-  grpc::Status Connect(grpc::ServerContext* ctx, AgentStream* stream) override;
+  grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* Connect(
+      grpc::CallbackServerContext* ctx) override;
   grpc::Status RunStage(grpc::ServerContext* ctx, const v1::RunStageRequest* req,
                         grpc::ServerWriter<v1::StageEvent>* writer) override;
   grpc::Status ListNodes(grpc::ServerContext* ctx, const v1::ListNodesRequest* req,
@@ -71,7 +75,5 @@ class CoordinatorServer {
   int port_ = 0;
 };
 
-// "ipv4:10.0.0.5:41234" -> "10.0.0.5"; "ipv6:[fd00::5]:4" -> "fd00::5".
-std::string PeerIp(const std::string& grpc_peer);
 
 }  // namespace nodeprobe::coordinator

@@ -1,0 +1,143 @@
+// File: agent_reactor.cc
+#include "coordinator/agent_reactor.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// The certificate's CN or a DNS SAN must be the node name the agent claims.
+bool IdentityMatches(const grpc::CallbackServerContext& ctx, const std::string& node) {
+  auto auth = ctx.auth_context();
+  if (!auth) return false;
+  for (const char* prop : {"x509_common_name", "x509_subject_alternative_name"}) {
+    for (const auto& v : auth->FindPropertyValues(prop)) {
+      if (std::string(v.data(), v.size()) == node) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string PeerIp(const std::string& peer) {
+  std::string p = peer;
+  if (absl::StartsWith(p, "ipv4:")) {
+    p = p.substr(5);
+    return p.substr(0, p.rfind(':'));
+  }
+  if (absl::StartsWith(p, "ipv6:[")) {
+    p = p.substr(6);
+    return p.substr(0, p.find(']'));
+  }
+  return p;
+}
+
+AgentReactor::AgentReactor(grpc::CallbackServerContext* ctx, AgentRegistry* registry,
+                           bool check_identity, absl::Duration heartbeat)
+    : ctx_(ctx),
+      registry_(registry),
+      check_identity_(check_identity),
+      heartbeat_(heartbeat),
+      handle_(std::make_shared<Handle>()) {
+  handle_->reactor = this;
+  StartRead(&in_);
+}
+
+void AgentReactor::Register() {
+  const std::string node = in_.registration().node_name();
+  if (check_identity_ && !IdentityMatches(*ctx_, node)) {
+    End(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                     absl::StrCat("certificate does not name node '", node,
+                                  "' (its CN or a DNS SAN must equal --node-name)")));
+    return;
+  }
+  std::shared_ptr<Handle> handle = handle_;
+  session_ = std::make_shared<AgentSession>(
+      node, PeerIp(ctx_->peer()), in_.registration(),
+      [handle](const v1::CoordinatorMessage& msg) {
+        std::lock_guard<std::mutex> l(handle->mu);
+        return handle->reactor != nullptr && handle->reactor->Enqueue(msg);
+      },
+      [handle] {
+        std::lock_guard<std::mutex> l(handle->mu);
+        if (handle->reactor != nullptr) handle->reactor->End(grpc::Status::CANCELLED);
+      });
+  registry_->Add(session_);
+  v1::CoordinatorMessage ack;
+  ack.mutable_ack()->set_node_name(node);
+  ack.mutable_ack()->set_heartbeat_interval_s(absl::ToDoubleSeconds(heartbeat_));
+  Enqueue(ack);
+  StartRead(&in_);
+}
+
+void AgentReactor::OnReadDone(bool ok) {
+  if (!ok) {  // the agent closed its side, or the stream broke
+    if (session_) session_->Lose();
+    End(grpc::Status::OK);
+    return;
+  }
+  if (!session_) {
+    if (!in_.has_registration() || in_.registration().node_name().empty()) {
+      End(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                       "the first message on Connect must be a registration with a node name"));
+      return;
+    }
+    Register();
+    return;
+  }
+  session_->Heartbeat();
+  if (in_.has_result()) {
+    session_->Deliver(in_.result().task_id(), in_);
+  } else if (in_.has_endpoint()) {
+    session_->Deliver(in_.endpoint().task_id(), in_);
+  }
+  StartRead(&in_);
+}
+
+bool AgentReactor::Enqueue(const v1::CoordinatorMessage& msg) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (finished_) return false;
+  queue_.push_back(msg);
+  if (!writing_) {
+    writing_ = true;
+    StartWrite(&queue_.front());
+  }
+  return true;
+}
+
+void AgentReactor::OnWriteDone(bool ok) {
+  std::lock_guard<std::mutex> l(mu_);
+  queue_.pop_front();
+  if (!ok || finished_ || queue_.empty()) {
+    writing_ = false;
+    return;
+  }
+  StartWrite(&queue_.front());
+}
+
+void AgentReactor::End(const grpc::Status& status) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (finished_) return;
+  finished_ = true;
+  Finish(status);
+}
+
+void AgentReactor::OnCancel() {
+  if (session_) session_->Lose();
+}
+
+void AgentReactor::OnDone() {
+  {
+    std::lock_guard<std::mutex> l(handle_->mu);
+    handle_->reactor = nullptr;
+  }
+  if (session_) {
+    session_->Lose();
+    registry_->Remove(session_);
+  }
+  delete this;
+}
+
+}  // namespace nodeprobe::coordinator

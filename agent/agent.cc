@@ -319,8 +319,12 @@ void Agent::Run() {
     if (stopping_) break;
     if (registrations_.load() > before) delay = absl::Seconds(1);  // it had worked
     if (!s.ok()) {
-      fprintf(stderr, "nodeprobe agent: %s; retrying in %.1fs\n",
-              std::string(s.message()).c_str(), absl::ToDoubleSeconds(delay));
+      const std::string why = s.message().empty()
+                                  ? absl::StrCat("the coordinator ended the stream (",
+                                                 absl::StatusCodeToString(s.code()), ")")
+                                  : std::string(s.message());
+      fprintf(stderr, "nodeprobe agent: %s; retrying in %.1fs\n", why.c_str(),
+              absl::ToDoubleSeconds(delay));
     }
     // Jitter (0.5x..1.5x) so a fleet does not reconnect in lockstep.
     std::uniform_real_distribution<double> jitter(0.5, 1.5);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "agent/agent.h"
+#include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "cli/signals.h"
@@ -39,12 +40,6 @@ int RpcFail(const grpc::Status& s, const std::string& address) {
                       s.error_code() == grpc::StatusCode::NOT_FOUND
                   ? kExitUsage
                   : kExitCouldNotRun);
-}
-
-std::string HostName() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
-  return buf;
 }
 
 // "path MTU 1500 of 9000" or "stream_bw 9.41 Gb/s".
@@ -159,7 +154,7 @@ int RunMultiNode(const MultiNodeRun& o) {
     if (!json.ok()) return kExitCouldNotRun;
     std::cout << *json;
   } else if (!o.quiet) {
-    std::cout << RenderRun(run, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+    std::cout << RenderRun(run, StdoutWantsColor());
   }
   return ExitCodeForVerdict(run.verdict());
 }
@@ -307,7 +302,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       } else if (*report_format == "md") {
         std::cout << MarkdownRun(run);
       } else {
-        std::cout << RenderRun(run, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+        std::cout << RenderRun(run, StdoutWantsColor());
       }
       return kExitOk;
     }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "cli/table_renderer.h"
@@ -19,16 +20,6 @@
 
 namespace nodeprobe::cli {
 namespace {
-
-std::string HostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
-  return buf;
-}
-
-bool UseColor() {
-  return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr;
-}
 
 int UsageError(const std::string& message) {
   std::cerr << "nodeprobe: error: " << message << "\n";
@@ -99,7 +90,7 @@ int RunCommand(const RunOptions& options) {
     }
     std::cout << *json;
   } else if (!options.quiet) {
-    std::cout << RenderStageTable(report, UseColor());
+    std::cout << RenderStageTable(report, StdoutWantsColor());
   }
   return ExitCodeForVerdict(report.verdict());
 }

@@ -26,9 +26,9 @@ std::string Colored(v1::Verdict v, bool color) {
   return absl::StrCat("\033[", code, "m", name, "\033[0m");
 }
 
-// Pads to `width` visible characters (escape codes take no room).
-std::string Pad(const std::string& text, size_t visible, size_t width) {
-  return text + std::string(width > visible ? width - visible : 1, ' ');
+// Pads to `width` characters (at least one space).
+std::string Pad(const std::string& text, size_t width) {
+  return text + std::string(width > text.size() ? width - text.size() : 1, ' ');
 }
 
 // Left-aligned columns sized to their widest cell.
@@ -45,7 +45,7 @@ std::string Table(const std::vector<std::vector<std::string>>& rows,
   for (const auto& row : rows) {
     std::string line = indent;
     for (size_t i = 0; i < row.size(); ++i) {
-      line += i + 1 == row.size() ? row[i] : Pad(row[i], row[i].size(), widths[i] + 2);
+      line += i + 1 == row.size() ? row[i] : Pad(row[i], widths[i] + 2);
     }
     absl::StrAppend(&out, line, "\n");
   }

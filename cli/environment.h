@@ -1,0 +1,14 @@
+// File: environment.h
+// What the commands take from the environment they run in: the host's name
+// (the default node name) and whether stdout wants colour.
+#pragma once
+
+#include <string>
+
+namespace nodeprobe::cli {
+
+std::string HostName();
+// A terminal, and NO_COLOR unset (https://no-color.org).
+bool StdoutWantsColor();
+
+}  // namespace nodeprobe::cli

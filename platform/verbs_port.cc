@@ -28,33 +28,35 @@ uint32_t IbvMtuToBytes(int ibv_mtu) {
   }
 }
 
-absl::StatusOr<uint32_t> QueryActiveMtu(const std::string& device,
-                                        uint32_t port) {
+absl::StatusOr<ibv_context*> OpenVerbsDevice(const std::string& device) {
   int num = 0;
-  std::unique_ptr<ibv_device*, void (*)(ibv_device**)> list(
-      ibv_get_device_list(&num), ibv_free_device_list);
-  if (!list) {
-    return absl::ErrnoToStatus(errno, "ibv_get_device_list failed");
+  std::unique_ptr<ibv_device*, void (*)(ibv_device**)> list(ibv_get_device_list(&num),
+                                                            ibv_free_device_list);
+  if (!list || num == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no RDMA devices (looking for ", device.empty() ? "any" : device, ")"));
   }
   for (int i = 0; i < num; ++i) {
-    if (device != ibv_get_device_name(list.get()[i])) continue;
-    std::unique_ptr<ibv_context, int (*)(ibv_context*)> ctx(
-        ibv_open_device(list.get()[i]), ibv_close_device);
-    if (!ctx) {
-      return absl::ErrnoToStatus(errno,
-                                 absl::StrCat("ibv_open_device ", device));
+    if (!device.empty() && device != ibv_get_device_name(list.get()[i])) continue;
+    ibv_context* ctx = ibv_open_device(list.get()[i]);
+    if (ctx == nullptr) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("ibv_open_device ", device));
     }
-    ibv_port_attr attr{};
-    if (int rc = ibv_query_port(ctx.get(), static_cast<uint8_t>(port), &attr);
-        rc != 0) {
-      return absl::ErrnoToStatus(
-          rc, absl::StrCat("ibv_query_port ", device, " port ", port));
-    }
-    return IbvMtuToBytes(attr.active_mtu);
+    return ctx;
   }
-  return absl::NotFoundError(
-      absl::StrCat("libibverbs does not list ", device,
-                   " (is the provider library installed?)"));
+  return absl::FailedPreconditionError(absl::StrCat(
+      "libibverbs does not list ", device, " (is the provider library installed?)"));
+}
+
+absl::StatusOr<uint32_t> QueryActiveMtu(const std::string& device, uint32_t port) {
+  absl::StatusOr<ibv_context*> opened = OpenVerbsDevice(device);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<ibv_context, int (*)(ibv_context*)> ctx(*opened, ibv_close_device);
+  ibv_port_attr attr{};
+  if (int rc = ibv_query_port(ctx.get(), static_cast<uint8_t>(port), &attr); rc != 0) {
+    return absl::ErrnoToStatus(rc, absl::StrCat("ibv_query_port ", device, " port ", port));
+  }
+  return IbvMtuToBytes(attr.active_mtu);
 }
 
 }  // namespace nodeprobe::platform

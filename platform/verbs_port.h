@@ -7,10 +7,17 @@
 
 #include "absl/status/statusor.h"
 
+struct ibv_context;
+
 namespace nodeprobe::platform {
 
-// Active MTU of `device` port `port` in bytes (256..4096). NOT_FOUND when the
-// device is not known to libibverbs (no provider loaded, no such device).
+// Opens `device` ("" = the first one). FAILED_PRECONDITION when libibverbs
+// lists no such device (no provider loaded, no device). Close with
+// ibv_close_device.
+absl::StatusOr<ibv_context*> OpenVerbsDevice(const std::string& device);
+
+// Active MTU of `device` port `port` in bytes (256..4096); errors as
+// OpenVerbsDevice.
 absl::StatusOr<uint32_t> QueryActiveMtu(const std::string& device,
                                         uint32_t port);
 

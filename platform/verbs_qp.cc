@@ -89,22 +89,9 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
                                                       uint32_t tx_depth, int gpu) {
   std::unique_ptr<VerbsQp> q(new VerbsQp());
   q->port_ = port;
-  int num = 0;
-  ibv_device** list = ibv_get_device_list(&num);
-  if (list == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("no RDMA devices (looking for ", device.empty() ? "any" : device, ")"));
-  }
-  for (int i = 0; i < num && q->ctx_ == nullptr; ++i) {
-    if (device.empty() || device == ibv_get_device_name(list[i])) {
-      q->ctx_ = ibv_open_device(list[i]);
-    }
-  }
-  ibv_free_device_list(list);
-  if (q->ctx_ == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("no RDMA device ", device.empty() ? "found" : device));
-  }
+  absl::StatusOr<ibv_context*> ctx = OpenVerbsDevice(device);
+  if (!ctx.ok()) return ctx.status();
+  q->ctx_ = *ctx;
   ibv_port_attr pattr{};
   if (ibv_query_port(q->ctx_, port, &pattr) != 0) {
     return absl::FailedPreconditionError(absl::StrCat("cannot query port ", port));

@@ -12,7 +12,6 @@
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
 #include "probes/gpudirect/acs.h"
-#include "probes/pcie/pcie_link.h"
 #include "probes/pcie/pcie_probe.h"
 
 namespace nodeprobe {
@@ -136,12 +135,7 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
   if (!devices.ok()) return devices.status();
   std::vector<std::string> gpus;
   for (const auto& [addr, dev] : *devices) {
-    const auto& cls = dev.attrs.at("class").value;
-    const auto& vendor = dev.attrs.at("vendor").value;
-    if (!cls.ok() || !vendor.ok()) continue;
-    auto c = pcie::ParsePciClass(*cls);
-    auto v = pcie::ParsePciId(*vendor);
-    if (c.ok() && v.ok() && PcieRole(*v, *c) == "gpu") gpus.push_back(addr);
+    if (PcieRoleOf(dev) == "gpu") gpus.push_back(addr);
   }
   absl::StatusOr<std::vector<platform::RawRdmaDevice>> rdma =
       platform::ReadRdmaDevices(sys);

@@ -85,15 +85,18 @@ std::string PcieRole(uint16_t vendor, uint32_t pci_class) {
   return "";
 }
 
+std::string PcieRoleOf(const platform::RawPciDevice& dev) {
+  std::optional<uint32_t> cls = ClassOf(dev);
+  return cls ? PcieRole(VendorOf(dev), *cls) : "";
+}
+
 v1::ProbeResult JudgePcieLinks(
     const std::map<std::string, platform::RawPciDevice>& devices) {
   v1::ProbeResult result;
   // Devices judged: every GPU/NIC/NVMe, then each bridge above them.
   std::map<std::string, std::string> roles;
   for (const auto& [addr, dev] : devices) {
-    std::optional<uint32_t> cls = ClassOf(dev);
-    if (!cls) continue;
-    std::string role = PcieRole(VendorOf(dev), *cls);
+    std::string role = PcieRoleOf(dev);
     if (role.empty()) continue;
     roles[addr] = role;
     for (const std::string& up : dev.upstream) roles.emplace(up, "bridge");

@@ -29,5 +29,8 @@ v1::ProbeResult JudgePcieLinks(
 // "gpu", "nic", "nvme", or "" for devices the probe does not judge on their
 // own (bridges are judged as part of a judged device's path).
 std::string PcieRole(uint16_t vendor, uint32_t pci_class);
+// The same for a device read from sysfs ("" when its class or vendor is
+// unreadable).
+std::string PcieRoleOf(const platform::RawPciDevice& dev);
 
 }  // namespace nodeprobe

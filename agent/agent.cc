@@ -23,7 +23,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/mtu/mtu_probe.h"
-#include "probes/rdma_devices/rdma_sysfs_parser.h"
+#include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/transfer_runner.h"  // OpName
 
 namespace nodeprobe::agent {
@@ -70,32 +70,19 @@ v1::Registration Agent::BuildRegistration() const {
   c->set_name("rdma_core");
   c->set_present(verbs.present);
   c->set_version(verbs.version);
-  // Rails: each ACTIVE RDMA port, with the netdev and IPv4 addresses its
-  // RoCE GIDs carry.
+  // Rails: each RDMA port, with the netdev and IPv4 addresses its RoCE GIDs
+  // carry.
   auto devs = platform::ReadRdmaDevices(platform::FileTree("/sys"));
   if (devs.ok()) {
-    for (const auto& dev : *devs) {
-      for (const auto& port : dev.ports) {
-        v1::Rail* rail = reg.add_rails();
-        rail->set_name(absl::StrCat(dev.name, ":", port.port));
-        rail->set_rdma_device(dev.name);
-        rail->set_port(port.port);
-        if (port.attrs.at("link_layer").value.ok()) {
-          rail->set_link_layer(*port.attrs.at("link_layer").value);
-        }
-        if (auto rate = port.attrs.at("rate").value; rate.ok()) {
-          if (auto gbps = rdma::ParseRateGbps(*rate); gbps.ok()) rail->set_rate_gbps(*gbps);
-        }
-        for (const auto& gid : port.gids) {
-          if (!gid.gid.value.ok()) continue;
-          std::string ip = rdma::GidIpv4Address(*gid.gid.value);
-          if (ip.empty()) continue;
-          if (gid.netdev.value.ok()) rail->set_netdev(*gid.netdev.value);
-          bool seen = false;
-          for (const auto& existing : rail->ipv4()) seen |= existing == ip;
-          if (!seen) rail->add_ipv4(ip);
-        }
-      }
+    for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*devs)) {
+      v1::Rail* rail = reg.add_rails();
+      rail->set_name(absl::StrCat(p.device, ":", p.port));
+      rail->set_rdma_device(p.device);
+      rail->set_port(p.port);
+      rail->set_link_layer(p.link_layer);
+      rail->set_rate_gbps(p.rate_gbps);
+      if (!p.netdevs.empty()) rail->set_netdev(p.netdevs.front());
+      for (const std::string& ip : p.ipv4) rail->add_ipv4(ip);
     }
   }
   return reg;

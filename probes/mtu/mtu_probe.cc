@@ -10,6 +10,7 @@
 #include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
 #include "probes/mtu/mtu_chain.h"
+#include "probes/rdma_devices/rdma_netdevs.h"
 
 namespace nodeprobe {
 
@@ -21,20 +22,15 @@ absl::StatusOr<v1::ProbeResult> MtuProbe::Run(const ProbeContext& ctx) {
 
   // Interfaces to check, with the RoCE active MTU where one runs over them.
   std::map<std::string, std::optional<int>> ifaces;
-  for (const platform::RawRdmaDevice& dev : *rdma) {
-    for (const platform::RawRdmaPort& port : dev.ports) {
-      const auto& ll = port.attrs.at("link_layer").value;
-      const bool roce = ll.ok() && *ll == "Ethernet";
-      for (const platform::RawGid& gid : port.gids) {
-        if (!gid.netdev.value.ok() || gid.netdev.value->empty()) continue;
-        std::optional<int> active;
-        if (roce && ctx.host.IsLiveSysfs()) {
-          absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(dev.name, port.port);
-          if (mtu.ok()) active = static_cast<int>(*mtu);
-        }
-        ifaces[*gid.netdev.value] = active;
-      }
+  for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*rdma)) {
+    std::optional<int> active;  // asked once per port, live hosts only
+    if (p.link_layer == "Ethernet" && !p.netdevs.empty() && ctx.host.IsLiveSysfs()) {
+      absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(p.device, p.port);
+      if (mtu.ok()) active = static_cast<int>(*mtu);
     }
+    for (const std::string& n : p.netdevs) ifaces[n] = active;
+  }
+  for (const platform::RawRdmaDevice& dev : *rdma) {
     // IPoIB and RoCE netdevs of the device's PCI function.
     const std::string net = absl::StrCat("class/infiniband/", dev.name, "/device/net");
     if (auto names = sys.ListDir(net); names.ok()) {

@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 
 #include "absl/hash/hash.h"
@@ -16,6 +17,7 @@
 #include "platform/netlink_links.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/verbs_port.h"
+#include "probes/rdma_devices/rdma_netdevs.h"
 #include "platform/route.h"
 
 namespace nodeprobe::mtu {
@@ -38,14 +40,10 @@ int InterfaceMtu(const std::string& name) {
 uint32_t RdmaActiveMtuOn(const std::string& netdev) {
   auto devs = platform::ReadRdmaDevices(platform::FileTree("/sys"));
   if (!devs.ok()) return 0;
-  for (const auto& dev : *devs) {
-    for (const auto& port : dev.ports) {
-      for (const auto& gid : port.gids) {
-        if (!gid.netdev.value.ok() || *gid.netdev.value != netdev) continue;
-        absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(dev.name, port.port);
-        return mtu.ok() ? *mtu : 0;
-      }
-    }
+  for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*devs)) {
+    if (std::find(p.netdevs.begin(), p.netdevs.end(), netdev) == p.netdevs.end()) continue;
+    absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(p.device, p.port);
+    return mtu.ok() ? *mtu : 0;
   }
   return 0;
 }

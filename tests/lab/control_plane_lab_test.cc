@@ -106,6 +106,15 @@ class ControlPlaneLabTest : public ::testing::Test {
     return false;
   }
 
+  // A plaintext coordinator in c and agents gpu-a (in a) and gpu-b (in b),
+  // both registered.
+  bool StartPlaintextFleet() {
+    port_ = StartCoordinator(false);
+    StartAgent("a", "gpu-a", false);
+    StartAgent("b", "gpu-b", false);
+    return WaitForAgent("gpu-a", false) && WaitForAgent("gpu-b", false);
+  }
+
   // A two-node stage on gpu-a,gpu-b (JSON output) started in c, not waited for.
   absl::StatusOr<pid_t> SpawnTwoNodeStage(int transfer_seconds, const std::string& log) {
     return lab_->Spawn("c",
@@ -143,11 +152,7 @@ bool HasFinding(const v1::StageRun& run, const std::string& code, const std::str
 }
 
 TEST_F(ControlPlaneLabTest, TwoNodeStageRunsTransfersBothWaysAndIsStored) {
-  port_ = StartCoordinator(false);
-  StartAgent("a", "gpu-a", false);
-  StartAgent("b", "gpu-b", false);
-  ASSERT_TRUE(WaitForAgent("gpu-a", false));
-  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  ASSERT_TRUE(StartPlaintextFleet());
   std::string out;
   int rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
                    "--transfer-seconds", "1"},
@@ -224,11 +229,7 @@ TEST_F(ControlPlaneLabTest, AgentKilledMidStageIsAgentLostAndOthersAreKept) {
 }
 
 TEST_F(ControlPlaneLabTest, CoordinatorRestartKeepsRunsAndAgentsComeBack) {
-  port_ = StartCoordinator(false);
-  StartAgent("a", "gpu-a", false);
-  StartAgent("b", "gpu-b", false);
-  ASSERT_TRUE(WaitForAgent("gpu-a", false));
-  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  ASSERT_TRUE(StartPlaintextFleet());
   auto stage = SpawnTwoNodeStage(5, "stage.log");
   ASSERT_TRUE(lab_->WaitForLog("stage.log", "transfer gpu-a -> gpu-b", absl::Seconds(20)).ok());
   kill(coordinator_pid_, SIGKILL);
@@ -281,11 +282,7 @@ TEST_F(ControlPlaneLabTest, HungProbeRunIsKilledAtItsDeadlineAndTheAgentStaysUp)
 }
 
 TEST_F(ControlPlaneLabTest, BadInputGetsClearErrorsAndTheCoordinatorKeepsServing) {
-  port_ = StartCoordinator(false);
-  StartAgent("a", "gpu-a", false);
-  StartAgent("b", "gpu-b", false);
-  ASSERT_TRUE(WaitForAgent("gpu-a", false));
-  ASSERT_TRUE(WaitForAgent("gpu-b", false));
+  ASSERT_TRUE(StartPlaintextFleet());
   std::string out;
   EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,nobody"}, false, &out), 2);
   EXPECT_NE(out.find("no agent connected as 'nobody'"), std::string::npos) << out;

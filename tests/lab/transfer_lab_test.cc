@@ -100,6 +100,27 @@ TEST_F(TransferLabTest, ShapedLinkIsMeasuredWithinTenPercent) {
   RecordProperty("shaped_gbps", absl::StrCat(gbps));
 }
 
+TEST_F(TransferLabTest, BidirectionalSumsBothShapedDirections) {
+  // Each direction capped at 500 Mbit/s: one way carries ~0.48 Gb/s of TCP
+  // payload, both ways together ~0.96.
+  ASSERT_TRUE(lab_->Shape("a", Lab::Iface("a", "b"), 500).ok());
+  ASSERT_TRUE(lab_->Shape("b", Lab::Iface("b", "a"), 500).ok());
+  const std::string peer = StartServer();
+  int rc = -1;
+  v1::ProbeResult one = RunClient({"--peer", peer, "--duration", "2"}, &rc, absl::Seconds(30));
+  ASSERT_EQ(rc, 0) << one.DebugString();
+  v1::ProbeResult both = RunClient({"--peer", peer, "--duration", "2", "--bidirectional"}, &rc,
+                                   absl::Seconds(30));
+  ASSERT_EQ(rc, 0) << both.DebugString();
+  const double one_way = one.transfer().results(0).bw_avg_gbps();
+  const double two_way = both.transfer().results(0).bw_avg_gbps();
+  EXPECT_GT(one_way, 0.43);
+  EXPECT_LT(one_way, 0.53);
+  EXPECT_GT(two_way, 0.85);
+  EXPECT_LT(two_way, 1.06);
+  RecordProperty("two_way_gbps", absl::StrCat(two_way));
+}
+
 TEST_F(TransferLabTest, PeerKilledMidRunIsPeerLostWithinDeadline) {
   const std::string peer = StartServer();
   absl::StatusOr<pid_t> pid = StartLongClient(peer);

@@ -9,28 +9,18 @@
 
 #include <random>
 
-#include <google/protobuf/util/json_util.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_join.h"
 #include "platform/child_process.h"
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
 #include "probes/framework/result_util.h"
-#include "probes/framework/stage_runner.h"
-#include "probes/mtu/mtu_probe.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
-#include "probes/transfer/transfer_runner.h"  // OpName
+#include "tasks/task_launcher.h"
 
 namespace nodeprobe::agent {
-namespace {
-
-}  // namespace
-
 Agent::Agent(AgentOptions options) : options_(std::move(options)) {
   // The default port, or any free one (several agents in one namespace);
   // the port in use is announced in the registration.
@@ -93,135 +83,53 @@ void Agent::Write(const v1::AgentMessage& msg) {
   if (stream_) stream_->Write(msg);
 }
 
-void Agent::HandleTask(const v1::Task& task) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
+void Agent::HandleTask(const v1::Task& received) {
+  const absl::Time deadline =
+      absl::Now() + absl::Seconds(received.deadline_s() > 0 ? received.deadline_s() : 600);
+  // What this node reads and what it is called are the agent's own
+  // business: roots or names in a task from the network are ignored.
+  v1::Task task = received;
+  if (task.has_run_probes()) {
+    task.mutable_run_probes()->clear_host();
+    task.mutable_run_probes()->set_node_name(options_.node_name);
+  }
   v1::AgentMessage reply;
-  v1::TaskResult* result = reply.mutable_result();
-  result->set_task_id(task.task_id());
-  switch (task.kind_case()) {
-    case v1::Task::kRunProbes: {
-      std::vector<std::string> args = {"run", "--stage", "single-node", "--format", "json",
-                                       "--node-name", options_.node_name, "--timeout",
-                                       absl::StrCat(std::max(1.0, task.deadline_s()))};
-      for (const std::string& p : task.run_probes().probes()) {
-        args.push_back("--probe");
-        args.push_back(p);
-      }
-      absl::StatusOr<std::string> out = platform::RunChild(options_.self_exe, args, deadline);
-      v1::StageReport report;
-      if (!out.ok()) {
-        report.set_stage(v1::SINGLE_NODE);
-        report.set_node(options_.node_name);
-        report.set_verdict(v1::ERROR);
-        *report.add_results() = ErrorResult(
-            "single-node",
-            out.status().code() == absl::StatusCode::kDeadlineExceeded ? "TASK_TIMEOUT"
-                                                                       : "TASK_FAILED",
-            std::string(out.status().message()), "check the node; raise the stage --timeout");
-      } else if (!google::protobuf::util::JsonStringToMessage(*out, &report).ok()) {
-        report.set_verdict(v1::ERROR);
-        *report.add_results() = ErrorResult("single-node", "TASK_FAILED",
-                                            "the probe run printed no report",
-                                            "run `nodeprobe run --stage single-node` on the node");
-      }
-      result->mutable_result()->set_probe("single-node");
-      result->mutable_result()->set_verdict(report.verdict());
-      *result->mutable_report() = report;
-      break;
-    }
-    case v1::Task::kServeTransfer: {
-      // The server runs as a child (RDMA verbs may hang in a driver): its
-      // first line names the port; it is killed when the task is cancelled
-      // or its deadline passes.
-      std::vector<std::string> args = {"transfer", "serve", "--port", "0"};
-      if (!task.serve_transfer().bind_ip().empty()) {
-        args.push_back("--bind");
-        args.push_back(task.serve_transfer().bind_ip());
-      }
-      absl::StatusOr<platform::ChildProcess> child =
-          platform::ChildProcess::Start(options_.self_exe, args);
-      absl::StatusOr<std::string> line =
-          child.ok() ? child->ReadLine(deadline) : absl::StatusOr<std::string>(child.status());
-      uint32_t port = 0;
-      if (!line.ok() || !absl::SimpleAtoi(line->substr(line->rfind(':') + 1), &port)) {
-        *result->mutable_result() = ErrorResult(
-            "transfer", "TRANSFER_SERVE_FAILED",
-            line.ok() ? absl::StrCat("unexpected server output: ", *line)
-                      : std::string(line.status().message()),
-            "check the node's free ports");
-        break;
-      }
+  if (task.has_serve_transfer()) {
+    // The server runs until the coordinator cancels the task, the session
+    // ends or the deadline passes; then the worker (its process group) is
+    // killed as `worker` goes out of scope.
+    absl::StatusOr<tasks::TaskWorker> worker = tasks::TaskWorker::Start(options_.self_exe, task);
+    absl::StatusOr<v1::TaskEvent> ev =
+        worker.ok() ? worker->Next(deadline) : absl::StatusOr<v1::TaskEvent>(worker.status());
+    if (ev.ok() && ev->has_ready()) {
       v1::AgentMessage ready;
+      *ready.mutable_endpoint() = ev->ready();
       ready.mutable_endpoint()->set_task_id(task.task_id());
-      ready.mutable_endpoint()->set_port(port);
       Write(ready);
       std::unique_lock<std::mutex> l(tasks_mu_);
-      cancelled_.erase(task.task_id());
       tasks_cv_.wait_until(l, absl::ToChronoTime(deadline), [&] {
         return stopping_ || !connected_ || cancelled_.count(task.task_id()) > 0;
       });
       cancelled_.erase(task.task_id());
-      return;  // the child is killed as `child` goes out of scope
+      return;
     }
-    case v1::Task::kRunTransfer: {
-      // As a child too: `nodeprobe transfer run`, killed at the deadline.
-      const v1::RunTransfer& rt = task.run_transfer();
-      const v1::TransferRequest& req = rt.request();
-      std::vector<std::string> args = {
-          "transfer", "run", "--peer", absl::StrCat(rt.peer_host(), ":", rt.peer_port()),
-          "--transport", req.transport() == v1::RDMA ? "rdma" : "tcp",
-          "--op", transfer::OpName(req.op()), "--format", "json",
-          "--duration", absl::StrCat(std::max(0.05, req.duration_s())),
-          "--streams", absl::StrCat(std::max<uint32_t>(1, req.streams()))};
-      if (req.tx_depth() > 0) {
-        args.push_back("--tx-depth");
-        args.push_back(absl::StrCat(req.tx_depth()));
-      }
-      if (rt.sizes_size() > 0) {
-        args.push_back("--size");
-        args.push_back(absl::StrJoin(rt.sizes(), ","));
-      }
-      absl::StatusOr<std::string> out = platform::RunChild(options_.self_exe, args, deadline);
-      v1::ProbeResult r;
-      if (!out.ok()) {
-        r = ErrorResult("transfer",
-                        out.status().code() == absl::StatusCode::kDeadlineExceeded
-                            ? "TASK_TIMEOUT"
-                            : "TASK_FAILED",
-                        std::string(out.status().message()), "check the node and the rail");
-      } else if (!google::protobuf::util::JsonStringToMessage(*out, &r).ok()) {
-        r = ErrorResult("transfer", "TASK_FAILED", "the transfer printed no result",
-                        "run `nodeprobe transfer run` on the node by hand");
-      }
-      r.set_node(options_.node_name);
-      *result->mutable_result() = r;
-      break;
-    }
-    case v1::Task::kRunPathMtu: {
-      mtu::PathProbeOptions po;
-      po.peer_ip = task.run_path_mtu().peer_host();
-      po.port = static_cast<uint16_t>(task.run_path_mtu().peer_port());
-      po.deadline = deadline;
-      absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
-      v1::ProbeResult r;
-      if (!report.ok()) {
-        r = ErrorResult("mtu", "MTU_PROBE_FAILED", std::string(report.status().message()),
-                        "check that UDP reaches the peer's agent");
-      } else {
-        r.set_probe("mtu");
-        *r.mutable_mtu() = *report;
-        JudgePath(*report, &r);
-      }
-      r.set_node(options_.node_name);
-      FinalizeResult(Profile(), &r);
-      *result->mutable_result() = r;
-      break;
-    }
-    default:
+    v1::TaskResult* result = reply.mutable_result();
+    result->set_task_id(task.task_id());
+    if (ev.ok() && ev->has_done()) {
+      *result->mutable_result() = ev->done().result();
+    } else {
       *result->mutable_result() = ErrorResult(
-          "task", "UNKNOWN_TASK", "unknown task type (coordinator newer than this agent?)",
-          "upgrade the agent");
+          "transfer", "TRANSFER_SERVE_FAILED",
+          ev.ok() ? "the transfer server sent no endpoint"
+                  : absl::StrCat("the transfer server ", ev.status().message()),
+          "check the node's free ports");
+    }
+    result->mutable_result()->set_node(options_.node_name);
+    Write(reply);
+    return;
   }
+  *reply.mutable_result() = tasks::RunTask(options_.self_exe, task, deadline);
+  reply.mutable_result()->mutable_result()->set_node(options_.node_name);
   Write(reply);
 }
 

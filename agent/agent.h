@@ -1,10 +1,17 @@
 // File: agent.h
 // The node daemon: dials out to the coordinator (exponential backoff with
 // jitter, re-registering after a coordinator restart), holds one stream,
-// and runs the typed tasks it receives. Probe runs and transfers (both
-// ends) happen in child processes of this binary, killed at the task's
-// deadline, so a hung driver call never takes the agent with it; only the
-// UDP path-MTU probe runs in-process. Idle, it only heartbeats.
+// and runs the typed tasks it receives. Every task (probe runs, both ends
+// of transfers, path-MTU probes) runs in a worker process of this binary
+// (tasks/task_launcher.h), killed at the task's deadline and with the
+// agent, so a hung driver call never takes the agent with it. Idle, it
+// only heartbeats.
+//
+// Ports it opens: no TCP listener of its own toward the network (it dials
+// the coordinator); the path-MTU responder on UDP 18516 (or any free port,
+// announced at registration) which answers only cookie-checked probes;
+// while a transfer task runs, that task's transfer server on a free port;
+// and the local status/health endpoint on 127.0.0.1:18518 (--health-listen).
 #pragma once
 
 #include <atomic>
@@ -29,7 +36,7 @@ struct AgentOptions {
   std::string coordinator;
   std::string node_name;
   coordinator::TlsFiles tls;
-  std::string self_exe = "/proc/self/exe";  // runs probe tasks as a child
+  std::string self_exe = "/proc/self/exe";  // runs tasks as `self_exe task`
   absl::Duration max_backoff = absl::Seconds(30);
 };
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +14,7 @@
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/run_command.h"
 #include "cli/signals.h"
 #include "cli/table_renderer.h"
 #include "coordinator/coordinator_service.h"
@@ -59,6 +61,8 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
                                  VerdictName(run.verdict()), " (", run.state(), ")\n");
+  absl::StrAppend(&out, "judged by profile: ",
+                  run.profile().source().empty() ? "none" : run.profile().source(), "\n");
   for (const v1::StageReport& r : run.node_reports()) {
     absl::StrAppend(&out, "\n", RenderStageTable(r, color));
   }
@@ -71,6 +75,9 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
       for (const v1::Finding& f : p.result().findings()) {
         absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ",
                         f.message(), "\n");
+        if (!f.exception_reason().empty()) {
+          absl::StrAppend(&out, "      accepted: ", f.exception_reason(), "\n");
+        }
       }
     }
   }
@@ -85,12 +92,19 @@ std::string MarkdownRun(const v1::StageRun& run) {
   std::string out = absl::StrCat("# nodeprobe run ", run.run_id(), "\n\n",
                                  "- stage: ", StageName(run.stage()), "\n- nodes: ",
                                  absl::StrJoin(run.nodes(), ", "), "\n- verdict: **",
-                                 VerdictName(run.verdict()), "** (", run.state(), ")\n\n");
+                                 VerdictName(run.verdict()), "** (", run.state(), ")\n",
+                                 "- profile: ",
+                                 run.profile().source().empty() ? "none" : run.profile().source(),
+                                 "\n\n");
   absl::StrAppend(&out, "| node | probe | verdict | findings |\n|---|---|---|---|\n");
   for (const v1::StageReport& r : run.node_reports()) {
     for (const v1::ProbeResult& p : r.results()) {
       std::vector<std::string> codes;
-      for (const auto& f : p.findings()) codes.push_back(f.code());
+      for (const auto& f : p.findings()) {
+        codes.push_back(f.exception_reason().empty()
+                            ? f.code()
+                            : absl::StrCat(f.code(), " (accepted: ", f.exception_reason(), ")"));
+      }
       absl::StrAppend(&out, "| ", r.node(), " | ", p.probe(), " | ", VerdictName(p.verdict()),
                       " | ", absl::StrJoin(codes, ", "), " |\n");
     }
@@ -121,12 +135,30 @@ void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFi
 }
 
 int RunMultiNode(const MultiNodeRun& o) {
+  // Everything that can be checked here is, before the coordinator is
+  // contacted: a bad profile or node list never starts a run.
+  v1::RunStageRequest req;
+  if (!o.profile_path.empty()) {
+    absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
+    if (!profile.ok()) return Fail(std::string(profile.status().message()));
+    *req.mutable_profile() = *std::move(profile);
+  }
+  std::set<std::string> seen;
+  for (const std::string& n : o.nodes) {
+    if (n.empty()) return Fail("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
+    if (!seen.insert(n).second) {
+      return Fail(absl::StrCat("--nodes names '", n, "' twice; name each node once"));
+    }
+  }
+  if (o.stage == "two-node" && o.nodes.size() != 2) {
+    return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
+  }
+  if (o.nodes.empty()) return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   auto address = coordinator::ResolveCoordinator(o.coordinator);
   if (!address.ok()) return Fail(std::string(address.status().message()));
   auto channel = coordinator::Dial(*address, o.tls);
   if (!channel.ok()) return Fail(std::string(channel.status().message()));
   auto stub = v1::Coordinator::NewStub(*channel);
-  v1::RunStageRequest req;
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
   for (const auto& r : o.rails) req.add_rails(r);
@@ -173,6 +205,9 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   coord->add_option("--tls-ca", copts->tls.ca, "CA that signs agents' and clients' certificates");
   coord->add_flag("--insecure", copts->tls.insecure,
                   "Plaintext and no identity checks (labs only)");
+  auto coord_profile = std::make_shared<std::string>();
+  coord->add_option("--profile", *coord_profile,
+                    "Default acceptance profile (YAML) for runs that name none");
 
   auto aopts = std::make_shared<agent::AgentOptions>();
   CLI::App* agent_cmd = app.add_subcommand(
@@ -184,10 +219,10 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       ->capture_default_str();
   agent_cmd->add_option("--node-name", aopts->node_name,
                         "Name to register (default: host name; must match the certificate)");
-  // Local only (never set by the coordinator): lets tests substitute a probe
-  // runner that hangs, to check that the agent kills it at its deadline.
-  agent_cmd->add_option("--probe-runner", aopts->self_exe,
-                        "Executable that runs probe tasks (default: this binary)")
+  // Local only (never set by the coordinator): lets tests substitute a task
+  // worker that hangs, to check that the agent kills it at its deadline.
+  agent_cmd->add_option("--task-worker", aopts->self_exe,
+                        "Executable that runs tasks as `EXE task` (default: this binary)")
       ->group("");
 
   auto list_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
@@ -208,6 +243,11 @@ std::function<int()> AddControlCommands(CLI::App& app) {
 
   return [=]() -> int {
     if (coord->parsed()) {
+      if (!coord_profile->empty()) {
+        absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(*coord_profile);
+        if (!profile.ok()) return Fail(std::string(profile.status().message()));
+        copts->default_profile = *std::move(profile);
+      }
       std::unique_ptr<coordinator::CoordinatorServer> server;
       std::mutex mu;
       StopOnSignal on_signal([&] {

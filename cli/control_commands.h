@@ -30,6 +30,7 @@ struct MultiNodeRun {
   uint32_t transfer_seconds = 3;
   std::string format = "table";
   bool quiet = false;
+  std::string profile_path;  // validated here, sent with the run
 };
 
 // `nodeprobe run --stage two-node --nodes A,B` through a coordinator.

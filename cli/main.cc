@@ -1,6 +1,7 @@
 // File: main.cc
 // The `nodeprobe` command: flag parsing (CLI11) and dispatch. Everything
 // else is in libraries that tests link directly.
+#include <cmath>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include "cli/run_command.h"
 #include "cli/transfer_command.h"
 #include "nodeprobe_version.h"
+#include "tasks/task_worker.h"
 
 namespace {
 
@@ -92,6 +94,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
 
+  std::string findings_format = "table";
+  CLI::App* findings_cmd = app.add_subcommand(
+      "findings", "List every finding code with what it means (for profile exceptions).");
+  findings_cmd->add_option("--format", findings_format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
+  // Internal: runs one task (a nodeprobe.v1.Task on stdin) for the agent
+  // and for `run`; hidden from --help.
+  CLI::App* task_cmd = app.add_subcommand("task", "Run one task from stdin (internal)");
+  task_cmd->group("");
+
   std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
   std::function<int()> mtu_cmd = nodeprobe::cli::AddMtuCommand(app);
   std::function<int()> control_cmd = nodeprobe::cli::AddControlCommands(app);
@@ -113,6 +127,13 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // CLI11's number checks let NaN through (every comparison with it is
+  // false), so the deadline is checked here.
+  if (*run_cmd && (!std::isfinite(run.timeout_s) || run.timeout_s <= 0 ||
+                   run.timeout_s > 86400)) {
+    std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
+    return kExitUsage;
+  }
   // Multi-node stages, and single-node on named nodes, go through a
   // coordinator; plain single-node runs here, in-process.
   if (*run_cmd && (run.stage != "single-node" || !multi.nodes.empty())) {
@@ -120,10 +141,13 @@ int main(int argc, char** argv) {
     multi.format = run.format;
     multi.timeout_s = run.timeout_s;
     multi.quiet = run.quiet;
+    multi.profile_path = run.profile_path;
     return nodeprobe::cli::RunMultiNode(multi);
   }
   if (*run_cmd) return nodeprobe::cli::RunCommand(run);
   if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
+  if (*findings_cmd) return nodeprobe::cli::ListFindingsCommand(findings_format);
+  if (*task_cmd) return nodeprobe::tasks::TaskWorkerMain();
   if (int rc = transfer_cmd(); rc >= 0) return rc;
   if (int rc = mtu_cmd(); rc >= 0) return rc;
   if (int rc = control_cmd(); rc >= 0) return rc;

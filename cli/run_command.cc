@@ -15,8 +15,10 @@
 #include "cli/textfile_output.h"
 #include "platform/netns.h"
 #include "probes/builtin_probes.h"
+#include "probes/framework/finding_codes.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -56,24 +58,35 @@ int RunCommand(const RunOptions& options) {
     if (!s.ok()) return UsageError(std::string(s.message()));
   }
 
-  Profile profile;
+  v1::Task task;
+  task.set_task_id("cli");
   if (!options.profile_path.empty()) {
-    absl::StatusOr<Profile> loaded = LoadProfile(options.profile_path);
-    if (!loaded.ok()) return UsageError(std::string(loaded.status().message()));
-    profile = *std::move(loaded);
+    absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(options.profile_path);
+    if (!profile.ok()) return UsageError(std::string(profile.status().message()));
+    *task.mutable_profile() = *std::move(profile);
   }
+  v1::RunProbes* rp = task.mutable_run_probes();
+  rp->set_stage(stage);
+  for (Probe* p : probes) rp->add_probes(std::string(p->name()));
+  rp->set_node_name(options.node_name.empty() ? HostName() : options.node_name);
+  rp->mutable_host()->set_sys_root(options.host.sys_root);
+  rp->mutable_host()->set_proc_root(options.host.proc_root);
+  rp->mutable_host()->set_etc_root(options.host.etc_root);
+  rp->mutable_host()->set_topology_xml(options.host.topology_xml);
 
-  ProbeContext ctx;
-  ctx.host = options.host;
-  ctx.profile = &profile;
-  ctx.node_name = options.node_name.empty() ? HostName() : options.node_name;
-  ctx.deadline = absl::Now() + absl::Seconds(options.timeout_s);
-
+  // The probes run in a worker process, so `--timeout` holds even when a
+  // probe is stuck inside one read: the worker is killed, and what it had
+  // finished is kept.
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO);
-  v1::StageReport report = RunProbes(
-      stage, probes, ctx, [&](int i, int n, std::string_view name) {
-        if (show_progress) std::cerr << "[" << i << "/" << n << "] " << name << "\n";
+  int index = 0;
+  v1::TaskResult done = tasks::RunTask(
+      tasks::kSelfExe, task, absl::Now() + absl::Seconds(options.timeout_s),
+      [&](const v1::TaskEvent& ev) {
+        if (show_progress && ev.has_started()) {
+          std::cerr << "[" << ++index << "/" << probes.size() << "] " << ev.started() << "\n";
+        }
       });
+  v1::StageReport report = done.report();
 
   if (!options.textfile_dir.empty()) {
     absl::Status written = WriteTextfile(options.textfile_dir, report);
@@ -93,6 +106,36 @@ int RunCommand(const RunOptions& options) {
     std::cout << RenderStageTable(report, StdoutWantsColor());
   }
   return ExitCodeForVerdict(report.verdict());
+}
+
+absl::StatusOr<v1::AcceptanceProfile> ReadAcceptanceProfile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadProfileFile(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Profile> parsed = ParseProfile(*text, path);
+  if (!parsed.ok()) return parsed.status();
+  v1::AcceptanceProfile profile;
+  profile.set_source(path);
+  profile.set_yaml(*std::move(text));
+  return profile;
+}
+
+int ListFindingsCommand(const std::string& format) {
+  v1::FindingCatalog catalog;
+  for (const FindingCode& c : FindingCodes()) {
+    v1::FindingDescription* d = catalog.add_codes();
+    d->set_code(c.code);
+    d->set_meaning(c.meaning);
+  }
+  if (format == "json") {
+    absl::StatusOr<std::string> json = ToJson(catalog);
+    if (!json.ok()) return kExitCouldNotRun;
+    std::cout << *json;
+    return kExitOk;
+  }
+  for (const v1::FindingDescription& d : catalog.codes()) {
+    std::cout << d.code() << "\t" << d.meaning() << "\n";
+  }
+  return kExitOk;
 }
 
 int ListProbesCommand(const std::string& format) {

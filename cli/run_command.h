@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "nodeprobe/v1/task.pb.h"
 #include "platform/host_paths.h"
 
 namespace nodeprobe::cli {
@@ -24,6 +26,13 @@ struct RunOptions {
 
 // Returns the process exit code (cli/exit_codes.h).
 int RunCommand(const RunOptions& options);
+
+// A profile file read and validated here, as it travels with a task:
+// INVALID_ARGUMENT naming the file, line and fix.
+absl::StatusOr<v1::AcceptanceProfile> ReadAcceptanceProfile(const std::string& path);
+
+// `nodeprobe findings`: every finding code and what it means.
+int ListFindingsCommand(const std::string& format);
 
 // `nodeprobe probes`: the probes with their stages and purpose.
 int ListProbesCommand(const std::string& format);

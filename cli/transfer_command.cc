@@ -14,6 +14,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/transfer/transfer_runner.h"
+#include "probes/transfer/transfer_task.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -31,8 +32,9 @@ struct RunOptions {
   std::string sizes;
   bool all_sizes = false;
   double duration_s = 5;
-  uint64_t iterations = 0;
-  uint64_t warmup = 0;
+  int64_t iterations = 0;  // signed, so "-5" is refused rather than wrapped
+  bool iterations_set = false;
+  int64_t warmup = 0;
   uint32_t streams = 1;
   uint32_t tx_depth = 128;
   bool bidirectional = false;
@@ -110,71 +112,52 @@ int Run(const RunOptions& o) {
     std::cerr << "nodeprobe: error: " << msg << "\n";
     return kExitUsage;
   };
-  if (o.gpu >= 0 && o.transport != "rdma") {
-    return usage("--gpu needs --transport rdma (GPU memory moves over GPUDirect RDMA)");
-  }
   absl::StatusOr<platform::HostPort> peer =
       platform::ParseHostPort(o.peer, kDefaultTransferPort);
   if (!peer.ok()) return usage(absl::StrCat("--peer: ", peer.status().message()));
   const bool rdma = o.transport == "rdma";
   std::string op_name = o.op.empty() ? (rdma ? "write_bw" : "stream_bw") : o.op;
   v1::TransferOp op = transfer::OpFromName(op_name);
-  const bool tcp_op = op == v1::STREAM_BW || op == v1::RR_LAT;
-  if (op == v1::OP_UNSPECIFIED || tcp_op == rdma) {
-    return usage(absl::StrCat("--op ", op_name, " is not a ", o.transport,
-                              " operation (tcp: stream_bw, rr_lat; rdma: write_bw, "
-                              "read_bw, send_bw, write_lat)"));
+  if (op == v1::OP_UNSPECIFIED) {
+    return usage(absl::StrCat("--op ", op_name, " is unknown (tcp: stream_bw, rr_lat; rdma: "
+                              "write_bw, read_bw, send_bw, write_lat)"));
   }
-  transfer::TransferPlan plan;
-  plan.peer = *peer;
+  v1::RunTransfer task;
+  task.set_peer_host(peer->host);
+  task.set_peer_port(peer->port);
   if (o.all_sizes) {
-    plan.sizes = transfer::AllSizes();
+    for (uint64_t s : transfer::AllSizes()) task.add_sizes(s);
   } else if (!o.sizes.empty()) {
     absl::StatusOr<std::vector<uint64_t>> sizes = transfer::ParseSizeList(o.sizes);
     if (!sizes.ok()) return usage(absl::StrCat("--size: ", sizes.status().message()));
-    plan.sizes = *sizes;
+    for (uint64_t s : *sizes) task.add_sizes(s);
   } else {
-    plan.sizes = {transfer::IsLatencyOp(op) ? 2u : 65536u};  // perftest's defaults
+    task.add_sizes(transfer::IsLatencyOp(op) ? 2u : 65536u);  // perftest's defaults
   }
-  plan.request.set_transport(rdma ? v1::RDMA : v1::TCP);
-  plan.request.set_op(op);
-  plan.request.set_streams(o.streams);
-  plan.request.set_duration_s(o.duration_s);
-  plan.request.set_iterations(o.iterations ? o.iterations
-                                           : (transfer::IsLatencyOp(op) ? 1000 : 0));
-  plan.request.set_warmup(o.warmup ? o.warmup : (transfer::IsLatencyOp(op) ? 100 : 0));
-  plan.request.set_tx_depth(o.tx_depth);
-  plan.request.set_bidirectional(o.bidirectional);
-  plan.request.set_rdma_cm(o.rdma_cm);
-  plan.timeouts.idle = absl::Seconds(o.idle_timeout_s);
-
-  v1::ProbeResult result;
-  if (rdma) {
-    absl::StatusOr<transfer::RdmaLocal> local = absl::FailedPreconditionError("");
-    absl::StatusOr<platform::Egress> egress = platform::EgressTo(peer->host);
-    local = egress.ok() ? transfer::ChooseRdmaLocal(
-                              *egress, o.device,
-                              o.gid_index >= 0 ? std::optional<uint32_t>(o.gid_index)
-                                               : std::nullopt)
-                        : absl::StatusOr<transfer::RdmaLocal>(egress.status());
-    if (!local.ok()) {
-      result = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",
-                           std::string(local.status().message()),
-                           "load the NIC's RDMA driver and give the peer's IPv4 address, or "
-                           "measure the Ethernet baseline with --transport tcp");
-      v1::TransferReport* report = result.mutable_transfer();
-      report->set_transport(v1::RDMA);
-      report->set_op(op);
-      report->set_peer(absl::StrCat(peer->host, ":", peer->port));
-    } else {
-      plan.rdma = *local;
-      plan.rdma.gpu = o.gpu;
-      result = transfer::RunTransfer(plan);
-    }
-  } else {
-    result = transfer::RunTransfer(plan);
+  if (o.iterations_set && o.iterations <= 0) {
+    return usage(absl::StrCat("--iterations ", o.iterations, " must be a positive count"));
   }
-  result.set_probe("transfer");
+  if (o.warmup < 0) return usage("--warmup must be 0 or more");
+  v1::TransferRequest* req = task.mutable_request();
+  req->set_transport(rdma ? v1::RDMA : v1::TCP);
+  req->set_op(op);
+  req->set_streams(o.streams);
+  req->set_duration_s(o.duration_s);
+  req->set_iterations(o.iterations_set ? static_cast<uint64_t>(o.iterations)
+                                       : (transfer::IsLatencyOp(op) ? 1000 : 0));
+  req->set_warmup(o.warmup ? static_cast<uint64_t>(o.warmup)
+                           : (transfer::IsLatencyOp(op) ? 100 : 0));
+  req->set_tx_depth(o.tx_depth);
+  req->set_bidirectional(o.bidirectional);
+  req->set_rdma_cm(o.rdma_cm);
+  task.set_device(o.device);
+  if (o.gid_index >= 0) task.set_gid_index(static_cast<uint32_t>(o.gid_index));
+  if (o.gpu >= 0) task.set_gpu(static_cast<uint32_t>(o.gpu));
+  if (absl::Status valid = transfer::ValidateTransfer(task, absl::Hours(1)); !valid.ok()) {
+    return usage(std::string(valid.message()));
+  }
+  v1::ProbeResult result =
+      transfer::RunTransferTask(task, absl::Seconds(o.idle_timeout_s));
   FinalizeResult(Profile(), &result);
   if (!PrintAs(o.format, result, [&] { return RenderTransfer(result); })) return kExitCouldNotRun;
   return ExitCodeForVerdict(result.verdict());
@@ -216,8 +199,13 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
   run_cmd->add_option("--duration", run->duration_s, "Seconds per size (bandwidth ops)")
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
-  run_cmd->add_option("--iterations", run->iterations,
-                      "Messages per size (latency ops default 1000)");
+  run_cmd->add_option_function<int64_t>(
+      "--iterations",
+      [run](const int64_t& n) {
+        run->iterations = n;
+        run->iterations_set = true;
+      },
+      "Messages per size (latency ops default 1000)");
   run_cmd->add_option("--warmup", run->warmup, "Messages excluded from the figures");
   run_cmd->add_option("--streams", run->streams, "Parallel TCP streams")
       ->check(CLI::Range(1, 128))

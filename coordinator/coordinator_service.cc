@@ -1,6 +1,7 @@
 // File: coordinator_service.cc
 #include "coordinator/coordinator_service.h"
 
+#include <cmath>
 #include <random>
 
 #include <google/protobuf/util/time_util.h>
@@ -11,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "coordinator/agent_reactor.h"
 #include "coordinator/stage_orchestrator.h"
+#include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -48,6 +50,19 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (req->nodes_size() == 0) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no nodes given (--nodes A,B)");
   }
+  if (!std::isfinite(req->timeout_s()) || req->timeout_s() < 0 || req->timeout_s() > 86400) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "timeout must be a number of seconds up to 86400");
+  }
+  // The run is judged by the profile it names, else the coordinator's; one
+  // that does not parse is refused before anything starts.
+  const v1::AcceptanceProfile& profile =
+      req->profile().yaml().empty() && req->profile().source().empty() ? default_profile_
+                                                                       : req->profile();
+  if (absl::StatusOr<Profile> parsed = ParseProfile(profile.yaml(), profile.source());
+      !parsed.ok()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(parsed.status().message()));
+  }
   std::vector<std::shared_ptr<AgentSession>> nodes;
   for (const std::string& name : req->nodes()) {
     for (const auto& n : nodes) {
@@ -66,6 +81,9 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     }
     nodes.push_back(std::move(s));
   }
+  if (absl::Status rails = CheckRails(*req, nodes); !rails.ok()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(rails.message()));
+  }
   std::vector<std::shared_ptr<AgentSession>> acquired;
   for (const auto& s : nodes) {
     if (!s->TryAcquire()) {
@@ -79,6 +97,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   run.set_run_id(NewRunId());
   run.set_stage(req->stage());
   for (const auto& n : req->nodes()) run.add_nodes(n);
+  *run.mutable_profile() = profile;
   run.set_state("running");
   *run.mutable_started() = Now();
   absl::Status saved = store_->Save(run);
@@ -148,7 +167,13 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->store_ = *std::move(store);
   auto creds = ServerCredentials(o.tls);
   if (!creds.ok()) return creds.status();
-  s->service_ = std::make_unique<CoordinatorService>(s->store_.get(), !o.tls.insecure, o.heartbeat);
+  if (absl::StatusOr<Profile> parsed =
+          ParseProfile(o.default_profile.yaml(), o.default_profile.source());
+      !parsed.ok()) {
+    return parsed.status();
+  }
+  s->service_ = std::make_unique<CoordinatorService>(s->store_.get(), !o.tls.insecure,
+                                                     o.heartbeat, o.default_profile);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *creds, &s->port_);

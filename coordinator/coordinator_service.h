@@ -22,6 +22,8 @@ struct CoordinatorOptions {
   absl::Duration heartbeat = absl::Seconds(10);
   // An agent silent for this long is lost.
   absl::Duration silence = absl::Seconds(30);
+  // Judges runs that name no profile (source "" = none).
+  v1::AcceptanceProfile default_profile;
 };
 
 // Connect is on the callback API (no thread per agent); the CLI-facing
@@ -29,8 +31,12 @@ struct CoordinatorOptions {
 class CoordinatorService final
     : public v1::Coordinator::WithCallbackMethod_Connect<v1::Coordinator::Service> {
  public:
-  CoordinatorService(RunStore* store, bool check_identity, absl::Duration heartbeat)
-      : store_(store), check_identity_(check_identity), heartbeat_(heartbeat) {}
+  CoordinatorService(RunStore* store, bool check_identity, absl::Duration heartbeat,
+                     v1::AcceptanceProfile default_profile = {})
+      : store_(store),
+        check_identity_(check_identity),
+        heartbeat_(heartbeat),
+        default_profile_(std::move(default_profile)) {}
 
   grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* Connect(
       grpc::CallbackServerContext* ctx) override;
@@ -49,6 +55,7 @@ class CoordinatorService final
   RunStore* store_;
   bool check_identity_;
   absl::Duration heartbeat_;
+  v1::AcceptanceProfile default_profile_;
   AgentRegistry registry_;
 };
 

@@ -1,12 +1,14 @@
 // File: stage_orchestrator.cc
 #include "coordinator/stage_orchestrator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
 #include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "probes/framework/result_util.h"
 
@@ -36,8 +38,11 @@ void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& 
                           : "check the node's load and raise the stage --timeout");
 }
 
-// Sends a task and waits for its reply.
-absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time deadline) {
+// Sends a task and waits for its reply. Every task carries the run's
+// profile, so each node judges its part the same way.
+absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time deadline,
+                                     const v1::AcceptanceProfile& profile) {
+  *task.mutable_profile() = profile;
   // The agent gets a slightly earlier deadline than the coordinator waits,
   // so a task it has to kill still comes back as its own TASK_TIMEOUT
   // report instead of silence.
@@ -62,7 +67,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   v1::Task serve;
   serve.set_task_id(NewTaskId());
   serve.mutable_serve_transfer();
-  absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline);
+  absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, run->profile());
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
     return ready.status();
@@ -84,7 +89,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   t->mutable_request()->set_streams(1);
   t->mutable_request()->set_duration_s(req.transfer_seconds() ? req.transfer_seconds() : 3);
   t->add_sizes(65536);
-  absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline);
+  absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
     NodeFailed(run, from.node(), result.status(), "a transfer");
@@ -108,7 +113,7 @@ void PathMtu(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
   task.set_task_id(NewTaskId());
   task.mutable_run_path_mtu()->set_peer_host(RailAddress(to, rail));
   task.mutable_run_path_mtu()->set_peer_port(to.registration().mtu_port());
-  absl::StatusOr<v1::AgentMessage> result = Ask(from, task, deadline);
+  absl::StatusOr<v1::AgentMessage> result = Ask(from, task, deadline, run->profile());
   if (!result.ok()) {
     NodeFailed(run, from.node(), result.status(), "path-MTU probing");
     return;
@@ -121,24 +126,53 @@ void PathMtu(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
   *pair->mutable_result() = result->result().result();
 }
 
-// Rails pair by order; --rails names them by the first node's rail name
-// (e.g. mlx5_0:1), or "all".
-bool RailSelected(const v1::RunStageRequest& req, const AgentSession& first, int rail) {
+// Does `want` ("all", "mlx5_0:1", "mlx5_0" or a rail's netdev) name rail
+// `rail` of `node`? Rails without RDMA are called "tcp".
+bool RailNamed(const std::string& want, const AgentSession& node, int rail) {
+  if (want == "all") return true;
+  const auto& rails = node.registration().rails();
+  if (rail >= rails.size()) return want == "tcp";
+  const v1::Rail& r = rails[rail];
+  return want == r.name() || want == r.rdma_device() || (!r.netdev().empty() && want == r.netdev());
+}
+
+// Rails pair by order; --rails names them by either node's rail names.
+bool RailSelected(const v1::RunStageRequest& req,
+                  const std::vector<std::shared_ptr<AgentSession>>& nodes, int rail) {
   if (req.rails_size() == 0) return true;
-  const std::string name = rail < first.registration().rails_size()
-                               ? first.registration().rails(rail).name()
-                               : "tcp";
   for (const std::string& want : req.rails()) {
-    if (want == "all" || want == name ||
-        (rail < first.registration().rails_size() &&
-         want == first.registration().rails(rail).rdma_device())) {
-      return true;
+    for (const auto& n : nodes) {
+      if (RailNamed(want, *n, rail)) return true;
     }
   }
   return false;
 }
 
 }  // namespace
+
+absl::Status CheckRails(const v1::RunStageRequest& request,
+                        const std::vector<std::shared_ptr<AgentSession>>& nodes) {
+  for (const std::string& want : request.rails()) {
+    bool found = false;
+    std::vector<std::string> known;
+    for (const auto& n : nodes) {
+      const int count = std::max(1, n->registration().rails_size());
+      for (int r = 0; r < count; ++r) {
+        found |= RailNamed(want, *n, r);
+        known.push_back(r < n->registration().rails_size() ? n->registration().rails(r).name()
+                                                           : "tcp");
+      }
+    }
+    if (!found) {
+      std::sort(known.begin(), known.end());
+      known.erase(std::unique(known.begin(), known.end()), known.end());
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--rails names '", want, "', which neither node has (rails: ",
+          absl::StrJoin(known, ", "), ", or all)"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 std::string RailAddress(const AgentSession& session, int rail_index) {
   const v1::Registration& reg = session.registration();
@@ -162,7 +196,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
       v1::Task task;
       task.set_task_id(NewTaskId());
       task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
-      replies[i] = Ask(*nodes[i], task, deadline);
+      replies[i] = Ask(*nodes[i], task, deadline, run.profile());
     });
   }
   for (std::thread& t : asks) t.join();
@@ -183,7 +217,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     const int rails = std::max(1, std::min(nodes[0]->registration().rails_size(),
                                            nodes[1]->registration().rails_size()));
     for (int r = 0; r < rails; ++r) {
-      if (!RailSelected(request, *nodes[0], r)) continue;
+      if (!RailSelected(request, nodes, r)) continue;
       for (int dir = 0; dir < 2; ++dir) {
         AgentSession& from = *nodes[dir];
         AgentSession& to = *nodes[1 - dir];

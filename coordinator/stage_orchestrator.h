@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "coordinator/agent_registry.h"
 #include "nodeprobe/v1/service.pb.h"
@@ -28,6 +29,11 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
 
 // The address a rail's traffic should go to on `session`'s node: the rail's
 // first IPv4 address, else the address the agent connected from.
+// INVALID_ARGUMENT when --rails names a rail neither node has (with the
+// rails they do have).
+absl::Status CheckRails(const v1::RunStageRequest& request,
+                        const std::vector<std::shared_ptr<AgentSession>>& nodes);
+
 std::string RailAddress(const AgentSession& session, int rail_index);
 
 }  // namespace nodeprobe::coordinator

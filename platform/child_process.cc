@@ -5,75 +5,211 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <thread>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 
 namespace nodeprobe::platform {
+namespace {
+
+constexpr size_t kMaxInput = 1 << 20;  // Linux's default pipe-max-size
+constexpr size_t kStderrKept = 4096;
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+// Waits for `pid` for up to `grace` without blocking longer; a child that
+// is still there (in uninterruptible sleep) is reaped by a detached thread
+// so it never stays a zombie and never holds up the caller.
+int ReapWithin(pid_t pid, absl::Duration grace) {
+  const absl::Time until = absl::Now() + grace;
+  int status = 0;
+  while (true) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return -1;
+    if (absl::Now() >= until) break;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  std::thread([pid] {
+    int s = 0;
+    while (waitpid(pid, &s, 0) < 0 && errno == EINTR) {
+    }
+  }).detach();
+  return -1;
+}
+
+}  // namespace
 
 absl::StatusOr<ChildProcess> ChildProcess::Start(const std::string& exe,
-                                                 const std::vector<std::string>& args) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe");
+                                                 const std::vector<std::string>& args,
+                                                 const std::string& input) {
+  if (input.size() > kMaxInput) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("child input of ", input.size(), " bytes exceeds ", kMaxInput));
+  }
+  // Everything the child needs is built before fork: after fork, in a
+  // threaded process, only async-signal-safe calls are allowed.
+  std::vector<std::string> all = {exe};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int* p : {in, out, err}) {
+      CloseFd(p[0]);
+      CloseFd(p[1]);
+    }
+  };
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    absl::Status s = absl::ErrnoToStatus(errno, "pipe");
+    close_all();
+    return s;
+  }
+  if (input.size() > 65536) fcntl(in[1], F_SETPIPE_SZ, static_cast<int>(kMaxInput));
+  const pid_t parent = getpid();
+  sigset_t none;
+  sigemptyset(&none);
   pid_t pid = fork();
-  if (pid < 0) return absl::ErrnoToStatus(errno, "fork");
+  if (pid < 0) {
+    absl::Status s = absl::ErrnoToStatus(errno, "fork");
+    close_all();
+    return s;
+  }
   if (pid == 0) {
     setpgid(0, 0);  // its own group, so a kill reaches its children too
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent is already gone
+    dup2(in[0], 0);
     dup2(out[1], 1);
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0);
-    std::vector<std::string> all = {exe};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    dup2(err[1], 2);
+    // No descriptor of the parent's (sockets, databases) reaches the child.
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
+      for (int fd = 3; fd < 1024; ++fd) close(fd);
+    }
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // the parent may block SIGTERM
     execv(exe.c_str(), argv.data());
     _exit(127);
   }
-  close(out[1]);
-  return ChildProcess(pid, out[0]);
+  setpgid(pid, pid);  // also from here, so a kill right away reaches the group
+  CloseFd(in[0]);
+  CloseFd(out[1]);
+  CloseFd(err[1]);
+  // The input fits the pipe, so this never waits on the child.
+  fcntl(in[1], F_SETFL, O_NONBLOCK);
+  size_t done = 0;
+  while (done < input.size()) {
+    ssize_t n = write(in[1], input.data() + done, input.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the child closed stdin early; it will say why
+    done += static_cast<size_t>(n);
+  }
+  CloseFd(in[1]);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  return ChildProcess(pid, out[0], err[0]);
 }
 
 ChildProcess::ChildProcess(ChildProcess&& o) noexcept
-    : pid_(o.pid_), out_(o.out_), buffer_(std::move(o.buffer_)), eof_(o.eof_) {
+    : pid_(o.pid_),
+      out_(o.out_),
+      err_fd_(o.err_fd_),
+      buffer_(std::move(o.buffer_)),
+      err_(std::move(o.err_)),
+      eof_(o.eof_),
+      status_(o.status_) {
   o.pid_ = -1;
   o.out_ = -1;
+  o.err_fd_ = -1;
 }
 
 ChildProcess::~ChildProcess() {
   Kill();
-  if (out_ >= 0) close(out_);
+  CloseFd(out_);
+  CloseFd(err_fd_);
 }
 
 void ChildProcess::Kill() {
   if (pid_ <= 0) return;
   kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
+  status_ = ReapWithin(pid_, absl::Seconds(1));
   pid_ = -1;
 }
 
-absl::Status ChildProcess::Fill(absl::Time deadline) {
+void ChildProcess::DrainStderr() {
+  if (err_fd_ < 0) return;
+  char buf[4096];
   while (true) {
+    ssize_t n = read(err_fd_, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) CloseFd(err_fd_);
+      return;
+    }
+    err_.append(buf, static_cast<size_t>(n));
+    if (err_.size() > kStderrKept) err_.erase(0, err_.size() - kStderrKept);
+  }
+}
+
+absl::Status ChildProcess::ReadMore(absl::Time deadline) {
+  while (!eof_) {
     absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) return absl::DeadlineExceededError("deadline");
-    pollfd p{out_, POLLIN, 0};
-    int rc = poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+    pollfd p[2] = {{out_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+    int rc = poll(p, err_fd_ >= 0 ? 2 : 1,
+                  static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 60000)));
     if (rc < 0 && errno == EINTR) continue;
     if (rc <= 0) continue;
+    if (err_fd_ >= 0 && p[1].revents != 0) DrainStderr();
+    if (p[0].revents == 0) continue;
     char buf[65536];
     ssize_t n = read(out_, buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       eof_ = true;
+      DrainStderr();
       return absl::OkStatus();
     }
     buffer_.append(buf, static_cast<size_t>(n));
     return absl::OkStatus();
   }
+  return absl::OkStatus();
+}
+
+std::string ChildProcess::Ending() {
+  if (pid_ > 0) {
+    // Stdout is closed, so the child is exiting: give it a moment.
+    status_ = ReapWithin(pid_, absl::Seconds(2));
+    if (status_ < 0) kill(-pid_, SIGKILL);
+    pid_ = -1;
+  }
+  DrainStderr();
+  std::string how;
+  if (status_ < 0) {
+    how = "did not exit after closing its output (killed)";
+  } else if (WIFSIGNALED(status_)) {
+    how = absl::StrCat("died with signal ", WTERMSIG(status_), " (", strsignal(WTERMSIG(status_)),
+                       ")");
+  } else {
+    how = absl::StrCat("exited with status ", WEXITSTATUS(status_));
+  }
+  absl::string_view tail = absl::StripTrailingAsciiWhitespace(err_);
+  size_t nl = tail.rfind('\n');
+  if (nl != absl::string_view::npos) tail = tail.substr(nl + 1);
+  if (!tail.empty()) absl::StrAppend(&how, ": ", tail);
+  return how;
 }
 
 absl::StatusOr<std::string> ChildProcess::ReadLine(absl::Time deadline) {
@@ -85,27 +221,21 @@ absl::StatusOr<std::string> ChildProcess::ReadLine(absl::Time deadline) {
       return line;
     }
     if (eof_) return absl::UnavailableError("the child closed its output");
-    absl::Status s = Fill(deadline);
+    absl::Status s = ReadMore(deadline);
     if (!s.ok()) return s;
   }
 }
 
 absl::StatusOr<std::string> ChildProcess::ReadAll(absl::Time deadline) {
   while (!eof_) {
-    absl::Status s = Fill(deadline);
+    absl::Status s = ReadMore(deadline);
     if (!s.ok()) {
       Kill();
       return absl::DeadlineExceededError("the child passed its deadline and was killed");
     }
   }
-  int status = 0;
-  if (pid_ > 0) {
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-  if (WIFSIGNALED(status)) {
-    return absl::InternalError(absl::StrCat("the child died with signal ", WTERMSIG(status)));
-  }
+  std::string ending = Ending();
+  if (status_ >= 0 && WIFSIGNALED(status_)) return absl::InternalError(absl::StrCat("the child ", ending));
   return std::move(buffer_);
 }
 

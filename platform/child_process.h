@@ -1,7 +1,13 @@
 // File: child_process.h
-// Running work that may hang (a driver call, a GPU context) in a child
-// process with a deadline: the child gets its own process group, and a
-// kill reaches everything it started.
+// Running work that may hang (a driver call, a blocking sysfs read, a GPU
+// context) in a child process that can always be stopped:
+//  - fork/exec with nothing allocated between the two (argv is built
+//    first), descriptors other than 0-2 closed, signal mask cleared;
+//  - its own process group, so a kill reaches everything it started;
+//  - PR_SET_PDEATHSIG=SIGKILL, so it dies with the thread that started it
+//    (an agent killed with SIGKILL leaves no worker behind);
+//  - a reap that never blocks the caller: a child that does not die at once
+//    (stuck in the kernel) is handed to a background reaper thread.
 #pragma once
 
 #include <sys/types.h>
@@ -16,9 +22,12 @@ namespace nodeprobe::platform {
 
 class ChildProcess {
  public:
-  // Starts `exe args...` with stdin from /dev/null and stdout to a pipe.
+  // Starts `exe args...` with `input` on stdin (then closed; at most 1 MiB),
+  // stdout to a pipe the caller reads and stderr kept (its last 4 KiB) for
+  // error messages.
   static absl::StatusOr<ChildProcess> Start(const std::string& exe,
-                                            const std::vector<std::string>& args);
+                                            const std::vector<std::string>& args,
+                                            const std::string& input = "");
   ChildProcess(ChildProcess&& o) noexcept;
   ChildProcess& operator=(ChildProcess&&) = delete;
   ~ChildProcess();  // kills and reaps a child still running
@@ -27,19 +36,32 @@ class ChildProcess {
   // The next line of stdout, or DEADLINE_EXCEEDED / UNAVAILABLE (closed).
   absl::StatusOr<std::string> ReadLine(absl::Time deadline);
   // The rest of stdout until the child closes it; DEADLINE_EXCEEDED (and
-  // the child killed) at the deadline.
+  // the child killed) at the deadline; an error when it died by a signal.
   absl::StatusOr<std::string> ReadAll(absl::Time deadline);
+  // Waits until more stdout arrives (appended to *buffer()) or stdout is
+  // closed (eof()); DEADLINE_EXCEEDED at the deadline.
+  absl::Status ReadMore(absl::Time deadline);
+  std::string* buffer() { return &buffer_; }
+  bool eof() const { return eof_; }
+  // After eof(): how the child ended, e.g. "exit status 1", "signal 11",
+  // with the last line of its stderr when it wrote one.
+  std::string Ending();
+  // The child's stderr so far (last 4 KiB).
+  const std::string& stderr_tail() const { return err_; }
+  // SIGKILL to the group, then reap without blocking the caller.
   void Kill();
 
  private:
-  ChildProcess(pid_t pid, int out) : pid_(pid), out_(out) {}
-  // Reads what is available into buffer_; false on EOF or deadline.
-  absl::Status Fill(absl::Time deadline);
+  ChildProcess(pid_t pid, int out, int err) : pid_(pid), out_(out), err_fd_(err) {}
+  void DrainStderr();
 
   pid_t pid_ = -1;
   int out_ = -1;
+  int err_fd_ = -1;
   std::string buffer_;
+  std::string err_;
   bool eof_ = false;
+  int status_ = -1;  // wait status once reaped
 };
 
 // Start + ReadAll: the child's stdout, or an error saying it was killed at

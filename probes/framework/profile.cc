@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -15,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "probes/framework/finding_codes.h"
 
 namespace nodeprobe {
 namespace {
@@ -40,7 +43,14 @@ class ProfileParser {
   absl::StatusOr<double> Number(const YAML::Node& node,
                                 const std::string& key) const {
     try {
-      if (node.IsScalar()) return node.as<double>();
+      if (node.IsScalar()) {
+        const double v = node.as<double>();
+        if (!std::isfinite(v)) {
+          return Error(node, absl::StrCat(key, " must be a finite number, got '",
+                                          Describe(node), "'"));
+        }
+        return v;
+      }
     } catch (const YAML::Exception&) {
     }
     return Error(node, absl::StrCat(key, " must be a number, got '",
@@ -86,7 +96,10 @@ class ProfileParser {
       if (key == "expected_rate_gbps") {
         absl::StatusOr<double> v = Number(kv.second, "rdma." + key);
         if (!v.ok()) return v.status();
-        if (*v <= 0) return Error(kv.second, "rdma." + key + " must be > 0");
+        // 3200 Gb/s is above any port built today (XDR is 800).
+        if (*v <= 0 || *v > 3200) {
+          return Error(kv.second, "rdma." + key + " must be > 0 and <= 3200 (Gb/s)");
+        }
         p.rdma_expected_rate_gbps = *v;
       } else if (key == "expected_link_layer") {
         absl::StatusOr<std::string> v =
@@ -192,6 +205,11 @@ class ProfileParser {
         return Error(item, "an exception needs a code and a reason (device "
                            "may be omitted to cover every device)");
       }
+      if (!IsKnownFindingCode(e.code)) {
+        return Error(item["code"], absl::StrCat("unknown finding code '", e.code,
+                                                "' (did you mean ", ClosestFindingCode(e.code),
+                                                "? `nodeprobe findings` lists them)"));
+      }
       p.exceptions.push_back(std::move(e));
     }
     return absl::OkStatus();
@@ -202,12 +220,18 @@ class ProfileParser {
     p.source = std::string(source_);
     YAML::Node root;
     try {
-      root = YAML::Load(std::string(yaml));
+      std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
+      if (docs.size() > 1) {
+        return Error(docs[1], "a profile is one YAML document; remove the second "
+                              "(after '---') or split the file");
+      }
+      if (!docs.empty()) root = docs[0];
     } catch (const YAML::ParserException& e) {
       return absl::InvalidArgumentError(absl::StrCat(
           source_, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
     }
     if (root.IsNull()) return p;  // an empty file is an empty profile
+    if (absl::Status dup = NoDuplicateKeys(root); !dup.ok()) return dup;
     if (!root.IsMap()) {
       return Error(root, "a profile must be a mapping (rdma:, locality:, "
                          "versions:, exceptions:)");
@@ -241,6 +265,30 @@ class ProfileParser {
   }
 
  private:
+  // yaml-cpp keeps the last of two equal keys silently; a profile where a
+  // setting is given twice is ambiguous, so it is an error.
+  absl::Status NoDuplicateKeys(const YAML::Node& node, int depth = 0) const {
+    if (depth > 32) return Error(node, "nested too deeply");
+    if (node.IsMap()) {
+      std::map<std::string, int> seen;
+      for (const auto& kv : node) {
+        const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        const int line = kv.first.Mark().line + 1;
+        auto [it, fresh] = seen.emplace(key, line);
+        if (!fresh) {
+          return Error(kv.first, absl::StrCat("duplicate key '", key, "' (first at line ",
+                                              it->second, "); keep one"));
+        }
+        if (absl::Status s = NoDuplicateKeys(kv.second, depth + 1); !s.ok()) return s;
+      }
+    } else if (node.IsSequence()) {
+      for (const YAML::Node& n : node) {
+        if (absl::Status s = NoDuplicateKeys(n, depth + 1); !s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
   static std::string Describe(const YAML::Node& node) {
     if (node.IsScalar()) return node.as<std::string>();
     if (node.IsSequence()) return "a list";
@@ -280,16 +328,42 @@ absl::StatusOr<Profile> ParseProfile(std::string_view yaml,
   return ProfileParser(source).Parse(yaml);
 }
 
-absl::StatusOr<Profile> LoadProfile(const std::string& path) {
-  std::ifstream in(path);
+absl::StatusOr<std::string> ReadProfileFile(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": no such profile file; pass an existing YAML file to --profile"));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not a regular file; pass a YAML file (not a directory) to --profile"));
+  }
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": cannot read profile (", std::strerror(errno),
-                     "); pass an existing YAML file to --profile"));
+                     "); check its permissions"));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseProfile(text.str(), path);
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxProfileBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": larger than ", kMaxProfileBytes / 1024, " KiB; is this a profile?"));
+    }
+  }
+  if (in.bad()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read profile"));
+  }
+  return text;
+}
+
+absl::StatusOr<Profile> LoadProfile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadProfileFile(path);
+  if (!text.ok()) return text.status();
+  return ParseProfile(*text, path);
 }
 
 bool VersionMatches(std::string_view expected, std::string_view found) {

@@ -68,6 +68,10 @@ const std::vector<std::string>& PinnableComponents();
 absl::StatusOr<Profile> ParseProfile(std::string_view yaml,
                                      std::string_view source);
 absl::StatusOr<Profile> LoadProfile(const std::string& path);
+// The file's text (a regular file of at most kMaxProfileBytes), or
+// INVALID_ARGUMENT saying what is wrong with the path.
+inline constexpr size_t kMaxProfileBytes = 1 << 20;
+absl::StatusOr<std::string> ReadProfileFile(const std::string& path);
 
 // True when `found` equals `expected` or extends it by dotted parts
 // ("550.54.15" satisfies "550" and "550.54", not "55").

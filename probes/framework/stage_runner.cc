@@ -1,6 +1,8 @@
 // File: stage_runner.cc
 #include "probes/framework/stage_runner.h"
 
+#include <algorithm>
+
 #include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
@@ -27,13 +29,31 @@ void FinalizeResult(const Profile& profile, v1::ProbeResult* result) {
           absl::StrCat(e->reason, " (exception in ", profile.source, ")"));
     }
   }
-  if (result->verdict() == v1::SKIP || result->verdict() == v1::ERROR) return;
-  result->set_verdict(VerdictFromFindings(*result));
+  const v1::Verdict from_findings = VerdictFromFindings(*result);
+  switch (result->verdict()) {
+    case v1::SKIP:
+      if (from_findings == v1::PASS) return;  // only informational findings
+      break;
+    case v1::ERROR:
+      if (result->findings_size() == 0 ||
+          std::none_of(result->findings().begin(), result->findings().end(),
+                       [](const v1::Finding& f) { return f.severity() == v1::ERROR; })) {
+        // An ERROR always says why, with a code a script can match.
+        AddFinding(result, "PROBE_COULD_NOT_RUN", v1::ERROR, "",
+                   result->reason().empty() ? "the probe could not run" : result->reason(),
+                   "fix the cause named in the message and rerun the probe");
+      }
+      result->set_verdict(WorseVerdict(v1::ERROR, from_findings));
+      return;
+    default:
+      break;
+  }
+  result->set_verdict(from_findings);
 }
 
 v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
                           const ProbeContext& ctx,
-                          const ProgressFn& progress) {
+                          const ProgressFn& progress, const ResultFn& on_result) {
   v1::StageReport report;
   report.set_stage(stage);
   report.set_node(ctx.node_name);
@@ -65,6 +85,7 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
     *result.mutable_started() = started;
     *result.mutable_finished() = Now();
     FinalizeResult(*ctx.profile, &result);
+    if (on_result) on_result(result);
     *report.add_results() = std::move(result);
   }
   *report.mutable_finished() = Now();

@@ -15,13 +15,22 @@ namespace nodeprobe {
 
 // Called before each probe starts: (index from 1, total, probe name).
 using ProgressFn = std::function<void(int, int, std::string_view)>;
+// Called with each finished (finalized) result, so a worker can hand it on
+// before the next probe starts and a later hang loses nothing.
+using ResultFn = std::function<void(const v1::ProbeResult&)>;
 
 v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
                           const ProbeContext& ctx,
-                          const ProgressFn& progress = nullptr);
+                          const ProgressFn& progress = nullptr,
+                          const ResultFn& on_result = nullptr);
 
-// Downgrades FAIL findings covered by a profile exception to WARN, keeping
-// the reason, then derives the verdict (unless the probe chose SKIP).
+// The one place verdicts are made. Downgrades FAIL findings covered by a
+// profile exception to WARN (the reason kept beside the finding), then sets
+// the verdict from the findings: any FAIL is FAIL, any ERROR is ERROR, else
+// WARN or PASS. A probe may only choose SKIP (nothing to judge here) when
+// it holds no WARN/FAIL/ERROR finding, and ERROR (could not run), which a
+// FAIL finding still outranks; it can never make a verdict better than its
+// findings.
 void FinalizeResult(const Profile& profile, v1::ProbeResult* result);
 
 }  // namespace nodeprobe

@@ -92,8 +92,12 @@ std::vector<uint64_t> AllSizes() {
 
 absl::StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& text) {
   std::vector<uint64_t> out;
-  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
     std::string p(absl::StripAsciiWhitespace(part));
+    if (p.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty size in '", text, "' (e.g. 4K,64K,1M: no empty items)"));
+    }
     uint64_t mult = 1;
     if (!p.empty()) {
       char unit = static_cast<char>(absl::ascii_toupper(p.back()));
@@ -106,6 +110,10 @@ absl::StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& text) {
     if (!absl::SimpleAtoi(p, &v) || v == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("bad size '", std::string(part), "' (e.g. 65536, 64K, 1M)"));
+    }
+    if (v > kMaxMessageSize / mult) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "size '", std::string(part), "' is above the 1 GiB maximum message size"));
     }
     out.push_back(v * mult);
   }

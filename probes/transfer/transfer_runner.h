@@ -31,7 +31,8 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan);
 
 // perftest's -a sweep: 2 B .. 8 MiB, doubling.
 std::vector<uint64_t> AllSizes();
-// "65536", "4K,64K,1M" (K/M/G are powers of 1024).
+// "65536", "4K,64K,1M" (K/M/G are powers of 1024), each 1 B .. 1 GiB.
+inline constexpr uint64_t kMaxMessageSize = 1ull << 30;
 absl::StatusOr<std::vector<uint64_t>> ParseSizeList(const std::string& text);
 
 // "stream_bw" -> STREAM_BW; OP_UNSPECIFIED for an unknown name.

@@ -1,0 +1,107 @@
+// File: finding_codes.cc
+#include "probes/framework/finding_codes.h"
+
+#include <algorithm>
+
+namespace nodeprobe {
+namespace {
+
+// Levenshtein distance; no library in our dependencies offers one, and the
+// table is small.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+const std::vector<FindingCode>& FindingCodes() {
+  static const std::vector<FindingCode> kCodes = {
+      // Running the checks
+      {"PROBE_COULD_NOT_RUN", "a probe failed to run (reason in the message)"},
+      {"PROBE_DEADLINE_EXCEEDED", "the stage deadline passed before the probe started"},
+      {"TASK_TIMEOUT", "a task's worker passed its deadline and was killed"},
+      {"TASK_FAILED", "a task's worker died or answered nothing"},
+      {"UNKNOWN_TASK", "the agent does not know the task type"},
+      {"AGENT_LOST", "a node's agent went away during a stage"},
+      {"COORDINATOR_RESTARTED", "the coordinator restarted while the run was going"},
+      {"PROFILE_INVALID", "the acceptance profile sent with a task does not parse"},
+      {"SYSFS_VALUE_INVALID", "a sysfs/procfs value is unreadable or not what the kernel writes"},
+      // Versions
+      {"VERSION_MISMATCH", "a component's version differs from the profile's pin"},
+      // RDMA devices
+      {"RDMA_PORT_DOWN", "an RDMA port is not ACTIVE"},
+      {"RDMA_RATE_BELOW_EXPECTED", "an ACTIVE port's rate is below the profile's"},
+      {"RDMA_LINK_LAYER_UNEXPECTED", "a port's link layer is not the profile's"},
+      {"RDMA_ERROR_COUNTERS_NONZERO", "a port's error counters are non-zero"},
+      {"RDMA_VERBS_QUERY_FAILED", "libibverbs could not query a port"},
+      {"IB_NO_SUBNET_MANAGER", "an InfiniBand port has no subnet manager"},
+      {"ROCE_NO_V2_GID", "a RoCE port has no RoCE v2 GID with an address"},
+      {"ROCE_GID_TYPE_UNKNOWN", "the kernel does not say a GID's RoCE type"},
+      // PCIe and locality
+      {"PCIE_LINK_WIDTH_DEGRADED", "a PCIe link trained narrower than it can"},
+      {"PCIE_LINK_SPEED_DEGRADED", "a PCIe link trained slower than it can"},
+      {"GPU_NIC_NOT_LOCAL", "a GPU's nearest NIC is not under its PCIe switch"},
+      {"GPU_NIC_NUMA_MISMATCH", "a GPU and its nearest NIC are on different NUMA nodes"},
+      {"NIC_SHARED_BY_GPUS", "several GPUs share one nearest NIC"},
+      {"NO_RDMA_NIC_FOR_GPU", "a GPU has no RDMA NIC at all"},
+      // GPUDirect RDMA
+      {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},
+      {"ACS_ENABLED_ON_GPU_NIC_PATH", "ACS redirects peer-to-peer traffic between GPU and NIC"},
+      {"ACS_STATE_UNKNOWN", "the ACS control of a bridge could not be read"},
+      {"IOMMU_TRANSLATION_ENABLED", "the IOMMU translates DMA (costs GPUDirect bandwidth)"},
+      // MTU
+      {"MTU_CHAIN_MISMATCH", "MTUs differ along an interface chain"},
+      {"MTU_INTERFACE_MISSING", "an interface the profile names does not exist"},
+      {"MTU_BELOW_EXPECTED", "an interface's MTU is below the profile's"},
+      {"ROCE_MTU_EXCEEDS_NETDEV", "the RoCE active MTU does not fit the netdev's MTU"},
+      {"MTU_PATH_SMALLER_THAN_IFACE", "the path carries less than the interface sends"},
+      {"MTU_PATH_BLACKHOLE", "larger packets vanish on the path without ICMP"},
+      {"MTU_PATH_UNREACHABLE", "the path-MTU responder could not be reached"},
+      {"MTU_PEERS_DIFFER", "the two ends' interface MTUs differ"},
+      {"RDMA_MTU_MISMATCH", "the two RDMA ports' active MTUs differ"},
+      {"MTU_PROBE_FAILED", "the path-MTU probe could not run"},
+      {"MTU_PROBE_TIMEOUT", "the path-MTU probe passed its deadline"},
+      // Transfers
+      {"TRANSFER_CONNECT_FAILED", "the client could not reach the transfer server"},
+      {"TRANSFER_PEER_LOST", "the peer went away during a transfer"},
+      {"TRANSFER_TIMEOUT", "nothing moved within the idle deadline"},
+      {"TRANSFER_REFUSED", "the server would not run the request"},
+      {"TRANSFER_NO_RDMA_DEVICE", "no RDMA device routes to the peer"},
+      {"TRANSFER_SERVE_FAILED", "the transfer server could not start"},
+      {"NOTHING_MEASURED", "a run or pair produced no measurement (everything skipped)"},
+  };
+  return kCodes;
+}
+
+bool IsKnownFindingCode(std::string_view code) {
+  for (const FindingCode& c : FindingCodes()) {
+    if (code == c.code) return true;
+  }
+  return false;
+}
+
+std::string ClosestFindingCode(std::string_view code) {
+  const FindingCode* best = nullptr;
+  size_t best_d = ~size_t{0};
+  for (const FindingCode& c : FindingCodes()) {
+    size_t d = EditDistance(code, c.code);
+    if (d < best_d) {
+      best_d = d;
+      best = &c;
+    }
+  }
+  return best ? best->code : "";
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,99 @@
+// File: transfer_task.cc
+#include "probes/transfer/transfer_task.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "platform/route.h"
+#include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_runner.h"
+
+namespace nodeprobe::transfer {
+
+absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) {
+  const v1::TransferRequest& r = t.request();
+  const bool rdma = r.transport() == v1::RDMA;
+  const bool tcp_op = r.op() == v1::STREAM_BW || r.op() == v1::RR_LAT;
+  if (r.transport() == v1::TRANSPORT_UNSPECIFIED || r.op() == v1::OP_UNSPECIFIED ||
+      tcp_op == rdma) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--op ", OpName(r.op()), " is not a ", rdma ? "rdma" : "tcp",
+        " operation (tcp: stream_bw, rr_lat; rdma: write_bw, read_bw, send_bw, write_lat)"));
+  }
+  if (t.peer_host().empty() || t.peer_port() == 0 || t.peer_port() > 65535) {
+    return absl::InvalidArgumentError("--peer needs a host and a port 1..65535");
+  }
+  if (!std::isfinite(r.duration_s()) || r.duration_s() < 0.05 || r.duration_s() > 3600) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--duration ", r.duration_s(), " is not a number of seconds in 0.05 .. 3600"));
+  }
+  if (r.streams() < 1 || r.streams() > 128) {
+    return absl::InvalidArgumentError("--streams must be 1 .. 128");
+  }
+  if (rdma && (r.tx_depth() < 1 || r.tx_depth() > 8192)) {
+    return absl::InvalidArgumentError("--tx-depth must be 1 .. 8192");
+  }
+  if (t.sizes_size() == 0) return absl::InvalidArgumentError("no message sizes given (--size)");
+  for (uint64_t size : t.sizes()) {
+    if (size == 0 || size > kMaxMessageSize) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("message size ", size, " is outside 1 B .. 1 GiB"));
+    }
+  }
+  if (r.warmup() >= (1ull << 32)) {
+    return absl::InvalidArgumentError("--warmup is absurdly large (at most 2^32)");
+  }
+  // A message takes at least about a microsecond on any fabric, so more
+  // messages than microseconds in the run's budget can never finish.
+  const double budget_us = absl::ToDoubleMicroseconds(max_run);
+  const double messages = static_cast<double>(r.iterations() + r.warmup()) * t.sizes_size();
+  if (messages > budget_us) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--iterations ", r.iterations(), " x ", t.sizes_size(),
+        " sizes could not finish within ", absl::FormatDuration(max_run),
+        " (at least 1 us a message); ask for fewer"));
+  }
+  if (t.has_gpu() && t.gpu() > 1023) return absl::InvalidArgumentError("--gpu must be 0 .. 1023");
+  if (t.has_gpu() && !rdma) {
+    return absl::InvalidArgumentError(
+        "--gpu needs --transport rdma (GPU memory moves over GPUDirect RDMA)");
+  }
+  return absl::OkStatus();
+}
+
+v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout) {
+  TransferPlan plan;
+  plan.peer.host = t.peer_host();
+  plan.peer.port = static_cast<uint16_t>(t.peer_port());
+  plan.request = t.request();
+  plan.sizes.assign(t.sizes().begin(), t.sizes().end());
+  plan.timeouts.idle = idle_timeout;
+  v1::ProbeResult result;
+  if (plan.request.transport() == v1::RDMA) {
+    absl::StatusOr<platform::Egress> egress = platform::EgressTo(t.peer_host());
+    absl::StatusOr<RdmaLocal> local =
+        egress.ok() ? ChooseRdmaLocal(*egress, t.device(),
+                                      t.has_gid_index()
+                                          ? std::optional<uint32_t>(t.gid_index())
+                                          : std::nullopt)
+                    : absl::StatusOr<RdmaLocal>(egress.status());
+    if (!local.ok()) {
+      result = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",
+                           std::string(local.status().message()),
+                           "load the NIC's RDMA driver and give the peer's IPv4 address, or "
+                           "measure the Ethernet baseline with --transport tcp");
+      v1::TransferReport* report = result.mutable_transfer();
+      report->set_transport(v1::RDMA);
+      report->set_op(plan.request.op());
+      report->set_peer(absl::StrCat(t.peer_host(), ":", t.peer_port()));
+      return result;
+    }
+    plan.rdma = *local;
+    plan.rdma.gpu = t.has_gpu() ? static_cast<int>(t.gpu()) : -1;
+  }
+  result = RunTransfer(plan);
+  result.set_probe("transfer");
+  return result;
+}
+
+}  // namespace nodeprobe::transfer

@@ -1,0 +1,24 @@
+// File: transfer_task.h
+// A transfer as a task describes it (v1::RunTransfer): checked, then run.
+// The CLI's `transfer run` and the task worker both come here, so a
+// transfer started by an agent is the same code as one typed by hand.
+#pragma once
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/task.pb.h"
+
+namespace nodeprobe::transfer {
+
+// INVALID_ARGUMENT naming the field and the fix: transport/op mismatch,
+// non-finite or out-of-range duration, zero streams or depth, no or bad
+// sizes, iteration counts that could not finish within `max_run` (each
+// message takes at least a microsecond), --gpu without RDMA.
+absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run);
+
+// Runs the client end: for RDMA, picks device, port and GID from the route
+// to the peer (or the ones given), then the size sweep. Never fails: what
+// went wrong is an ERROR finding in the result (probe "transfer").
+v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout);
+
+}  // namespace nodeprobe::transfer

@@ -1,0 +1,243 @@
+// File: task_launcher.cc
+#include "tasks/task_launcher.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "nodeprobe_version.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::tasks {
+namespace {
+
+constexpr size_t kMaxEventBytes = 64 << 20;
+
+// The worker gets a little less time than its caller waits, so a task that
+// can still end by itself (a probe run between probes) answers on its own.
+double WorkerBudget(absl::Time deadline) {
+  const double left = std::max(0.0, absl::ToDoubleSeconds(deadline - absl::Now()));
+  return std::max(0.05, left - std::min(0.5, left * 0.1));
+}
+
+google::protobuf::Timestamp Now() {
+  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
+      absl::ToUnixNanos(absl::Now()));
+}
+
+std::string TimeoutMessage(const v1::Task& task, absl::Time started) {
+  return absl::StrCat("the task passed its deadline (",
+                      absl::FormatDuration(absl::Trunc(absl::Now() - started, absl::Milliseconds(100))),
+                      ") and its worker was killed");
+}
+
+// When the probe now starting must end: the stage's deadline less a
+// reserve for each probe still to come (at most 1 s each, at most half the
+// time left in all), so one probe stuck in a read cannot take the others'
+// time, while a slow probe among quick ones still gets nearly all of it.
+absl::Time ProbeDeadline(absl::Time deadline, size_t still_to_come) {
+  if (still_to_come == 0) return deadline;
+  const absl::Duration left = deadline - absl::Now();
+  const absl::Duration reserve =
+      std::min(absl::Seconds(1), left / (2 * static_cast<int64_t>(still_to_come)));
+  return deadline - reserve * static_cast<int64_t>(still_to_come);
+}
+
+// A probe stage across as many workers as it takes: a probe that hangs
+// past its share of the time or crashes its worker costs only itself; the
+// probes after it run in a fresh worker.
+v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time deadline,
+                             const EventFn& on_event) {
+  const absl::Time started = absl::Now();
+  v1::StageReport report;
+  report.set_stage(task.run_probes().stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE
+                                                                      : task.run_probes().stage());
+  report.set_node(task.run_probes().node_name());
+  report.set_nodeprobe_version(NODEPROBE_VERSION);
+  *report.mutable_started() = Now();
+  auto finish = [&]() {
+    *report.mutable_finished() = Now();
+    report.set_verdict(CombineVerdicts(report.results()));
+    v1::TaskResult out;
+    out.set_task_id(task.task_id());
+    out.mutable_result()->set_probe("single-node");
+    out.mutable_result()->set_verdict(report.verdict());
+    *out.mutable_report() = report;
+    return out;
+  };
+  auto add_row = [&](const v1::ProbeResult& r) {
+    *report.add_results() = r;
+    if (on_event) {
+      v1::TaskEvent ev;
+      *ev.mutable_probe_result() = r;
+      on_event(ev);
+    }
+  };
+  auto error_row = [&](const std::string& probe, const std::string& code, const std::string& msg,
+                       const char* fix) {
+    v1::ProbeResult r = ErrorResult(probe, code, msg, fix);
+    r.set_node(report.node());
+    *r.mutable_started() = Now();
+    *r.mutable_finished() = Now();
+    add_row(r);
+  };
+  std::vector<std::string> remaining;  // known once the first worker sent its plan
+  bool planned = false;
+  while (true) {
+    task.set_deadline_s(WorkerBudget(deadline));
+    absl::StatusOr<TaskWorker> worker = TaskWorker::Start(exe, task);
+    if (!worker.ok()) {
+      error_row("single-node", "TASK_FAILED",
+                absl::StrCat("cannot start the probe worker: ", worker.status().message()),
+                "check the node (memory, process limits) and the nodeprobe binary");
+      return finish();
+    }
+    std::string running;
+    absl::Time probe_deadline = deadline;
+    absl::Status ended;
+    while (true) {
+      absl::StatusOr<v1::TaskEvent> ev = worker->Next(probe_deadline);
+      if (!ev.ok()) {
+        ended = ev.status();
+        break;
+      }
+      if (ev->has_plan()) {
+        if (!planned) remaining.assign(ev->plan().probes().begin(), ev->plan().probes().end());
+        planned = true;
+      } else if (ev->has_started()) {
+        running = ev->started();
+        probe_deadline = ProbeDeadline(deadline, remaining.empty() ? 0 : remaining.size() - 1);
+        if (on_event) on_event(*ev);
+      } else if (ev->has_probe_result()) {
+        add_row(ev->probe_result());
+        if (!remaining.empty() && remaining.front() == ev->probe_result().probe()) {
+          remaining.erase(remaining.begin());
+        }
+        running.clear();
+        probe_deadline = deadline;
+      } else if (ev->has_done()) {
+        if (!ev->done().has_report()) {  // refused before any probe ran
+          const v1::ProbeResult& r = ev->done().result();
+          error_row(r.probe(), r.findings_size() ? r.findings(0).code() : "TASK_FAILED",
+                    r.reason(), "see the message");
+        }
+        // Streamed results are already in; the worker's report adds nothing new.
+        return finish();
+      }
+    }
+    worker->Kill();
+    if (!running.empty() && !remaining.empty() && remaining.front() == running) {
+      remaining.erase(remaining.begin());
+    }
+    const std::string who = running.empty() ? "the probe worker" : absl::StrCat("probe ", running);
+    const std::string row = running.empty() ? "single-node" : running;
+    if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
+      error_row(row, "TASK_TIMEOUT",
+                absl::StrCat(who, " did not finish in its share of the stage's time (",
+                             absl::FormatDuration(absl::Trunc(absl::Now() - started,
+                                                              absl::Milliseconds(100))),
+                             " into the stage) and its worker was killed"),
+                "a read or driver call hung: check the node (dmesg, the device named), or "
+                "raise --timeout");
+    } else {
+      error_row(row, "TASK_FAILED", absl::StrCat(who, ": the worker ", ended.message()),
+                "a bug or a broken input: report it with the node's capture");
+    }
+    if (!planned || running.empty() || remaining.empty()) return finish();
+    if (absl::Now() >= deadline) {
+      for (const std::string& p : remaining) {
+        error_row(p, "PROBE_DEADLINE_EXCEEDED",
+                  "not started: the stage deadline passed while another probe ran",
+                  "raise --timeout, or run this probe alone with --probe");
+      }
+      return finish();
+    }
+    // The probes after the one that hung or crashed get a fresh worker.
+    task.mutable_run_probes()->clear_probes();
+    for (const std::string& p : remaining) task.mutable_run_probes()->add_probes(p);
+    planned = false;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<TaskWorker> TaskWorker::Start(const std::string& worker_exe,
+                                             const v1::Task& task) {
+  std::string input;
+  if (!task.SerializeToString(&input)) return absl::InternalError("cannot encode the task");
+  absl::StatusOr<platform::ChildProcess> child =
+      platform::ChildProcess::Start(worker_exe, {"task"}, input);
+  if (!child.ok()) return child.status();
+  return TaskWorker(*std::move(child));
+}
+
+absl::StatusOr<v1::TaskEvent> TaskWorker::Next(absl::Time deadline) {
+  while (true) {
+    std::string* buf = child_.buffer();
+    // A complete length-delimited event at the front of the buffer?
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(buf->data()),
+                                              static_cast<int>(buf->size()));
+    uint32_t size = 0;
+    if (in.ReadVarint32(&size)) {
+      if (size > kMaxEventBytes) {
+        Kill();
+        return absl::UnavailableError("sent an event too large to be one of ours (killed)");
+      }
+      const size_t header = static_cast<size_t>(in.CurrentPosition());
+      if (buf->size() >= header + size) {
+        v1::TaskEvent ev;
+        if (!ev.ParseFromArray(buf->data() + header, static_cast<int>(size))) {
+          Kill();
+          return absl::UnavailableError("sent an event that does not parse (killed)");
+        }
+        buf->erase(0, header + size);
+        return ev;
+      }
+    }
+    if (child_.eof()) {
+      return absl::UnavailableError(
+          absl::StrCat(child_.Ending(), buf->empty() ? "" : " (mid-event)"));
+    }
+    absl::Status s = child_.ReadMore(deadline);
+    if (!s.ok()) return s;
+  }
+}
+
+v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl::Time deadline,
+                       const EventFn& on_event) {
+  if (task.has_run_probes()) return RunProbesTask(worker_exe, task, deadline, on_event);
+  const absl::Time started = absl::Now();
+  const std::string probe = task.has_run_path_mtu() ? "mtu" : "transfer";
+  v1::Task sent = task;
+  sent.set_deadline_s(WorkerBudget(deadline));
+  v1::TaskResult out;
+  out.set_task_id(task.task_id());
+  absl::StatusOr<TaskWorker> worker = TaskWorker::Start(worker_exe, sent);
+  absl::Status ended = worker.status();
+  while (worker.ok()) {
+    absl::StatusOr<v1::TaskEvent> ev = worker->Next(deadline);
+    if (!ev.ok()) {
+      ended = ev.status();
+      worker->Kill();
+      break;
+    }
+    if (on_event) on_event(*ev);
+    if (ev->has_done()) {
+      out = ev->done();
+      out.set_task_id(task.task_id());
+      return out;
+    }
+  }
+  if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
+    *out.mutable_result() = ErrorResult(probe, "TASK_TIMEOUT", TimeoutMessage(task, started),
+                                        "check the node and the rail; raise the stage --timeout");
+  } else {
+    *out.mutable_result() =
+        ErrorResult(probe, "TASK_FAILED", absl::StrCat("the task's worker ", ended.message()),
+                    "check the node; run the same work by hand with `nodeprobe " + probe + "`");
+  }
+  return out;
+}
+
+}  // namespace nodeprobe::tasks

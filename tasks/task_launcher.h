@@ -1,0 +1,50 @@
+// File: task_launcher.h
+// The caller's side of a task: starts a worker (`nodeprobe task`) in its
+// own process group with the Task on stdin, reads its TaskEvents, and turns
+// every way a worker can end -- an answer, its deadline, a crash -- into a
+// TaskResult. Partial results are never lost: a stage whose worker hangs
+// in one probe keeps the probes that finished, the stuck one is
+// TASK_TIMEOUT, and one that crashes a worker is TASK_FAILED while the
+// probes after it run in a fresh worker.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/task.pb.h"
+#include "platform/child_process.h"
+
+namespace nodeprobe::tasks {
+
+// The default worker: this very binary.
+inline constexpr char kSelfExe[] = "/proc/self/exe";
+
+// A running worker.
+class TaskWorker {
+ public:
+  // `worker_exe task` with `task` on stdin; the task's deadline_s is the
+  // worker's own budget.
+  static absl::StatusOr<TaskWorker> Start(const std::string& worker_exe, const v1::Task& task);
+  // The next event; DEADLINE_EXCEEDED at `deadline` (the worker is left
+  // running: Kill() or destroy it); UNAVAILABLE when the worker ended
+  // without more events, saying how it ended.
+  absl::StatusOr<v1::TaskEvent> Next(absl::Time deadline);
+  pid_t pid() const { return child_.pid(); }
+  void Kill() { child_.Kill(); }
+
+ private:
+  explicit TaskWorker(platform::ChildProcess child) : child_(std::move(child)) {}
+  platform::ChildProcess child_;
+};
+
+// Called for events as they arrive (progress lines, an EndpointReady).
+using EventFn = std::function<void(const v1::TaskEvent&)>;
+
+// Runs `task` in workers until it is answered or `deadline` passes; never
+// fails (every failure is an ERROR result with TASK_TIMEOUT / TASK_FAILED).
+v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl::Time deadline,
+                       const EventFn& on_event = nullptr);
+
+}  // namespace nodeprobe::tasks

@@ -1,0 +1,205 @@
+// File: task_worker.cc
+#include "tasks/task_worker.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/util/delimited_message_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "probes/builtin_probes.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
+#include "probes/mtu/mtu_probe.h"
+#include "probes/mtu/path_mtu.h"
+#include "probes/transfer/transfer_engine.h"
+#include "probes/transfer/transfer_task.h"
+
+namespace nodeprobe::tasks {
+namespace {
+
+constexpr size_t kMaxTaskBytes = 1 << 20;
+
+absl::Time DeadlineOf(const v1::Task& task) {
+  return absl::Now() + absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
+}
+
+void Done(const v1::Task& task, v1::ProbeResult result, const EventFn& emit) {
+  v1::TaskEvent ev;
+  ev.mutable_done()->set_task_id(task.task_id());
+  *ev.mutable_done()->mutable_result() = std::move(result);
+  emit(ev);
+}
+
+void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& emit) {
+  const v1::RunProbes& rp = task.run_probes();
+  ProbeRegistry registry = BuiltinProbes();
+  std::vector<Probe*> probes;
+  if (rp.probes_size() == 0) {
+    probes = registry.ForStage(rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage());
+  }
+  for (const std::string& name : rp.probes()) {
+    Probe* p = registry.Find(name);
+    if (p == nullptr) {
+      Done(task,
+           ErrorResult("task", "TASK_FAILED",
+                       absl::StrCat("unknown probe '", name, "' (this node knows: ",
+                                    absl::StrJoin(registry.Names(), ", "), ")"),
+                       "upgrade nodeprobe on this node or drop the probe"),
+           emit);
+      return;
+    }
+    probes.push_back(p);
+  }
+  v1::TaskEvent plan;
+  for (Probe* p : probes) plan.mutable_plan()->add_probes(std::string(p->name()));
+  emit(plan);
+
+  ProbeContext ctx;
+  const v1::HostRoots& h = rp.host();
+  if (!h.sys_root().empty()) ctx.host.sys_root = h.sys_root();
+  if (!h.proc_root().empty()) ctx.host.proc_root = h.proc_root();
+  if (!h.etc_root().empty()) ctx.host.etc_root = h.etc_root();
+  ctx.host.topology_xml = h.topology_xml();
+  ctx.profile = &profile;
+  ctx.node_name = rp.node_name();
+  ctx.deadline = DeadlineOf(task);
+  v1::StageReport report = RunProbes(
+      rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage(), probes, ctx,
+      [&](int, int, std::string_view name) {
+        v1::TaskEvent ev;
+        ev.set_started(std::string(name));
+        emit(ev);
+      },
+      [&](const v1::ProbeResult& r) {
+        v1::TaskEvent ev;
+        *ev.mutable_probe_result() = r;
+        emit(ev);
+      });
+  v1::TaskEvent done;
+  done.mutable_done()->set_task_id(task.task_id());
+  done.mutable_done()->mutable_result()->set_probe("single-node");
+  done.mutable_done()->mutable_result()->set_verdict(report.verdict());
+  *done.mutable_done()->mutable_report() = std::move(report);
+  emit(done);
+}
+
+void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
+  auto server = transfer::TransferServer::Start(task.serve_transfer().bind_ip(), 0);
+  if (!server.ok()) {
+    Done(task,
+         ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
+                     absl::StrCat("cannot listen: ", server.status().message()),
+                     "check the node's free ports"),
+         emit);
+    return;
+  }
+  v1::TaskEvent ready;
+  ready.mutable_ready()->set_task_id(task.task_id());
+  ready.mutable_ready()->set_port((*server)->port());
+  emit(ready);
+  // Serves until the launcher kills the worker; at the deadline at the
+  // latest, should the launcher be gone.
+  const absl::Time deadline = DeadlineOf(task);
+  std::thread stopper([&] {
+    absl::SleepFor(deadline - absl::Now());
+    (*server)->Stop();
+  });
+  stopper.detach();
+  (*server)->Serve();
+}
+
+}  // namespace
+
+void ExecuteTask(const v1::Task& task, const EventFn& emit) {
+  absl::StatusOr<Profile> profile = ParseProfile(task.profile().yaml(), task.profile().source());
+  if (!profile.ok()) {
+    Done(task,
+         ErrorResult("task", "PROFILE_INVALID", std::string(profile.status().message()),
+                     "fix the profile given to `nodeprobe run --profile` or `coordinator "
+                     "--profile`"),
+         emit);
+    return;
+  }
+  switch (task.kind_case()) {
+    case v1::Task::kRunProbes:
+      RunProbesTask(task, *profile, emit);
+      return;
+    case v1::Task::kServeTransfer:
+      ServeTransferTask(task, emit);
+      return;
+    case v1::Task::kRunTransfer: {
+      const absl::Duration budget = absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
+      v1::ProbeResult r;
+      if (absl::Status valid = transfer::ValidateTransfer(task.run_transfer(), budget);
+          !valid.ok()) {
+        r = ErrorResult("transfer", "TASK_FAILED", std::string(valid.message()),
+                        "send a transfer this node can run within the deadline");
+      } else {
+        r = transfer::RunTransferTask(task.run_transfer(), absl::Seconds(5));
+      }
+      FinalizeResult(*profile, &r);
+      Done(task, std::move(r), emit);
+      return;
+    }
+    case v1::Task::kRunPathMtu: {
+      mtu::PathProbeOptions po;
+      po.peer_ip = task.run_path_mtu().peer_host();
+      po.port = static_cast<uint16_t>(task.run_path_mtu().peer_port());
+      po.deadline = DeadlineOf(task);
+      absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
+      v1::ProbeResult r;
+      if (!report.ok()) {
+        r = ErrorResult("mtu", "MTU_PROBE_FAILED", std::string(report.status().message()),
+                        "check that UDP reaches the peer's agent");
+      } else {
+        r.set_probe("mtu");
+        *r.mutable_mtu() = *report;
+        JudgePath(*report, &r);
+      }
+      FinalizeResult(*profile, &r);
+      Done(task, std::move(r), emit);
+      return;
+    }
+    default:
+      Done(task,
+           ErrorResult("task", "UNKNOWN_TASK",
+                       "unknown task type (the sender is newer than this node's nodeprobe?)",
+                       "upgrade nodeprobe on this node"),
+           emit);
+  }
+}
+
+int TaskWorkerMain() {
+  std::string input;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(0, buf, sizeof(buf))) > 0) {
+    input.append(buf, static_cast<size_t>(n));
+    if (input.size() > kMaxTaskBytes) {
+      std::cerr << "nodeprobe task: input larger than 1 MiB\n";
+      return 2;
+    }
+  }
+  v1::Task task;
+  if (!task.ParseFromString(input)) {
+    std::cerr << "nodeprobe task: stdin does not hold a nodeprobe.v1.Task (this command is "
+                 "internal: the agent and `nodeprobe run` start it)\n";
+    return 2;
+  }
+  google::protobuf::io::FileOutputStream out(1);
+  bool ok = true;
+  ExecuteTask(task, [&](const v1::TaskEvent& ev) {
+    if (!ok) return;
+    ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(ev, &out) && out.Flush();
+  });
+  return ok ? 0 : 3;
+}
+
+}  // namespace nodeprobe::tasks

@@ -1,0 +1,172 @@
+// Bad input to `nodeprobe`, each with the exact exit code and a message
+// that names the problem: profiles, transfer flags, node lists, and a
+// probe stuck in a read of a captured tree.
+#include <sys/stat.h>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/run_binary.h"
+
+namespace nodeprobe {
+namespace {
+
+using ::nodeprobe::testing::CommandResult;
+
+CommandResult Nodeprobe(const std::vector<std::string>& args) {
+  return testing::RunBinary(NODEPROBE_BINARY, args);
+}
+
+int LineCount(const std::string& s) {
+  return static_cast<int>(
+      std::vector<std::string>(absl::StrSplit(s, '\n', absl::SkipEmpty())).size());
+}
+
+struct ProfileCase {
+  const char* name;
+  const char* yaml;  // nullptr: the path is a directory
+  const char* message;
+};
+
+TEST(BadInputTest, BadProfilesExitTwoNamingTheProblem) {
+  const std::vector<ProfileCase> cases = {
+      {"directory", nullptr, "not a regular file"},
+      {"second-document", "rdma:\n  expected_rate_gbps: 400\n---\nrdma: {}\n",
+       "one YAML document"},
+      {"duplicate-key", "rdma:\n  expected_rate_gbps: 400\n  expected_rate_gbps: 200\n",
+       "duplicate key 'expected_rate_gbps' (first at line 2)"},
+      {"duplicate-section", "rdma: {}\nmtu: {}\nrdma: {}\n", "duplicate key 'rdma'"},
+      {"nan", "rdma:\n  expected_rate_gbps: .nan\n", "must be a finite number"},
+      {"inf", "rdma:\n  expected_rate_gbps: .inf\n", "must be a finite number"},
+      {"negative-inf", "mtu:\n  expected: -.inf\n", "must be a finite number"},
+      {"out-of-range-rate", "rdma:\n  expected_rate_gbps: 1e9\n", "<= 3200"},
+      {"out-of-range-mtu", "mtu:\n  expected: 70000\n", "68 .. 65535"},
+      {"typo-in-exception-code",
+       "exceptions:\n  - code: RDMA_PORT_DWON\n    reason: ticket 1\n",
+       "unknown finding code 'RDMA_PORT_DWON' (did you mean RDMA_PORT_DOWN?"},
+  };
+  testing::TempDir dir;
+  for (const ProfileCase& c : cases) {
+    const std::string path = dir.path() + "/" + c.name + ".yaml";
+    if (c.yaml == nullptr) {
+      mkdir(path.c_str(), 0755);
+    } else {
+      testing::WriteFile(path, c.yaml);
+    }
+    for (const char* stage : {"single-node", "two-node"}) {
+      std::vector<std::string> args = {"run", "--stage", stage, "--profile", path};
+      // Two-node: checked before the (unreachable) coordinator is dialled,
+      // which would be exit 3.
+      if (std::string(stage) == "two-node") {
+        args.insert(args.end(), {"--nodes", "a,b", "--coordinator", "127.0.0.1:1", "--insecure"});
+      }
+      CommandResult r = Nodeprobe(args);
+      EXPECT_EQ(r.exit_code, 2) << c.name << " " << stage << ": " << r.err;
+      EXPECT_TRUE(absl::StrContains(r.err, c.message)) << c.name << ": " << r.err;
+      EXPECT_EQ(LineCount(r.err), 1) << r.err;
+    }
+  }
+}
+
+TEST(BadInputTest, MissingProfileForTwoNodeExitsTwoBeforeTheCoordinator) {
+  CommandResult r = Nodeprobe({"run", "--stage", "two-node", "--nodes", "a,b", "--profile",
+                               "/nonexistent/fleet.yaml", "--coordinator", "127.0.0.1:1",
+                               "--insecure"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "/nonexistent/fleet.yaml: no such profile file")) << r.err;
+}
+
+TEST(BadInputTest, NodeListsAreCheckedBeforeTheCoordinator) {
+  for (const auto& [nodes, message] : std::vector<std::pair<std::string, std::string>>{
+           {"gpu01,gpu01", "--nodes names 'gpu01' twice"},
+           {"gpu01", "exactly 2 nodes"}}) {
+    CommandResult r = Nodeprobe({"run", "--stage", "two-node", "--nodes", nodes,
+                                 "--coordinator", "127.0.0.1:1", "--insecure"});
+    EXPECT_EQ(r.exit_code, 2) << nodes << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, message)) << r.err;
+  }
+}
+
+TEST(BadInputTest, TransferFlagsThatCouldNeverRunExitTwo) {
+  for (const auto& [flags, message] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--duration", "nan"}, "--duration nan"},
+           {{"--duration", "inf"}, ""},
+           {{"--iterations", "0"}, "--iterations 0 must be a positive count"},
+           {{"--iterations", "-5"}, "--iterations -5 must be a positive count"},
+           {{"--size", "4K,,8K"}, "empty size"},
+           {{"--size", "4K,"}, "empty size"},
+           {{"--size", "2G"}, "1 GiB maximum"},
+           {{"--op", "rr_lat", "--iterations", "999999999999"}, "could not finish"},
+           {{"--gpu", "0"}, "--gpu needs --transport rdma"}}) {
+    std::vector<std::string> args = {"transfer", "run", "--peer", "127.0.0.1:1"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    CommandResult r = Nodeprobe(args);
+    EXPECT_EQ(r.exit_code, 2) << flags[0] << " " << flags[1] << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, message)) << r.err;
+    EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  }
+}
+
+TEST(BadInputTest, TimeoutMustBeAFiniteNumber) {
+  for (const char* t : {"nan", "inf", "-1", "0"}) {
+    CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--timeout", t});
+    EXPECT_EQ(r.exit_code, 2) << t << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "--timeout")) << r.err;
+  }
+}
+
+TEST(BadInputTest, ARunWithEverythingSkippedIsSkipNotPassAndSaysWhy) {
+  testing::TempDir empty;
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe", "rdma-devices",
+                               "--sysfs-root", empty.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, ": SKIP")) << r.out;
+  EXPECT_FALSE(absl::StrContains(r.out, "PASS")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "no RDMA devices")) << r.out;
+}
+
+// A sysfs attribute that blocks on read (here a FIFO nobody writes): the
+// whole run still ends at --timeout, the stuck probe is TASK_TIMEOUT and
+// the probes that finished before it are kept.
+TEST(BadInputTest, AProbeStuckInAReadEndsAtTheTimeoutWithEarlierResultsKept) {
+  auto host = testing::NodeExporterHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  const std::string rate = (*host)->sys_root + "/class/infiniband/mlx4_0/ports/1/rate";
+  std::string real_rate;
+  ASSERT_EQ(unlink(rate.c_str()), 0) << rate;
+  ASSERT_EQ(mkfifo(rate.c_str(), 0644), 0);
+  const absl::Time start = absl::Now();
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--sysfs-root",
+                               (*host)->sys_root, "--timeout", "3", "--format", "json"});
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_LE(took, absl::Seconds(5));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  v1::StageReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
+  // gpudirect reads the port's rate first and hangs there; probes that do
+  // not read it (locality, pcie) still report.
+  ASSERT_EQ(report.results_size(), 6) << r.out;
+  EXPECT_EQ(report.results(0).probe(), "gpudirect");
+  ASSERT_GE(report.results(0).findings_size(), 1);
+  EXPECT_EQ(report.results(0).findings(0).code(), "TASK_TIMEOUT");
+  int reported = 0;
+  for (const auto& p : report.results()) reported += p.verdict() != v1::ERROR;
+  EXPECT_GE(reported, 2) << "the probes that finish are kept: " << r.out;
+  EXPECT_EQ(report.verdict(), v1::ERROR);
+}
+
+TEST(BadInputTest, FindingsListsEveryCode) {
+  CommandResult r = Nodeprobe({"findings"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(r.out, "RDMA_PORT_DOWN\t")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "TASK_TIMEOUT\t")) << r.out;
+}
+
+}  // namespace
+}  // namespace nodeprobe

@@ -225,6 +225,17 @@ std::function<int()> AddControlCommands(CLI::App& app) {
                         "Executable that runs tasks as `EXE task` (default: this binary)")
       ->group("");
 
+  auto status_addr = std::make_shared<std::string>("127.0.0.1:18518");
+  auto status_format = std::make_shared<std::string>("table");
+  CLI::App* status_cmd = app.add_subcommand(
+      "status", "Ask this node's agent how it is (its loopback endpoint); exit 0 when it is "
+                "connected to the coordinator, 3 when not or when no agent answers.");
+  status_cmd->add_option("--agent", *status_addr, "The agent's --health-listen address")
+      ->capture_default_str();
+  status_cmd->add_option("--format", *status_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
   auto list_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
   auto list_format = std::make_shared<std::string>("table");
   CLI::App* runs_cmd = app.add_subcommand("runs", "List the runs the coordinator has stored.");
@@ -301,6 +312,30 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       agent.Run();
       if (health_server) health_server->Shutdown();
       return kExitOk;
+    }
+    if (status_cmd->parsed()) {
+      // Loopback only, plaintext: the endpoint says nothing secret and
+      // accepts nothing.
+      auto channel = grpc::CreateChannel(*status_addr, grpc::InsecureChannelCredentials());
+      auto stub = v1::AgentLocal::NewStub(channel);
+      grpc::ClientContext ctx;
+      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+      v1::AgentStatus st;
+      grpc::Status s = stub->Status(&ctx, v1::AgentStatusRequest(), &st);
+      if (!s.ok()) {
+        return Fail(absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
+                                 "); is nodeprobe-agent running, with this --health-listen?"),
+                    kExitCouldNotRun);
+      }
+      if (*status_format == "json") {
+        auto json = ToJson(st);
+        if (json.ok()) std::cout << *json;
+      } else {
+        std::cout << "agent " << st.node_name() << " -> " << st.coordinator() << ": "
+                  << (st.connected() ? "connected" : "not connected") << ", "
+                  << st.registrations() << " registrations since start\n";
+      }
+      return st.connected() ? kExitOk : kExitCouldNotRun;
     }
     if (runs_cmd->parsed() || report_cmd->parsed()) {
       const bool runs = runs_cmd->parsed();

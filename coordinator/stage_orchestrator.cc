@@ -229,6 +229,16 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     }
   }
 
+  // A two-node stage that measured nothing between the nodes is not a pass
+  // of the fabric, whatever the nodes said.
+  if (request.stage() == v1::TWO_NODE && run.pairs_size() == 0 && run.findings_size() == 0) {
+    v1::Finding* f = run.add_findings();
+    f->set_code("NOTHING_MEASURED");
+    f->set_severity(v1::WARN);
+    f->set_message("no path MTU or transfer was measured between the nodes");
+    f->set_remediation("check --rails and that both agents offer a rail");
+  }
+
   // 3. Verdict: worst of everything, SKIP not counting.
   v1::Verdict v = v1::SKIP;
   for (const auto& rep : run.node_reports()) v = WorseVerdict(v, rep.verdict());

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
+
 namespace nodeprobe {
 namespace {
 
@@ -91,7 +93,8 @@ bool IsKnownFindingCode(std::string_view code) {
   return false;
 }
 
-std::string ClosestFindingCode(std::string_view code) {
+std::string ClosestFindingCode(std::string_view typed) {
+  const std::string code = absl::AsciiStrToUpper(std::string(typed));  // codes are upper case
   const FindingCode* best = nullptr;
   size_t best_d = ~size_t{0};
   for (const FindingCode& c : FindingCodes()) {

@@ -89,6 +89,57 @@ TEST(RunProbesTest, PassedDeadlineIsErrorNotSilentPass) {
   EXPECT_EQ(report.results(0).findings(0).code(), "PROBE_DEADLINE_EXCEEDED");
 }
 
+// One rule: no verdict better than the findings. A probe may say SKIP only
+// with nothing to report, and ERROR still yields to a FAIL it found.
+TEST(FinalizeResultTest, AProbeCannotSetAVerdictBetterThanItsFindings) {
+  struct Case {
+    v1::Verdict set;
+    std::vector<v1::Verdict> findings;
+    v1::Verdict want;
+  };
+  const std::vector<Case> cases = {
+      {v1::SKIP, {}, v1::SKIP},
+      {v1::SKIP, {v1::PASS}, v1::SKIP},  // informational findings only
+      {v1::SKIP, {v1::WARN}, v1::WARN},
+      {v1::SKIP, {v1::ERROR}, v1::ERROR},
+      {v1::SKIP, {v1::FAIL, v1::ERROR}, v1::FAIL},
+      {v1::PASS, {v1::FAIL}, v1::FAIL},
+      {v1::PASS, {v1::ERROR}, v1::ERROR},
+      {v1::ERROR, {v1::FAIL}, v1::FAIL},
+      {v1::ERROR, {v1::WARN}, v1::ERROR},
+      {v1::VERDICT_UNSPECIFIED, {}, v1::PASS},
+  };
+  for (const Case& c : cases) {
+    v1::ProbeResult r;
+    r.set_verdict(c.set);
+    for (v1::Verdict f : c.findings) AddFinding(&r, "X", f, "", "m", "r");
+    FinalizeResult(Profile(), &r);
+    EXPECT_EQ(r.verdict(), c.want) << v1::Verdict_Name(c.set) << " with " << c.findings.size()
+                                   << " findings";
+  }
+}
+
+TEST(FinalizeResultTest, AnErrorWithoutAFindingGetsOneWithACode) {
+  v1::ProbeResult r;
+  r.set_verdict(v1::ERROR);
+  r.set_reason("cannot open /sys/x");
+  FinalizeResult(Profile(), &r);
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "PROBE_COULD_NOT_RUN");
+  EXPECT_EQ(r.findings(0).message(), "cannot open /sys/x");
+  EXPECT_EQ(r.verdict(), v1::ERROR);
+}
+
+TEST(FinalizeResultTest, AnAcceptedFailInASkippedResultIsWarn) {
+  Profile profile;
+  profile.exceptions.push_back({"X", "", "known"});
+  v1::ProbeResult r;
+  r.set_verdict(v1::SKIP);
+  AddFinding(&r, "X", v1::FAIL, "dev", "m", "r");
+  FinalizeResult(profile, &r);
+  EXPECT_EQ(r.verdict(), v1::WARN);
+}
+
 TEST(ProbeRegistryTest, RejectsDuplicateNamesAndListsSorted) {
   ProbeRegistry registry;
   ASSERT_TRUE(registry.Register(std::make_unique<FakeProbe>("zeta", v1::ProbeResult())).ok());

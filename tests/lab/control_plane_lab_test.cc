@@ -5,6 +5,10 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
@@ -111,7 +115,7 @@ class ControlPlaneLabTest : public ::testing::Test {
   bool StartPlaintextFleet() {
     port_ = StartCoordinator(false);
     StartAgent("a", "gpu-a", false);
-    StartAgent("b", "gpu-b", false);
+    agent_b_ = StartAgent("b", "gpu-b", false);
     return WaitForAgent("gpu-a", false) && WaitForAgent("gpu-b", false);
   }
 
@@ -142,6 +146,7 @@ class ControlPlaneLabTest : public ::testing::Test {
   int coordinators_ = 0;
   int clients_ = 0;
   pid_t coordinator_pid_ = -1;
+  pid_t agent_b_ = -1;
 };
 
 bool HasFinding(const v1::StageRun& run, const std::string& code, const std::string& node) {
@@ -305,6 +310,144 @@ TEST_F(ControlPlaneLabTest, BadInputGetsClearErrorsAndTheCoordinatorKeepsServing
   auto rc = lab_->Wait(*first, absl::Seconds(60));
   ASSERT_TRUE(rc.ok());
   EXPECT_EQ(*rc, 0) << lab_->ReadLog("first.log");
+}
+
+// The pids whose parent is `parent` (from /proc/*/stat).
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != "Z") out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  return std::getline(stat, line) && line.find(") Z") == std::string::npos;
+}
+
+TEST_F(ControlPlaneLabTest, TwoNodeStageIsJudgedByItsProfileAndTheRunKeepsIt) {
+  // b's side of the fabric at 1400: a -> b meets a smaller path MTU, and
+  // the two ends' MTUs differ; the profile accepts both with a reason.
+  ASSERT_TRUE(lab_->Exec("c", "ip link set cb mtu 1400").ok());
+  ASSERT_TRUE(lab_->Exec("b", "ip link set bc mtu 1400").ok());
+  ASSERT_TRUE(StartPlaintextFleet());
+  const std::string profile = dir_.path() + "/fleet.yaml";
+  testing::WriteFile(profile,
+                     "exceptions:\n"
+                     "  - code: MTU_PATH_SMALLER_THAN_IFACE\n"
+                     "    reason: \"lab router at 1400, OPS-42\"\n"
+                     "  - code: MTU_PEERS_DIFFER\n"
+                     "    reason: \"lab router at 1400, OPS-42\"\n");
+  std::string out;
+  int rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+                   "--transfer-seconds", "1", "--profile", profile},
+                  false, &out);
+  ASSERT_EQ(rc, 0) << out;
+  v1::StageRun run = ParseRun(out);
+  EXPECT_EQ(run.profile().source(), profile);
+  int accepted = 0;
+  for (const auto& p : run.pairs()) {
+    for (const auto& f : p.result().findings()) {
+      if (f.code() == "MTU_PATH_SMALLER_THAN_IFACE") {
+        EXPECT_EQ(f.severity(), v1::WARN);
+        EXPECT_NE(f.exception_reason().find("OPS-42"), std::string::npos) << f.DebugString();
+        ++accepted;
+      }
+    }
+  }
+  EXPECT_GE(accepted, 1) << out;
+  // The stored run says which profile judged it and why the finding passed.
+  std::string report;
+  ASSERT_EQ(Client({"report", "--run", run.run_id()}, false, &report), 0);
+  EXPECT_NE(report.find("judged by profile: " + profile), std::string::npos) << report;
+  EXPECT_NE(report.find("accepted: lab router at 1400, OPS-42"), std::string::npos) << report;
+  // Without the profile the same fabric fails.
+  rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+               "--transfer-seconds", "1"},
+              false, &out);
+  EXPECT_EQ(rc, 1) << out;
+}
+
+TEST_F(ControlPlaneLabTest, RailsThatNeitherNodeHasAreRefused) {
+  ASSERT_TRUE(StartPlaintextFleet());
+  std::string out;
+  EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--rails",
+                    "mlx5_7"},
+                   false, &out),
+            2);
+  EXPECT_NE(out.find("--rails names 'mlx5_7', which neither node has (rails: tcp, or all)"),
+            std::string::npos)
+      << out;
+}
+
+TEST_F(ControlPlaneLabTest, AnAgentKilledWhileServingATransferLeavesNothingBehind) {
+  ASSERT_TRUE(StartPlaintextFleet());
+  // gpu-b is the agent started second; find its pid from the fleet.
+  auto stage = SpawnTwoNodeStage(20, "stage.log");
+  ASSERT_TRUE(stage.ok());
+  ASSERT_TRUE(lab_->WaitForLog("stage.log", "transfer gpu-a -> gpu-b", absl::Seconds(30)).ok())
+      << lab_->ReadLog("stage.log");
+  // The serving worker is a child of gpu-b's agent.
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 50 && workers.empty(); ++i) {
+    workers = ChildrenOf(agent_b_);
+    usleep(100000);
+  }
+  ASSERT_FALSE(workers.empty()) << "no worker under agent " << agent_b_;
+  ASSERT_TRUE(lab_->Exec("b", "ss -Hltn | grep -v 127.0.0.1:18518 | grep -q LISTEN").ok())
+      << "the transfer server listens while the stage runs";
+  kill(agent_b_, SIGKILL);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = true;
+    for (pid_t w : workers) gone &= !Alive(w);
+    if (!gone) usleep(20000);
+  }
+  EXPECT_TRUE(gone) << "a worker outlived its agent";
+  // Nothing listens in b any more (the agent's health endpoint died with it).
+  EXPECT_FALSE(lab_->Exec("b", "ss -Hltn | grep -q LISTEN").ok());
+  auto rc = lab_->Wait(*stage, absl::Seconds(60));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(*rc, 3) << lab_->ReadLog("stage.log");
+}
+
+TEST_F(ControlPlaneLabTest, TheAgentsHealthEndpointAnswersThroughTheCommand) {
+  port_ = StartCoordinator(false);
+  StartAgent("a", "gpu-a", false, "", {"--health-listen", "127.0.0.1:18600"});
+  ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  auto pid = lab_->Spawn("a", {NODEPROBE_BINARY, "status", "--agent", "127.0.0.1:18600",
+                               "--format", "json"},
+                         "status.log");
+  ASSERT_TRUE(pid.ok());
+  auto rc = lab_->Wait(*pid, absl::Seconds(10));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(*rc, 0) << lab_->ReadLog("status.log");
+  v1::AgentStatus st;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(lab_->ReadLog("status.log"), &st).ok())
+      << lab_->ReadLog("status.log");
+  EXPECT_EQ(st.node_name(), "gpu-a");
+  EXPECT_TRUE(st.connected());
+  // The default address has no agent in this namespace: exit 3, one line.
+  pid = lab_->Spawn("a", {NODEPROBE_BINARY, "status"}, "status2.log");
+  ASSERT_TRUE(pid.ok());
+  rc = lab_->Wait(*pid, absl::Seconds(10));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(*rc, 3);
+  EXPECT_NE(lab_->ReadLog("status2.log").find("no agent answers on 127.0.0.1:18518"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // ReadLinks returns); the same chains are built for real in the lab tests.
 #include "probes/mtu/mtu_chain.h"
 
+#include <filesystem>
+
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
 
@@ -84,9 +86,12 @@ TEST(MtuChainTest, VfLargerThanItsPfFromSysfs) {
   const std::string pf_dir = (*host)->sys_root + "/devices/pf0";
   testing::WriteFile(pf_dir + "/net/enp1s0/mtu", "1500\n");
   testing::WriteFile((*host)->sys_root + "/class/net/eth0/device/.keep", "");
-  ASSERT_EQ(symlink(pf_dir.c_str(),
-                    ((*host)->sys_root + "/class/net/eth0/device/physfn").c_str()),
-            0);
+  // Relative, as sysfs makes its links (an absolute one would point inside
+  // the capture's root, as it would on the captured machine).
+  const std::string device_dir =
+      std::filesystem::canonical((*host)->sys_root + "/class/net/eth0/device").string();
+  const std::string target = std::filesystem::relative(pf_dir, device_dir).string();
+  ASSERT_EQ(symlink(target.c_str(), (device_dir + "/physfn").c_str()), 0);
   std::vector<NetLink> links = {L(2, "eth0", 9000)};
   v1::InterfaceChain chain = BuildChain(links, "eth0", platform::FileTree((*host)->sys_root));
   ASSERT_EQ(chain.elements_size(), 2);

@@ -131,34 +131,33 @@ TEST(BadInputTest, ARunWithEverythingSkippedIsSkipNotPassAndSaysWhy) {
   EXPECT_TRUE(absl::StrContains(r.out, "no RDMA devices")) << r.out;
 }
 
-// A sysfs attribute that blocks on read (here a FIFO nobody writes): the
-// whole run still ends at --timeout, the stuck probe is TASK_TIMEOUT and
-// the probes that finished before it are kept.
-TEST(BadInputTest, AProbeStuckInAReadEndsAtTheTimeoutWithEarlierResultsKept) {
+// A sysfs attribute replaced by a FIFO nobody writes (as a wedged or
+// hostile tree can hold): it is refused, not read, so the run ends at once
+// with the file named, and every other probe still reports. (A read that
+// blocks inside the kernel is bounded by the task deadline instead:
+// tasks/task_launcher_test.cc and the lab's hung-worker test.)
+TEST(BadInputTest, AFifoInACapturedTreeIsRefusedNotReadAndTheRunEnds) {
   auto host = testing::NodeExporterHost();
   ASSERT_TRUE(host.ok()) << host.status();
   const std::string rate = (*host)->sys_root + "/class/infiniband/mlx4_0/ports/1/rate";
-  std::string real_rate;
   ASSERT_EQ(unlink(rate.c_str()), 0) << rate;
   ASSERT_EQ(mkfifo(rate.c_str(), 0644), 0);
   const absl::Time start = absl::Now();
   CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--sysfs-root",
                                (*host)->sys_root, "--timeout", "3", "--format", "json"});
-  const absl::Duration took = absl::Now() - start;
-  EXPECT_LE(took, absl::Seconds(5));
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_LE(absl::Now() - start, absl::Seconds(3));
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
-  // gpudirect reads the port's rate first and hangs there; probes that do
-  // not read it (locality, pcie) still report.
-  ASSERT_EQ(report.results_size(), 6) << r.out;
-  EXPECT_EQ(report.results(0).probe(), "gpudirect");
-  ASSERT_GE(report.results(0).findings_size(), 1);
-  EXPECT_EQ(report.results(0).findings(0).code(), "TASK_TIMEOUT");
-  int reported = 0;
-  for (const auto& p : report.results()) reported += p.verdict() != v1::ERROR;
-  EXPECT_GE(reported, 2) << "the probes that finish are kept: " << r.out;
-  EXPECT_EQ(report.verdict(), v1::ERROR);
+  EXPECT_EQ(report.results_size(), 6) << r.out;
+  bool named = false;
+  for (const auto& p : report.results()) {
+    for (const auto& f : p.findings()) {
+      EXPECT_NE(f.code(), "TASK_TIMEOUT") << r.out;
+      named |= absl::StrContains(f.message(), "ports/1/rate: not a regular file (a FIFO)");
+    }
+  }
+  EXPECT_TRUE(named) << r.out;
+  EXPECT_NE(r.exit_code, 0) << r.out;
 }
 
 TEST(BadInputTest, FindingsListsEveryCode) {

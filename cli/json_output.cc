@@ -4,6 +4,9 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <iostream>
+#include <memory>
+
+#include "platform/host_text.h"
 
 namespace nodeprobe::cli {
 
@@ -12,8 +15,13 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
   options.add_whitespace = true;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
+  // Host text that slipped past its reader unrepaired would make the
+  // printer fail (or a reader choke): repair a copy first.
+  std::unique_ptr<google::protobuf::Message> copy(message.New());
+  copy->CopyFrom(message);
+  platform::MakeStringsValidUtf8(copy.get());
   std::string out;
-  auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+  auto status = google::protobuf::util::MessageToJsonString(*copy, &out, options);
   if (!status.ok()) {
     return absl::InternalError(std::string(status.message()));
   }

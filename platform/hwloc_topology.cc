@@ -3,14 +3,14 @@
 
 #include <hwloc.h>
 
-#include <fstream>
+#include <cstdlib>
 #include <memory>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "platform/file_tree.h"
 
 namespace nodeprobe::platform {
 namespace {
@@ -82,7 +82,36 @@ std::string DowngradeHwloc3Xml(const std::string& xml) {
   return out;
 }
 
-absl::StatusOr<PciTopology> LoadPciTopology(const std::string& xml_path) {
+absl::Status CheckXmlBounds(const std::string& xml, const std::string& source) {
+  if (xml.size() > kMaxTopologyXmlBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": ", xml.size() >> 20, " MiB is larger than any machine's topology (limit ",
+        kMaxTopologyXmlBytes >> 20, " MiB)"));
+  }
+  // Element nesting: "<x" opens unless it is "<?", "<!" or closes itself
+  // ("/>"), "</" closes. Attribute values in these exports hold no '<'.
+  int depth = 0;
+  for (size_t i = 0; i + 1 < xml.size(); ++i) {
+    if (xml[i] != '<') continue;
+    const char next = xml[i + 1];
+    if (next == '?' || next == '!') continue;
+    if (next == '/') {
+      --depth;
+      continue;
+    }
+    size_t end = xml.find('>', i);
+    if (end == std::string::npos) break;
+    if (xml[end - 1] == '/') continue;
+    if (++depth > kMaxTopologyXmlDepth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": elements nested more than ", kMaxTopologyXmlDepth,
+          " deep; no machine's topology is (a corrupt or hostile file?)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PciTopology> LoadPciTopology(const TopologySource& source) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) {
     return absl::InternalError("hwloc_topology_init failed");
@@ -90,26 +119,38 @@ absl::StatusOr<PciTopology> LoadPciTopology(const std::string& xml_path) {
   TopologyPtr topo(raw);
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
   PciTopology out;
-  out.source = xml_path.empty() ? "live" : xml_path;
+  const std::string& xml_path = source.xml_path;
   std::string xml;
   if (!xml_path.empty()) {
-    std::ifstream in(xml_path);
-    if (!in) {
+    out.source = xml_path;
+    // Read like any host file: a regular file only (a FIFO would block),
+    // capped, and bounded before libhwloc sees it.
+    absl::StatusOr<std::string> text = FileTree("/").ReadBytes(xml_path, kMaxTopologyXmlBytes + 1);
+    if (!text.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(xml_path, ": cannot read topology XML"));
+          absl::StrCat("cannot read topology XML: ", text.status().message()));
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    xml = DowngradeHwloc3Xml(text.str());
+    if (absl::Status bounded = CheckXmlBounds(*text, xml_path); !bounded.ok()) return bounded;
+    xml = DowngradeHwloc3Xml(*text);
     if (hwloc_topology_set_xmlbuffer(raw, xml.data(),
                                      static_cast<int>(xml.size()) + 1) != 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(xml_path, ": not an hwloc XML export"));
     }
+  } else if (!source.fsroot.empty()) {
+    // hwloc's own way to read a captured Linux tree. The variable is read
+    // by hwloc_topology_load; probes run in a single-threaded worker.
+    out.source = absl::StrCat("captured tree ", source.fsroot);
+    setenv("HWLOC_FSROOT", source.fsroot.c_str(), 1);
+  } else {
+    out.source = "live";
+    unsetenv("HWLOC_FSROOT");
   }
-  if (hwloc_topology_load(raw) != 0) {
+  const int loaded = hwloc_topology_load(raw);
+  unsetenv("HWLOC_FSROOT");
+  if (loaded != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        xml_path.empty() ? "the live machine" : xml_path,
+        xml_path.empty() ? out.source : xml_path,
         ": hwloc could not load the topology (an hwloc XML export is "
         "expected: lstopo --of xml)"));
   }
@@ -147,6 +188,7 @@ absl::StatusOr<PciTopology> LoadPciTopology(const std::string& xml_path) {
     for (hwloc_obj_t a = obj->parent; a != nullptr; a = a->parent) {
       TopoAncestor anc;
       anc.id = a->gp_index;
+      if (a->type == HWLOC_OBJ_MACHINE) anc.kind = AncestorKind::kMachine;
       if (a->type == HWLOC_OBJ_BRIDGE) {
         bool host = a->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
         anc.kind = host ? AncestorKind::kHostBridge : AncestorKind::kPciBridge;

@@ -14,7 +14,10 @@
 
 namespace nodeprobe::platform {
 
-enum class AncestorKind { kPciBridge, kHostBridge, kOther };
+// kMachine: the root (devices whose first common ancestor is the machine
+// are on different packages); kOther: a package, group or die (same
+// package, which on sub-NUMA-clustered CPUs spans several NUMA nodes).
+enum class AncestorKind { kPciBridge, kHostBridge, kOther, kMachine };
 
 struct TopoAncestor {
   uint64_t id = 0;  // hwloc gp_index: unique within one topology
@@ -45,8 +48,27 @@ struct PciTopology {
   std::vector<TopoPciDevice> devices;
 };
 
-// xml_path empty: discover this machine. Errors name the file.
-absl::StatusOr<PciTopology> LoadPciTopology(const std::string& xml_path);
+// Where the topology comes from: an XML export, else a captured Linux tree
+// (a directory holding sys/ and proc/, read through hwloc's HWLOC_FSROOT
+// support), else this machine.
+struct TopologySource {
+  std::string xml_path;
+  std::string fsroot;
+};
+
+// XML larger or deeper than any real machine's is refused before hwloc
+// parses it (libhwloc recurses per nesting level): a real export of a
+// 16-GPU DGX-2 is 0.3 MB and 12 levels deep.
+inline constexpr size_t kMaxTopologyXmlBytes = 64 << 20;
+inline constexpr int kMaxTopologyXmlDepth = 128;
+// INVALID_ARGUMENT naming the file when `xml` is past either bound.
+absl::Status CheckXmlBounds(const std::string& xml, const std::string& source);
+
+// Errors name the file or tree.
+absl::StatusOr<PciTopology> LoadPciTopology(const TopologySource& source);
+inline absl::StatusOr<PciTopology> LoadPciTopology(const std::string& xml_path) {
+  return LoadPciTopology(TopologySource{xml_path, ""});
+}
 
 // Rewrites an hwloc 3.0 XML export as 2.x (version attribute and the OS
 // device type, a bitmask in 3.0); returns other text unchanged.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "platform/host_text.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
@@ -195,8 +196,12 @@ int TaskWorkerMain() {
   }
   google::protobuf::io::FileOutputStream out(1);
   bool ok = true;
-  ExecuteTask(task, [&](const v1::TaskEvent& ev) {
+  ExecuteTask(task, [&](const v1::TaskEvent& event) {
     if (!ok) return;
+    // The last guard: whatever host text a probe put in unrepaired leaves
+    // as valid UTF-8, so the message parses on the other side.
+    v1::TaskEvent ev = event;
+    platform::MakeStringsValidUtf8(&ev);
     ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(ev, &out) && out.Flush();
   });
   return ok ? 0 : 3;

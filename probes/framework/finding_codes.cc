@@ -57,6 +57,7 @@ const std::vector<FindingCode>& FindingCodes() {
       {"GPU_NIC_NUMA_MISMATCH", "a GPU and its nearest NIC are on different NUMA nodes"},
       {"NIC_SHARED_BY_GPUS", "several GPUs share one nearest NIC"},
       {"NO_RDMA_NIC_FOR_GPU", "a GPU has no RDMA NIC at all"},
+      {"GPU_INDEX_MISMATCH", "a GPU's NVML index in the topology is not its PCI-order index"},
       // GPUDirect RDMA
       {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},
       {"ACS_ENABLED_ON_GPU_NIC_PATH", "ACS redirects peer-to-peer traffic between GPU and NIC"},

@@ -2,6 +2,8 @@
 #include "probes/locality/locality_probe.h"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -48,6 +50,49 @@ bool IsNic(const platform::TopoPciDevice& dev) {
   return (dev.class_id >> 8) == 0x02 || dev.class_id == 0x0c06;
 }
 
+// "mlx5_10" after "mlx5_2": the name's text, then its trailing number.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  auto split = [](const std::string& s) {
+    size_t i = s.size();
+    while (i > 0 && isdigit(static_cast<unsigned char>(s[i - 1]))) --i;
+    uint64_t n = 0;
+    for (size_t k = i; k < s.size() && k < i + 18; ++k) n = n * 10 + (s[k] - '0');
+    return std::make_pair(s.substr(0, i), n);
+  };
+  return split(a) < split(b);
+}
+
+void OrderLikeNvidiaSmi(std::vector<const platform::TopoPciDevice*>* gpus,
+                        std::vector<const platform::TopoPciDevice*>* nics) {
+  // GPUs in PCI bus id order: NVML's and nvidia-smi's index.
+  std::sort(gpus->begin(), gpus->end(),
+            [](const auto* a, const auto* b) { return a->address < b->address; });
+  // NICs as `nvidia-smi topo -m` names them: RDMA devices by name
+  // (NIC0 = mlx5_0, ...), then the NICs without one by PCI address.
+  std::stable_sort(nics->begin(), nics->end(), [](const auto* a, const auto* b) {
+    if (a->rdma_devices.empty() != b->rdma_devices.empty()) return b->rdma_devices.empty();
+    if (!a->rdma_devices.empty()) return NaturalLess(a->rdma_devices[0], b->rdma_devices[0]);
+    return a->address < b->address;
+  });
+}
+
+// hwloc names NVML devices nvmlN; NVML numbers by PCI bus id too, so a
+// different N means the labels cannot be trusted for this topology.
+void CheckNvmlIndices(const std::vector<const platform::TopoPciDevice*>& gpus,
+                      v1::ProbeResult* result) {
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    for (const std::string& osdev : gpus[i]->gpu_devices) {
+      if (osdev.rfind("nvml", 0) != 0) continue;
+      if (osdev != absl::StrCat("nvml", i)) {
+        AddFinding(result, "GPU_INDEX_MISMATCH", v1::WARN, gpus[i]->address,
+                   absl::StrCat("GPU", i, " (", gpus[i]->address, ", PCI order) is ", osdev,
+                                " in the topology: the indices disagree"),
+                   "identify GPUs by bus id (nvidia-smi -q), not by index");
+      }
+    }
+  }
+}
+
 v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
                               const Profile& profile) {
   v1::ProbeResult result;
@@ -56,6 +101,8 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
     if (IsNvidiaGpu(dev)) gpus.push_back(&dev);
     if (IsNic(dev)) nics.push_back(&dev);
   }
+  OrderLikeNvidiaSmi(&gpus, &nics);
+  CheckNvmlIndices(gpus, &result);
   v1::Topology* topo = result.mutable_topology();
   topo->set_source(topology.source);
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -152,8 +199,25 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
 }
 
 absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
-  absl::StatusOr<platform::PciTopology> topo =
-      platform::LoadPciTopology(ctx.host.topology_xml);
+  platform::TopologySource source;
+  source.xml_path = ctx.host.topology_xml;
+  if (source.xml_path.empty() && !ctx.host.IsLiveSysfs()) {
+    // A captured node is judged from its own tree, never from the machine
+    // that happens to read it: hwloc reads the capture's root (the
+    // directory holding its sys/ and proc/).
+    const std::filesystem::path sys(ctx.host.sys_root);
+    const std::filesystem::path root = sys.filename() == "sys" ? sys.parent_path() : "";
+    if (root.empty() || !std::filesystem::is_directory(root / "sys")) {
+      v1::ProbeResult skipped;
+      skipped.set_verdict(v1::SKIP);
+      skipped.set_reason(absl::StrCat(
+          "topology not captured: --sysfs-root ", ctx.host.sys_root,
+          " is not a directory named sys/ inside a capture, and no --topology-xml was given"));
+      return skipped;
+    }
+    source.fsroot = root.string();
+  }
+  absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(source);
   if (!topo.ok()) return topo.status();
   return JudgeLocality(*topo, *ctx.profile);
 }

@@ -2,6 +2,8 @@
 // (tests/fixtures/hwloc; see its README for what each machine is).
 #include "probes/locality/locality_probe.h"
 
+#include <sys/stat.h>
+
 #include "gtest/gtest.h"
 #include "probes/locality/path_class.h"
 #include "tests/testing/fixtures.h"
@@ -158,6 +160,94 @@ TEST(PathClassTest, SwitchLevelsDecidePixAndPxb) {
                                            {13, AncestorKind::kPciBridge}});
   b.ancestors[2].id = 14;
   EXPECT_EQ(locality::ClassifyPath(a, b), locality::PathClass::kPxb);
+}
+
+TEST(LocalityFixtureTest, Dgx2GpusAreNumberedInPciOrderLikeNvidiaSmi) {
+  v1::ProbeResult r = Judge("nvidiaDGX2.xml");
+  const v1::Topology& t = r.topology();
+  ASSERT_EQ(t.gpus_size(), 16);
+  for (int i = 1; i < t.gpus_size(); ++i) {
+    EXPECT_LT(t.gpus(i - 1).pci_address(), t.gpus(i).pci_address()) << i;
+    EXPECT_EQ(t.gpus(i).label(), "GPU" + std::to_string(i));
+  }
+  // hwloc's traversal visits the second socket's switches in another
+  // order; bus id 0000:34:00.0 is NVML's GPU0 on this machine.
+  EXPECT_EQ(t.gpus(0).pci_address(), "0000:34:00.0");
+}
+
+TEST(LocalityFixtureTest, NicsAreNamedByRdmaDeviceLikeNvidiaSmiTopo) {
+  v1::ProbeResult r = Judge("24em64t-2n6c2t-pci.xml");
+  const v1::Topology& t = r.topology();
+  ASSERT_GE(t.nics_size(), 1);
+  // RDMA NICs first (NIC0 = mlx4_0), then plain NICs by bus id.
+  ASSERT_EQ(t.nics(0).rdma_devices_size(), 1);
+  EXPECT_EQ(t.nics(0).rdma_devices(0), "mlx4_0");
+  for (int j = 2; j < t.nics_size(); ++j) {
+    if (t.nics(j - 1).rdma_devices_size() == 0) {
+      EXPECT_LT(t.nics(j - 1).pci_address(), t.nics(j).pci_address());
+    }
+  }
+}
+
+TEST(LocalityProbeTest, DeepXmlIsRefusedBeforeHwlocParsesIt) {
+  testing::TempDir dir;
+  std::string xml = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">";
+  for (int i = 0; i < 30000; ++i) xml += "<object type=\"Group\">";
+  testing::WriteFile(dir.path() + "/deep.xml", xml);
+  auto topo = platform::LoadPciTopology(dir.path() + "/deep.xml");
+  EXPECT_EQ(topo.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(topo.status().message().find("nested more than 128 deep"), std::string::npos)
+      << topo.status();
+}
+
+TEST(LocalityProbeTest, AFifoAsXmlIsRefusedNotRead) {
+  testing::TempDir dir;
+  const std::string fifo = dir.path() + "/topo.xml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  auto topo = platform::LoadPciTopology(fifo);
+  EXPECT_EQ(topo.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(topo.status().message().find("not a regular file"), std::string::npos);
+}
+
+TEST(LocalityProbeTest, ACapturedTreeIsReadFromTheCaptureNotTheLiveHost) {
+  auto host = testing::HwlocXeonHost({});
+  ASSERT_TRUE(host.ok()) << host.status();
+  LocalityProbe probe;
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  ctx.host.sys_root = (*host)->sys_root;
+  ctx.host.proc_root = (*host)->proc_root;
+  absl::StatusOr<v1::ProbeResult> r = probe.Run(ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->topology().source().rfind("captured tree ", 0), 0u) << r->topology().source();
+  ASSERT_GE(r->topology().nics_size(), 1);
+  EXPECT_EQ(r->topology().nics(0).rdma_devices(0), "mlx4_0");  // the capture's HCA
+  // A root that is not a capture's sys/ has no topology to read.
+  testing::TempDir other;
+  ctx.host.sys_root = other.path();
+  r = probe.Run(ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict(), v1::SKIP);
+  EXPECT_NE(r->reason().find("topology not captured"), std::string::npos);
+}
+
+TEST(PathClassTest, SameSocketAcrossSubNumaNodesIsNodeNotSys) {
+  using platform::AncestorKind;
+  platform::TopoPciDevice gpu, near_nic, far_nic;
+  // Sub-NUMA clustering: one package (100) holds NUMA nodes 0 and 1;
+  // the other package (200) node 2; the machine (1) joins them.
+  gpu.nodeset = "0x1";
+  near_nic.nodeset = "0x2";
+  far_nic.nodeset = "0x4";
+  gpu.ancestors = {{10, AncestorKind::kHostBridge}, {100, AncestorKind::kOther},
+                   {1, AncestorKind::kMachine}};
+  near_nic.ancestors = {{11, AncestorKind::kHostBridge}, {100, AncestorKind::kOther},
+                        {1, AncestorKind::kMachine}};
+  far_nic.ancestors = {{12, AncestorKind::kHostBridge}, {200, AncestorKind::kOther},
+                       {1, AncestorKind::kMachine}};
+  EXPECT_EQ(locality::ClassifyPath(gpu, near_nic), locality::PathClass::kNode);
+  EXPECT_EQ(locality::ClassifyPath(gpu, far_nic), locality::PathClass::kSys);
 }
 
 }  // namespace

@@ -15,6 +15,12 @@ PathClass ClassifyPath(const platform::TopoPciDevice& a,
         case platform::AncestorKind::kHostBridge:
           return PathClass::kPhb;
         case platform::AncestorKind::kOther:
+          // A package, group or NUMA-level object: same socket, even when
+          // sub-NUMA clustering splits it into several NUMA nodes.
+          return PathClass::kNode;
+        case platform::AncestorKind::kMachine:
+          // Only the machine joins them: the path crosses the socket
+          // interconnect, unless both hang off one NUMA node's objects.
           return !a.nodeset.empty() && a.nodeset == b.nodeset ? PathClass::kNode
                                                               : PathClass::kSys;
       }

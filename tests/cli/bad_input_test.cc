@@ -160,6 +160,27 @@ TEST(BadInputTest, AFifoInACapturedTreeIsRefusedNotReadAndTheRunEnds) {
   EXPECT_NE(r.exit_code, 0) << r.out;
 }
 
+TEST(BadInputTest, DeepTopologyXmlIsLocalityErrorAndTheOtherProbesReport) {
+  testing::TempDir dir;
+  std::string xml = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">";
+  for (int i = 0; i < 50000; ++i) xml += "<object type=\"Group\">";
+  testing::WriteFile(dir.path() + "/deep.xml", xml);
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--topology-xml",
+                               dir.path() + "/deep.xml", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  v1::StageReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
+  EXPECT_EQ(report.results_size(), 6);
+  for (const auto& p : report.results()) {
+    if (p.probe() == "locality") {
+      EXPECT_EQ(p.verdict(), v1::ERROR);
+      EXPECT_TRUE(absl::StrContains(p.reason(), "nested more than")) << p.reason();
+    } else {
+      EXPECT_NE(p.verdict(), v1::ERROR) << p.probe() << ": " << p.reason();
+    }
+  }
+}
+
 TEST(BadInputTest, FindingsListsEveryCode) {
   CommandResult r = Nodeprobe({"findings"});
   EXPECT_EQ(r.exit_code, 0);

@@ -1,6 +1,8 @@
 // File: main.cc
 // The `nodeprobe` command: flag parsing (CLI11) and dispatch. Everything
 // else is in libraries that tests link directly.
+#include <unistd.h>
+
 #include <cmath>
 #include <iostream>
 
@@ -48,14 +50,28 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--profile", run.profile_path,
                       "Acceptance profile (YAML): expected rates, link layer, "
                       "pinned versions, accepted exceptions");
+  std::string capture_dir;
+  CLI::Option* capture_opt =
+      run_cmd->add_option("--capture", capture_dir,
+                          "Judge a captured node: DIR holds sys/, proc/, etc/ (os-release) and "
+                          "optionally topology.xml (lstopo --of xml); what it lacks is "
+                          "reported as not captured, never read from this machine")
+          ->check(CLI::ExistingDirectory);
   run_cmd->add_option("--sysfs-root", run.host.sys_root,
                       "Read sysfs from this tree instead of /sys (a captured "
                       "node)")
       ->check(CLI::ExistingDirectory)
+      ->excludes(capture_opt)
       ->capture_default_str();
   run_cmd->add_option("--procfs-root", run.host.proc_root,
                       "Read procfs from this tree instead of /proc")
       ->check(CLI::ExistingDirectory)
+      ->excludes(capture_opt)
+      ->capture_default_str();
+  run_cmd->add_option("--etc-root", run.host.etc_root,
+                      "Read os-release from this tree instead of /etc")
+      ->check(CLI::ExistingDirectory)
+      ->excludes(capture_opt)
       ->capture_default_str();
   run_cmd->add_option("--topology-xml", run.host.topology_xml,
                       "Read the topology from this hwloc XML export (lstopo "
@@ -133,6 +149,16 @@ int main(int argc, char** argv) {
                    run.timeout_s > 86400)) {
     std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
     return kExitUsage;
+  }
+  if (!capture_dir.empty()) {
+    // Every root inside the capture, present or not: a part the capture
+    // lacks reads as missing there, not as this machine's.
+    run.host.sys_root = capture_dir + "/sys";
+    run.host.proc_root = capture_dir + "/proc";
+    run.host.etc_root = capture_dir + "/etc";
+    if (run.host.topology_xml.empty() && access((capture_dir + "/topology.xml").c_str(), R_OK) == 0) {
+      run.host.topology_xml = capture_dir + "/topology.xml";
+    }
   }
   // Multi-node stages, and single-node on named nodes, go through a
   // coordinator; plain single-node runs here, in-process.

@@ -19,6 +19,16 @@ struct HostPaths {
   // uname) are consulted only then, so a captured tree is never mixed with
   // the machine that happens to analyse it.
   bool IsLiveSysfs() const { return sys_root == "/sys"; }
+  // True when any root points at a capture: then what is not in the
+  // capture (a root left at its live default, the loaded libraries) is
+  // "not captured", never read from this machine.
+  bool IsCaptured() const {
+    return sys_root != "/sys" || proc_root != "/proc" || etc_root != "/etc";
+  }
+  // A root still at its live default during a captured run.
+  bool NotCaptured(const std::string& root, const char* live_default) const {
+    return IsCaptured() && root == live_default;
+  }
 };
 
 }  // namespace nodeprobe::platform

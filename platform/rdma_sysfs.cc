@@ -69,8 +69,10 @@ RawRdmaPort ReadPort(const FileTree& sys, const std::string& port_dir,
 absl::StatusOr<std::vector<RawRdmaDevice>> ReadRdmaDevices(const FileTree& sys) {
   const std::string class_dir = "class/infiniband";
   std::vector<RawRdmaDevice> devices;
-  if (!sys.Exists(class_dir)) return devices;
   absl::StatusOr<std::vector<std::string>> names = sys.ListDir(class_dir);
+  // Absent: no RDMA stack loaded. Present but unlistable (a link loop,
+  // permissions): an error, never "no devices".
+  if (absl::IsNotFound(names.status())) return devices;
   if (!names.ok()) return names.status();
   for (const std::string& name : *names) {
     const std::string dev_dir = absl::StrCat(class_dir, "/", name);

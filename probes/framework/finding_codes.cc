@@ -41,8 +41,10 @@ const std::vector<FindingCode>& FindingCodes() {
       {"SYSFS_VALUE_INVALID", "a sysfs/procfs value is unreadable or not what the kernel writes"},
       // Versions
       {"VERSION_MISMATCH", "a component's version differs from the profile's pin"},
+      {"VERSION_NOT_CAPTURED", "a pinned component is not in the capture being judged"},
       // RDMA devices
       {"RDMA_PORT_DOWN", "an RDMA port is not ACTIVE"},
+      {"RDMA_DRIVER_NOT_BOUND", "an RDMA-capable PCI function has no RDMA device (driver)"},
       {"RDMA_RATE_BELOW_EXPECTED", "an ACTIVE port's rate is below the profile's"},
       {"RDMA_LINK_LAYER_UNEXPECTED", "a port's link layer is not the profile's"},
       {"RDMA_ERROR_COUNTERS_NONZERO", "a port's error counters are non-zero"},

@@ -44,12 +44,24 @@ std::optional<std::string> ReadOptional(const platform::FileTree& tree,
   return *v;
 }
 
+constexpr char kNotCaptured[] = "not captured";
+
 void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   platform::FileTree etc(ctx.host.etc_root);
   platform::FileTree proc(ctx.host.proc_root);
   platform::FileTree sys(ctx.host.sys_root);
   std::string why;
-
+  const bool no_etc = ctx.host.NotCaptured(ctx.host.etc_root, "/etc");
+  const bool no_proc = ctx.host.NotCaptured(ctx.host.proc_root, "/proc");
+  const bool no_sys = ctx.host.NotCaptured(ctx.host.sys_root, "/sys");
+  auto not_captured = [&](const std::string& name, const char* root_flag) {
+    Add(result, name, false, "",
+        absl::StrCat(kNotCaptured, ": the capture has no ", root_flag,
+                     " (give it with --capture DIR or ", root_flag, ")"));
+  };
+  if (no_etc) {
+    not_captured("os_release", "--etc-root");
+  } else
   if (auto text = ReadOptional(etc, "os-release", result, &why)) {
     auto fields = hostfacts::ParseOsRelease(*text);
     Add(result, "os_release", true, fields["VERSION_ID"],
@@ -58,13 +70,18 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
     Add(result, "os_release", false, "", why);
   }
 
-  if (auto release = ReadOptional(proc, "sys/kernel/osrelease", result, &why)) {
+  if (no_proc) {
+    for (const char* name : {"kernel", "kernel_cmdline", "nvidia_driver"}) {
+      not_captured(name, "--procfs-root");
+    }
+  } else if (auto release = ReadOptional(proc, "sys/kernel/osrelease", result, &why)) {
     Add(result, "kernel", true, *release, proc.Path("sys/kernel/osrelease"));
   } else {
     Add(result, "kernel", false, "", why);
   }
 
-  if (auto cmdline = ReadOptional(proc, "cmdline", result, &why)) {
+  if (no_proc) {
+  } else if (auto cmdline = ReadOptional(proc, "cmdline", result, &why)) {
     std::vector<std::string> flags = hostfacts::RelevantCmdlineFlags(*cmdline);
     Add(result, "kernel_cmdline", true,
         flags.empty() ? "none" : absl::StrJoin(flags, " "),
@@ -74,7 +91,8 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
     Add(result, "kernel_cmdline", false, "", why);
   }
 
-  if (auto text = ReadOptional(proc, "driver/nvidia/version", result, &why)) {
+  if (no_proc) {
+  } else if (auto text = ReadOptional(proc, "driver/nvidia/version", result, &why)) {
     hostfacts::NvidiaDriver drv = hostfacts::ParseNvidiaDriverVersion(*text);
     Add(result, "nvidia_driver", true, drv.version,
         drv.open_module ? "open kernel module" : "proprietary kernel module");
@@ -82,6 +100,10 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
     Add(result, "nvidia_driver", false, "", "no /proc/driver/nvidia/version");
   }
 
+  if (no_sys) {
+    not_captured("nvidia_peermem", "--sysfs-root");
+    return;
+  }
   if (sys.Exists("module/nvidia_peermem")) {
     std::string version =
         ReadOptional(sys, "module/nvidia_peermem/version", result, &why)
@@ -123,6 +145,13 @@ void JudgePinnedVersions(const Profile& profile, v1::ProbeResult* result) {
       if (c.name() != name) continue;
       seen = true;
       if (c.present() && VersionMatches(expected, c.version())) continue;
+      if (!c.present() && c.detail().rfind(kNotCaptured, 0) == 0) {
+        AddFinding(result, "VERSION_NOT_CAPTURED", v1::PASS, c.device(),
+                   absl::StrCat(name, ": pinned to ", expected,
+                                " but the capture does not hold it; not judged"),
+                   "capture the node with its /etc, /proc and library versions");
+        continue;
+      }
       AddFinding(result, "VERSION_MISMATCH", v1::FAIL, c.device(),
                  absl::StrCat(name, c.device().empty() ? "" : " on ",
                               c.device(), ": expected ", expected, ", found ",
@@ -143,11 +172,19 @@ absl::StatusOr<v1::ProbeResult> InventoryProbe::Run(const ProbeContext& ctx) {
   v1::ProbeResult result;
   result.mutable_inventory();
   AddHostComponents(ctx, &result);
-  AddLibrary(&result, "rdma_core", platform::RdmaCoreVersion());
-  AddLibrary(&result, "hwloc", platform::HwlocVersion());
-  AddLibrary(&result, "cuda_driver", platform::CudaDriverVersion());
-  AddLibrary(&result, "cuda_runtime", platform::CudaRuntimeVersion());
-  AddLibrary(&result, "nccl", platform::NcclVersion());
+  if (ctx.host.IsCaptured()) {
+    // The libraries loaded here are this machine's, not the capture's.
+    for (const char* name : {"rdma_core", "hwloc", "cuda_driver", "cuda_runtime", "nccl"}) {
+      Add(&result, name, false, "",
+          absl::StrCat(kNotCaptured, ": library versions are this machine's, not the capture's"));
+    }
+  } else {
+    AddLibrary(&result, "rdma_core", platform::RdmaCoreVersion());
+    AddLibrary(&result, "hwloc", platform::HwlocVersion());
+    AddLibrary(&result, "cuda_driver", platform::CudaDriverVersion());
+    AddLibrary(&result, "cuda_runtime", platform::CudaRuntimeVersion());
+    AddLibrary(&result, "nccl", platform::NcclVersion());
+  }
   JudgePinnedVersions(*ctx.profile, &result);
   return result;
 }

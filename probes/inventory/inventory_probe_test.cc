@@ -61,7 +61,23 @@ TEST_F(InventoryProbeTest, ReportsHcaFirmwareFromCaptureAndAbsentPartsAsAbsent) 
   EXPECT_FALSE(Find(r, "nvidia_driver")->present());
   EXPECT_FALSE(Find(r, "os_release")->present());
   EXPECT_FALSE(Find(r, "nvidia_peermem")->present());
-  EXPECT_TRUE(Find(r, "rdma_core")->present());
+  // Libraries are this machine's, not the capture's: not captured, never
+  // the live host's versions passed off as the node's.
+  for (const char* lib : {"rdma_core", "hwloc", "cuda_driver", "cuda_runtime", "nccl"}) {
+    ASSERT_NE(Find(r, lib), nullptr) << lib;
+    EXPECT_FALSE(Find(r, lib)->present()) << lib;
+    EXPECT_EQ(Find(r, lib)->detail().rfind("not captured", 0), 0u) << Find(r, lib)->detail();
+  }
+}
+
+TEST_F(InventoryProbeTest, APinOnAComponentTheCaptureLacksIsNotJudged) {
+  Profile profile;
+  profile.versions["nccl"] = "2.21.5";
+  ctx_.profile = &profile;
+  v1::ProbeResult r = Run();
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "VERSION_NOT_CAPTURED");
+  EXPECT_EQ(r.findings(0).severity(), v1::PASS);
 }
 
 TEST_F(InventoryProbeTest, ReadsDriverAndPeermemWhenPresent) {

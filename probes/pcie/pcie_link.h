@@ -26,6 +26,17 @@ absl::StatusOr<uint16_t> ParsePciId(std::string_view text);  // "0x10de"
 // 32 -> 5, 64 -> 6; 0 for anything else.
 int PcieGeneration(double gts);
 
+// The maximum link a device supports, from its PCI config space (for
+// kernels without max_link_speed/max_link_width in sysfs).
+struct LinkCapability {
+  double speed_gts = 0;
+  int width = 0;
+};
+// FAILED_PRECONDITION when the bytes given stop before the capability
+// (only the 64-byte header is readable without privileges), NOT_FOUND
+// for a device without a PCI Express capability.
+absl::StatusOr<LinkCapability> ParseLinkCapability(std::string_view config);
+
 // Usable bandwidth per direction in GB/s (10^9 bytes):
 //   GT/s × lanes × encoding / 8
 // encoding = 8/10 for Gen1-2 (8b/10b), 128/130 for Gen3-5 (128b/130b), and

@@ -15,10 +15,15 @@ namespace {
 
 constexpr uint16_t kNvidia = 0x10de;
 
+std::string Speed(double gts) { return absl::StrFormat("%g GT/s", gts); }
+
 // One device's link, parsed. Unknown values stay nullopt.
 struct Link {
   std::optional<double> cur_speed, max_speed;
   std::optional<int> cur_width, max_width;
+  // Why the maximum is unknown although the current link is (set only then).
+  std::string capability_unknown;
+  bool current() const { return cur_speed && cur_width; }
   bool known() const { return cur_speed && max_speed && cur_width && max_width; }
 };
 
@@ -50,13 +55,59 @@ std::optional<T> LinkValue(const platform::RawPciDevice& dev, const char* name,
   return *parsed;
 }
 
-Link ReadLink(const platform::RawPciDevice& dev, v1::ProbeResult* result) {
+Link ReadLink(const platform::FileTree* sys, const platform::RawPciDevice& dev,
+              v1::ProbeResult* result) {
   Link l;
   l.cur_speed = LinkValue<double>(dev, "current_link_speed", pcie::ParsePciLinkSpeed, result);
   l.max_speed = LinkValue<double>(dev, "max_link_speed", pcie::ParsePciLinkSpeed, result);
   l.cur_width = LinkValue<int>(dev, "current_link_width", pcie::ParsePciLinkWidth, result);
   l.max_width = LinkValue<int>(dev, "max_link_width", pcie::ParsePciLinkWidth, result);
+  const bool max_absent = IsNotFound(dev.attrs.at("max_link_speed")) ||
+                          IsNotFound(dev.attrs.at("max_link_width"));
+  if (l.current() && !l.known() && max_absent) {
+    // Older kernels have no max_link_* files; the PCI Express capability's
+    // Link Capabilities register in config space says the same.
+    absl::StatusOr<std::string> config =
+        sys ? platform::ReadPciConfig(*sys, dev)
+            : absl::StatusOr<std::string>(absl::NotFoundError("no tree"));
+    absl::StatusOr<pcie::LinkCapability> cap =
+        config.ok() ? pcie::ParseLinkCapability(*config)
+                    : absl::StatusOr<pcie::LinkCapability>(config.status());
+    if (cap.ok()) {
+      l.max_speed = cap->speed_gts;
+      l.max_width = cap->width;
+      AddEvidence(result, absl::StrCat(sys->Path(dev.sys_path), "/config"),
+                  absl::StrCat("Link Capabilities: ", Speed(cap->speed_gts), " x", cap->width));
+    } else {
+      l.capability_unknown = absl::StrCat(
+          "max_link_speed/max_link_width absent and config space gives no capability: ",
+          cap.status().message());
+    }
+  }
   return l;
+}
+
+// The device's class and vendor, or an ERROR finding naming the file: a
+// device that cannot be identified is not silently left unjudged.
+bool IdentityReadable(const platform::RawPciDevice& dev, v1::ProbeResult* result) {
+  bool ok = true;
+  for (const char* attr : {"class", "vendor"}) {
+    const platform::RawAttr& a = dev.attrs.at(attr);
+    absl::Status s = a.value.status();
+    if (s.ok()) {
+      s = std::string(attr) == "class" ? pcie::ParsePciClass(*a.value).status()
+                                       : pcie::ParsePciId(*a.value).status();
+    }
+    if (!s.ok()) {
+      AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+                 absl::StrCat("PCI device ", dev.address, " cannot be identified: ", a.path, ": ",
+                              s.message()),
+                 "check the device in lspci -vv and dmesg; a device whose identity reads "
+                 "wrong cannot be judged");
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 std::optional<uint32_t> ClassOf(const platform::RawPciDevice& dev) {
@@ -72,8 +123,6 @@ uint16_t VendorOf(const platform::RawPciDevice& dev) {
   auto v = pcie::ParsePciId(*a.value);
   return v.ok() ? *v : 0;
 }
-
-std::string Speed(double gts) { return absl::StrFormat("%g GT/s", gts); }
 
 }  // namespace
 
@@ -91,11 +140,17 @@ std::string PcieRoleOf(const platform::RawPciDevice& dev) {
 }
 
 v1::ProbeResult JudgePcieLinks(
-    const std::map<std::string, platform::RawPciDevice>& devices) {
+    const std::map<std::string, platform::RawPciDevice>& devices,
+    const platform::FileTree* sys) {
   v1::ProbeResult result;
   // Devices judged: every GPU/NIC/NVMe, then each bridge above them.
   std::map<std::string, std::string> roles;
+  int unidentified = 0;
   for (const auto& [addr, dev] : devices) {
+    if (!IdentityReadable(dev, &result)) {
+      ++unidentified;
+      continue;
+    }
     std::string role = PcieRoleOf(dev);
     if (role.empty()) continue;
     roles[addr] = role;
@@ -104,7 +159,7 @@ v1::ProbeResult JudgePcieLinks(
   std::map<std::string, Link> links;
   for (const auto& [addr, role] : roles) {
     auto it = devices.find(addr);
-    if (it != devices.end()) links[addr] = ReadLink(it->second, &result);
+    if (it != devices.end()) links[addr] = ReadLink(sys, it->second, &result);
   }
 
   int known = 0;
@@ -113,6 +168,17 @@ v1::ProbeResult JudgePcieLinks(
     const Link& link = links[addr];
     std::map<std::string, std::string> labels = {{"device", addr}, {"role", role}};
     if (!link.known()) {
+      if (link.current()) {
+        // Reported, never dropped: the current link with its capability
+        // unknown, and why.
+        ++known;
+        AddMeasurement(&result, "pcie_link_speed", *link.cur_speed, "GT/s", labels);
+        AddMeasurement(&result, "pcie_link_width", *link.cur_width, "lanes", labels);
+        AddEvidence(&result, addr,
+                    absl::StrCat(role, " at ", Speed(*link.cur_speed), " x", *link.cur_width,
+                                 "; not judged: ", link.capability_unknown));
+        continue;
+      }
       AddEvidence(&result, addr, "link speed/width unknown (conventional PCI or virtual)");
       continue;
     }
@@ -183,7 +249,7 @@ v1::ProbeResult JudgePcieLinks(
                  "points at signal integrity");
     }
   }
-  if (known == 0) {
+  if (known == 0 && unidentified == 0) {
     result.set_verdict(v1::SKIP);
     result.set_reason(roles.empty()
                           ? "no GPU, NIC or NVMe PCI devices found"
@@ -198,7 +264,7 @@ absl::StatusOr<v1::ProbeResult> PcieProbe::Run(const ProbeContext& ctx) {
   absl::StatusOr<std::map<std::string, platform::RawPciDevice>> devices =
       platform::ReadPciDevices(sys);
   if (!devices.ok()) return devices.status();
-  return JudgePcieLinks(*devices);
+  return JudgePcieLinks(*devices, &sys);
 }
 
 }  // namespace nodeprobe

@@ -23,8 +23,11 @@ class PcieProbe : public Probe {
 };
 
 // The testable core of Run().
+// `sys` (may be null) is where config space is read for devices whose
+// sysfs lacks max_link_*.
 v1::ProbeResult JudgePcieLinks(
-    const std::map<std::string, platform::RawPciDevice>& devices);
+    const std::map<std::string, platform::RawPciDevice>& devices,
+    const platform::FileTree* sys = nullptr);
 
 // "gpu", "nic", "nvme", or "" for devices the probe does not judge on their
 // own (bridges are judged as part of a judged device's path).

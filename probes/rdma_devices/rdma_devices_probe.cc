@@ -1,7 +1,13 @@
 // File: rdma_devices_probe.cc
 #include "probes/rdma_devices/rdma_devices_probe.h"
 
+#include <set>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "platform/pci_sysfs.h"
+#include "probes/rdma_devices/rdma_capable_nics.h"
 #include "platform/file_tree.h"
 #include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
@@ -145,7 +151,8 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
       Parsed<rdma::PortState>(attr("state"), device, result, rdma::ParsePortState);
   std::optional<rdma::PortState> phys = Parsed<rdma::PortState>(
       attr("phys_state"), device, result, rdma::ParsePhysState);
-  std::optional<std::string> link_layer = Value(attr("link_layer"), device, result);
+  std::optional<std::string> link_layer =
+      Parsed<std::string>(attr("link_layer"), device, result, rdma::ParseLinkLayer);
   std::optional<double> rate =
       Parsed<double>(attr("rate"), device, result, rdma::ParseRateGbps);
   if (state) port->set_state(state->name);
@@ -253,11 +260,49 @@ const std::vector<std::string>& RdmaErrorCounterNames() {
   return kNames;
 }
 
+void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevice>& pci,
+                                const std::vector<platform::RawRdmaDevice>& devices,
+                                const Profile& profile, v1::ProbeResult* result) {
+  std::set<std::string> bound;
+  for (const auto& d : devices) bound.insert(d.pci_address);
+  const bool rdma_expected =
+      profile.rdma_expected_rate_gbps.has_value() || profile.rdma_expected_link_layer.has_value();
+  for (const auto& [addr, dev] : pci) {
+    auto hex = [&](const char* key) -> std::optional<uint32_t> {
+      const platform::RawAttr& a = dev.attrs.at(key);
+      uint32_t v = 0;
+      if (!a.value.ok() || a.value->rfind("0x", 0) != 0 ||
+          !absl::SimpleHexAtoi(a.value->substr(2), &v)) {
+        return std::nullopt;
+      }
+      return v;
+    };
+    std::optional<uint32_t> vendor = hex("vendor"), device = hex("device"), cls = hex("class");
+    if (!vendor || !device || !cls || bound.count(addr)) continue;
+    std::optional<rdma::RdmaCapableNic> nic = rdma::RdmaCapableNicFor(
+        static_cast<uint16_t>(*vendor), static_cast<uint16_t>(*device), *cls);
+    if (!nic) continue;
+    AddFinding(result, "RDMA_DRIVER_NOT_BOUND", rdma_expected ? v1::FAIL : v1::WARN, addr,
+               absl::StrFormat("%s %s (%04x:%04x) has no RDMA device: its RDMA driver (%s) is "
+                               "not loaded or not bound",
+                               nic->model, addr, *vendor, *device, nic->driver),
+               absl::StrCat("load the driver (modprobe ", nic->driver == std::string("the HCA's")
+                                                             ? "the HCA's RDMA module"
+                                                             : nic->driver,
+                            "), check `rdma link` and dmesg for probe errors"));
+  }
+}
+
 v1::ProbeResult JudgeRdmaDevices(
     const std::vector<platform::RawRdmaDevice>& devices, const Profile& profile,
-    bool query_verbs) {
+    bool query_verbs, const std::map<std::string, platform::RawPciDevice>& pci) {
   v1::ProbeResult result;
+  JudgeUnboundRdmaFunctions(pci, devices, profile, &result);
   if (devices.empty()) {
+    if (result.findings_size() > 0) {
+      result.set_reason("RDMA-capable PCI functions but no RDMA devices");
+      return result;
+    }
     result.set_verdict(v1::SKIP);
     result.set_reason("no RDMA devices under /sys/class/infiniband");
     return result;
@@ -282,6 +327,12 @@ v1::ProbeResult JudgeRdmaDevices(
                  "check that the RDMA driver is loaded");
       continue;
     }
+    if (raw.ports.empty()) {
+      AddFinding(&result, kInvalid, v1::ERROR, raw.name,
+                 absl::StrCat("RDMA device ", raw.name, " has no ports under its ports/ "
+                              "directory: the driver did not finish setting it up"),
+                 "check dmesg for the driver's errors and reload it");
+    }
     for (const platform::RawRdmaPort& raw_port : raw.ports) {
       JudgePort(raw_port, raw.name, profile, query_verbs, dev->add_ports(),
                 &result);
@@ -295,7 +346,11 @@ absl::StatusOr<v1::ProbeResult> RdmaDevicesProbe::Run(const ProbeContext& ctx) {
   absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices =
       platform::ReadRdmaDevices(sys);
   if (!devices.ok()) return devices.status();
-  return JudgeRdmaDevices(*devices, *ctx.profile, ctx.host.IsLiveSysfs());
+  // Machines without PCI (some VMs) have no bus/pci: nothing to cross-check.
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci =
+      platform::ReadPciDevices(sys);
+  return JudgeRdmaDevices(*devices, *ctx.profile, ctx.host.IsLiveSysfs(),
+                          pci.ok() ? *pci : std::map<std::string, platform::RawPciDevice>());
 }
 
 }  // namespace nodeprobe

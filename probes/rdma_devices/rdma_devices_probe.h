@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "platform/rdma_sysfs.h"
+#include "platform/pci_sysfs.h"
 #include "probes/framework/probe.h"
 
 namespace nodeprobe {
@@ -26,9 +27,11 @@ class RdmaDevicesProbe : public Probe {
 };
 
 // Judges devices already read (the testable core of Run). `query_verbs`
-// asks libibverbs for the active MTU (live hosts only).
+// asks libibverbs for the active MTU (live hosts only). `pci` (the node's
+// PCI functions) finds RDMA-capable NICs without an RDMA device:
+//   RDMA_DRIVER_NOT_BOUND  FAIL when the profile expects RDMA, else WARN
 v1::ProbeResult JudgeRdmaDevices(
     const std::vector<platform::RawRdmaDevice>& devices, const Profile& profile,
-    bool query_verbs);
+    bool query_verbs, const std::map<std::string, platform::RawPciDevice>& pci = {});
 
 }  // namespace nodeprobe

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include <array>
+#include <cmath>
 #include <cstdlib>
 
 #include "absl/status/status.h"
@@ -63,12 +64,23 @@ absl::StatusOr<double> ParseRateGbps(std::string_view text) {
   absl::string_view t(text.data(), text.size());
   size_t space = t.find(' ');
   if (space == absl::string_view::npos) return Invalid("port rate", text);
+  // drivers/infiniband/core/sysfs.c rate_show(): "%d%s Gb/sec (%dX%s)",
+  // a width times a lane speed, so always finite and positive; 3200 is
+  // above any port built (XDR 12X is 2400). nan and inf, which strtod
+  // accepts, are never the kernel's.
   double gbps = 0;
-  if (!absl::SimpleAtod(t.substr(0, space), &gbps) || gbps < 0 ||
-      !absl::StartsWith(t.substr(space + 1), "Gb/sec")) {
+  if (!absl::SimpleAtod(t.substr(0, space), &gbps) || !std::isfinite(gbps) || gbps <= 0 ||
+      gbps > 3200 || !absl::StartsWith(t.substr(space + 1), "Gb/sec")) {
     return Invalid("port rate", text);
   }
   return gbps;
+}
+
+absl::StatusOr<std::string> ParseLinkLayer(std::string_view text) {
+  // link_layer_show(): "InfiniBand", "Ethernet", else "Unknown" (a driver
+  // that does not say): only the first two can be judged.
+  if (text == "InfiniBand" || text == "Ethernet") return std::string(text);
+  return Invalid("link layer (InfiniBand or Ethernet expected)", text);
 }
 
 absl::StatusOr<GidType> ParseGidType(std::string_view text) {

@@ -23,8 +23,11 @@ absl::StatusOr<PortState> ParsePortState(std::string_view text);
 // is rejected: it means the file is not what it claims to be.
 absl::StatusOr<PortState> ParsePhysState(std::string_view text);
 
-// Gb/s from "56 Gb/sec (4X FDR)", "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)".
+// Gb/s from "56 Gb/sec (4X FDR)", "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)";
+// finite, > 0 and <= 3200 only.
 absl::StatusOr<double> ParseRateGbps(std::string_view text);
+// "InfiniBand" or "Ethernet"; anything else ("Unknown", garbage) is invalid.
+absl::StatusOr<std::string> ParseLinkLayer(std::string_view text);
 
 enum class GidType { kIbRoceV1, kRoceV2 };
 // "IB/RoCE v1" or "RoCE v2" (gid_attrs/types/N).

@@ -5,9 +5,6 @@ namespace nodeprobe::rdma {
 
 std::optional<RdmaCapableNic> RdmaCapableNicFor(uint16_t vendor, uint16_t device,
                                                 uint32_t pci_class) {
-  // Class 0x0207xx: "Infiniband controller" (PCI Code and ID Assignment
-  // Specification); every such function is an HCA.
-  if ((pci_class >> 8) == 0x0207) return RdmaCapableNic{vendor, device, "InfiniBand controller", "the HCA's"};
   if ((pci_class >> 16) != 0x02) return std::nullopt;  // not a network function
   // Device ids from the Linux drivers' PCI tables (mlx5_core/mlx4_core,
   // bnxt_en for bnxt_re, ice for irdma, i40e for irdma/i40iw) and pci.ids.
@@ -33,8 +30,13 @@ std::optional<RdmaCapableNic> RdmaCapableNicFor(uint16_t vendor, uint16_t device
       {0x8086, 0x37d2, "Intel X722 10GBASE-T", "irdma"},
       {0x8086, 0x37d3, "Intel X722 10GbE SFP+", "irdma"},
   };
+  // Last, class 0x0207xx: "Infiniband controller" (PCI Code and ID
+  // Assignment Specification): every such function is an HCA.
   for (const RdmaCapableNic& n : kTable) {
     if (n.vendor == vendor && (n.device == 0 || n.device == device)) return n;
+  }
+  if ((pci_class >> 8) == 0x0207) {
+    return RdmaCapableNic{vendor, device, "InfiniBand controller", "the HCA's RDMA module"};
   }
   return std::nullopt;
 }

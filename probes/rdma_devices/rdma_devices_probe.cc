@@ -286,9 +286,7 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
                absl::StrFormat("%s %s (%04x:%04x) has no RDMA device: its RDMA driver (%s) is "
                                "not loaded or not bound",
                                nic->model, addr, *vendor, *device, nic->driver),
-               absl::StrCat("load the driver (modprobe ", nic->driver == std::string("the HCA's")
-                                                             ? "the HCA's RDMA module"
-                                                             : nic->driver,
+               absl::StrCat("load the driver (modprobe ", nic->driver,
                             "), check `rdma link` and dmesg for probe errors"));
   }
 }

@@ -3,6 +3,9 @@
 // probe stuck in a read of a captured tree.
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <random>
+
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/match.h"
@@ -179,6 +182,28 @@ TEST(BadInputTest, DeepTopologyXmlIsLocalityErrorAndTheOtherProbesReport) {
       EXPECT_NE(p.verdict(), v1::ERROR) << p.probe() << ": " << p.reason();
     }
   }
+}
+
+// Every file of a real capture overwritten with random bytes: the JSON
+// still parses (host bytes are escaped), and the run is not PASS.
+TEST(BadInputTest, ACaptureOfRandomBytesGivesValidJsonAndNoPass) {
+  auto host = testing::NodeExporterHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  std::mt19937 rng(7);
+  for (const auto& e : std::filesystem::recursive_directory_iterator((*host)->sys_root)) {
+    if (e.is_symlink() || !e.is_regular_file()) continue;
+    std::string junk(1 + rng() % 64, '\0');
+    for (char& c : junk) c = static_cast<char>(rng());
+    testing::WriteFile(e.path().string(), junk);
+  }
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--sysfs-root",
+                               (*host)->sys_root, "--format", "json"});
+  v1::StageReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok())
+      << r.err << r.out.substr(0, 2000);
+  EXPECT_EQ(report.results_size(), 6);
+  EXPECT_NE(report.verdict(), v1::PASS);
+  EXPECT_NE(r.exit_code, 0);
 }
 
 TEST(BadInputTest, FindingsListsEveryCode) {

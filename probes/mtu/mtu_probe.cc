@@ -1,6 +1,8 @@
 // File: mtu_probe.cc
 #include "probes/mtu/mtu_probe.h"
 
+#include <algorithm>
+
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -98,7 +100,11 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
   }
   for (const v1::PathMtu& p : report.paths()) {
     if (p.direction() != "here -> peer" || report.peer_iface_mtu() == 0) continue;
-    if (report.peer_iface_mtu() != p.iface_mtu()) {
+    // The search caps at 65535 (an IPv4 packet's 16-bit length), while lo
+    // and some virtual links report 65536: equal as far as IP can tell.
+    const uint32_t here = std::min<uint32_t>(p.iface_mtu(), 65535);
+    const uint32_t peer = std::min<uint32_t>(report.peer_iface_mtu(), 65535);
+    if (here != peer) {
       AddFinding(result, "MTU_PEERS_DIFFER", v1::FAIL, report.peer(),
                  absl::StrCat("interface MTU here (", report.egress_interface(), ") is ",
                               p.iface_mtu(), ", the peer's is ", report.peer_iface_mtu()),

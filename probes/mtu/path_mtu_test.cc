@@ -77,5 +77,18 @@ TEST(JudgePathTest, FindingsForEachKindOfPath) {
   EXPECT_EQ(r2.findings(0).code(), "MTU_PATH_BLACKHOLE");
 }
 
+TEST(JudgePathTest, LoopbackMtusThatOnlyDifferPastIpsLimitAreEqual) {
+  v1::MtuReport rep;
+  rep.set_peer("127.0.0.1");
+  rep.set_peer_iface_mtu(65536);  // lo
+  v1::PathMtu* p = rep.add_paths();
+  p->set_direction("here -> peer");
+  p->set_iface_mtu(65535);  // capped by the search
+  p->set_path_mtu(65535);
+  v1::ProbeResult r;
+  JudgePath(rep, &r);
+  EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
+}
+
 }  // namespace
 }  // namespace nodeprobe::mtu

@@ -4,6 +4,7 @@
 #include <hwloc.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "platform/file_tree.h"
+#include "platform/nccl_topology.h"
 
 namespace nodeprobe::platform {
 namespace {
@@ -125,12 +127,14 @@ absl::StatusOr<PciTopology> LoadPciTopology(const TopologySource& source) {
     out.source = xml_path;
     // Read like any host file: a regular file only (a FIFO would block),
     // capped, and bounded before libhwloc sees it.
-    absl::StatusOr<std::string> text = FileTree("/").ReadBytes(xml_path, kMaxTopologyXmlBytes + 1);
+    absl::StatusOr<std::string> text = FileTree("/").ReadBytes(
+        std::filesystem::absolute(xml_path).string(), kMaxTopologyXmlBytes + 1);
     if (!text.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot read topology XML: ", text.status().message()));
     }
     if (absl::Status bounded = CheckXmlBounds(*text, xml_path); !bounded.ok()) return bounded;
+    if (IsNcclTopologyXml(*text)) return ParseNcclTopology(*text, xml_path);
     xml = DowngradeHwloc3Xml(*text);
     if (hwloc_topology_set_xmlbuffer(raw, xml.data(),
                                      static_cast<int>(xml.size()) + 1) != 0) {

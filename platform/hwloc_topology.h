@@ -46,6 +46,9 @@ struct TopoPciDevice {
 struct PciTopology {
   std::string source;  // "live" or the XML path
   std::vector<TopoPciDevice> devices;
+  // Observations that inform but are not faults (e.g. a virtual machine's
+  // emulated bridge links in an NCCL topology).
+  std::vector<std::string> notes;
 };
 
 // Where the topology comes from: an XML export, else a captured Linux tree

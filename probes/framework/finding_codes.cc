@@ -59,6 +59,8 @@ const std::vector<FindingCode>& FindingCodes() {
       {"GPU_NIC_NUMA_MISMATCH", "a GPU and its nearest NIC are on different NUMA nodes"},
       {"NIC_SHARED_BY_GPUS", "several GPUs share one nearest NIC"},
       {"NO_RDMA_NIC_FOR_GPU", "a GPU has no RDMA NIC at all"},
+      {"NCCL_TOPO_FILE_MISMATCH", "NCCL_TOPO_FILE pairs GPUs and NICs unlike this node"},
+      {"PCIE_VM_LINK_ARTIFACT", "an emulated bridge's link speed/width (virtual machine), not a fault"},
       {"GPU_INDEX_MISMATCH", "a GPU's NVML index in the topology is not its PCI-order index"},
       // GPUDirect RDMA
       {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},

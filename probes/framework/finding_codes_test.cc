@@ -19,7 +19,7 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
       "NODEPROBE_COORDINATOR", "XDG_DATA_HOME", "NO_COLOR",  // environment
       "PRETTY_NAME", "VERSION_ID",                           // os-release keys
       "ACTIVE_DEFER",                                        // an IB port state
-      "HWLOC_FSROOT",                                        // hwloc environment
+      "HWLOC_FSROOT", "NCCL_TOPO_FILE",                      // environment
   };
   const std::regex literal("\"([A-Z][A-Z0-9]*(_[A-Z0-9]+)+)\"");
   int files = 0;

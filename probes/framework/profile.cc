@@ -159,6 +159,22 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseNccl(const YAML::Node& nccl, Profile& p) {
+    if (!nccl.IsMap()) return Error(nccl, "nccl must be a mapping");
+    static const std::vector<std::string> kKeys = {"topo_file"};
+    for (const auto& kv : nccl) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "topo_file") return UnknownKey(kv.first, "nccl.", kKeys);
+      absl::StatusOr<std::string> v = String(kv.second, "nccl.topo_file");
+      if (!v.ok()) return v.status();
+      if (v->empty() || (*v)[0] != '/') {
+        return Error(kv.second, "nccl.topo_file must be an absolute path");
+      }
+      p.nccl_topo_file = *v;
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status ParseVersions(const YAML::Node& versions, Profile& p) {
     if (!versions.IsMap()) return Error(versions, "versions must be a mapping");
     for (const auto& kv : versions) {
@@ -236,7 +252,7 @@ class ProfileParser {
       return Error(root, "a profile must be a mapping (rdma:, locality:, "
                          "versions:, exceptions:)");
     }
-    static const std::vector<std::string> kKeys = {"rdma", "mtu", "locality",
+    static const std::vector<std::string> kKeys = {"rdma", "mtu", "locality", "nccl",
                                                    "versions", "exceptions"};
     try {
       for (const auto& kv : root) {
@@ -248,6 +264,8 @@ class ProfileParser {
           s = ParseMtu(kv.second, p);
         } else if (key == "locality") {
           s = ParseLocality(kv.second, p);
+        } else if (key == "nccl") {
+          s = ParseNccl(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

@@ -13,6 +13,8 @@
 //     interfaces: [eth0, bond0]        # checked besides RDMA netdevs
 //   locality:
 //     rail_optimized: true             # every GPU must have a PIX/PXB NIC
+//   nccl:
+//     topo_file: /etc/nccl/topo.xml     # what NCCL_TOPO_FILE is on the nodes
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -51,6 +53,10 @@ struct Profile {
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;
+
+  // NCCL topology file NCCL is given on these nodes (else NCCL_TOPO_FILE
+  // from the environment): checked against the live topology.
+  std::string nccl_topo_file;
 
   std::map<std::string, std::string> versions;
   std::vector<ProfileException> exceptions;

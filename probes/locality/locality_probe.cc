@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <cstdlib>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -187,6 +189,10 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
                "expected on nodes with fewer NICs than GPUs; size collective "
                "bandwidth expectations per NIC, not per GPU");
   }
+  for (const std::string& note : topology.notes) {
+    AddFinding(&result, "PCIE_VM_LINK_ARTIFACT", v1::PASS, "", note,
+               "nothing to fix: judge the GPU and NIC links on the host, not in the guest");
+  }
   if (!any_rdma) {
     AddFinding(&result, "NO_RDMA_NIC_FOR_GPU", not_local, "",
                absl::StrCat(gpus.size(), " GPUs and no RDMA NIC in the topology (",
@@ -196,6 +202,61 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
                "check that the RDMA driver is loaded (rdma link)");
   }
   return result;
+}
+
+std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::PciTopology& topology) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& gpu : topology.devices) {
+    if (!IsNvidiaGpu(gpu)) continue;
+    std::optional<PathClass> best;
+    std::set<std::string> names;
+    for (const auto& nic : topology.devices) {
+      if (!IsNic(nic) || nic.rdma_devices.empty()) continue;
+      PathClass c = locality::ClassifyPath(gpu, nic);
+      if (!best || c < *best) {
+        best = c;
+        names.clear();
+      }
+      if (c == *best) names.insert(nic.rdma_devices.begin(), nic.rdma_devices.end());
+    }
+    out[gpu.address] = names;
+  }
+  return out;
+}
+
+void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciTopology& file,
+                         const std::string& path, v1::ProbeResult* result) {
+  const auto want = NearestRdmaNics(live);
+  const auto told = NearestRdmaNics(file);
+  auto names = [](const std::set<std::string>& s) {
+    return s.empty() ? std::string("none") : absl::StrJoin(s, ", ");
+  };
+  for (const auto& [gpu, nics] : want) {
+    auto it = told.find(gpu);
+    if (it == told.end()) {
+      AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+                 absl::StrCat("GPU ", gpu, " is not in NCCL_TOPO_FILE ", path,
+                              ": NCCL will not know it"),
+                 "regenerate the file on this node type (NCCL_TOPO_DUMP_FILE) or unset "
+                 "NCCL_TOPO_FILE");
+    } else if (it->second != nics) {
+      AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+                 absl::StrCat("GPU ", gpu, "'s nearest RDMA NIC is ", names(nics),
+                              " on this node, but NCCL_TOPO_FILE ", path, " says ",
+                              names(it->second), ": NCCL trusts the file and will use the "
+                              "wrong NIC"),
+                 "regenerate the file on this node type (NCCL_TOPO_DUMP_FILE) or unset "
+                 "NCCL_TOPO_FILE");
+    }
+  }
+  for (const auto& [gpu, nics] : told) {
+    if (want.count(gpu) == 0) {
+      AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+                 absl::StrCat("NCCL_TOPO_FILE ", path, " names GPU ", gpu,
+                              ", which this node does not have"),
+                 "use the file made for this node type, or unset NCCL_TOPO_FILE");
+    }
+  }
 }
 
 absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
@@ -219,7 +280,25 @@ absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
   }
   absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(source);
   if (!topo.ok()) return topo.status();
-  return JudgeLocality(*topo, *ctx.profile);
+  v1::ProbeResult result = JudgeLocality(*topo, *ctx.profile);
+  // NCCL trusts NCCL_TOPO_FILE over the hardware: a file made for another
+  // machine (or an older layout) silently sends traffic to the wrong NIC.
+  std::string topo_file = ctx.profile->nccl_topo_file;
+  if (topo_file.empty() && ctx.host.IsLiveSysfs() && ctx.host.topology_xml.empty()) {
+    if (const char* env = getenv("NCCL_TOPO_FILE")) topo_file = env;
+  }
+  if (!topo_file.empty()) {
+    AddEvidence(&result, "NCCL_TOPO_FILE", topo_file);
+    absl::StatusOr<platform::PciTopology> file = platform::LoadPciTopology(topo_file);
+    if (!file.ok()) {
+      AddFinding(&result, "NCCL_TOPO_FILE_MISMATCH", v1::ERROR, "",
+                 absl::StrCat("NCCL_TOPO_FILE cannot be read: ", file.status().message()),
+                 "fix or unset NCCL_TOPO_FILE: NCCL fails on the same file");
+    } else {
+      CompareNcclTopoFile(*topo, *file, topo_file, &result);
+    }
+  }
+  return result;
 }
 
 }  // namespace nodeprobe

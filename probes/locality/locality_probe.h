@@ -4,6 +4,10 @@
 // use GPUDirect RDMA by default.
 #pragma once
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "platform/hwloc_topology.h"
 #include "probes/framework/probe.h"
 
@@ -25,6 +29,12 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
 
 // hwloc devices the probe treats as GPUs and NICs.
 bool IsNvidiaGpu(const platform::TopoPciDevice& dev);
+// GPU bus id -> the RDMA device names at the GPU's best path class.
+std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::PciTopology& topology);
+// NCCL_TOPO_FILE_MISMATCH (FAIL) for each GPU whose nearest NICs in the
+// file differ from the live topology's, or that only one of them has.
+void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciTopology& file,
+                         const std::string& path, v1::ProbeResult* result);
 bool IsNic(const platform::TopoPciDevice& dev);
 
 }  // namespace nodeprobe

@@ -250,5 +250,191 @@ TEST(PathClassTest, SameSocketAcrossSubNumaNodesIsNodeNotSys) {
   EXPECT_EQ(locality::ClassifyPath(gpu, far_nic), locality::PathClass::kSys);
 }
 
+// One machine written twice, for the NCCL_TOPO_FILE check: 2 packages,
+// 8 PCIe switches (4 per package, each below its own host bridge), switch i
+// holding GPU i (bus 0xN1) and NIC mlx5_i (bus 0xN2). hwloc 2.x XML ...
+std::string HwlocEightByEight() {
+  std::string x =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" cpuset=\"0x00000003\" "
+      "complete_cpuset=\"0x00000003\" allowed_cpuset=\"0x00000003\" nodeset=\"0x00000003\" "
+      "complete_nodeset=\"0x00000003\" allowed_nodeset=\"0x00000003\" gp_index=\"1\">\n";
+  int gp = 10;
+  for (int pkg = 0; pkg < 2; ++pkg) {
+    const std::string set = pkg == 0 ? "0x00000001" : "0x00000002";
+    x += "<object type=\"Package\" os_index=\"" + std::to_string(pkg) + "\" cpuset=\"" + set +
+         "\" complete_cpuset=\"" + set + "\" nodeset=\"" + set + "\" complete_nodeset=\"" + set +
+         "\" gp_index=\"" + std::to_string(gp++) + "\">\n";
+    x += "<object type=\"NUMANode\" os_index=\"" + std::to_string(pkg) + "\" cpuset=\"" + set +
+         "\" complete_cpuset=\"" + set + "\" nodeset=\"" + set + "\" complete_nodeset=\"" + set +
+         "\" gp_index=\"" + std::to_string(gp++) + "\" local_memory=\"1073741824\"/>\n";
+    x += "<object type=\"Core\" os_index=\"0\" cpuset=\"" + set + "\" complete_cpuset=\"" + set +
+         "\" nodeset=\"" + set + "\" complete_nodeset=\"" + set + "\" gp_index=\"" +
+         std::to_string(gp++) + "\">\n<object type=\"PU\" os_index=\"" + std::to_string(pkg) +
+         "\" cpuset=\"" + set + "\" complete_cpuset=\"" + set + "\" nodeset=\"" + set +
+         "\" complete_nodeset=\"" + set + "\" gp_index=\"" + std::to_string(gp++) +
+         "\"/>\n</object>\n";
+    for (int k = 0; k < 4; ++k) {
+      const int i = pkg * 4 + k;
+      char b[8], g[8], n[8], hi[8];
+      snprintf(b, sizeof(b), "%02x", 0x10 + 0x10 * i);
+      snprintf(g, sizeof(g), "%02x", 0x11 + 0x10 * i);
+      snprintf(n, sizeof(n), "%02x", 0x12 + 0x10 * i);
+      snprintf(hi, sizeof(hi), "%02x", 0x1f + 0x10 * i);
+      x += "<object type=\"Bridge\" gp_index=\"" + std::to_string(gp++) +
+           "\" bridge_type=\"0-1\" depth=\"0\" bridge_pci=\"0000:[" + b + "-" + hi + "]\">\n";
+      x += "<object type=\"Bridge\" gp_index=\"" + std::to_string(gp++) +
+           "\" bridge_type=\"1-1\" depth=\"1\" bridge_pci=\"0000:[" + g + "-" + n +
+           "]\" pci_busid=\"0000:" + b + ":00.0\" pci_type=\"0604 [1000:c030] [0000:0000] 00\" "
+           "pci_link_speed=\"63.015385\">\n";
+      x += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(gp++) + "\" pci_busid=\"0000:" +
+           g + ":00.0\" pci_type=\"0302 [10de:2330] [10de:16c1] a1\" pci_link_speed=\"63.015385\">\n"
+           "<object type=\"OSDev\" gp_index=\"" + std::to_string(gp++) + "\" name=\"nvml" +
+           std::to_string(i) + "\" osdev_type=\"1\"/>\n</object>\n";
+      x += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(gp++) + "\" pci_busid=\"0000:" +
+           n + ":00.0\" pci_type=\"0207 [15b3:1021] [15b3:0023] 00\" pci_link_speed=\"63.015385\">\n"
+           "<object type=\"OSDev\" gp_index=\"" + std::to_string(gp++) + "\" name=\"mlx5_" +
+           std::to_string(i) + "\" osdev_type=\"3\"/>\n</object>\n";
+      x += "</object>\n</object>\n";
+    }
+    x += "</object>\n";
+  }
+  x += "</object>\n</topology>\n";
+  return x;
+}
+
+// ... and as NCCL_TOPO_DUMP_FILE would write it, with GPU `moved` placed
+// in switch `to` instead of its own (-1: none moved).
+std::string NcclEightByEight(int moved = -1, int to = -1) {
+  std::string x = "<system version=\"1\">\n";
+  for (int pkg = 0; pkg < 2; ++pkg) {
+    x += "  <cpu numaid=\"" + std::to_string(pkg) +
+         "\" affinity=\"00000001\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" "
+         "modelid=\"143\">\n";
+    for (int k = 0; k < 4; ++k) {
+      const int sw = pkg * 4 + k;
+      char b[8];
+      snprintf(b, sizeof(b), "%02x", 0x10 + 0x10 * sw);
+      x += std::string("    <pci busid=\"0000:") + b +
+           ":00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"0xc030\" "
+           "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n";
+      for (int gpu = 0; gpu < 8; ++gpu) {
+        const int home = gpu == moved ? to : gpu;
+        if (home != sw) continue;
+        char g[8];
+        snprintf(g, sizeof(g), "%02x", 0x11 + 0x10 * gpu);
+        x += std::string("      <pci busid=\"0000:") + g +
+             ":00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2330\" "
+             "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n        <gpu dev=\"" +
+             std::to_string(gpu) + "\" sm=\"90\" rank=\"" + std::to_string(gpu) +
+             "\" gdr=\"1\"/>\n      </pci>\n";
+      }
+      char n[8];
+      snprintf(n, sizeof(n), "%02x", 0x12 + 0x10 * sw);
+      x += std::string("      <pci busid=\"0000:") + n +
+           ":00.0\" class=\"0x020700\" vendor=\"0x15b3\" device=\"0x1021\" "
+           "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n        <nic>\n          "
+           "<net name=\"mlx5_" + std::to_string(sw) +
+           "\" dev=\"" + std::to_string(sw) + "\" speed=\"400000\" port=\"1\" gdr=\"1\"/>\n"
+           "        </nic>\n      </pci>\n    </pci>\n";
+    }
+    x += "  </cpu>\n";
+  }
+  x += "</system>\n";
+  return x;
+}
+
+TEST(NcclTopologyTest, AnNcclTopologyFileIsJudgedLikeAnHwlocExport) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.path() + "/hwloc.xml", HwlocEightByEight());
+  testing::WriteFile(dir.path() + "/nccl.xml", NcclEightByEight());
+  auto hw = platform::LoadPciTopology(dir.path() + "/hwloc.xml");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  auto nc = platform::LoadPciTopology(dir.path() + "/nccl.xml");
+  ASSERT_TRUE(nc.ok()) << nc.status();
+  EXPECT_NE(nc->source.find("NCCL topology"), std::string::npos);
+  // The same pairing from both: GPU i is PIX to mlx5_i.
+  v1::ProbeResult from_hwloc = JudgeLocality(*hw, Profile());
+  v1::ProbeResult from_nccl = JudgeLocality(*nc, Profile());
+  for (const v1::ProbeResult* r : {&from_hwloc, &from_nccl}) {
+    ASSERT_EQ(r->topology().gpus_size(), 8) << r->DebugString();
+    ASSERT_EQ(r->topology().rails_size(), 8);
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_EQ(r->topology().rails(i).path(), "PIX");
+      ASSERT_EQ(r->topology().rails(i).nics_size(), 1);
+      EXPECT_EQ(r->topology().rails(i).nics(0), "NIC" + std::to_string(i));
+    }
+    EXPECT_EQ(Codes(*r), std::vector<std::string>{});
+  }
+  EXPECT_EQ(NearestRdmaNics(*hw), NearestRdmaNics(*nc));
+  // A file with GPU7 placed in switch 6: NCCL would send GPU7's traffic
+  // through mlx5_6.
+  testing::WriteFile(dir.path() + "/moved.xml", NcclEightByEight(7, 6));
+  auto moved = platform::LoadPciTopology(dir.path() + "/moved.xml");
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  v1::ProbeResult r;
+  CompareNcclTopoFile(*hw, *moved, dir.path() + "/moved.xml", &r);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "NCCL_TOPO_FILE_MISMATCH");
+  EXPECT_EQ(r.findings(0).device(), "0000:81:00.0");
+  EXPECT_NE(r.findings(0).message().find("nearest RDMA NIC is mlx5_7 on this node, but "
+                                         "NCCL_TOPO_FILE"),
+            std::string::npos)
+      << r.findings(0).message();
+  EXPECT_NE(r.findings(0).message().find("says mlx5_6"), std::string::npos);
+}
+
+TEST(NcclTopologyTest, TheProbeChecksTheFileTheProfileNames) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.path() + "/hwloc.xml", HwlocEightByEight());
+  testing::WriteFile(dir.path() + "/moved.xml", NcclEightByEight(7, 6));
+  Profile profile;
+  profile.nccl_topo_file = dir.path() + "/moved.xml";
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  ctx.host.topology_xml = dir.path() + "/hwloc.xml";
+  absl::StatusOr<v1::ProbeResult> r = LocalityProbe().Run(ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Codes(*r), std::vector<std::string>{"NCCL_TOPO_FILE_MISMATCH"});
+  EXPECT_EQ(r->evidence().at("NCCL_TOPO_FILE"), profile.nccl_topo_file);
+  // A profile naming a file that is not there: NCCL would fail too.
+  profile.nccl_topo_file = dir.path() + "/absent.xml";
+  r = LocalityProbe().Run(ctx);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->findings_size(), 1);
+  EXPECT_EQ(r->findings(0).severity(), v1::ERROR);
+}
+
+TEST(NcclTopologyTest, VirtualMachineBridgeLinksAreInfoNotFaults) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.path() + "/vm.xml",
+                     "<system version=\"1\"><cpu numaid=\"0\">"
+                     "<pci busid=\"0000:00:02.0\" class=\"0x060400\" link_speed=\"2.5 GT/s PCIe\" "
+                     "link_width=\"1\"><pci busid=\"0000:01:00.0\" class=\"0x030200\" "
+                     "vendor=\"0x10de\" link_speed=\"2.5 GT/s PCIe\" link_width=\"0\">"
+                     "<gpu dev=\"0\"/></pci></pci></cpu></system>");
+  auto topo = platform::LoadPciTopology(dir.path() + "/vm.xml");
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  v1::ProbeResult r = JudgeLocality(*topo, Profile());
+  bool noted = false;
+  for (const auto& f : r.findings()) {
+    if (f.code() == "PCIE_VM_LINK_ARTIFACT") {
+      noted = true;
+      EXPECT_EQ(f.severity(), v1::PASS);
+      EXPECT_NE(f.message().find("0000:00:02.0 reports 2.5 GT/s PCIe x1"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(noted) << r.DebugString();
+}
+
+TEST(NcclTopologyTest, MalformedNcclXmlIsAnErrorNamingTheFile) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.path() + "/bad.xml", "<system><cpu></system>");
+  auto topo = platform::LoadPciTopology(dir.path() + "/bad.xml");
+  EXPECT_EQ(topo.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(topo.status().message().find("bad.xml: not well-formed XML"), std::string::npos)
+      << topo.status();
+}
+
 }  // namespace
 }  // namespace nodeprobe

@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "coordinator/peer_judgement.h"
+#include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -227,6 +229,13 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
         if (!Transfer(&run, from, to, r, request, deadline).ok()) break;
       }
     }
+  }
+
+  // Transfers judged against each other (the profile or hardware bars were
+  // applied on the nodes).
+  if (absl::StatusOr<Profile> profile = ParseProfile(run.profile().yaml(), run.profile().source());
+      profile.ok()) {
+    JudgeTransfersAgainstPeers(*profile, &run);
   }
 
   // A two-node stage that measured nothing between the nodes is not a pass

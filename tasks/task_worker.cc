@@ -143,7 +143,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
         r = ErrorResult("transfer", "TASK_FAILED", std::string(valid.message()),
                         "send a transfer this node can run within the deadline");
       } else {
-        r = transfer::RunTransferTask(task.run_transfer(), absl::Seconds(5));
+        r = transfer::RunTransferTask(task.run_transfer(), absl::Seconds(5), *profile);
       }
       FinalizeResult(*profile, &r);
       Done(task, std::move(r), emit);

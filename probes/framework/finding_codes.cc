@@ -86,6 +86,12 @@ const std::vector<FindingCode>& FindingCodes() {
       {"TRANSFER_REFUSED", "the server would not run the request"},
       {"TRANSFER_NO_RDMA_DEVICE", "no RDMA device routes to the peer"},
       {"TRANSFER_SERVE_FAILED", "the transfer server could not start"},
+      {"TRANSFER_BELOW_EXPECTED", "a transfer missed the profile's or the hardware's bar"},
+      {"TRANSFER_BELOW_PEERS", "a transfer is below the run's best pair of its kind"},
+      {"TRANSFER_ASYMMETRIC", "one direction of a rail is far below the other"},
+      {"LATENCY_ABOVE_EXPECTED", "a latency is above the profile's bar"},
+      {"RDMA_ERROR_COUNTERS_GREW", "a port's error counters grew during a transfer"},
+      {"RDMA_CONGESTION_SIGNALS", "pauses, CNPs or ECN marks during a transfer above the profile's rate"},
       {"NOTHING_MEASURED", "a run or pair produced no measurement (everything skipped)"},
   };
   return kCodes;

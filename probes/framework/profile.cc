@@ -159,6 +159,50 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseTransfer(const YAML::Node& node, Profile& p) {
+    if (!node.IsMap()) return Error(node, "transfer must be a mapping");
+    static const std::vector<std::string> kKeys = {
+        "tcp_stream_min_gbps",      "rdma_write_bw_min_gbps",    "rdma_read_bw_min_gbps",
+        "rdma_send_bw_min_gbps",    "rdma_write_lat_max_us",     "tcp_rr_lat_max_us",
+        "min_fraction_of_line_rate", "min_fraction_of_best_pair", "below_peers",
+        "min_fraction_of_reverse"};
+    TransferBars& t = p.transfer;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string name = "transfer." + key;
+      if (key == "below_peers") {
+        absl::StatusOr<std::string> v = OneOf(kv.second, name, {"warn", "fail"});
+        if (!v.ok()) return v.status();
+        t.below_peers = *v == "fail" ? v1::FAIL : v1::WARN;
+        continue;
+      }
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        return UnknownKey(kv.first, "transfer.", kKeys);
+      }
+      absl::StatusOr<double> v = Number(kv.second, name);
+      if (!v.ok()) return v.status();
+      if (absl::StartsWith(key, "min_fraction")) {
+        if (*v <= 0 || *v > 1) return Error(kv.second, name + " must be in (0, 1]");
+        if (key == "min_fraction_of_line_rate") t.min_fraction_of_line_rate = *v;
+        if (key == "min_fraction_of_best_pair") t.min_fraction_of_best_pair = *v;
+        if (key == "min_fraction_of_reverse") t.min_fraction_of_reverse = *v;
+        continue;
+      }
+      const bool latency = absl::EndsWith(key, "_us");
+      if (*v <= 0 || *v > (latency ? 1e6 : 3200)) {
+        return Error(kv.second, absl::StrCat(name, " must be > 0 and <= ",
+                                             latency ? "1000000 (us)" : "3200 (Gb/s)"));
+      }
+      if (key == "tcp_stream_min_gbps") t.tcp_stream_min_gbps = *v;
+      if (key == "rdma_write_bw_min_gbps") t.rdma_write_bw_min_gbps = *v;
+      if (key == "rdma_read_bw_min_gbps") t.rdma_read_bw_min_gbps = *v;
+      if (key == "rdma_send_bw_min_gbps") t.rdma_send_bw_min_gbps = *v;
+      if (key == "rdma_write_lat_max_us") t.rdma_write_lat_max_us = *v;
+      if (key == "tcp_rr_lat_max_us") t.tcp_rr_lat_max_us = *v;
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status ParseNccl(const YAML::Node& nccl, Profile& p) {
     if (!nccl.IsMap()) return Error(nccl, "nccl must be a mapping");
     static const std::vector<std::string> kKeys = {"topo_file"};
@@ -252,7 +296,7 @@ class ProfileParser {
       return Error(root, "a profile must be a mapping (rdma:, locality:, "
                          "versions:, exceptions:)");
     }
-    static const std::vector<std::string> kKeys = {"rdma", "mtu", "locality", "nccl",
+    static const std::vector<std::string> kKeys = {"rdma", "mtu", "locality", "transfer", "nccl",
                                                    "versions", "exceptions"};
     try {
       for (const auto& kv : root) {
@@ -264,6 +308,8 @@ class ProfileParser {
           s = ParseMtu(kv.second, p);
         } else if (key == "locality") {
           s = ParseLocality(kv.second, p);
+        } else if (key == "transfer") {
+          s = ParseTransfer(kv.second, p);
         } else if (key == "nccl") {
           s = ParseNccl(kv.second, p);
         } else if (key == "versions") {

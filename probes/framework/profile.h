@@ -13,6 +13,14 @@
 //     interfaces: [eth0, bond0]        # checked besides RDMA netdevs
 //   locality:
 //     rail_optimized: true             # every GPU must have a PIX/PXB NIC
+//   transfer:                          # judged transfers (all optional)
+//     tcp_stream_min_gbps: 90          # absolute bars per transport/op
+//     rdma_write_bw_min_gbps: 360      # also rdma_read_bw_, rdma_send_bw_
+//     rdma_write_lat_max_us: 5         # also tcp_rr_lat_max_us
+//     min_fraction_of_line_rate: 0.90  # of the hardware's goodput, when no bar
+//     min_fraction_of_best_pair: 0.93  # of the best pair of the same kind in a run
+//     below_peers: warn                # warn | fail
+//     min_fraction_of_reverse: 0.80    # one direction of a rail vs the other
 //   nccl:
 //     topo_file: /etc/nccl/topo.xml     # what NCCL_TOPO_FILE is on the nodes
 //   versions:                          # component name -> expected version
@@ -40,6 +48,21 @@ struct ProfileException {
   std::string reason;
 };
 
+// How transfers are judged (probes/transfer/expectations.h). Absolute
+// bars win over the hardware's; the fractions have defaults.
+struct TransferBars {
+  std::optional<double> tcp_stream_min_gbps;
+  std::optional<double> rdma_write_bw_min_gbps;
+  std::optional<double> rdma_read_bw_min_gbps;
+  std::optional<double> rdma_send_bw_min_gbps;
+  std::optional<double> rdma_write_lat_max_us;
+  std::optional<double> tcp_rr_lat_max_us;
+  double min_fraction_of_line_rate = 0.90;  // of the hardware's goodput
+  double min_fraction_of_best_pair = 0.93;  // ClusterKit's rule
+  v1::Verdict below_peers = v1::WARN;
+  double min_fraction_of_reverse = 0.80;    // one direction vs the other
+};
+
 struct Profile {
   // The file it came from ("" when none was given).
   std::string source;
@@ -50,6 +73,8 @@ struct Profile {
 
   std::optional<int> mtu_expected;
   std::vector<std::string> mtu_interfaces;
+
+  TransferBars transfer;
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;

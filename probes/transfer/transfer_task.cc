@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "platform/route.h"
 #include "probes/framework/result_util.h"
+#include "probes/transfer/expectations.h"
 #include "probes/transfer/transfer_runner.h"
 
 namespace nodeprobe::transfer {
@@ -61,7 +62,8 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
   return absl::OkStatus();
 }
 
-v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout) {
+v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout,
+                                const Profile& profile) {
   TransferPlan plan;
   plan.peer.host = t.peer_host();
   plan.peer.port = static_cast<uint16_t>(t.peer_port());
@@ -69,8 +71,8 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   plan.sizes.assign(t.sizes().begin(), t.sizes().end());
   plan.timeouts.idle = idle_timeout;
   v1::ProbeResult result;
+  absl::StatusOr<platform::Egress> egress = platform::EgressTo(t.peer_host());
   if (plan.request.transport() == v1::RDMA) {
-    absl::StatusOr<platform::Egress> egress = platform::EgressTo(t.peer_host());
     absl::StatusOr<RdmaLocal> local =
         egress.ok() ? ChooseRdmaLocal(*egress, t.device(),
                                       t.has_gid_index()
@@ -93,6 +95,16 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   }
   result = RunTransfer(plan);
   result.set_probe("transfer");
+  LinkFacts facts;
+  if (plan.request.transport() == v1::RDMA) {
+    facts = RdmaLinkFacts("/sys", plan.rdma.device, plan.rdma.port, 0);
+  } else if (egress.ok()) {
+    facts = TcpLinkFacts("/sys", egress->netdev);
+  } else {
+    facts.unknown_why = absl::StrCat("no route to ", t.peer_host());
+  }
+  facts.directions = plan.request.bidirectional() ? 2 : 1;
+  JudgeAgainstExpectation(profile, facts, &result);
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "nodeprobe/v1/task.pb.h"
+#include "probes/framework/profile.h"
 
 namespace nodeprobe::transfer {
 
@@ -17,8 +18,11 @@ namespace nodeprobe::transfer {
 absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run);
 
 // Runs the client end: for RDMA, picks device, port and GID from the route
-// to the peer (or the ones given), then the size sweep. Never fails: what
-// went wrong is an ERROR finding in the result (probe "transfer").
-v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout);
+// to the peer (or the ones given), then the size sweep, then judges it
+// against the profile's or this end's hardware's bar (expectations.h).
+// Never fails: what went wrong is an ERROR finding in the result (probe
+// "transfer").
+v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout,
+                                const Profile& profile = {});
 
 }  // namespace nodeprobe::transfer

@@ -381,6 +381,56 @@ TEST_F(ControlPlaneLabTest, TwoNodeStageIsJudgedByItsProfileAndTheRunKeepsIt) {
   EXPECT_EQ(rc, 1) << out;
 }
 
+// Judged transfers: a direction shaped to a tenth of the other is named,
+// a profile bar above what a rail moves fails it, and equal rails pass.
+TEST_F(ControlPlaneLabTest, TransfersAreJudgedAgainstTheReverseThePeersAndTheProfile) {
+  ASSERT_TRUE(lab_->Shape("a", "ac", 50).ok());   // a -> b at 50 Mbit/s
+  ASSERT_TRUE(lab_->Shape("b", "bc", 500).ok());  // b -> a at 500 Mbit/s
+  ASSERT_TRUE(StartPlaintextFleet());
+  std::string out;
+  int rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+                   "--transfer-seconds", "2"},
+                  false, &out);
+  EXPECT_EQ(rc, 1) << out;
+  v1::StageRun run = ParseRun(out);
+  bool named = false;
+  for (const auto& p : run.pairs()) {
+    if (!p.result().has_transfer()) continue;
+    const auto& t = p.result().transfer();
+    EXPECT_FALSE(t.expected_source().empty());
+    for (const auto& f : p.result().findings()) {
+      if (f.code() == "TRANSFER_ASYMMETRIC") {
+        EXPECT_EQ(p.from_node(), "gpu-a") << f.message();  // the shaped side
+        EXPECT_EQ(f.severity(), v1::FAIL);
+        named = true;
+      }
+    }
+  }
+  EXPECT_TRUE(named) << out;
+
+  // Both ways at 500 Mbit/s: equal, and a profile bar above them fails both.
+  ASSERT_TRUE(lab_->Shape("a", "ac", 500).ok());
+  rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+               "--transfer-seconds", "2"},
+              false, &out);
+  EXPECT_EQ(rc, 0) << out;
+  const std::string profile = dir_.path() + "/bar.yaml";
+  testing::WriteFile(profile, "transfer:\n  tcp_stream_min_gbps: 0.9\n");
+  rc = Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+               "--transfer-seconds", "1", "--profile", profile},
+              false, &out);
+  EXPECT_EQ(rc, 1) << out;
+  run = ParseRun(out);
+  int below = 0;
+  for (const auto& p : run.pairs()) {
+    if (!p.result().has_transfer()) continue;
+    EXPECT_EQ(p.result().transfer().expected_source(), "profile");
+    EXPECT_DOUBLE_EQ(p.result().transfer().expected(), 0.9);
+    for (const auto& f : p.result().findings()) below += f.code() == "TRANSFER_BELOW_EXPECTED";
+  }
+  EXPECT_EQ(below, 2) << out;
+}
+
 TEST_F(ControlPlaneLabTest, RailsThatNeitherNodeHasAreRefused) {
   ASSERT_TRUE(StartPlaintextFleet());
   std::string out;

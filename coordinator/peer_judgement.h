@@ -1,0 +1,23 @@
+// File: peer_judgement.h
+// Judges a run's transfers against each other, where no bar from the
+// profile or the hardware can: every measured pair/direction/rail is
+// compared with the best of the same kind (transport, op, size) in the
+// run, and each direction of a rail with the other direction.
+//   TRANSFER_BELOW_PEERS  below transfer.min_fraction_of_best_pair (0.93,
+//                         ClusterKit's rule) of the best: WARN, or FAIL
+//                         with transfer.below_peers: fail
+//   TRANSFER_ASYMMETRIC   below transfer.min_fraction_of_reverse (0.80) of
+//                         the same rail's other direction: FAIL, naming the
+//                         slow direction
+#pragma once
+
+#include "nodeprobe/v1/service.pb.h"
+#include "probes/framework/profile.h"
+
+namespace nodeprobe::coordinator {
+
+// Adds the findings to the pairs' results and re-derives their verdicts
+// (profile exceptions included).
+void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run);
+
+}  // namespace nodeprobe::coordinator

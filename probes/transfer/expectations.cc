@@ -1,0 +1,196 @@
+// File: expectations.cc
+#include "probes/transfer/expectations.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "platform/file_tree.h"
+#include "probes/framework/result_util.h"
+#include "probes/pcie/pcie_link.h"
+#include "probes/rdma_devices/rdma_sysfs_parser.h"
+#include "probes/transfer/transfer_runner.h"
+
+namespace nodeprobe::transfer {
+namespace {
+
+constexpr int kEthernetWire = 14 + 4 + 8 + 12;  // header, FCS, preamble, gap
+
+// The NIC's PCIe link under `device_dir` (a sysfs device directory), as a
+// payload rate in Gb/s; 0 when unknown.
+double PcieOf(const platform::FileTree& sys, const std::string& device_dir) {
+  absl::StatusOr<std::string> speed = sys.ReadValue(device_dir + "/current_link_speed");
+  absl::StatusOr<std::string> width = sys.ReadValue(device_dir + "/current_link_width");
+  if (!speed.ok() || !width.ok()) return 0;
+  auto s = pcie::ParsePciLinkSpeed(*speed);
+  auto w = pcie::ParsePciLinkWidth(*width);
+  if (!s.ok() || !w.ok() || !s->has_value() || !w->has_value()) return 0;
+  return PcieGoodputGbps(**s, **w);
+}
+
+std::optional<double> ProfileBar(const TransferBars& t, v1::Transport transport,
+                                 v1::TransferOp op) {
+  if (transport == v1::TCP && op == v1::STREAM_BW) return t.tcp_stream_min_gbps;
+  if (transport == v1::TCP && op == v1::RR_LAT) return t.tcp_rr_lat_max_us;
+  if (op == v1::WRITE_BW) return t.rdma_write_bw_min_gbps;
+  if (op == v1::READ_BW) return t.rdma_read_bw_min_gbps;
+  if (op == v1::SEND_BW) return t.rdma_send_bw_min_gbps;
+  if (op == v1::WRITE_LAT) return t.rdma_write_lat_max_us;
+  return std::nullopt;
+}
+
+std::string ProfileKey(v1::Transport transport, v1::TransferOp op) {
+  if (transport == v1::TCP) return op == v1::RR_LAT ? "tcp_rr_lat_max_us" : "tcp_stream_min_gbps";
+  if (op == v1::WRITE_LAT) return "rdma_write_lat_max_us";
+  return absl::StrCat("rdma_", OpName(op), "_min_gbps");
+}
+
+}  // namespace
+
+double TcpGoodputFraction(int mtu) {
+  if (mtu <= 52) return 0;
+  return static_cast<double>(mtu - 52) / (mtu + kEthernetWire);
+}
+
+double RoceGoodputFraction(int rdma_mtu) {
+  if (rdma_mtu <= 0) return 0;
+  return static_cast<double>(rdma_mtu) / (rdma_mtu + 14 + 20 + 8 + 12 + 4 + kEthernetWire - 14);
+}
+
+double IbGoodputFraction(int rdma_mtu) {
+  if (rdma_mtu <= 0) return 0;
+  return static_cast<double>(rdma_mtu) / (rdma_mtu + 8 + 12 + 4 + 2);
+}
+
+double PcieGoodputGbps(double gts, int width, int max_payload) {
+  // pcie::PcieBandwidthGBps is GB/s after line encoding; TLP headers and
+  // framing (~24 bytes per max-payload TLP) take their share.
+  return pcie::PcieBandwidthGBps(gts, width) * 8 * max_payload / (max_payload + 24.0);
+}
+
+LinkFacts TcpLinkFacts(const std::string& sys_root, const std::string& netdev) {
+  platform::FileTree sys(sys_root);
+  LinkFacts f;
+  f.link = netdev;
+  const std::string dir = "class/net/" + netdev;
+  int mtu = 0;
+  if (auto v = sys.ReadValue(dir + "/mtu"); v.ok() && absl::SimpleAtoi(*v, &mtu)) f.mtu = mtu;
+  // speed is Mb/s. A virtual interface (no device/ link: veth, bridge,
+  // macvlan, tun) reports a nominal speed (veth says 10000) or none; it is
+  // no bar for what the host can move.
+  int64_t mbps = 0;
+  absl::StatusOr<std::string> speed = sys.ReadValue(dir + "/speed");
+  if (!sys.Exists(dir + "/device")) {
+    f.unknown_why = absl::StrCat(netdev, " is a virtual interface (no device behind it; its "
+                                 "speed ", speed.ok() ? *speed : "unknown",
+                                 " is nominal): no absolute bar");
+  } else if (speed.ok() && absl::SimpleAtoi(*speed, &mbps) && mbps > 0) {
+    f.line_gbps = mbps / 1000.0;
+  } else {
+    f.unknown_why = absl::StrCat(netdev, " reports no link speed (",
+                                 speed.ok() ? *speed : "unreadable",
+                                 "): a virtual link has no absolute bar");
+  }
+  f.pcie_gbps = PcieOf(sys, dir + "/device");
+  return f;
+}
+
+LinkFacts RdmaLinkFacts(const std::string& sys_root, const std::string& device, uint32_t port,
+                        int active_mtu) {
+  platform::FileTree sys(sys_root);
+  LinkFacts f;
+  f.link = absl::StrCat(device, ":", port);
+  f.mtu = active_mtu;
+  const std::string dir = absl::StrCat("class/infiniband/", device, "/ports/", port);
+  if (auto ll = sys.ReadValue(dir + "/link_layer"); ll.ok()) f.link_layer = *ll;
+  absl::StatusOr<std::string> rate = sys.ReadValue(dir + "/rate");
+  absl::StatusOr<double> gbps =
+      rate.ok() ? rdma::ParseRateGbps(*rate) : absl::StatusOr<double>(rate.status());
+  if (gbps.ok()) {
+    f.line_gbps = *gbps;
+  } else {
+    f.unknown_why = absl::StrCat(f.link, " rate unknown: ", gbps.status().message());
+  }
+  f.pcie_gbps = PcieOf(sys, absl::StrCat("class/infiniband/", device, "/device"));
+  return f;
+}
+
+void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
+                             v1::ProbeResult* result) {
+  v1::TransferReport* t = result->mutable_transfer();
+  const bool latency = IsLatencyOp(t->op());
+  const std::optional<double> bar = ProfileBar(profile.transfer, t->transport(), t->op());
+  if (bar) {
+    t->set_expected(*bar);
+    t->set_expected_source("profile");
+    t->set_expected_basis(absl::StrCat("transfer.", ProfileKey(t->transport(), t->op()), ": ",
+                                       *bar, latency ? " us" : " Gb/s"));
+  } else if (latency) {
+    t->set_expected_source("none");
+    t->set_expected_basis("latency has a bar only from the profile (transfer.*_lat_max_us)");
+  } else if (facts.line_gbps <= 0) {
+    t->set_expected_source("none");
+    t->set_expected_basis(facts.unknown_why.empty() ? "the link's speed is unknown"
+                                                    : facts.unknown_why);
+  } else {
+    double fraction = 0;
+    std::string overhead;
+    if (t->transport() == v1::TCP) {
+      fraction = TcpGoodputFraction(facts.mtu > 0 ? facts.mtu : 1500);
+      overhead = absl::StrFormat("TCP/IPv4 at MTU %d: %.4f", facts.mtu > 0 ? facts.mtu : 1500,
+                                 fraction);
+    } else if (facts.link_layer == "InfiniBand") {
+      fraction = IbGoodputFraction(facts.mtu > 0 ? facts.mtu : 4096);
+      overhead = absl::StrFormat("InfiniBand headers at MTU %d: %.4f",
+                                 facts.mtu > 0 ? facts.mtu : 4096, fraction);
+    } else {
+      fraction = RoceGoodputFraction(facts.mtu > 0 ? facts.mtu : 1024);
+      overhead = absl::StrFormat("RoCE v2 headers at MTU %d: %.4f",
+                                 facts.mtu > 0 ? facts.mtu : 1024, fraction);
+    }
+    double wire = facts.line_gbps;
+    std::string limit = absl::StrFormat("%s %g Gb/s", facts.link, facts.line_gbps);
+    if (facts.pcie_gbps > 0 && facts.pcie_gbps < wire) {
+      wire = facts.pcie_gbps;
+      limit = absl::StrFormat("%s's PCIe link %.1f Gb/s (below its %g Gb/s port)", facts.link,
+                              facts.pcie_gbps, facts.line_gbps);
+    }
+    // Bidirectional figures are the sum of both ways (a full-duplex link).
+    const double expected =
+        wire * fraction * profile.transfer.min_fraction_of_line_rate * facts.directions;
+    t->set_expected(expected);
+    t->set_expected_source("hardware");
+    t->set_expected_basis(absl::StrFormat("%s x %s x %.2f (transfer.min_fraction_of_line_rate)%s",
+                                          limit, overhead,
+                                          profile.transfer.min_fraction_of_line_rate,
+                                          facts.directions == 2 ? " x 2 directions" : ""));
+  }
+  if (t->expected() <= 0) return;
+  for (const v1::TransferResult& row : t->results()) {
+    if (row.partial()) continue;  // already an ERROR finding
+    if (latency) {
+      const double us = row.latency().median_us();
+      if (us > t->expected()) {
+        AddFinding(result, "LATENCY_ABOVE_EXPECTED", v1::FAIL, t->device().empty() ? t->peer() : t->device(),
+                   absl::StrFormat("%d-byte %s median %.2f us is above the %s bar of %.2f us (%s)",
+                                   row.size(), OpName(t->op()), us, t->expected_source(),
+                                   t->expected(), t->expected_basis()),
+                   "check the path (hops, switch buffers, PFC pauses), CPU frequency scaling "
+                   "and interrupt moderation on both ends");
+      }
+    } else if (row.bw_avg_gbps() < t->expected()) {
+      AddFinding(result, "TRANSFER_BELOW_EXPECTED", v1::FAIL,
+                 t->device().empty() ? t->peer() : t->device(),
+                 absl::StrFormat("%d-byte %s to %s averaged %.2f Gb/s, below the %s bar of "
+                                 "%.2f Gb/s (%s)",
+                                 row.size(), OpName(t->op()), t->peer(), row.bw_avg_gbps(),
+                                 t->expected_source(), t->expected(), t->expected_basis()),
+                 "check the link's negotiated speed and width on both ends, the NIC's PCIe "
+                 "slot, error and pause counters, and other traffic on the rail");
+    }
+  }
+}
+
+}  // namespace nodeprobe::transfer

@@ -326,8 +326,17 @@ RowOutcome RunTcpRow(const platform::HostPort& peer, const v1::TransferRequest& 
   return out;
 }
 
+uint64_t SessionBytes(const v1::TransferRequest& req) {
+  const uint64_t size = req.size();
+  if (req.transport() == v1::RDMA) return req.op() == v1::WRITE_LAT ? 2 * size : size;
+  if (req.op() == v1::RR_LAT) return size;
+  const uint64_t per_stream = std::max<uint64_t>(size, 64 * 1024);  // receive buffer
+  return static_cast<uint64_t>(std::max<uint32_t>(req.streams(), 1)) * per_stream *
+         (req.bidirectional() ? 2 : 1);
+}
+
 absl::StatusOr<std::unique_ptr<TransferServer>> TransferServer::Start(
-    const std::string& bind_ip, uint16_t port, Timeouts timeouts) {
+    const std::string& bind_ip, uint16_t port, Timeouts timeouts, ServerLimits limits) {
   absl::StatusOr<Fd> listener = platform::Listen(bind_ip, port);
   if (!listener.ok()) return listener.status();
   absl::StatusOr<uint16_t> actual = platform::LocalPort(listener->get());
@@ -335,15 +344,16 @@ absl::StatusOr<std::unique_ptr<TransferServer>> TransferServer::Start(
   int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (efd < 0) return absl::ErrnoToStatus(errno, "eventfd");
   return std::unique_ptr<TransferServer>(new TransferServer(
-      *std::move(listener), *actual, bind_ip, timeouts, efd));
+      *std::move(listener), *actual, bind_ip, timeouts, limits, efd));
 }
 
 TransferServer::TransferServer(Fd listener, uint16_t port, std::string bind_ip,
-                               Timeouts timeouts, int stop_fd)
+                               Timeouts timeouts, ServerLimits limits, int stop_fd)
     : listener_(std::move(listener)),
       port_(port),
       bind_ip_(std::move(bind_ip)),
       timeouts_(timeouts),
+      limits_(limits),
       stop_fd_(stop_fd) {}
 
 TransferServer::~TransferServer() {
@@ -382,6 +392,24 @@ void TransferServer::HandleControl(Fd control) {
   const v1::TransferRequest& req = msg.request();
   v1::ControlMessage reply;
   absl::Status valid = Validate(req);
+  // Limits before anything is allocated; the session count is held until
+  // this connection ends.
+  const int active = ++sessions_;
+  struct Release {
+    std::atomic<int>* n;
+    ~Release() { --*n; }
+  } release{&sessions_};
+  if (valid.ok() && active > limits_.max_sessions) {
+    valid = absl::ResourceExhaustedError(absl::StrCat(
+        "the server already runs ", limits_.max_sessions,
+        " sessions (its limit); retry when one ends"));
+  }
+  if (valid.ok() && SessionBytes(req) > limits_.max_session_bytes) {
+    valid = absl::ResourceExhaustedError(absl::StrCat(
+        "the request needs ", SessionBytes(req) >> 20, " MiB of buffers, above the server's "
+        "limit of ", limits_.max_session_bytes >> 20,
+        " MiB per session (fewer streams or a smaller --size)"));
+  }
   if (valid.ok() && req.transport() == v1::RDMA) {
     ServeRdma(control.get(), req, timeouts_);
     ++runs_served_;

@@ -37,12 +37,27 @@ struct RowOutcome {
 RowOutcome RunTcpRow(const platform::HostPort& peer, const v1::TransferRequest& req,
                      const Timeouts& timeouts);
 
+// What a server lends strangers: a request whose buffers (streams x
+// message size, both ways when bidirectional; RDMA: the registered buffer)
+// exceed max_session_bytes, or one beyond max_sessions at a time, is
+// refused (TRANSFER_REFUSED on the client, naming the limit) before
+// anything is allocated. A stalled client's session ends at the idle
+// timeout and frees what it held.
+struct ServerLimits {
+  uint64_t max_session_bytes = 256ull << 20;
+  int max_sessions = 4;
+};
+
+// The bytes a request would make the server hold.
+uint64_t SessionBytes(const v1::TransferRequest& req);
+
 // Serves transfer requests on a listening socket until Stop().
 class TransferServer {
  public:
   // bind_ip "" = every address; port 0 = any free port.
   static absl::StatusOr<std::unique_ptr<TransferServer>> Start(
-      const std::string& bind_ip, uint16_t port, Timeouts timeouts = {});
+      const std::string& bind_ip, uint16_t port, Timeouts timeouts = {},
+      ServerLimits limits = {});
   ~TransferServer();
 
   uint16_t port() const { return port_; }
@@ -55,13 +70,15 @@ class TransferServer {
 
  private:
   TransferServer(platform::Fd listener, uint16_t port, std::string bind_ip,
-                 Timeouts timeouts, int stop_fd);
+                 Timeouts timeouts, ServerLimits limits, int stop_fd);
   void HandleControl(platform::Fd control);
 
   platform::Fd listener_;
   uint16_t port_;
   std::string bind_ip_;
   Timeouts timeouts_;
+  ServerLimits limits_;
+  std::atomic<int> sessions_{0};
   platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
   std::atomic<bool> stopping_{false};
   std::atomic<int> runs_served_{0};

@@ -2,6 +2,7 @@
 // process), and the size/operation parsing of the CLI.
 #include "probes/transfer/transfer_runner.h"
 
+#include <fstream>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -118,6 +119,61 @@ TEST(TcpTransferTest, ServerSurvivesGarbageOnItsPort) {
   }
   v1::ProbeResult r = RunTransfer(Plan(server.port(), v1::RR_LAT));
   EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
+}
+
+long RssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// A stranger asking for the maximum of everything is refused before the
+// server allocates: 128 streams x 64 MiB both ways would be 16 GiB.
+TEST(TcpTransferTest, AServerLendsStrangersOnlyWhatItsLimitsAllow) {
+  LoopbackServer server;
+  const long before = RssKiB();
+  TransferPlan plan = Plan(server.port(), v1::STREAM_BW);
+  plan.request.set_streams(128);
+  plan.request.set_bidirectional(true);
+  plan.sizes = {64u << 20};
+  v1::ProbeResult r = RunTransfer(plan);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "TRANSFER_REFUSED");
+  EXPECT_NE(r.findings(0).message().find("16384 MiB of buffers, above the server's limit of 256 "
+                                         "MiB per session"),
+            std::string::npos)
+      << r.findings(0).message();
+  EXPECT_LT(RssKiB() - before, 64 * 1024) << "the server allocated for a refused request";
+  v1::TransferRequest row = plan.request;
+  row.set_size(64u << 20);
+  EXPECT_EQ(SessionBytes(row), 128ull * (64u << 20) * 2);
+}
+
+TEST(TcpTransferTest, SessionsBeyondTheLimitAreRefused) {
+  auto s = TransferServer::Start("127.0.0.1", 0, Timeouts{absl::Seconds(3), absl::Seconds(2)},
+                                 ServerLimits{256ull << 20, 1});
+  ASSERT_TRUE(s.ok());
+  std::thread serve([&] { (*s)->Serve(); });
+  // One long session holds the only slot; a second is refused.
+  TransferPlan hold = Plan((*s)->port(), v1::STREAM_BW);
+  hold.request.set_duration_s(1.5);
+  hold.sizes = {65536};
+  v1::ProbeResult held;
+  std::thread first([&] { held = RunTransfer(hold); });
+  absl::SleepFor(absl::Milliseconds(300));
+  TransferPlan second = Plan((*s)->port(), v1::STREAM_BW);
+  second.sizes = {65536};
+  v1::ProbeResult r = RunTransfer(second);
+  first.join();
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "TRANSFER_REFUSED");
+  EXPECT_NE(r.findings(0).message().find("already runs 1 sessions"), std::string::npos);
+  EXPECT_EQ(held.findings_size(), 0) << held.DebugString();
+  (*s)->Stop();
+  serve.join();
 }
 
 TEST(ParseSizeListTest, AcceptsUnitsAndRejectsGarbage) {

@@ -4,6 +4,9 @@
 // inflate it; rr_lat is measured at the client, one round trip per message.
 #include "probes/transfer/transfer_engine.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -58,15 +61,32 @@ void ReceiveStream(int fd, size_t size, absl::Duration idle, ReceiveTally* tally
   }
 }
 
+// What the kernel says about a sending stream (TCP_INFO): segments it had
+// to retransmit, and its smoothed round-trip time.
+struct TcpHealth {
+  std::atomic<uint64_t> retransmits{0};
+  std::atomic<uint64_t> rtt_us_sum{0};
+  std::atomic<uint32_t> streams{0};
+  void Record(int fd) {
+    tcp_info info{};
+    socklen_t len = sizeof(info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return;
+    retransmits += info.tcpi_total_retrans;
+    rtt_us_sum += info.tcpi_rtt;
+    ++streams;
+  }
+};
+
 // Sends `size`-byte messages until `end_ns`, then ends the stream.
 absl::Status SendStream(int fd, size_t size, int64_t end_ns, absl::Duration idle,
-                        std::atomic<uint64_t>* sent = nullptr) {
+                        std::atomic<uint64_t>* sent = nullptr, TcpHealth* health = nullptr) {
   std::vector<char> buf(size, 'n');
   while (NowNs() < end_ns) {
     absl::Status s = platform::SendAll(fd, buf.data(), buf.size(), absl::Now() + idle);
     if (!s.ok()) return s;
     if (sent) *sent += buf.size();
   }
+  if (health) health->Record(fd);
   shutdown(fd, SHUT_WR);
   return absl::OkStatus();
 }
@@ -208,9 +228,10 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     }
   }
   std::vector<std::thread> senders;
+  TcpHealth health;
   for (Fd& c : conns) {
     senders.emplace_back([&, fd = c.get()] {
-      absl::Status s = SendStream(fd, req.size(), end, t.idle, &sent);
+      absl::Status s = SendStream(fd, req.size(), end, t.idle, &sent, &health);
       if (!s.ok()) {
         std::lock_guard<std::mutex> l(mu);
         if (send_error.ok()) send_error = s;
@@ -238,6 +259,11 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     out.result.set_bw_peak_gbps(std::max(d.peak_gbps(), f.avg_gbps) + r.avg_gbps);
     out.result.set_bw_avg_mibps(f.avg_mibps + r.avg_mibps);
     out.result.set_msg_rate_mpps(f.seconds > 0 ? out.result.iterations() / f.seconds / 1e6 : 0);
+    out.result.set_tcp_retransmits(health.retransmits.load());
+    if (health.streams.load() > 0) {
+      out.result.set_tcp_rtt_us(static_cast<double>(health.rtt_us_sum.load()) /
+                                health.streams.load());
+    }
     return out;
   }
   // Keep what the sender saw: bytes handed to the kernel, not proof of

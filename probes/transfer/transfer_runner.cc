@@ -79,6 +79,11 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
     } else {
       AddMeasurement(&result, "bw_average", r.bw_avg_gbps(), "Gb/s", labels);
       AddMeasurement(&result, "bw_peak", r.bw_peak_gbps(), "Gb/s", labels);
+      if (!rdma) {
+        AddMeasurement(&result, "tcp_retransmits", static_cast<double>(r.tcp_retransmits()),
+                       "segments", labels);
+        AddMeasurement(&result, "tcp_rtt", r.tcp_rtt_us(), "us", labels);
+      }
     }
   }
   return result;

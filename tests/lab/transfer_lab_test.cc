@@ -169,5 +169,32 @@ TEST_F(TransferLabTest, ServerStopsCleanlyOnSigterm) {
   EXPECT_EQ(*rc, 0);
 }
 
+// TCP_INFO in the result: a 200 Mbit/s link with a deep queue retransmits
+// (almost) nothing; the same rate with a queue of under two 64 KiB GSO packets drops, and
+// the retransmissions show. (An unshaped veth at full speed retransmits
+// too: its receive backlog overflows.)
+TEST_F(TransferLabTest, RetransmissionsShowOnALossyLinkAndNotOnACleanOne) {
+  const std::string peer = StartServer();
+  int rc = -1;
+  ASSERT_TRUE(
+      lab_->Exec("a", "tc qdisc replace dev ab root tbf rate 200mbit burst 64kb limit 4mb").ok());
+  v1::ProbeResult clean =
+      RunClient({"--peer", peer, "--duration", "1"}, &rc, absl::Seconds(20));
+  ASSERT_EQ(clean.transfer().results_size(), 1) << clean.DebugString();
+  const uint64_t clean_retx = clean.transfer().results(0).tcp_retransmits();
+  EXPECT_GT(clean.transfer().results(0).tcp_rtt_us(), 0);
+  ASSERT_TRUE(
+      lab_->Exec("a", "tc qdisc replace dev ab root tbf rate 200mbit burst 64kb limit 100000").ok());
+  v1::ProbeResult lossy =
+      RunClient({"--peer", peer, "--duration", "2"}, &rc, absl::Seconds(20));
+  ASSERT_EQ(lossy.transfer().results_size(), 1) << lossy.DebugString();
+  const uint64_t lossy_retx = lossy.transfer().results(0).tcp_retransmits();
+  EXPECT_GT(lossy_retx, 10u) << lossy.DebugString();
+  EXPECT_LT(clean_retx, lossy_retx / 10 + 1) << "clean " << clean_retx << ", lossy " << lossy_retx;
+  bool measured = false;
+  for (const auto& m : lossy.measurements()) measured |= m.name() == "tcp_retransmits";
+  EXPECT_TRUE(measured);
+}
+
 }  // namespace
 }  // namespace nodeprobe::lab

@@ -165,7 +165,7 @@ class ProfileParser {
         "tcp_stream_min_gbps",      "rdma_write_bw_min_gbps",    "rdma_read_bw_min_gbps",
         "rdma_send_bw_min_gbps",    "rdma_write_lat_max_us",     "tcp_rr_lat_max_us",
         "min_fraction_of_line_rate", "min_fraction_of_best_pair", "below_peers",
-        "min_fraction_of_reverse"};
+        "min_fraction_of_reverse", "congestion_max_per_second"};
     TransferBars& t = p.transfer;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
@@ -186,6 +186,11 @@ class ProfileParser {
         if (key == "min_fraction_of_line_rate") t.min_fraction_of_line_rate = *v;
         if (key == "min_fraction_of_best_pair") t.min_fraction_of_best_pair = *v;
         if (key == "min_fraction_of_reverse") t.min_fraction_of_reverse = *v;
+        continue;
+      }
+      if (key == "congestion_max_per_second") {
+        if (*v < 0 || *v > 1e12) return Error(kv.second, name + " must be >= 0");
+        t.congestion_max_per_second = *v;
         continue;
       }
       const bool latency = absl::EndsWith(key, "_us");

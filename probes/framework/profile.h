@@ -21,6 +21,7 @@
 //     min_fraction_of_best_pair: 0.93  # of the best pair of the same kind in a run
 //     below_peers: warn                # warn | fail
 //     min_fraction_of_reverse: 0.80    # one direction of a rail vs the other
+//     congestion_max_per_second: 1000  # pauses/CNPs/ECN marks during a transfer
 //   nccl:
 //     topo_file: /etc/nccl/topo.xml     # what NCCL_TOPO_FILE is on the nodes
 //   versions:                          # component name -> expected version
@@ -61,6 +62,8 @@ struct TransferBars {
   double min_fraction_of_best_pair = 0.93;  // ClusterKit's rule
   v1::Verdict below_peers = v1::WARN;
   double min_fraction_of_reverse = 0.80;    // one direction vs the other
+  // Pauses/CNPs/ECN marks per second during a transfer above which it WARNs.
+  std::optional<double> congestion_max_per_second;
 };
 
 struct Profile {

@@ -6,6 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "platform/route.h"
 #include "probes/framework/result_util.h"
+#include "absl/time/clock.h"
+#include "platform/file_tree.h"
+#include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/expectations.h"
 #include "probes/transfer/transfer_runner.h"
 
@@ -93,8 +96,22 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
     plan.rdma = *local;
     plan.rdma.gpu = t.has_gpu() ? static_cast<int>(t.gpu()) : -1;
   }
+  // The port's counters around the run: what the fabric did meanwhile.
+  const platform::FileTree sys("/sys");
+  absl::StatusOr<PortCounters> before =
+      plan.request.transport() == v1::RDMA
+          ? SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port)
+          : absl::StatusOr<PortCounters>(absl::NotFoundError("tcp"));
+  const absl::Time started = absl::Now();
   result = RunTransfer(plan);
   result.set_probe("transfer");
+  if (before.ok()) {
+    absl::StatusOr<PortCounters> after = SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port);
+    if (after.ok()) {
+      JudgeCounterDeltas(*before, *after, absl::ToDoubleSeconds(absl::Now() - started), profile,
+                         &result);
+    }
+  }
   LinkFacts facts;
   if (plan.request.transport() == v1::RDMA) {
     facts = RdmaLinkFacts("/sys", plan.rdma.device, plan.rdma.port, 0);

@@ -52,9 +52,14 @@ std::string PairFigure(const v1::PairResult& p) {
     return absl::StrCat("path MTU ", paths[0].path_mtu(), " of ", paths[0].iface_mtu());
   }
   const auto& t = p.result().transfer();
-  return absl::StrCat(transfer::OpName(t.op()), " ",
-                      absl::StrFormat("%.2f", t.results_size() ? t.results(0).bw_avg_gbps() : 0),
-                      " Gb/s");
+  const bool latency = transfer::IsLatencyOp(t.op());
+  std::string figure =
+      latency ? absl::StrFormat("%.2f us", t.results_size() ? t.results(0).latency().median_us() : 0)
+              : absl::StrFormat("%.2f Gb/s", t.results_size() ? t.results(0).bw_avg_gbps() : 0);
+  std::string bar = t.expected() > 0
+                        ? absl::StrFormat(" (bar %.2f from %s)", t.expected(), t.expected_source())
+                        : " (no bar: " + t.expected_basis() + ")";
+  return absl::StrCat(transfer::OpName(t.op()), " ", figure, bar);
 }
 
 std::string RenderRun(const v1::StageRun& run, bool color) {

@@ -30,6 +30,7 @@ ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth) {
   init.send_cq = cq;
   init.recv_cq = cq;
   init.qp_type = IBV_QPT_RC;
+  init.sq_sig_all = 0;  // completions only for requests posted signaled
   init.cap.max_send_wr = tx_depth;
   init.cap.max_recv_wr = tx_depth;
   init.cap.max_send_sge = 1;
@@ -216,14 +217,14 @@ absl::Status VerbsQp::Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_
 }
 
 absl::Status VerbsQp::Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t size,
-                           uint64_t wr_id) {
+                           uint64_t wr_id, bool signaled) {
   ibv_sge sge{addr(), static_cast<uint32_t>(size), lkey()};
   ibv_send_wr wr{};
   wr.wr_id = wr_id;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.opcode = opcode;
-  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
   if (opcode != IBV_WR_SEND) {
     wr.wr.rdma.remote_addr = remote.addr;
     wr.wr.rdma.rkey = remote.rkey;
@@ -249,8 +250,8 @@ absl::Status VerbsQp::PostRecv(size_t size, uint64_t wr_id) {
 }
 
 absl::StatusOr<int> VerbsQp::Poll(int max, std::vector<uint64_t>* wr_ids) {
-  std::vector<ibv_wc> wc(static_cast<size_t>(max));
-  int n = ibv_poll_cq(cq_, max, wc.data());
+  ibv_wc* wc = wc_;
+  int n = ibv_poll_cq(cq_, std::min(max, kMaxPoll), wc);
   if (n < 0) return absl::InternalError("ibv_poll_cq failed");
   for (int i = 0; i < n; ++i) {
     if (wc[i].status != IBV_WC_SUCCESS) {

@@ -73,10 +73,12 @@ class VerbsQp {
 
   absl::Status Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
                        uint32_t local_psn);
-  // Posts one signaled work request of `size` bytes from the start of the
-  // local buffer: IBV_WR_RDMA_WRITE / IBV_WR_RDMA_READ to the peer's buffer,
-  // or IBV_WR_SEND.
-  absl::Status Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t size, uint64_t wr_id);
+  // Posts one work request of `size` bytes from the start of the local
+  // buffer: IBV_WR_RDMA_WRITE / IBV_WR_RDMA_READ to the peer's buffer, or
+  // IBV_WR_SEND; `signaled` asks for a completion (the QP is created with
+  // sq_sig_all = 0, so unsignaled requests complete silently, in order).
+  absl::Status Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t size, uint64_t wr_id,
+                    bool signaled = true);
   // Posts a receive for a SEND of up to `size` bytes.
   absl::Status PostRecv(size_t size, uint64_t wr_id);
   // The registered host buffer (ping-pong latency polls its last byte);
@@ -85,7 +87,9 @@ class VerbsQp {
   // How the buffer was registered: "host", "gpu dma-buf" or "gpu peermem".
   const std::string& memory() const { return memory_; }
   size_t buffer_size() const { return buf_len_; }
-  // Polls up to `max` completions; error on a completion with bad status.
+  // Polls up to `max` (at most kMaxPoll) completions into a buffer the QP
+  // owns (nothing allocated per poll); error on a completion with bad status.
+  static constexpr int kMaxPoll = 32;
   absl::StatusOr<int> Poll(int max, std::vector<uint64_t>* wr_ids);
 
  private:
@@ -98,6 +102,7 @@ class VerbsQp {
   ibv_cq* cq_ = nullptr;
   ibv_qp* qp_ = nullptr;
   ibv_mr* mr_ = nullptr;
+  ibv_wc wc_[kMaxPoll];
   void* buf_ = nullptr;
   size_t buf_len_ = 0;
   std::unique_ptr<GpuMemory> gpu_;

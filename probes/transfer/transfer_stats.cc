@@ -33,18 +33,28 @@ BandwidthFigures ComputeBandwidthFromBytes(uint64_t bytes, int64_t first_ns,
 
 BandwidthFigures ComputeBandwidth(uint64_t size, int64_t first_post_ns,
                                   const std::vector<int64_t>& completions_ns) {
-  BandwidthFigures f;
-  if (completions_ns.empty()) return f;
-  const uint64_t n = completions_ns.size();
-  f = ComputeBandwidthFromBytes(size * n, first_post_ns, completions_ns.back());
-  if (f.seconds <= 0) return f;
-  f.msg_rate_mpps = static_cast<double>(n) / f.seconds / 1e6;
-  int64_t best = completions_ns[0] - first_post_ns;
-  for (size_t i = 1; i < n; ++i) {
-    int64_t interval = completions_ns[i] - completions_ns[i - 1];
-    if (interval > 0 && (best <= 0 || interval < best)) best = interval;
+  CompletionTally tally(first_post_ns);
+  for (int64_t t : completions_ns) tally.Record(1, t);
+  return tally.Figures(size);
+}
+
+void CompletionTally::Record(uint64_t completed, int64_t polled_ns) {
+  if (completed == 0) return;
+  const int64_t interval = polled_ns - last_;
+  if (interval > 0) {
+    best_per_ns_ = std::max(best_per_ns_, static_cast<double>(completed) / interval);
   }
-  f.peak_gbps = best > 0 ? Gbps(size, best) : f.avg_gbps;
+  count_ += completed;
+  last_ = std::max(last_, polled_ns);
+}
+
+BandwidthFigures CompletionTally::Figures(uint64_t size) const {
+  BandwidthFigures f;
+  if (count_ == 0) return f;
+  f = ComputeBandwidthFromBytes(size * count_, first_post_, last_);
+  if (f.seconds <= 0) return f;
+  f.msg_rate_mpps = static_cast<double>(count_) / f.seconds / 1e6;
+  f.peak_gbps = best_per_ns_ > 0 ? static_cast<double>(size) * 8.0 * best_per_ns_ : f.avg_gbps;
   return f;
 }
 

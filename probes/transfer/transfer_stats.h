@@ -40,6 +40,30 @@ struct BandwidthFigures {
 BandwidthFigures ComputeBandwidth(uint64_t size, int64_t first_post_ns,
                                   const std::vector<int64_t>& completions_ns);
 
+// Completions as they are polled, in constant memory at any duration. A
+// poll that returns k completions (a batch, or one signaled completion
+// standing for k messages under selective signaling) counts k messages in
+// the interval since the previous poll that returned any (the first
+// interval starts at the first post). So
+//   average = size x N / (t_last - t_first_post)       as perftest
+//   peak    = size x max over polls of k / interval    = size / (best
+//             interval) when every poll returns one completion, as perftest
+class CompletionTally {
+ public:
+  explicit CompletionTally(int64_t first_post_ns) : first_post_(first_post_ns), last_(first_post_ns) {}
+  void Record(uint64_t completed, int64_t polled_ns);
+  uint64_t count() const { return count_; }
+  int64_t first_post_ns() const { return first_post_; }
+  int64_t last_ns() const { return last_; }
+  BandwidthFigures Figures(uint64_t size) const;
+
+ private:
+  int64_t first_post_;
+  int64_t last_;
+  uint64_t count_ = 0;
+  double best_per_ns_ = 0;  // messages per nanosecond, best interval
+};
+
 // From bytes moved over an interval (streams with no per-message
 // completion, e.g. TCP): average only.
 BandwidthFigures ComputeBandwidthFromBytes(uint64_t bytes, int64_t first_ns,

@@ -32,6 +32,47 @@ TEST(ComputeBandwidthTest, EmptyOrBackwardsTimesGiveZero) {
   EXPECT_EQ(ComputeBandwidth(1000, 5000, {5000}).avg_gbps, 0);
 }
 
+// The same 8 messages seen three ways: one completion per poll, in batches
+// of 4 (two polls), and under selective signaling (a signaled completion
+// every 4th message). Average and peak agree; before, a batch made the
+// peak one message over the whole interval (4x too low here).
+TEST(CompletionTallyTest, BatchesAndSelectiveSignalingGiveTheSameFigures) {
+  // 1000-byte messages completing every 250 ns from t=250 to t=2000.
+  CompletionTally one(0);
+  for (int i = 1; i <= 8; ++i) one.Record(1, 250 * i);
+  CompletionTally batched(0);
+  batched.Record(4, 1000);  // one poll returns 4
+  batched.Record(4, 2000);
+  BandwidthFigures a = one.Figures(1000), b = batched.Figures(1000);
+  // 8000 B over 2000 ns = 32 Gb/s; every interval is 250 ns per message.
+  EXPECT_DOUBLE_EQ(a.avg_gbps, 32.0);
+  EXPECT_DOUBLE_EQ(b.avg_gbps, 32.0);
+  EXPECT_DOUBLE_EQ(a.peak_gbps, 32.0);
+  EXPECT_DOUBLE_EQ(b.peak_gbps, 32.0);
+  EXPECT_DOUBLE_EQ(b.msg_rate_mpps, 4.0);
+  EXPECT_EQ(b.seconds, a.seconds);
+  // A faster burst inside: 4 messages in 500 ns is 64 Gb/s peak.
+  CompletionTally burst(0);
+  burst.Record(4, 1000);
+  burst.Record(4, 1500);
+  EXPECT_DOUBLE_EQ(burst.Figures(1000).peak_gbps, 64.0);
+  // Nothing recorded, or an empty poll: zeros, not a division by zero.
+  CompletionTally none(0);
+  none.Record(0, 100);
+  EXPECT_EQ(none.Figures(1000).avg_gbps, 0);
+  EXPECT_EQ(none.count(), 0u);
+}
+
+TEST(CompletionTallyTest, MemoryDoesNotGrowWithTheRun) {
+  // A 10-minute 2-byte run at 100 Mpps is 6e10 completions: the tally is a
+  // few words regardless.
+  EXPECT_LE(sizeof(CompletionTally), 48u);
+  CompletionTally t(0);
+  for (int64_t i = 1; i <= 1000000; ++i) t.Record(1, i * 10);
+  EXPECT_EQ(t.count(), 1000000u);
+  EXPECT_DOUBLE_EQ(t.Figures(2).msg_rate_mpps, 100.0);
+}
+
 TEST(ComputeLatencyTest, HalvesRoundTripsAndDropsTwoLargest) {
   // RTTs 2..20 µs step 2 plus two outliers; after dropping 1000 and 900 the
   // ten samples are 2,4,...,20 µs RTT -> 1..10 µs one-way.

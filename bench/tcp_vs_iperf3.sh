@@ -22,7 +22,8 @@ cleanup() {
     ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true
   done
-  pkill -f "iperf3 -s -p 5299" 2>/dev/null || true
+  # Stopped by the PIDs this script started, never by name.
+  [ -n "${IPERF_PID:-}" ] && kill "$IPERF_PID" 2>/dev/null || true
   [ -n "${NP_PID:-}" ] && kill "$NP_PID" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -42,7 +43,10 @@ bench_path() {
   NP_PID=$!
   for _ in $(seq 50); do grep -q "listening on" "$out" && break; sleep 0.1; done
   np_port=$(grep -o '[0-9]*$' "$out" | head -1)
-  $srv iperf3 -s -p 5299 -D >/dev/null 2>&1
+  # In the foreground of a background job (not -D), so its PID is ours;
+  # `ip netns exec` execs into it, so $! is iperf3 itself.
+  $srv iperf3 -s -p 5299 >/dev/null 2>&1 &
+  IPERF_PID=$!
   sleep 0.3
   local np_vals=() ip_vals=()
   for _ in $(seq "$REPS"); do
@@ -53,7 +57,7 @@ bench_path() {
         'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9)')")
   done
   kill "$NP_PID"; wait "$NP_PID" 2>/dev/null || true; NP_PID=""
-  pkill -f "iperf3 -s -p 5299" || true
+  kill "$IPERF_PID"; wait "$IPERF_PID" 2>/dev/null || true; IPERF_PID=""
   local np_med ip_med
   np_med=$(printf '%s\n' "${np_vals[@]}" | median)
   ip_med=$(printf '%s\n' "${ip_vals[@]}" | median)

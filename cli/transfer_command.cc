@@ -132,7 +132,7 @@ int Run(const RunOptions& o) {
     if (!sizes.ok()) return usage(absl::StrCat("--size: ", sizes.status().message()));
     for (uint64_t s : *sizes) task.add_sizes(s);
   } else {
-    task.add_sizes(transfer::IsLatencyOp(op) ? 2u : 65536u);  // perftest's defaults
+    task.add_sizes(transfer::DefaultSize(rdma ? v1::RDMA : v1::TCP, op));
   }
   if (o.iterations_set && o.iterations <= 0) {
     return usage(absl::StrCat("--iterations ", o.iterations, " must be a positive count"));
@@ -193,7 +193,7 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
                       "tcp: stream_bw (default), rr_lat; rdma: write_bw (default), "
                       "read_bw, send_bw, write_lat");
   auto* size = run_cmd->add_option("--size", run->sizes,
-                                    "Message sizes, e.g. 65536 or 4K,64K,1M");
+                                    "Message sizes, e.g. 65536 or 4K,64K,1M (default: 64K RDMA, 128K TCP stream, 2 latency)");
   run_cmd->add_flag("--all-sizes", run->all_sizes, "Sweep 2 B .. 8 MiB, doubling")
       ->excludes(size);
   run_cmd->add_option("--duration", run->duration_s, "Seconds per size (bandwidth ops)")

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/peer_judgement.h"
+#include "probes/transfer/transfer_runner.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 
@@ -90,7 +91,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   t->mutable_request()->set_tx_depth(128);
   t->mutable_request()->set_streams(1);
   t->mutable_request()->set_duration_s(req.transfer_seconds() ? req.transfer_seconds() : 3);
-  t->add_sizes(65536);
+  t->add_sizes(transfer::DefaultSize(t->request().transport(), t->request().op()));
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {

@@ -204,14 +204,20 @@ absl::StatusOr<Fd> Connect(const HostPort& peer, absl::Time deadline) {
                                                 ":", peer.port, ")"));
 }
 
+// Both try the call first and poll only when it would block: a stream
+// that keeps up costs one syscall per call, not two (measured: 1-stream
+// TCP on loopback 11.5 -> see NOTES for the figures).
 absl::Status SendAll(int fd, const void* buf, size_t len, absl::Time deadline) {
   const char* p = static_cast<const char*>(buf);
   while (len > 0) {
-    absl::Status s = WaitFor(fd, POLLOUT, deadline, "send to the peer");
-    if (!s.ok()) return s;
     ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        absl::Status s = WaitFor(fd, POLLOUT, deadline, "send to the peer");
+        if (!s.ok()) return s;
+        continue;
+      }
       return PeerError(errno, "send");
     }
     p += n;
@@ -222,11 +228,14 @@ absl::Status SendAll(int fd, const void* buf, size_t len, absl::Time deadline) {
 
 absl::StatusOr<size_t> RecvSome(int fd, void* buf, size_t len, absl::Time deadline) {
   while (true) {
-    absl::Status s = WaitFor(fd, POLLIN, deadline, "receive from the peer");
-    if (!s.ok()) return s;
     ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
     if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        absl::Status s = WaitFor(fd, POLLIN, deadline, "receive from the peer");
+        if (!s.ok()) return s;
+        continue;
+      }
       return PeerError(errno, "recv");
     }
     return static_cast<size_t>(n);

@@ -89,6 +89,11 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
   return result;
 }
 
+uint64_t DefaultSize(v1::Transport transport, v1::TransferOp op) {
+  if (IsLatencyOp(op)) return 2;
+  return transport == v1::TCP ? 128 * 1024 : 64 * 1024;
+}
+
 std::vector<uint64_t> AllSizes() {
   std::vector<uint64_t> out;
   for (uint64_t s = 2; s <= (8u << 20); s *= 2) out.push_back(s);

@@ -29,6 +29,11 @@ struct TransferPlan {
 
 v1::ProbeResult RunTransfer(const TransferPlan& plan);
 
+// The default message size of an op: perftest's for RDMA (64 KiB, latency
+// 2 B), iperf3's 128 KiB write for TCP streams (TCP has no messages on the
+// wire; larger writes cost fewer syscalls per byte).
+uint64_t DefaultSize(v1::Transport transport, v1::TransferOp op);
+
 // perftest's -a sweep: 2 B .. 8 MiB, doubling.
 std::vector<uint64_t> AllSizes();
 // "65536", "4K,64K,1M" (K/M/G are powers of 1024), each 1 B .. 1 GiB.

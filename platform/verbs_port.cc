@@ -2,6 +2,7 @@
 #include "platform/verbs_port.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <infiniband/verbs.h>
 
 #include <memory>
@@ -11,11 +12,18 @@
 
 namespace nodeprobe::platform {
 
-bool VerbsHasDmabufMr() {
-  // Looked up at run time: the library loaded may be older than the headers
-  // this was built with.
-  return dlsym(RTLD_DEFAULT, "ibv_reg_dmabuf_mr") != nullptr;
+RegDmabufMrFn VerbsRegDmabufMr() {
+  static const RegDmabufMrFn fn = []() -> RegDmabufMrFn {
+    if (getenv("NODEPROBE_FORCE_NO_DMABUF") != nullptr) return nullptr;
+    // By version: the library loaded may be older than the headers this
+    // was built with, and an unversioned lookup could bind another one.
+    return reinterpret_cast<RegDmabufMrFn>(
+        dlvsym(RTLD_DEFAULT, "ibv_reg_dmabuf_mr", "IBVERBS_1.12"));
+  }();
+  return fn;
 }
+
+bool VerbsHasDmabufMr() { return VerbsRegDmabufMr() != nullptr; }
 
 uint32_t IbvMtuToBytes(int ibv_mtu) {
   switch (ibv_mtu) {

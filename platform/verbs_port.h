@@ -2,6 +2,8 @@
 // Live queries through libibverbs: what sysfs does not show (active MTU).
 #pragma once
 
+#include <infiniband/verbs.h>
+
 #include <cstdint>
 #include <string>
 
@@ -21,8 +23,18 @@ absl::StatusOr<ibv_context*> OpenVerbsDevice(const std::string& device);
 absl::StatusOr<uint32_t> QueryActiveMtu(const std::string& device,
                                         uint32_t port);
 
-// True when the rdma-core in use provides ibv_reg_dmabuf_mr (rdma-core 34
-// and later), which GPUDirect RDMA over dma-buf needs.
+// Portable linking: the binary links only rdma-core symbols of version
+// IBVERBS_1.1 / RDMACM_1.0, which every rdma-core exports, so it starts on
+// any distribution (tests/symbols checks the built binary). Newer entry
+// points are looked up at run time by name and version (dlvsym), as NCCL
+// does, and are absent rather than fatal on older libraries.
+
+// ibv_reg_dmabuf_mr (IBVERBS_1.12, rdma-core 34 and later), which
+// GPUDirect RDMA over dma-buf needs; nullptr when the library lacks it, or
+// when NODEPROBE_FORCE_NO_DMABUF is set (to test that path).
+using RegDmabufMrFn = ibv_mr* (*)(ibv_pd*, uint64_t offset, size_t length, uint64_t iova,
+                                  int fd, int access);
+RegDmabufMrFn VerbsRegDmabufMr();
 bool VerbsHasDmabufMr();
 
 // Bytes of an ibv_mtu enum value (1=256 … 5=4096); 0 for anything else.

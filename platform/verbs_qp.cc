@@ -128,9 +128,11 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
     mr_addr_ = gpu_->address();
     // dma-buf first (open kernel module), then peermem on the raw pointer.
     if (absl::StatusOr<int> fd = gpu_->DmaBufFd(); fd.ok()) {
-      mr_ = ibv_reg_dmabuf_mr(pd_, 0, buffer_bytes, mr_addr_, *fd, access);
+      if (RegDmabufMrFn reg = VerbsRegDmabufMr(); reg != nullptr) {
+        mr_ = reg(pd_, 0, buffer_bytes, mr_addr_, *fd, access);
+        if (mr_ != nullptr) memory_ = "gpu dma-buf";
+      }
       close(*fd);
-      memory_ = "gpu dma-buf";
     }
     if (mr_ == nullptr) {
       mr_ = ibv_reg_mr(pd_, reinterpret_cast<void*>(mr_addr_), buffer_bytes, access);

@@ -4,6 +4,7 @@
 
 #include "absl/time/clock.h"
 #include "platform/rdma_cm.h"
+#include "platform/verbs_port.h"
 
 #include <unistd.h>
 
@@ -93,4 +94,12 @@ TEST(RdmaCmTest, ConnectWithoutDeviceFailsWithinDeadline) {
 }
 
 }  // namespace
+// With ibv_reg_dmabuf_mr unavailable (an rdma-core older than 34, forced
+// here), the lookup says so instead of failing to load.
+TEST(VerbsPortTest, DmabufRegistrationMissingIsAbsentNotFatal) {
+  setenv("NODEPROBE_FORCE_NO_DMABUF", "1", 1);
+  EXPECT_EQ(VerbsRegDmabufMr(), nullptr);
+  EXPECT_FALSE(VerbsHasDmabufMr());
+}
+
 }  // namespace nodeprobe::platform

@@ -163,6 +163,35 @@ TEST(BadInputTest, AFifoInACapturedTreeIsRefusedNotReadAndTheRunEnds) {
   EXPECT_NE(r.exit_code, 0) << r.out;
 }
 
+// A probe that blocks inside one read: hwloc reads the captured tree
+// itself, and its /proc/cpuinfo is a FIFO nobody writes. `run --timeout 3`
+// still ends within 5 s, locality is TASK_TIMEOUT, and every other probe's
+// result is kept.
+TEST(BadInputTest, AProbeBlockedOnAFifoInACaptureEndsAtTheTimeoutWithTheOthersKept) {
+  auto host = testing::HwlocXeonHost({});
+  ASSERT_TRUE(host.ok()) << host.status();
+  const std::string cpuinfo = (*host)->proc_root + "/cpuinfo";
+  ASSERT_EQ(unlink(cpuinfo.c_str()), 0);
+  ASSERT_EQ(mkfifo(cpuinfo.c_str(), 0644), 0);
+  const std::string capture = (*host)->sys_root.substr(0, (*host)->sys_root.rfind('/'));
+  const absl::Time start = absl::Now();
+  CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--capture", capture,
+                               "--timeout", "3", "--format", "json"});
+  EXPECT_LE(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  v1::StageReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
+  ASSERT_EQ(report.results_size(), 6) << r.out;
+  for (const auto& p : report.results()) {
+    if (p.probe() == "locality") {
+      ASSERT_GE(p.findings_size(), 1);
+      EXPECT_EQ(p.findings(0).code(), "TASK_TIMEOUT") << r.out;
+    } else {
+      for (const auto& f : p.findings()) EXPECT_NE(f.code(), "TASK_TIMEOUT") << p.probe();
+    }
+  }
+}
+
 TEST(BadInputTest, DeepTopologyXmlIsLocalityErrorAndTheOtherProbesReport) {
   testing::TempDir dir;
   std::string xml = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">";

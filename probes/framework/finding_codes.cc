@@ -92,6 +92,8 @@ const std::vector<FindingCode>& FindingCodes() {
       {"LATENCY_ABOVE_EXPECTED", "a latency is above the profile's bar"},
       {"RDMA_ERROR_COUNTERS_GREW", "a port's error counters grew during a transfer"},
       {"RDMA_CONGESTION_SIGNALS", "pauses, CNPs or ECN marks during a transfer above the profile's rate"},
+      {"NETDEV_ERRORS_GREW", "an interface's error counters grew during a transfer"},
+      {"NETDEV_PAUSE_FRAMES", "flow-control pauses during a transfer above the profile's rate"},
       {"NOTHING_MEASURED", "a run or pair produced no measurement (everything skipped)"},
   };
   return kCodes;

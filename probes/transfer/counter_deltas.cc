@@ -1,11 +1,14 @@
 // File: counter_deltas.cc
 #include "probes/transfer/counter_deltas.h"
 
+#include <cstring>
+#include <functional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "platform/netdev_stats.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
@@ -56,22 +59,42 @@ absl::StatusOr<PortCounters> SnapshotPortCounters(const platform::FileTree& sys,
   return pc;
 }
 
-void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,
-                        const Profile& profile, v1::ProbeResult* result) {
+namespace {
+
+// The shared part: deltas of the counters `is_error` or `is_congestion`
+// pick, as measurements; errors that grew and congestion above the
+// profile's rate as findings with the codes given.
+struct DeltaRules {
+  std::function<bool(const std::string&)> is_error;
+  std::function<bool(const std::string&)> is_congestion;
+  const char* error_code;
+  const char* error_fix;
+  const char* congestion_code;
+  const char* congestion_what;
+  const char* congestion_fix;
+};
+
+std::string Display(const std::string& name) {
+  for (const char* prefix : {"hw:", "ethtool:"}) {
+    if (name.rfind(prefix, 0) == 0) return name.substr(strlen(prefix));
+  }
+  return name;
+}
+
+void JudgeDeltas(const PortCounters& before, const PortCounters& after, double seconds,
+                 const Profile& profile, const DeltaRules& rules, v1::ProbeResult* result) {
   std::vector<std::string> grew, congested;
-  const std::set<std::string> error_names(RdmaErrorCounterNames().begin(),
-                                          RdmaErrorCounterNames().end());
   for (const auto& [name, end] : after.values) {
     auto it = before.values.find(name);
     if (it == before.values.end()) continue;  // not on this device: absent, not zero
     // A counter that went down was reset (or wrapped): its delta is unknown.
     if (end < it->second) continue;
-    const uint64_t delta = end - it->second;
-    const std::string counter = name.rfind("hw:", 0) == 0 ? name.substr(3) : name;
-    const double per_s = seconds > 0 ? delta / seconds : 0;
-    const bool error = error_names.count(name) > 0 || HwErrorCounters().count(name) > 0;
-    const bool congestion = CongestionCounters().count(name) > 0;
+    const bool error = rules.is_error(name);
+    const bool congestion = rules.is_congestion(name);
     if (!error && !congestion) continue;
+    const uint64_t delta = end - it->second;
+    const std::string counter = Display(name);
+    const double per_s = seconds > 0 ? delta / seconds : 0;
     AddMeasurement(result, "counter_delta", static_cast<double>(delta), "count",
                    {{"port", after.port}, {"counter", counter}});
     if (delta == 0) continue;
@@ -88,20 +111,73 @@ void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, d
     }
   }
   if (!grew.empty()) {
-    AddFinding(result, "RDMA_ERROR_COUNTERS_GREW", v1::FAIL, after.port,
+    AddFinding(result, rules.error_code, v1::FAIL, after.port,
                absl::StrCat(after.port, " error counters grew during the transfer: ",
                             absl::StrJoin(grew, ", ")),
-               "errors under load point at the cable, optics or a switch port: check them "
-               "(mlxlink, the switch's port counters) and retest");
+               rules.error_fix);
   }
   if (!congested.empty()) {
-    AddFinding(result, "RDMA_CONGESTION_SIGNALS", v1::WARN, after.port,
-               absl::StrCat(after.port, " kept up by pausing or marking: ",
-                            absl::StrJoin(congested, ", "), " (above transfer."
-                            "congestion_max_per_second ",
+    AddFinding(result, rules.congestion_code, v1::WARN, after.port,
+               absl::StrCat(after.port, " ", rules.congestion_what, ": ",
+                            absl::StrJoin(congested, ", "),
+                            " (above transfer.congestion_max_per_second ",
                             *profile.transfer.congestion_max_per_second, ")"),
-               "check PFC/ECN configuration and buffer settings on the switches along the rail");
+               rules.congestion_fix);
   }
+}
+
+}  // namespace
+
+void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,
+                        const Profile& profile, v1::ProbeResult* result) {
+  const std::set<std::string> error_names(RdmaErrorCounterNames().begin(),
+                                          RdmaErrorCounterNames().end());
+  JudgeDeltas(before, after, seconds, profile,
+              DeltaRules{[&](const std::string& n) {
+                           return error_names.count(n) > 0 || HwErrorCounters().count(n) > 0;
+                         },
+                         [](const std::string& n) { return CongestionCounters().count(n) > 0; },
+                         "RDMA_ERROR_COUNTERS_GREW",
+                         "errors under load point at the cable, optics or a switch port: check "
+                         "them (mlxlink, the switch's port counters) and retest",
+                         "RDMA_CONGESTION_SIGNALS", "kept up by pausing or marking",
+                         "check PFC/ECN configuration and buffer settings on the switches along "
+                         "the rail"},
+              result);
+}
+
+PortCounters SnapshotNetdevCounters(const platform::FileTree& sys, const std::string& ifname) {
+  PortCounters pc;
+  pc.port = ifname;
+  pc.values = platform::NetdevStatistics(sys, ifname);
+  if (absl::StatusOr<std::map<std::string, uint64_t>> e = platform::EthtoolStatistics(ifname);
+      e.ok()) {
+    for (const auto& [k, v] : *e) pc.values["ethtool:" + k] = v;
+  }
+  return pc;
+}
+
+void JudgeNetdevDeltas(const PortCounters& before, const PortCounters& after, double seconds,
+                       const Profile& profile, v1::ProbeResult* result) {
+  // include/uapi/linux/if_link.h's error counters; rx_dropped/tx_dropped
+  // also count benign drops (unknown protocols) and are left out.
+  static const std::set<std::string> kErrors = {
+      "rx_errors",       "tx_errors",         "rx_crc_errors",     "rx_frame_errors",
+      "rx_length_errors", "rx_over_errors",   "rx_fifo_errors",    "tx_fifo_errors",
+      "tx_carrier_errors", "tx_aborted_errors", "rx_missed_errors"};
+  JudgeDeltas(before, after, seconds, profile,
+              DeltaRules{[](const std::string& n) { return kErrors.count(n) > 0; },
+                         [](const std::string& n) {
+                           return n.rfind("ethtool:", 0) == 0 &&
+                                  n.find("pause") != std::string::npos &&
+                                  n.find("duration") == std::string::npos;
+                         },
+                         "NETDEV_ERRORS_GREW",
+                         "errors under load point at the cable, optics, or the switch port: "
+                         "check `ethtool -S` and the switch's counters and retest",
+                         "NETDEV_PAUSE_FRAMES", "was paused by flow control",
+                         "check PFC/flow-control settings and congestion on the path"},
+              result);
 }
 
 }  // namespace nodeprobe::transfer

@@ -10,6 +10,13 @@
 //                             np_ecn_marked_roce_packets) per second above
 //                             transfer.congestion_max_per_second: WARN;
 //                             without that key they are evidence only
+// and, around TCP transfers, the egress interface's statistics and driver
+// (ethtool) counters:
+//   NETDEV_ERRORS_GREW        rx/tx errors, CRC/frame/FIFO/carrier errors,
+//                             missed packets grew: FAIL
+//   NETDEV_PAUSE_FRAMES       pause frames (per priority where the driver
+//                             counts them) per second above
+//                             transfer.congestion_max_per_second: WARN
 // A counter a device does not have is absent from the result, never zero.
 #pragma once
 
@@ -25,8 +32,8 @@
 namespace nodeprobe::transfer {
 
 struct PortCounters {
-  std::string port;  // "mlx5_0:1"
-  std::map<std::string, uint64_t> values;  // "symbol_error", "hw:np_cnp_sent"
+  std::string port;  // "mlx5_0:1", or a netdev
+  std::map<std::string, uint64_t> values;  // "symbol_error", "hw:np_cnp_sent", "ethtool:rx_pause"
 };
 
 absl::StatusOr<PortCounters> SnapshotPortCounters(const platform::FileTree& sys,
@@ -34,5 +41,12 @@ absl::StatusOr<PortCounters> SnapshotPortCounters(const platform::FileTree& sys,
 
 void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,
                         const Profile& profile, v1::ProbeResult* result);
+
+// statistics/* of class/net/IF under `sys` plus the driver's ethtool
+// counters (prefixed "ethtool:"; read in this network namespace).
+PortCounters SnapshotNetdevCounters(const platform::FileTree& sys, const std::string& ifname);
+
+void JudgeNetdevDeltas(const PortCounters& before, const PortCounters& after, double seconds,
+                       const Profile& profile, v1::ProbeResult* result);
 
 }  // namespace nodeprobe::transfer

@@ -3,6 +3,7 @@
 #include "probes/transfer/counter_deltas.h"
 
 #include "gtest/gtest.h"
+#include "platform/netdev_stats.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::transfer {
@@ -69,6 +70,53 @@ TEST_F(CounterDeltasTest, QuietPortsAndAbsentCountersAddNothing) {
   v1::ProbeResult reset;
   JudgeCounterDeltas(before, after, 1.0, Profile(), &reset);
   EXPECT_EQ(reset.findings_size(), 0);
+}
+
+TEST(NetdevDeltasTest, ErrorsFailPausesWarnAboveTheRateAndDropsAreIgnored) {
+  PortCounters before{"eth0", {{"rx_crc_errors", 10},
+                               {"rx_errors", 10},
+                               {"rx_dropped", 5},
+                               {"ethtool:rx_prio3_pause", 0},
+                               {"ethtool:rx_pause_duration", 0},
+                               {"ethtool:tx_bytes_phy", 0}}};
+  PortCounters after{"eth0", {{"rx_crc_errors", 13},
+                              {"rx_errors", 13},
+                              {"rx_dropped", 900},
+                              {"ethtool:rx_prio3_pause", 2000},
+                              {"ethtool:rx_pause_duration", 99999},
+                              {"ethtool:tx_bytes_phy", 1 << 30}}};
+  Profile p;
+  p.transfer.congestion_max_per_second = 100;
+  v1::ProbeResult r;
+  JudgeNetdevDeltas(before, after, 2.0, p, &r);
+  ASSERT_EQ(r.findings_size(), 2) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "NETDEV_ERRORS_GREW");
+  EXPECT_NE(r.findings(0).message().find("rx_crc_errors +3"), std::string::npos);
+  EXPECT_EQ(r.findings(0).message().find("rx_dropped"), std::string::npos);
+  EXPECT_EQ(r.findings(1).code(), "NETDEV_PAUSE_FRAMES");
+  EXPECT_NE(r.findings(1).message().find("rx_prio3_pause 1000/s"), std::string::npos)
+      << r.findings(1).message();
+  EXPECT_EQ(r.evidence().at("eth0 rx_prio3_pause during the transfer"),
+            "+2000 (1000.0/s over 2.00 s)");
+  // Counted counters only: no measurement for bytes or durations.
+  for (const auto& m : r.measurements()) {
+    EXPECT_NE(m.labels().at("counter"), "tx_bytes_phy");
+    EXPECT_NE(m.labels().at("counter"), "rx_pause_duration");
+  }
+}
+
+TEST(NetdevDeltasTest, TheDriversEthtoolCountersAreReadWithoutEthtool) {
+  // lo has no driver statistics: empty, not an error; an unknown interface
+  // is an error naming it.
+  auto lo = platform::EthtoolStatistics("lo");
+  ASSERT_TRUE(lo.ok()) << lo.status();
+  EXPECT_TRUE(lo->empty());
+  auto none = platform::EthtoolStatistics("nodev0");
+  EXPECT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("nodev0"), std::string::npos);
+  EXPECT_FALSE(platform::EthtoolStatistics("an-interface-name-too-long").ok());
+  PortCounters lo_counters = SnapshotNetdevCounters(platform::FileTree("/sys"), "lo");
+  EXPECT_TRUE(lo_counters.values.count("rx_errors")) << "statistics/ of lo";
 }
 
 }  // namespace

@@ -102,9 +102,18 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
       plan.request.transport() == v1::RDMA
           ? SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port)
           : absl::StatusOr<PortCounters>(absl::NotFoundError("tcp"));
+  // TCP: the egress interface's statistics and driver counters too.
+  const std::string netdev =
+      plan.request.transport() == v1::TCP && egress.ok() ? egress->netdev : "";
+  const PortCounters netdev_before =
+      netdev.empty() ? PortCounters() : SnapshotNetdevCounters(sys, netdev);
   const absl::Time started = absl::Now();
   result = RunTransfer(plan);
   result.set_probe("transfer");
+  if (!netdev.empty()) {
+    JudgeNetdevDeltas(netdev_before, SnapshotNetdevCounters(sys, netdev),
+                      absl::ToDoubleSeconds(absl::Now() - started), profile, &result);
+  }
   if (before.ok()) {
     absl::StatusOr<PortCounters> after = SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port);
     if (after.ok()) {

@@ -182,6 +182,14 @@ TEST_F(TransferLabTest, RetransmissionsShowOnALossyLinkAndNotOnACleanOne) {
       RunClient({"--peer", peer, "--duration", "1"}, &rc, absl::Seconds(20));
   ASSERT_EQ(clean.transfer().results_size(), 1) << clean.DebugString();
   const uint64_t clean_retx = clean.transfer().results(0).tcp_retransmits();
+  // The egress interface's counters were read around the run (veth has
+  // statistics/ and driver counters, no pause counters).
+  bool netdev_counters = false;
+  for (const auto& m : clean.measurements()) {
+    netdev_counters |= m.name() == "counter_delta" && m.labels().at("port") == "ab" &&
+                       m.labels().at("counter") == "rx_errors";
+  }
+  EXPECT_TRUE(netdev_counters) << clean.DebugString();
   EXPECT_GT(clean.transfer().results(0).tcp_rtt_us(), 0);
   ASSERT_TRUE(
       lab_->Exec("a", "tc qdisc replace dev ab root tbf rate 200mbit burst 64kb limit 100000").ok());

@@ -134,10 +134,17 @@ std::string RenderTopology(const v1::Topology& topo) {
     rows.push_back(row);
   }
   std::string out = Table(rows, "  ");
+  // The legends as nvidia-smi prints them: GPUs by bus id (NVML order),
+  // NICs by RDMA device.
+  absl::StrAppend(&out, "\n  GPU Legend:\n");
+  for (const v1::TopologyDevice& g : topo.gpus()) {
+    absl::StrAppend(&out, "    ", g.label(), ": ", g.pci_address(), " ", g.model(), "\n");
+  }
+  absl::StrAppend(&out, "\n  NIC Legend:\n");
   for (const v1::TopologyDevice& n : topo.nics()) {
     std::vector<std::string> names(n.rdma_devices().begin(), n.rdma_devices().end());
     names.insert(names.end(), n.netdevs().begin(), n.netdevs().end());
-    absl::StrAppend(&out, "  ", n.label(), ": ", absl::StrJoin(names, " "), " ",
+    absl::StrAppend(&out, "    ", n.label(), ": ", absl::StrJoin(names, " "), " ",
                     n.pci_address(), " NUMA ",
                     n.numa_node() < 0 ? "N/A" : absl::StrCat(n.numa_node()), "\n");
   }

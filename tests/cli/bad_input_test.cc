@@ -20,14 +20,10 @@ namespace nodeprobe {
 namespace {
 
 using ::nodeprobe::testing::CommandResult;
+using ::nodeprobe::testing::LineCount;
 
 CommandResult Nodeprobe(const std::vector<std::string>& args) {
   return testing::RunBinary(NODEPROBE_BINARY, args);
-}
-
-int LineCount(const std::string& s) {
-  return static_cast<int>(
-      std::vector<std::string>(absl::StrSplit(s, '\n', absl::SkipEmpty())).size());
 }
 
 struct ProfileCase {

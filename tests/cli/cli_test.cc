@@ -14,15 +14,11 @@ namespace nodeprobe {
 namespace {
 
 using ::nodeprobe::testing::CommandResult;
+using ::nodeprobe::testing::LineCount;
 using ::nodeprobe::testing::WriteFile;
 
 CommandResult Nodeprobe(const std::vector<std::string>& args) {
   return testing::RunBinary(NODEPROBE_BINARY, args);
-}
-
-int LineCount(const std::string& s) {
-  return static_cast<int>(
-      std::vector<std::string>(absl::StrSplit(s, '\n', absl::SkipEmpty())).size());
 }
 
 v1::StageReport ParseReport(const std::string& json) {

@@ -1,6 +1,8 @@
 // File: run_binary.cc
 #include "tests/testing/run_binary.h"
 
+#include "absl/strings/str_split.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -48,6 +50,11 @@ CommandResult RunBinary(const std::string& binary,
   result.out = slurp(out_path);
   result.err = slurp(err_path);
   return result;
+}
+
+int LineCount(const std::string& s) {
+  return static_cast<int>(
+      std::vector<std::string>(absl::StrSplit(s, '\n', absl::SkipEmpty())).size());
 }
 
 }  // namespace nodeprobe::testing

@@ -18,4 +18,7 @@ struct CommandResult {
 CommandResult RunBinary(const std::string& binary,
                         const std::vector<std::string>& args);
 
+// Non-empty lines in `s` (errors must be one line).
+int LineCount(const std::string& s);
+
 }  // namespace nodeprobe::testing

@@ -13,6 +13,18 @@
 
 namespace nodeprobe::platform {
 
+// The range CUDA exports as a dma-buf must start and end on host page
+// boundaries (cuMemGetHandleForAddressRange); the MR is then registered at
+// `offset` into it, as perftest and NCCL do.
+struct DmaBufRange {
+  uint64_t base = 0;
+  size_t size = 0;
+  uint64_t offset = 0;  // ptr - base
+};
+DmaBufRange AlignForDmaBuf(uint64_t ptr, size_t size, size_t page);
+// What to allocate so the aligned range stays inside the allocation.
+size_t RoundUpToPage(size_t size, size_t page);
+
 class GpuMemory {
  public:
   // `bytes` of device memory on GPU `device`; FAILED_PRECONDITION when there
@@ -22,10 +34,12 @@ class GpuMemory {
 
   uint64_t address() const { return ptr_; }
   size_t size() const { return size_; }
-  // A dma-buf file descriptor for the whole allocation (closed by the
-  // caller), or FAILED_PRECONDITION when the driver cannot export one
-  // (proprietary kernel module, CUDA < 11.7).
+  // A dma-buf file descriptor for the page-aligned range around the
+  // allocation (closed by the caller; register at range().offset), or
+  // FAILED_PRECONDITION saying why not: CUDA < 11.7, or the device reports
+  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0 (proprietary kernel module).
   absl::StatusOr<int> DmaBufFd() const;
+  DmaBufRange range() const;
 
  private:
   GpuMemory() = default;

@@ -127,10 +127,20 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
     gpu_ = *std::move(mem);
     mr_addr_ = gpu_->address();
     // dma-buf first (open kernel module), then peermem on the raw pointer.
-    if (absl::StatusOr<int> fd = gpu_->DmaBufFd(); fd.ok()) {
-      if (RegDmabufMrFn reg = VerbsRegDmabufMr(); reg != nullptr) {
-        mr_ = reg(pd_, 0, buffer_bytes, mr_addr_, *fd, access);
-        if (mr_ != nullptr) memory_ = "gpu dma-buf";
+    std::string dmabuf_why;
+    if (absl::StatusOr<int> fd = gpu_->DmaBufFd(); !fd.ok()) {
+      dmabuf_why = std::string(fd.status().message());
+    } else {
+      if (RegDmabufMrFn reg = VerbsRegDmabufMr(); reg == nullptr) {
+        dmabuf_why = "rdma-core older than 34 has no ibv_reg_dmabuf_mr";
+      } else {
+        // Registered at the buffer's offset into the page-aligned export.
+        mr_ = reg(pd_, gpu_->range().offset, buffer_bytes, mr_addr_, *fd, access);
+        if (mr_ != nullptr) {
+          memory_ = "gpu dma-buf";
+        } else {
+          dmabuf_why = absl::StrCat("ibv_reg_dmabuf_mr: ", strerror(errno));
+        }
       }
       close(*fd);
     }
@@ -140,8 +150,9 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
     }
     if (mr_ == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "cannot register GPU memory with the NIC (", strerror(errno),
-          "): neither dma-buf nor nvidia_peermem works here — see the gpudirect probe"));
+          "cannot register GPU memory with the NIC: dma-buf: ", dmabuf_why,
+          "; nvidia_peermem: ibv_reg_mr on the device pointer: ", strerror(errno),
+          " (is nvidia_peermem loaded?)"));
     }
     return absl::OkStatus();
   }

@@ -3,6 +3,7 @@
 #include "platform/verbs_qp.h"
 
 #include "absl/time/clock.h"
+#include "platform/gpu_memory.h"
 #include "platform/rdma_cm.h"
 #include "platform/verbs_port.h"
 
@@ -61,6 +62,32 @@ TEST(VerbsQpTest, OpenWithoutDeviceIsFailedPrecondition) {
   auto qp = VerbsQp::Open("mlx5_0", 1, 1 << 20, 128);
   EXPECT_EQ(qp.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(qp.status().message().find("mlx5_0"), std::string::npos);
+}
+
+// cuMemGetHandleForAddressRange wants a page-aligned base and size: for
+// every size of --all-sizes (2 B .. 8 MiB) and odd ones, at aligned and
+// unaligned pointers, the range starts on a page, ends on one, and covers
+// the buffer exactly from `offset`.
+TEST(GpuMemoryTest, DmaBufRangesArePageAlignedAndCoverTheBuffer) {
+  std::vector<size_t> sizes;
+  for (size_t s = 2; s <= (8u << 20); s *= 2) sizes.push_back(s);
+  for (size_t s : {1, 3, 4095, 4097, 65537, 1000003}) sizes.push_back(s);
+  for (size_t page : {4096, 65536}) {
+    for (uint64_t ptr : {0x7f0000000000ull, 0x7f0000000010ull, 0x7f0000000fffull}) {
+      for (size_t size : sizes) {
+        DmaBufRange r = AlignForDmaBuf(ptr, size, page);
+        EXPECT_EQ(r.base % page, 0u) << size;
+        EXPECT_EQ(r.size % page, 0u) << size;
+        EXPECT_EQ(r.base + r.offset, ptr);
+        EXPECT_LT(r.offset, page);
+        EXPECT_GE(r.base + r.size, ptr + size) << "range ends before the buffer, size " << size;
+        EXPECT_LT(r.size, RoundUpToPage(size, page) + page + 1);
+      }
+    }
+    EXPECT_EQ(RoundUpToPage(1, page), page);
+    EXPECT_EQ(RoundUpToPage(page, page), page);
+    EXPECT_EQ(RoundUpToPage(page + 1, page), 2 * page);
+  }
 }
 
 TEST(GpuMemoryTest, WithoutDriverIsFailedPreconditionNotCrash) {

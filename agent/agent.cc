@@ -16,6 +16,7 @@
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
+#include "platform/route.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "tasks/task_launcher.h"
@@ -62,9 +63,12 @@ v1::Registration Agent::BuildRegistration() const {
   c->set_version(verbs.version);
   // Rails: each RDMA port, with the netdev and IPv4 addresses its RoCE GIDs
   // carry.
-  auto devs = platform::ReadRdmaDevices(platform::FileTree("/sys"));
+  const platform::FileTree sys("/sys");
+  auto devs = platform::ReadRdmaDevices(sys);
   if (devs.ok()) {
-    for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*devs)) {
+    // InfiniBand ports too, through their IPoIB interface and its address.
+    for (rdma::PortNetdevs p : rdma::NetdevsOfPorts(*devs, &sys)) {
+      if (p.ipv4.empty() && !p.netdevs.empty()) p.ipv4 = platform::Ipv4AddressesOf(p.netdevs.front());
       v1::Rail* rail = reg.add_rails();
       rail->set_name(absl::StrCat(p.device, ":", p.port));
       rail->set_rdma_device(p.device);

@@ -13,6 +13,33 @@
 
 namespace nodeprobe::platform {
 
+namespace {
+
+// getifaddrs labels an alias address "eth0:1": it belongs to eth0.
+std::string BaseName(const char* label) {
+  std::string s(label);
+  return s.substr(0, s.find(':'));
+}
+
+}  // namespace
+
+std::vector<std::string> Ipv4AddressesOf(const std::string& netdev) {
+  std::vector<std::string> out;
+  ifaddrs* ifs = nullptr;
+  if (getifaddrs(&ifs) != 0) return out;
+  for (ifaddrs* i = ifs; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET ||
+        BaseName(i->ifa_name) != netdev) {
+      continue;
+    }
+    char buf[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof(buf));
+    out.push_back(buf);
+  }
+  freeifaddrs(ifs);
+  return out;
+}
+
 absl::StatusOr<Egress> InterfaceOf(const std::string& local_ip) {
   ifaddrs* ifs = nullptr;
   if (getifaddrs(&ifs) != 0) return absl::ErrnoToStatus(errno, "getifaddrs");
@@ -23,11 +50,11 @@ absl::StatusOr<Egress> InterfaceOf(const std::string& local_ip) {
     char buf[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf,
               sizeof(buf));
-    if (local_ip == buf) out.netdev = i->ifa_name;
+    if (local_ip == buf) out.netdev = BaseName(i->ifa_name);
   }
   for (ifaddrs* i = ifs; i != nullptr && !out.netdev.empty(); i = i->ifa_next) {
     if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET ||
-        out.netdev != i->ifa_name) {
+        out.netdev != BaseName(i->ifa_name)) {
       continue;
     }
     char buf[INET_ADDRSTRLEN];

@@ -18,7 +18,10 @@ struct Egress {
 };
 
 absl::StatusOr<Egress> EgressTo(const std::string& peer_ip);
-// The interface that holds `local_ip` (a server's side of a connection).
+// Every IPv4 address on `netdev` (its alias labels included).
+std::vector<std::string> Ipv4AddressesOf(const std::string& netdev);
+// The interface that holds `local_ip` (a server's side of a connection);
+// an alias label ("eth0:1") is reported as its interface.
 absl::StatusOr<Egress> InterfaceOf(const std::string& local_ip);
 
 }  // namespace nodeprobe::platform

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <random>
 
 #include "absl/status/status.h"
@@ -15,6 +16,7 @@
 #include "platform/rdma_cm.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/verbs_qp.h"
+#include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/transfer_stats.h"
 
 namespace nodeprobe::transfer {
@@ -197,39 +199,78 @@ BwOutcome BwLoop(platform::VerbsQp& qp, const platform::RemoteQp& remote, ibv_wr
 
 }  // namespace
 
-absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
+absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
+                                          const platform::Egress& egress,
                                           const std::string& device,
                                           std::optional<uint32_t> gid_index) {
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs =
-      platform::ReadRdmaDevices(platform::FileTree("/sys"));
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
   if (!devs.ok()) return devs.status();
   if (devs->empty()) {
     return absl::FailedPreconditionError("no RDMA device on this host");
   }
+  // The port behind the interface the route to the peer leaves by: RoCE
+  // through its GIDs' netdev, InfiniBand through its IPoIB interface. An
+  // alias label ("eth0:1") is its interface.
+  const std::string netdev = egress.netdev.substr(0, egress.netdev.find(':'));
+  const std::vector<rdma::PortNetdevs> ports = rdma::NetdevsOfPorts(*devs, &sys);
+  std::vector<const rdma::PortNetdevs*> behind;
+  for (const rdma::PortNetdevs& p : ports) {
+    if (!device.empty() && p.device != device) continue;
+    if (std::find(p.netdevs.begin(), p.netdevs.end(), netdev) != p.netdevs.end()) {
+      behind.push_back(&p);
+    }
+  }
+  if (behind.empty() && !device.empty()) {
+    // The device the user named, though no route leads through it: the
+    // out-of-band exchange needs no IP on the RDMA port (perftest's way).
+    for (const rdma::PortNetdevs& p : ports) {
+      if (p.device == device) behind.push_back(&p);
+    }
+    if (behind.empty()) return absl::NotFoundError(absl::StrCat("no RDMA device ", device));
+  }
+  if (behind.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no RDMA port is behind ", netdev, ", the interface that routes to the peer (RoCE: a GID "
+        "on it; InfiniBand: its IPoIB interface); give the peer's RDMA-rail address, or --device"));
+  }
   std::string why_not;
-  for (const platform::RawRdmaDevice& dev : *devs) {
-    if (!device.empty() && dev.name != device) continue;
-    for (const platform::RawRdmaPort& port : dev.ports) {
-      const auto& ll = port.attrs.at("link_layer").value;
-      if (!ll.ok()) continue;
-      std::vector<GidCandidate> table;
-      for (const platform::RawGid& g : port.gids) {
-        table.push_back({g.index, g.gid.value.value_or(""), g.type.value.value_or(""),
-                         g.netdev.value.value_or("")});
+  for (const rdma::PortNetdevs* p : behind) {
+    if (!p->active) {
+      absl::StrAppend(&why_not, p->device, ":", p->port, " is not ACTIVE; ");
+      continue;
+    }
+    for (const platform::RawRdmaDevice& dev : *devs) {
+      if (dev.name != p->device) continue;
+      for (const platform::RawRdmaPort& port : dev.ports) {
+        if (port.port != p->port) continue;
+        std::vector<GidCandidate> table;
+        for (const platform::RawGid& g : port.gids) {
+          table.push_back({g.index, g.gid.value.value_or(""), g.type.value.value_or(""),
+                           g.netdev.value.value_or("")});
+        }
+        absl::StatusOr<GidChoice> gid =
+            SelectGid(table, p->link_layer, netdev, egress.netdev_ipv4, gid_index);
+        if (!gid.ok()) {
+          absl::StrAppend(&why_not, dev.name, ":", port.port, ": ", gid.status().message(), "; ");
+          continue;
+        }
+        if (p->link_layer == "InfiniBand") {
+          gid->reason = absl::StrCat("InfiniBand port behind ", netdev, " (its IPoIB interface): ",
+                                     gid->reason);
+        }
+        return RdmaLocal{dev.name, static_cast<uint8_t>(port.port), *gid,
+                         p->link_layer == "Ethernet"};
       }
-      absl::StatusOr<GidChoice> gid =
-          SelectGid(table, *ll, egress.netdev, egress.netdev_ipv4, gid_index);
-      if (!gid.ok()) {
-        absl::StrAppend(&why_not, dev.name, ":", port.port, ": ", gid.status().message(), " ");
-        continue;
-      }
-      return RdmaLocal{dev.name, static_cast<uint8_t>(port.port), *gid, *ll == "Ethernet"};
     }
   }
   return absl::FailedPreconditionError(
-      why_not.empty() ? absl::StrCat("no RDMA device ", device)
-                      : absl::StrCat("no RDMA port reaches the peer via ", egress.netdev,
-                                     ": ", why_not));
+      absl::StrCat("no usable RDMA port reaches the peer via ", netdev, ": ", why_not));
+}
+
+absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
+                                          const std::string& device,
+                                          std::optional<uint32_t> gid_index) {
+  return ChooseRdmaLocal(platform::FileTree("/sys"), egress, device, gid_index);
 }
 
 RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,

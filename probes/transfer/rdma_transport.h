@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "nodeprobe/v1/transfer.pb.h"
+#include "platform/file_tree.h"
 #include "platform/route.h"
 #include "probes/transfer/gid_select.h"
 #include "probes/transfer/transfer_engine.h"
@@ -26,7 +27,16 @@ struct RdmaLocal {
   int gpu = -1;          // >= 0: this end's buffer is on that GPU
 };
 
-// Picks the device, port and GID that reach the peer through `egress`.
+// Picks the device, port and GID that reach the peer through `egress`:
+// the ACTIVE port behind the egress interface (RoCE: a GID on it;
+// InfiniBand: its IPoIB interface), within `device` when given; a named
+// device no route leads through is used as named (out-of-band exchange).
+// Never a DOWN port, never "the first device" by name.
+absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
+                                          const platform::Egress& egress,
+                                          const std::string& device,
+                                          std::optional<uint32_t> gid_index);
+// The same on this host's /sys.
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
                                           const std::string& device,
                                           std::optional<uint32_t> gid_index);

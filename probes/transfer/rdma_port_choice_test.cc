@@ -1,0 +1,86 @@
+// Which HCA and port a transfer uses, on a real capture (hwloc's 32em64t:
+// mlx4_0 port 1, InfiniBand FDR, IPoIB ib0; eth0/eth1 are plain Ethernet)
+// and variants: a RoCE port added beside it, a DOWN port, an alias label.
+#include "probes/transfer/rdma_transport.h"
+
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe::transfer {
+namespace {
+
+class RdmaPortChoiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto host = testing::HwlocXeonHost();
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = *std::move(host);
+  }
+  absl::StatusOr<RdmaLocal> Choose(const std::string& netdev, const std::string& device = "",
+                                   std::vector<std::string> ipv4 = {}) {
+    platform::Egress e;
+    e.netdev = netdev;
+    e.netdev_ipv4 = std::move(ipv4);
+    return ChooseRdmaLocal(platform::FileTree(host_->sys_root), e, device, std::nullopt);
+  }
+  // A RoCE port mlx5_1:1 on eth1 with a RoCE v2 GID for 192.168.7.5.
+  void AddRocePort(const char* state = "4: ACTIVE") {
+    const std::string p = host_->sys_root + "/class/infiniband/mlx5_1/ports/1";
+    testing::WriteFile(p + "/state", std::string(state) + "\n");
+    testing::WriteFile(p + "/phys_state", "5: LinkUp\n");
+    testing::WriteFile(p + "/link_layer", "Ethernet\n");
+    testing::WriteFile(p + "/rate", "100 Gb/sec (4X EDR)\n");
+    testing::WriteFile(p + "/gids/0", "fe80:0000:0000:0000:0ac4:7aff:fe00:0001\n");
+    testing::WriteFile(p + "/gids/3", "0000:0000:0000:0000:0000:ffff:c0a8:0705\n");
+    testing::WriteFile(p + "/gid_attrs/types/0", "IB/RoCE v1\n");
+    testing::WriteFile(p + "/gid_attrs/types/3", "RoCE v2\n");
+    testing::WriteFile(p + "/gid_attrs/ndevs/0", "eth1\n");
+    testing::WriteFile(p + "/gid_attrs/ndevs/3", "eth1\n");
+  }
+  std::unique_ptr<testing::CapturedHost> host_;
+};
+
+TEST_F(RdmaPortChoiceTest, AnInfinibandPortIsFoundThroughItsIpoibInterface) {
+  auto local = Choose("ib0");
+  ASSERT_TRUE(local.ok()) << local.status();
+  EXPECT_EQ(local->device, "mlx4_0");
+  EXPECT_EQ(local->port, 1);
+  EXPECT_FALSE(local->use_grh);  // LID addressing
+  EXPECT_NE(local->gid.reason.find("IPoIB"), std::string::npos) << local->gid.reason;
+  // An alias label is its interface.
+  EXPECT_TRUE(Choose("ib0:1").ok());
+}
+
+TEST_F(RdmaPortChoiceTest, ARouteThroughPlainEthernetIsNoRdmaPortUnlessOneIsNamed) {
+  auto none = Choose("eth0");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(none.status().message().find("no RDMA port is behind eth0"), std::string::npos)
+      << none.status();
+  auto named = Choose("eth0", "mlx4_0");
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->device, "mlx4_0");
+  EXPECT_EQ(Choose("eth0", "mlx9_9").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(RdmaPortChoiceTest, OnAMixedHostEachPeerGetsThePortBehindItsRoute) {
+  AddRocePort();
+  auto roce = Choose("eth1", "", {"192.168.7.5"});
+  ASSERT_TRUE(roce.ok()) << roce.status();
+  EXPECT_EQ(roce->device, "mlx5_1");
+  EXPECT_TRUE(roce->use_grh);
+  EXPECT_EQ(roce->gid.index, 3u);  // the routable RoCE v2 entry, not link-local 0
+  auto ib = Choose("ib0");
+  ASSERT_TRUE(ib.ok()) << ib.status();
+  EXPECT_EQ(ib->device, "mlx4_0");
+}
+
+TEST_F(RdmaPortChoiceTest, ADownPortIsNeverChosen) {
+  AddRocePort("1: DOWN");
+  auto down = Choose("eth1", "", {"192.168.7.5"});
+  EXPECT_FALSE(down.ok());
+  EXPECT_NE(down.status().message().find("mlx5_1:1 is not ACTIVE"), std::string::npos)
+      << down.status();
+}
+
+}  // namespace
+}  // namespace nodeprobe::transfer

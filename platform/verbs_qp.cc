@@ -32,7 +32,7 @@ ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth) {
   init.qp_type = IBV_QPT_RC;
   init.sq_sig_all = 0;  // completions only for requests posted signaled
   init.cap.max_send_wr = tx_depth;
-  init.cap.max_recv_wr = tx_depth;
+  init.cap.max_recv_wr = RecvDepth(tx_depth);
   init.cap.max_send_sge = 1;
   init.cap.max_recv_sge = 1;
   return init;
@@ -114,7 +114,8 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
 
 absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, int gpu) {
   pd_ = ibv_alloc_pd(ctx_);
-  cq_ = ibv_create_cq(ctx_, static_cast<int>(tx_depth) * 2, nullptr, nullptr, 0);
+  // One CQ for both queues: room for every send and receive outstanding.
+  cq_ = ibv_create_cq(ctx_, static_cast<int>(tx_depth + RecvDepth(tx_depth)), nullptr, nullptr, 0);
   if (pd_ == nullptr || cq_ == nullptr) {
     return absl::ResourceExhaustedError("cannot allocate PD/CQ");
   }
@@ -257,6 +258,25 @@ absl::Status VerbsQp::PostRecv(size_t size, uint64_t wr_id) {
   wr.num_sge = 1;
   ibv_recv_wr* bad = nullptr;
   if (int rc = ibv_post_recv(qp_, &wr, &bad); rc != 0) {
+    return absl::ErrnoToStatus(rc, "ibv_post_recv");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerbsQp::PostRecvs(size_t size, const std::vector<uint64_t>& wr_ids) {
+  if (wr_ids.empty()) return absl::OkStatus();
+  ibv_sge sge{addr(), static_cast<uint32_t>(size), lkey()};
+  ibv_recv_wr wrs[kMaxPoll];
+  const size_t n = std::min<size_t>(wr_ids.size(), kMaxPoll);
+  for (size_t i = 0; i < n; ++i) {
+    wrs[i] = ibv_recv_wr{};
+    wrs[i].wr_id = wr_ids[i];
+    wrs[i].sg_list = &sge;
+    wrs[i].num_sge = 1;
+    wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+  }
+  ibv_recv_wr* bad = nullptr;
+  if (int rc = ibv_post_recv(qp_, wrs, &bad); rc != 0) {
     return absl::ErrnoToStatus(rc, "ibv_post_recv");
   }
   return absl::OkStatus();

@@ -50,6 +50,15 @@ QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
 QpAttrs RtsAttrs(uint32_t local_psn);
 
 // Device resources for one RC connection. Destroyed in reverse order.
+// Receive queue depth for a send queue of `tx_depth`: at least 4x (perftest
+// posts 512 receives against 128 sends), so a SEND never meets an empty
+// receive queue (each RNR NAK stalls the sender ~0.64 ms); capped below
+// every HCA's max_qp_wr.
+inline uint32_t RecvDepth(uint32_t tx_depth) {
+  const uint32_t want = tx_depth > 4096 ? 16384 : 4 * tx_depth;
+  return want < 512 ? 512 : (want > 16384 ? 16384 : want);
+}
+
 class VerbsQp {
  public:
   // gpu >= 0: the buffer lives on that GPU (GPUDirect RDMA).
@@ -81,6 +90,8 @@ class VerbsQp {
                     bool signaled = true);
   // Posts a receive for a SEND of up to `size` bytes.
   absl::Status PostRecv(size_t size, uint64_t wr_id);
+  // Posts one receive per id in one call (a chained list, at most kMaxPoll).
+  absl::Status PostRecvs(size_t size, const std::vector<uint64_t>& wr_ids);
   // The registered host buffer (ping-pong latency polls its last byte);
   // nullptr when the buffer is GPU memory.
   volatile uint8_t* buffer() const { return static_cast<volatile uint8_t*>(buf_); }

@@ -68,6 +68,14 @@ TEST(VerbsQpTest, OpenWithoutDeviceIsFailedPrecondition) {
 // every size of --all-sizes (2 B .. 8 MiB) and odd ones, at aligned and
 // unaligned pointers, the range starts on a page, ends on one, and covers
 // the buffer exactly from `offset`.
+TEST(VerbsQpTest, ReceiveQueueIsFourTimesTheSendDepthWithinBounds) {
+  EXPECT_EQ(RecvDepth(1), 512u);     // perftest's default receive depth
+  EXPECT_EQ(RecvDepth(128), 512u);   // perftest: 512 receives vs 128 sends
+  EXPECT_EQ(RecvDepth(1024), 4096u);
+  EXPECT_EQ(RecvDepth(8192), 16384u);  // capped below any max_qp_wr
+  for (uint32_t d = 1; d <= 8192; d *= 2) EXPECT_GE(RecvDepth(d), std::min(4 * d, 16384u));
+}
+
 TEST(GpuMemoryTest, DmaBufRangesArePageAlignedAndCoverTheBuffer) {
   std::vector<size_t> sizes;
   for (size_t s = 2; s <= (8u << 20); s *= 2) sizes.push_back(s);

@@ -443,8 +443,9 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
   platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
   if (req.op() == v1::SEND_BW) {
     // Receives must be posted before the first SEND arrives (with rdma_cm
-    // they may trail it; the infinite RNR retry covers that).
-    for (uint32_t i = 0; i < std::max<uint32_t>(req.tx_depth(), 1); ++i) {
+    // they may trail it; the infinite RNR retry covers that), 4x the
+    // sender's depth.
+    for (uint32_t i = 0; i < platform::RecvDepth(std::max<uint32_t>(req.tx_depth(), 1)); ++i) {
       if (!qp->PostRecv(req.size(), i).ok()) return refuse(absl::InternalError("post recv"));
     }
   }
@@ -461,7 +462,7 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
       ids.clear();
       absl::StatusOr<int> n = qp->Poll(platform::VerbsQp::kMaxPoll, &ids);
       if (!n.ok()) break;
-      for (uint64_t id : ids) (void)qp->PostRecv(req.size(), id);
+      (void)qp->PostRecvs(req.size(), ids);  // one call for the batch
     }
   }
   if (req.bidirectional() && (req.op() == v1::WRITE_BW || req.op() == v1::READ_BW)) {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "platform/verbs_port.h"

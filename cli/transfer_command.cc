@@ -39,6 +39,7 @@ struct RunOptions {
   uint32_t tx_depth = 128;
   bool bidirectional = false;
   bool rdma_cm = false;
+  int traffic_class = 0;
   int gpu = -1;
   std::string device;
   int gid_index = -1;
@@ -75,7 +76,9 @@ std::string RenderTransfer(const v1::ProbeResult& r) {
                                  "\n");
   if (!t.gid_reason().empty()) {
     absl::StrAppend(&out, " device ", t.device(), ", GID index ", t.gid_index(), ": ",
-                    t.gid_reason(), "; buffer in ", t.memory(), " memory\n");
+                    t.gid_reason(), "; buffer in ", t.memory(), " memory",
+                    t.traffic_class() ? absl::StrCat("; traffic class ", t.traffic_class()) : "",
+                    "\n");
   }
   if (transfer::IsLatencyOp(t.op())) {
     absl::StrAppend(&out, absl::StrFormat(
@@ -150,6 +153,8 @@ int Run(const RunOptions& o) {
   req->set_tx_depth(o.tx_depth);
   req->set_bidirectional(o.bidirectional);
   req->set_rdma_cm(o.rdma_cm);
+  if (o.traffic_class < 0) return usage("--tc must be 0 .. 255");
+  req->set_traffic_class(static_cast<uint32_t>(o.traffic_class));
   task.set_device(o.device);
   if (o.gid_index >= 0) task.set_gid_index(static_cast<uint32_t>(o.gid_index));
   if (o.gpu >= 0) task.set_gpu(static_cast<uint32_t>(o.gpu));
@@ -222,6 +227,9 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
                       "RDMA: put this end's buffer on GPU N (GPUDirect RDMA via dma-buf, "
                       "else nvidia_peermem)")
       ->check(CLI::Range(0, 1023));
+  run_cmd->add_option("--tc", run->traffic_class,
+                      "RoCE traffic class in the GRH (DSCP << 2), as NCCL_IB_TC; lossless "
+                      "fabrics map a DSCP to their PFC priority");
   run_cmd->add_option("--gid-index", run->gid_index,
                       "RoCE GID index (default: chosen from the route to the peer)");
   run_cmd->add_option("--idle-timeout", run->idle_timeout_s,

@@ -76,7 +76,7 @@ absl::StatusOr<RemoteQp> DecodeCmPrivateData(const void* data, size_t len) {
 absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_ip,
                                                         uint16_t port, size_t buffer_bytes,
                                                         uint32_t tx_depth, absl::Time deadline,
-                                                        int gpu) {
+                                                        int gpu, uint8_t tos) {
   absl::StatusOr<sockaddr_in> dst = Ipv4Address(peer_ip, port);
   if (!dst.ok()) return dst.status();
   auto c = std::make_unique<CmConnection>();
@@ -87,6 +87,9 @@ absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_
     return absl::ErrnoToStatus(errno, "rdma_create_id");
   }
   c->id.reset(id);
+  if (tos != 0 && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) != 0) {
+    return absl::ErrnoToStatus(errno, "rdma_set_option TOS");
+  }
   const int ms = static_cast<int>(
       std::max<int64_t>(100, absl::ToInt64Milliseconds(deadline - absl::Now())));
   if (rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr*>(&*dst), ms) != 0) {

@@ -32,7 +32,7 @@ struct CmConnection {
 absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_ip,
                                                         uint16_t port, size_t buffer_bytes,
                                                         uint32_t tx_depth, absl::Time deadline,
-                                                        int gpu = -1);
+                                                        int gpu = -1, uint8_t tos = 0);
 
 // Keep the listener alive while connections it accepted exist: their ids
 // report events on its channel.

@@ -51,7 +51,7 @@ QpAttrs InitAttrs(uint8_t port, int access_flags) {
 }
 
 QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
-                 bool use_grh, uint8_t gid_index) {
+                 bool use_grh, uint8_t gid_index, uint8_t traffic_class) {
   QpAttrs a;
   a.attr.qp_state = IBV_QPS_RTR;
   a.attr.path_mtu = path_mtu;
@@ -66,6 +66,7 @@ QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
     memcpy(a.attr.ah_attr.grh.dgid.raw, remote.gid, 16);
     a.attr.ah_attr.grh.sgid_index = gid_index;
     a.attr.ah_attr.grh.hop_limit = 64;  // routed RoCE v2 needs > 1
+    a.attr.ah_attr.grh.traffic_class = traffic_class;
   } else {
     a.attr.ah_attr.dlid = static_cast<uint16_t>(remote.lid);
   }
@@ -219,9 +220,9 @@ absl::StatusOr<std::vector<uint8_t>> VerbsQp::Gid(uint8_t index) const {
 }
 
 absl::Status VerbsQp::Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
-                              uint32_t local_psn) {
+                              uint32_t local_psn, uint8_t traffic_class) {
   QpAttrs rtr = RtrAttrs(remote, PathMtu(active_mtu_, remote.active_mtu), port_,
-                         use_grh, gid_index);
+                         use_grh, gid_index, traffic_class);
   if (int rc = ibv_modify_qp(qp_, &rtr.attr, rtr.mask); rc != 0) {
     return absl::ErrnoToStatus(rc, "QP to RTR (check GID index and path MTU)");
   }

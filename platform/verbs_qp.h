@@ -43,10 +43,10 @@ ibv_mtu PathMtu(uint32_t local_bytes, uint32_t remote_bytes);
 // An RC QP with one CQ for both directions, tx_depth requests each way.
 ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth);
 QpAttrs InitAttrs(uint8_t port, int access_flags);
-// RoCE (use_grh) addresses the peer by GID through `gid_index`; InfiniBand
-// by LID.
+// RoCE (use_grh) addresses the peer by GID through `gid_index`, with
+// `traffic_class` in the GRH; InfiniBand by LID.
 QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
-                 bool use_grh, uint8_t gid_index);
+                 bool use_grh, uint8_t gid_index, uint8_t traffic_class = 0);
 QpAttrs RtsAttrs(uint32_t local_psn);
 
 // Device resources for one RC connection. Destroyed in reverse order.
@@ -81,7 +81,7 @@ class VerbsQp {
   absl::StatusOr<std::vector<uint8_t>> Gid(uint8_t index) const;
 
   absl::Status Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
-                       uint32_t local_psn);
+                       uint32_t local_psn, uint8_t traffic_class = 0);
   // Posts one work request of `size` bytes from the start of the local
   // buffer: IBV_WR_RDMA_WRITE / IBV_WR_RDMA_READ to the peer's buffer, or
   // IBV_WR_SEND; `signaled` asks for a completion (the QP is created with

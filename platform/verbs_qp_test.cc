@@ -27,7 +27,7 @@ TEST(VerbsQpTest, RtrOnRoceAddressesByGidWithRoutableHopLimit) {
   remote.gid[10] = 0xff;
   remote.gid[11] = 0xff;
   remote.gid[15] = 5;
-  QpAttrs a = RtrAttrs(remote, IBV_MTU_4096, 1, /*use_grh=*/true, 3);
+  QpAttrs a = RtrAttrs(remote, IBV_MTU_4096, 1, /*use_grh=*/true, 3, /*traffic_class=*/106);
   EXPECT_EQ(a.attr.qp_state, IBV_QPS_RTR);
   EXPECT_EQ(a.attr.dest_qp_num, 0x1234u);
   EXPECT_EQ(a.attr.rq_psn, 77u);
@@ -36,6 +36,7 @@ TEST(VerbsQpTest, RtrOnRoceAddressesByGidWithRoutableHopLimit) {
   EXPECT_EQ(a.attr.ah_attr.grh.sgid_index, 3);
   EXPECT_GT(a.attr.ah_attr.grh.hop_limit, 1);
   EXPECT_EQ(a.attr.ah_attr.grh.dgid.raw[15], 5);
+  EXPECT_EQ(a.attr.ah_attr.grh.traffic_class, 106);  // DSCP 26, as NCCL_IB_TC=106
   EXPECT_TRUE(a.mask & IBV_QP_AV);
 }
 

@@ -315,7 +315,8 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = platform::CmConnect(
         peer.host, static_cast<uint16_t>(reply.ready().cm_port()),
         req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size(),
-        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup, local.gpu);
+        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup, local.gpu,
+        static_cast<uint8_t>(req.traffic_class()));
     if (!c.ok()) return fail(c.status());
     cm = *std::move(c);
     remote_qp = cm->remote;
@@ -324,7 +325,10 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     if (!remote.ok()) return fail(remote.status());
     remote_qp = *remote;
     s = CheckGidTypesAgree(local.gid.type, reply.ready().endpoint().gid_type());
-    if (s.ok()) s = own_qp->Connect(remote_qp, local.use_grh, static_cast<uint8_t>(local.gid.index), psn);
+    if (s.ok()) {
+      s = own_qp->Connect(remote_qp, local.use_grh, static_cast<uint8_t>(local.gid.index), psn,
+                          static_cast<uint8_t>(req.traffic_class()));
+    }
     if (!s.ok()) return fail(s);
   }
   platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
@@ -436,7 +440,8 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
     remote_qp = *remote;
     const uint32_t psn = RandomPsn();
     absl::Status s = own_qp->Connect(remote_qp, local->use_grh,
-                                     static_cast<uint8_t>(local->gid.index), psn);
+                                     static_cast<uint8_t>(local->gid.index), psn,
+                                     static_cast<uint8_t>(req.traffic_class()));
     if (!s.ok()) return refuse(s);
     *reply.mutable_ready()->mutable_endpoint() = Describe(*own_qp, *local, *gid, psn);
   }

@@ -58,6 +58,12 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
         " (at least 1 us a message); ask for fewer"));
   }
   if (t.has_gpu() && t.gpu() > 1023) return absl::InvalidArgumentError("--gpu must be 0 .. 1023");
+  if (r.traffic_class() > 255) {
+    return absl::InvalidArgumentError("--tc must be 0 .. 255 (DSCP << 2, e.g. 106 for DSCP 26)");
+  }
+  if (r.traffic_class() != 0 && !rdma) {
+    return absl::InvalidArgumentError("--tc applies to RDMA (set TCP's DSCP with the host's policy)");
+  }
   if (t.has_gpu() && !rdma) {
     return absl::InvalidArgumentError(
         "--gpu needs --transport rdma (GPU memory moves over GPUDirect RDMA)");
@@ -110,6 +116,7 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   const absl::Time started = absl::Now();
   result = RunTransfer(plan);
   result.set_probe("transfer");
+  result.mutable_transfer()->set_traffic_class(plan.request.traffic_class());
   if (!netdev.empty()) {
     JudgeNetdevDeltas(netdev_before, SnapshotNetdevCounters(sys, netdev),
                       absl::ToDoubleSeconds(absl::Now() - started), profile, &result);

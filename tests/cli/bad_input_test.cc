@@ -102,7 +102,10 @@ TEST(BadInputTest, TransferFlagsThatCouldNeverRunExitTwo) {
            {{"--size", "4K,"}, "empty size"},
            {{"--size", "2G"}, "1 GiB maximum"},
            {{"--op", "rr_lat", "--iterations", "999999999999"}, "could not finish"},
-           {{"--gpu", "0"}, "--gpu needs --transport rdma"}}) {
+           {{"--gpu", "0"}, "--gpu needs --transport rdma"},
+           {{"--tc", "106"}, "--tc applies to RDMA"},
+           {{"--transport", "rdma", "--tc", "300"}, "--tc must be 0 .. 255"},
+           {{"--tc", "-1"}, "--tc must be 0 .. 255"}}) {
     std::vector<std::string> args = {"transfer", "run", "--peer", "127.0.0.1:1"};
     args.insert(args.end(), flags.begin(), flags.end());
     CommandResult r = Nodeprobe(args);

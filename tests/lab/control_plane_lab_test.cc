@@ -464,6 +464,7 @@ TEST_F(ControlPlaneLabTest, AnAgentKilledWhileServingATransferLeavesNothingBehin
   ASSERT_FALSE(workers.empty()) << "no worker under agent " << agent_b_;
   ASSERT_TRUE(lab_->Exec("b", "ss -Hltn | grep -v 127.0.0.1:18518 | grep -q LISTEN").ok())
       << "the transfer server listens while the stage runs";
+  ASSERT_GT(agent_b_, 0);  // never kill(-1, ...)
   kill(agent_b_, SIGKILL);
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {

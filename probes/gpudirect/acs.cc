@@ -60,7 +60,19 @@ absl::StatusOr<AcsState> ParseAcs(std::string_view config) {
 }
 
 bool AcsBlocksPeerToPeer(uint16_t control) {
-  return (control & (1u << 0 | 1u << 2 | 1u << 3)) != 0;
+  // ACS Control (PCIe Base Specification, ACS Extended Capability): bit 0
+  // Source Validation, 1 Translation Blocking, 2 P2P Request Redirect, 3
+  // P2P Completion Redirect, 4 Upstream Forwarding, 5 P2P Egress Control,
+  // 6 Direct Translated P2P. Peer-to-peer traffic between two devices below
+  // the bridge is sent up to the root complex by Request Redirect,
+  // Completion Redirect and Egress Control -- the set Linux's p2pdma checks
+  // before allowing a peer-to-peer DMA (pci_bridge_has_acs_redir:
+  // PCI_ACS_RR | PCI_ACS_CR | PCI_ACS_EC). Source Validation only checks the
+  // requester ID, Upstream Forwarding concerns requests already headed
+  // upstream, and Translation Blocking only translated (ATS) requests:
+  // reported in the control word's evidence, not judged.
+  constexpr uint16_t kRedirecting = 1u << 2 | 1u << 3 | 1u << 5;
+  return (control & kRedirecting) != 0;
 }
 
 std::string DescribeAcsControl(uint16_t control) {

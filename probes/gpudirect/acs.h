@@ -29,7 +29,9 @@ struct AcsState {
 // list that is malformed.
 absl::StatusOr<AcsState> ParseAcs(std::string_view config);
 
-// Source Validation, Request Redirect or Completion Redirect enabled.
+// Request Redirect, Completion Redirect or Egress Control enabled: the bits
+// that send GPU<->NIC peer traffic through the root complex (the rule and
+// its sources are beside the code).
 bool AcsBlocksPeerToPeer(uint16_t control);
 
 // "SrcValid+ ReqRedir+ CmpltRedir- ..." as lspci prints the control word.

@@ -40,8 +40,13 @@ TEST(ParseAcsTest, AcsPresentButDisabledDoesNotBlock) {
   ASSERT_TRUE(acs.ok());
   EXPECT_TRUE(acs->present);
   EXPECT_FALSE(AcsBlocksPeerToPeer(acs->control));
-  // Upstream Forwarding alone does not redirect peer traffic.
+  // Upstream Forwarding alone does not redirect peer traffic, nor does
+  // Source Validation (it checks requester IDs) or Translation Blocking.
   EXPECT_FALSE(AcsBlocksPeerToPeer(1u << 4));
+  EXPECT_FALSE(AcsBlocksPeerToPeer(1u << 0));
+  EXPECT_FALSE(AcsBlocksPeerToPeer(1u << 0 | 1u << 1 | 1u << 4 | 1u << 6));
+  // Each redirecting bit alone does: Request, Completion, Egress Control.
+  for (int bit : {2, 3, 5}) EXPECT_TRUE(AcsBlocksPeerToPeer(1u << bit)) << bit;
 }
 
 TEST(ParseAcsTest, NoAcsCapability) {

@@ -332,6 +332,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     if (!s.ok()) return fail(s);
   }
   platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
+  out.memory = qp->memory();
   const platform::RemoteQp* remote = &remote_qp;
   out.started = true;
 

@@ -31,6 +31,9 @@ struct RowOutcome {
   v1::TransferResult result;
   absl::Status status;  // OK, or what went wrong (result.partial is set)
   bool started = false;  // the server accepted the request
+  // RDMA: how the client's buffer was registered ("host", "gpu dma-buf",
+  // "gpu peermem"); empty when no buffer was registered.
+  std::string memory;
 };
 
 // Runs one message size against the server at `peer`.

@@ -66,6 +66,13 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
     RowOutcome row = rdma ? RunRdmaRow(plan.peer, req, plan.timeouts, plan.rdma)
                           : RunTcpRow(plan.peer, req, plan.timeouts);
     if (row.started || row.result.bytes() > 0) *report->add_results() = row.result;
+    if (rdma && !row.memory.empty()) {
+      // The method that registered it: "gpu 0 (dma-buf)" or "(peermem)".
+      report->set_memory(plan.rdma.gpu >= 0
+                             ? absl::StrCat("gpu ", plan.rdma.gpu, " (",
+                                            row.memory.substr(row.memory.rfind(' ') + 1), ")")
+                             : row.memory);
+    }
     if (!row.status.ok()) {
       AddFailure(plan, row, &result);
       break;

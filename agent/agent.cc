@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
-#include "platform/child_process.h"
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"

@@ -212,39 +212,4 @@ std::string ChildProcess::Ending() {
   return how;
 }
 
-absl::StatusOr<std::string> ChildProcess::ReadLine(absl::Time deadline) {
-  while (true) {
-    size_t nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
-      std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      return line;
-    }
-    if (eof_) return absl::UnavailableError("the child closed its output");
-    absl::Status s = ReadMore(deadline);
-    if (!s.ok()) return s;
-  }
-}
-
-absl::StatusOr<std::string> ChildProcess::ReadAll(absl::Time deadline) {
-  while (!eof_) {
-    absl::Status s = ReadMore(deadline);
-    if (!s.ok()) {
-      Kill();
-      return absl::DeadlineExceededError("the child passed its deadline and was killed");
-    }
-  }
-  std::string ending = Ending();
-  if (status_ >= 0 && WIFSIGNALED(status_)) return absl::InternalError(absl::StrCat("the child ", ending));
-  return std::move(buffer_);
-}
-
-absl::StatusOr<std::string> RunChild(const std::string& exe,
-                                     const std::vector<std::string>& args,
-                                     absl::Time deadline) {
-  absl::StatusOr<ChildProcess> child = ChildProcess::Start(exe, args);
-  if (!child.ok()) return child.status();
-  return child->ReadAll(deadline);
-}
-
 }  // namespace nodeprobe::platform

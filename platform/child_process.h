@@ -33,11 +33,6 @@ class ChildProcess {
   ~ChildProcess();  // kills and reaps a child still running
 
   pid_t pid() const { return pid_; }
-  // The next line of stdout, or DEADLINE_EXCEEDED / UNAVAILABLE (closed).
-  absl::StatusOr<std::string> ReadLine(absl::Time deadline);
-  // The rest of stdout until the child closes it; DEADLINE_EXCEEDED (and
-  // the child killed) at the deadline; an error when it died by a signal.
-  absl::StatusOr<std::string> ReadAll(absl::Time deadline);
   // Waits until more stdout arrives (appended to *buffer()) or stdout is
   // closed (eof()); DEADLINE_EXCEEDED at the deadline.
   absl::Status ReadMore(absl::Time deadline);
@@ -63,11 +58,5 @@ class ChildProcess {
   bool eof_ = false;
   int status_ = -1;  // wait status once reaped
 };
-
-// Start + ReadAll: the child's stdout, or an error saying it was killed at
-// the deadline or died by a signal.
-absl::StatusOr<std::string> RunChild(const std::string& exe,
-                                     const std::vector<std::string>& args,
-                                     absl::Time deadline);
 
 }  // namespace nodeprobe::platform

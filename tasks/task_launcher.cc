@@ -26,7 +26,7 @@ google::protobuf::Timestamp Now() {
       absl::ToUnixNanos(absl::Now()));
 }
 
-std::string TimeoutMessage(const v1::Task& task, absl::Time started) {
+std::string TimeoutMessage(absl::Time started) {
   return absl::StrCat("the task passed its deadline (",
                       absl::FormatDuration(absl::Trunc(absl::Now() - started, absl::Milliseconds(100))),
                       ") and its worker was killed");
@@ -230,7 +230,7 @@ v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl
     }
   }
   if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
-    *out.mutable_result() = ErrorResult(probe, "TASK_TIMEOUT", TimeoutMessage(task, started),
+    *out.mutable_result() = ErrorResult(probe, "TASK_TIMEOUT", TimeoutMessage(started),
                                         "check the node and the rail; raise the stage --timeout");
   } else {
     *out.mutable_result() =

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <thread>
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
@@ -27,8 +26,9 @@ namespace {
 
 constexpr size_t kMaxTaskBytes = 1 << 20;
 
-absl::Time DeadlineOf(const v1::Task& task) {
-  return absl::Now() + absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
+// The task's own time budget (600 s when the sender set none).
+absl::Duration BudgetOf(const v1::Task& task) {
+  return absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
 }
 
 void Done(const v1::Task& task, v1::ProbeResult result, const EventFn& emit) {
@@ -70,7 +70,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   ctx.host.topology_xml = h.topology_xml();
   ctx.profile = &profile;
   ctx.node_name = rp.node_name();
-  ctx.deadline = DeadlineOf(task);
+  ctx.deadline = absl::Now() + BudgetOf(task);
   v1::StageReport report = RunProbes(
       rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage(), probes, ctx,
       [&](int, int, std::string_view name) {
@@ -105,14 +105,8 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
   ready.mutable_ready()->set_task_id(task.task_id());
   ready.mutable_ready()->set_port((*server)->port());
   emit(ready);
-  // Serves until the launcher kills the worker; at the deadline at the
-  // latest, should the launcher be gone.
-  const absl::Time deadline = DeadlineOf(task);
-  std::thread stopper([&] {
-    absl::SleepFor(deadline - absl::Now());
-    (*server)->Stop();
-  });
-  stopper.detach();
+  // Serves until the launcher kills the worker (at the task's end or
+  // deadline), or until the launcher itself dies (PR_SET_PDEATHSIG).
   (*server)->Serve();
 }
 
@@ -136,9 +130,8 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       ServeTransferTask(task, emit);
       return;
     case v1::Task::kRunTransfer: {
-      const absl::Duration budget = absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
       v1::ProbeResult r;
-      if (absl::Status valid = transfer::ValidateTransfer(task.run_transfer(), budget);
+      if (absl::Status valid = transfer::ValidateTransfer(task.run_transfer(), BudgetOf(task));
           !valid.ok()) {
         r = ErrorResult("transfer", "TASK_FAILED", std::string(valid.message()),
                         "send a transfer this node can run within the deadline");
@@ -153,7 +146,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       mtu::PathProbeOptions po;
       po.peer_ip = task.run_path_mtu().peer_host();
       po.port = static_cast<uint16_t>(task.run_path_mtu().peer_port());
-      po.deadline = DeadlineOf(task);
+      po.deadline = absl::Now() + BudgetOf(task);
       absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
       v1::ProbeResult r;
       if (!report.ok()) {

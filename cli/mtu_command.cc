@@ -88,20 +88,7 @@ int Probe(const Options& o) {
   po.peer_ip = peer->host;
   po.port = peer->port;
   po.deadline = absl::Now() + absl::Seconds(o.timeout_s);
-  v1::ProbeResult result;
-  result.set_probe("mtu");
-  absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
-  if (!report.ok()) {
-    result = ErrorResult("mtu",
-                         report.status().code() == absl::StatusCode::kDeadlineExceeded
-                             ? "MTU_PROBE_TIMEOUT"
-                             : "MTU_PROBE_FAILED",
-                         std::string(report.status().message()),
-                         "start `nodeprobe mtu serve` on the peer and check that UDP reaches it");
-  } else {
-    *result.mutable_mtu() = *report;
-    JudgePath(*report, &result);
-  }
+  v1::ProbeResult result = ProbePath(po);
   FinalizeResult(Profile(), &result);
   if (!PrintAs(o.format, result, [&] { return Render(result); })) return kExitCouldNotRun;
   return ExitCodeForVerdict(result.verdict());

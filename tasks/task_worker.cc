@@ -147,16 +147,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       po.peer_ip = task.run_path_mtu().peer_host();
       po.port = static_cast<uint16_t>(task.run_path_mtu().peer_port());
       po.deadline = absl::Now() + BudgetOf(task);
-      absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(po);
-      v1::ProbeResult r;
-      if (!report.ok()) {
-        r = ErrorResult("mtu", "MTU_PROBE_FAILED", std::string(report.status().message()),
-                        "check that UDP reaches the peer's agent");
-      } else {
-        r.set_probe("mtu");
-        *r.mutable_mtu() = *report;
-        JudgePath(*report, &r);
-      }
+      v1::ProbeResult r = ProbePath(po);
       FinalizeResult(*profile, &r);
       Done(task, std::move(r), emit);
       return;

@@ -121,4 +121,22 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
   }
 }
 
+v1::ProbeResult ProbePath(const mtu::PathProbeOptions& options) {
+  absl::StatusOr<v1::MtuReport> report = mtu::MeasurePathMtu(options);
+  if (!report.ok()) {
+    return ErrorResult("mtu",
+                       report.status().code() == absl::StatusCode::kDeadlineExceeded
+                           ? "MTU_PROBE_TIMEOUT"
+                           : "MTU_PROBE_FAILED",
+                       std::string(report.status().message()),
+                       "check that UDP reaches the peer's responder (`nodeprobe mtu serve`, "
+                       "or its agent)");
+  }
+  v1::ProbeResult result;
+  result.set_probe("mtu");
+  *result.mutable_mtu() = *report;
+  JudgePath(*report, &result);
+  return result;
+}
+
 }  // namespace nodeprobe

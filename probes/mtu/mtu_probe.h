@@ -7,6 +7,7 @@
 
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/framework/probe.h"
+#include "probes/mtu/path_mtu.h"
 
 namespace nodeprobe {
 
@@ -27,5 +28,11 @@ class MtuProbe : public Probe {
 //   MTU_PEERS_DIFFER             the two ends' interface MTUs differ
 //   RDMA_MTU_MISMATCH            the two RDMA ports' active MTUs differ
 void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result);
+
+// Measures the path to a peer's responder and judges it: the result of
+// `nodeprobe mtu probe` and of an agent's path-MTU task alike (probe
+// "mtu"; MTU_PROBE_TIMEOUT / MTU_PROBE_FAILED when it could not measure).
+// The caller finalizes it with its profile.
+v1::ProbeResult ProbePath(const mtu::PathProbeOptions& options);
 
 }  // namespace nodeprobe

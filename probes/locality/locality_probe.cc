@@ -95,6 +95,32 @@ void CheckNvmlIndices(const std::vector<const platform::TopoPciDevice*>& gpus,
   }
 }
 
+namespace {
+
+// A GPU's nearest RDMA NICs: the best path class to any NIC with an RDMA
+// device, and the indices (into `nics`) of every NIC at that class.
+struct Nearest {
+  std::optional<PathClass> path;
+  std::vector<size_t> nics;
+};
+
+Nearest NearestRdma(const platform::TopoPciDevice& gpu,
+                    const std::vector<const platform::TopoPciDevice*>& nics) {
+  Nearest out;
+  for (size_t j = 0; j < nics.size(); ++j) {
+    if (nics[j]->rdma_devices.empty()) continue;  // rails are RDMA NICs
+    const PathClass c = locality::ClassifyPath(gpu, *nics[j]);
+    if (!out.path || c < *out.path) {
+      out.path = c;
+      out.nics.clear();
+    }
+    if (c == *out.path) out.nics.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
+
 v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
                               const Profile& profile) {
   v1::ProbeResult result;
@@ -128,40 +154,34 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   for (size_t i = 0; i < gpus.size(); ++i) {
     const std::string gpu = absl::StrCat("GPU", i);
     v1::TopologyRow* row = topo->add_matrix();
-    std::optional<PathClass> best;
-    std::vector<size_t> best_nics;
-    for (size_t j = 0; j < nics.size(); ++j) {
-      PathClass c = locality::ClassifyPath(*gpus[i], *nics[j]);
-      row->add_paths(std::string(locality::PathClassName(c)));
-      if (nics[j]->rdma_devices.empty()) continue;  // rails are RDMA NICs
-      if (!best || c < *best) {
-        best = c;
-        best_nics.clear();
-      }
-      if (c == *best) best_nics.push_back(j);
+    for (const auto* nic : nics) {
+      row->add_paths(std::string(locality::PathClassName(locality::ClassifyPath(*gpus[i], *nic))));
     }
-    if (!best) continue;
+    const Nearest nearest = NearestRdma(*gpus[i], nics);
+    if (!nearest.path) continue;
+    const PathClass best_path = *nearest.path;
+    const std::vector<size_t>& best_nics = nearest.nics;
     v1::GpuRail* rail = topo->add_rails();
     rail->set_gpu(gpu);
-    rail->set_path(std::string(locality::PathClassName(*best)));
-    rail->set_gdr_by_default(locality::GdrByDefault(*best));
+    rail->set_path(std::string(locality::PathClassName(best_path)));
+    rail->set_gdr_by_default(locality::GdrByDefault(best_path));
     std::vector<std::string> names;
     for (size_t j : best_nics) {
       rail->add_nics(absl::StrCat("NIC", j));
       names.push_back(NicName(*nics[j], absl::StrCat("NIC", j)));
-      if (*best == PathClass::kPix) {
+      if (best_path == PathClass::kPix) {
         gpus_per_nic[absl::StrCat("NIC", j)].push_back(gpu);
       }
     }
     const std::string& dev = gpus[i]->address;
-    if (!locality::GdrByDefault(*best)) {
+    if (!locality::GdrByDefault(best_path)) {
       AddFinding(&result, "GPU_NIC_NOT_LOCAL", not_local, dev,
                  absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
                               absl::StrJoin(names, ", "), " is at ",
-                              locality::PathClassName(*best),
+                              locality::PathClassName(best_path),
                               ": NCCL will not use GPUDirect RDMA by default and "
                               "traffic crosses the ",
-                              *best == PathClass::kSys ? "socket interconnect"
+                              best_path == PathClass::kSys ? "socket interconnect"
                                                        : "host bridge"),
                  "put the GPU and a NIC under the same PCIe switch (see the "
                  "server's slot map), or accept it in the profile if this "
@@ -205,21 +225,17 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
 }
 
 std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::PciTopology& topology) {
+  std::vector<const platform::TopoPciDevice*> nics;
+  for (const auto& dev : topology.devices) {
+    if (IsNic(dev)) nics.push_back(&dev);
+  }
   std::map<std::string, std::set<std::string>> out;
   for (const auto& gpu : topology.devices) {
     if (!IsNvidiaGpu(gpu)) continue;
-    std::optional<PathClass> best;
-    std::set<std::string> names;
-    for (const auto& nic : topology.devices) {
-      if (!IsNic(nic) || nic.rdma_devices.empty()) continue;
-      PathClass c = locality::ClassifyPath(gpu, nic);
-      if (!best || c < *best) {
-        best = c;
-        names.clear();
-      }
-      if (c == *best) names.insert(nic.rdma_devices.begin(), nic.rdma_devices.end());
+    std::set<std::string>& names = out[gpu.address];
+    for (size_t j : NearestRdma(gpu, nics).nics) {
+      names.insert(nics[j]->rdma_devices.begin(), nics[j]->rdma_devices.end());
     }
-    out[gpu.address] = names;
   }
   return out;
 }

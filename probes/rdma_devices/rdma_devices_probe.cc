@@ -3,10 +3,10 @@
 
 #include <set>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "platform/pci_sysfs.h"
+#include "probes/pcie/pcie_link.h"
 #include "probes/rdma_devices/rdma_capable_nics.h"
 #include "platform/file_tree.h"
 #include "platform/verbs_port.h"
@@ -268,16 +268,17 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
   const bool rdma_expected =
       profile.rdma_expected_rate_gbps.has_value() || profile.rdma_expected_link_layer.has_value();
   for (const auto& [addr, dev] : pci) {
-    auto hex = [&](const char* key) -> std::optional<uint32_t> {
+    // Identity as the pcie probe parses it; a device whose identity does
+    // not read is that probe's finding, not this one's.
+    auto parsed = [&](const char* key, auto parse) -> std::optional<uint32_t> {
       const platform::RawAttr& a = dev.attrs.at(key);
-      uint32_t v = 0;
-      if (!a.value.ok() || a.value->rfind("0x", 0) != 0 ||
-          !absl::SimpleHexAtoi(a.value->substr(2), &v)) {
-        return std::nullopt;
-      }
-      return v;
+      if (!a.value.ok()) return std::nullopt;
+      auto v = parse(*a.value);
+      return v.ok() ? std::optional<uint32_t>(*v) : std::nullopt;
     };
-    std::optional<uint32_t> vendor = hex("vendor"), device = hex("device"), cls = hex("class");
+    std::optional<uint32_t> vendor = parsed("vendor", pcie::ParsePciId);
+    std::optional<uint32_t> device = parsed("device", pcie::ParsePciId);
+    std::optional<uint32_t> cls = parsed("class", pcie::ParsePciClass);
     if (!vendor || !device || !cls || bound.count(addr)) continue;
     std::optional<rdma::RdmaCapableNic> nic = rdma::RdmaCapableNicFor(
         static_cast<uint16_t>(*vendor), static_cast<uint16_t>(*device), *cls);

@@ -59,9 +59,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   const v1::AcceptanceProfile& profile =
       req->profile().yaml().empty() && req->profile().source().empty() ? default_profile_
                                                                        : req->profile();
-  if (absl::StatusOr<Profile> parsed = ParseProfile(profile.yaml(), profile.source());
-      !parsed.ok()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(parsed.status().message()));
+  const absl::StatusOr<Profile> judged_by = ParseProfile(profile.yaml(), profile.source());
+  if (!judged_by.ok()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        std::string(judged_by.status().message()));
   }
   std::vector<std::shared_ptr<AgentSession>> nodes;
   for (const std::string& name : req->nodes()) {
@@ -114,7 +115,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
     deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
   }
-  run = RunStageOnAgents(run, nodes, *req, deadline, progress);
+  run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress);
   for (const auto& a : acquired) a->Release();
   (void)store_->Save(run);
   v1::StageEvent last;

@@ -11,7 +11,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/peer_judgement.h"
-#include "probes/transfer/transfer_runner.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 
@@ -91,7 +90,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   t->mutable_request()->set_tx_depth(128);
   t->mutable_request()->set_streams(1);
   t->mutable_request()->set_duration_s(req.transfer_seconds() ? req.transfer_seconds() : 3);
-  t->add_sizes(transfer::DefaultSize(t->request().transport(), t->request().op()));
+  // No sizes: the node uses the op's default message size.
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -187,7 +186,8 @@ std::string RailAddress(const AgentSession& session, int rail_index) {
 
 v1::StageRun RunStageOnAgents(v1::StageRun run,
                               const std::vector<std::shared_ptr<AgentSession>>& nodes,
-                              const v1::RunStageRequest& request, absl::Time deadline,
+                              const v1::RunStageRequest& request, const Profile& profile,
+                              absl::Time deadline,
                               const ProgressFn& progress) {
   // 1. The single-node probes everywhere, concurrently.
   progress(absl::StrCat("single-node probes on ", nodes.size(), " nodes"));
@@ -234,10 +234,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
 
   // Transfers judged against each other (the profile or hardware bars were
   // applied on the nodes).
-  if (absl::StatusOr<Profile> profile = ParseProfile(run.profile().yaml(), run.profile().source());
-      profile.ok()) {
-    JudgeTransfersAgainstPeers(*profile, &run);
-  }
+  JudgeTransfersAgainstPeers(profile, &run);
 
   // A two-node stage that measured nothing between the nodes is not a pass
   // of the fabric, whatever the nodes said.

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "coordinator/agent_registry.h"
 #include "nodeprobe/v1/service.pb.h"
+#include "probes/framework/profile.h"
 
 namespace nodeprobe::coordinator {
 
@@ -24,7 +25,8 @@ using ProgressFn = std::function<void(const std::string&)>;
 // complete (state, verdict, reports, findings).
 v1::StageRun RunStageOnAgents(v1::StageRun run,
                               const std::vector<std::shared_ptr<AgentSession>>& nodes,
-                              const v1::RunStageRequest& request, absl::Time deadline,
+                              const v1::RunStageRequest& request, const Profile& profile,
+                              absl::Time deadline,
                               const ProgressFn& progress);
 
 // The address a rail's traffic should go to on `session`'s node: the rail's

@@ -1,6 +1,7 @@
 // File: transfer_task.cc
 #include "probes/transfer/transfer_task.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -37,7 +38,6 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
   if (rdma && (r.tx_depth() < 1 || r.tx_depth() > 8192)) {
     return absl::InvalidArgumentError("--tx-depth must be 1 .. 8192");
   }
-  if (t.sizes_size() == 0) return absl::InvalidArgumentError("no message sizes given (--size)");
   for (uint64_t size : t.sizes()) {
     if (size == 0 || size > kMaxMessageSize) {
       return absl::InvalidArgumentError(
@@ -50,10 +50,11 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
   // A message takes at least about a microsecond on any fabric, so more
   // messages than microseconds in the run's budget can never finish.
   const double budget_us = absl::ToDoubleMicroseconds(max_run);
-  const double messages = static_cast<double>(r.iterations() + r.warmup()) * t.sizes_size();
+  const int rows = std::max(1, t.sizes_size());  // none: one default size
+  const double messages = static_cast<double>(r.iterations() + r.warmup()) * rows;
   if (messages > budget_us) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--iterations ", r.iterations(), " x ", t.sizes_size(),
+        "--iterations ", r.iterations(), " x ", rows,
         " sizes could not finish within ", absl::FormatDuration(max_run),
         " (at least 1 us a message); ask for fewer"));
   }
@@ -78,6 +79,7 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   plan.peer.port = static_cast<uint16_t>(t.peer_port());
   plan.request = t.request();
   plan.sizes.assign(t.sizes().begin(), t.sizes().end());
+  if (plan.sizes.empty()) plan.sizes = {DefaultSize(t.request().transport(), t.request().op())};
   plan.timeouts.idle = idle_timeout;
   v1::ProbeResult result;
   absl::StatusOr<platform::Egress> egress = platform::EgressTo(t.peer_host());

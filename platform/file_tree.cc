@@ -50,6 +50,11 @@ int OpenAt2(int dirfd, const char* path, uint64_t flags, uint64_t resolve) {
 
 FileTree::FileTree(std::string root) : root_(std::move(root)) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+  const int fd = open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  root_fd_ = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+    if (*p >= 0) close(*p);
+    delete p;
+  });
 }
 
 std::string FileTree::Path(std::string_view rel) const {
@@ -63,10 +68,11 @@ absl::StatusOr<int> FileTree::Open(std::string_view rel, int flags) const {
   const std::string path = Path(rel);
   while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
   const std::string relative = rel.empty() ? "." : std::string(rel);
-  Fd root;
-  root.fd = open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root.fd < 0) return PathError(errno, "open", root_);
-  int fd = OpenAt2(root.fd, relative.c_str(), static_cast<uint64_t>(flags) | O_CLOEXEC,
+  if (*root_fd_ < 0) {
+    struct stat st;
+    return PathError(stat(root_.c_str(), &st) != 0 ? errno : ENOTDIR, "open", root_);
+  }
+  int fd = OpenAt2(*root_fd_, relative.c_str(), static_cast<uint64_t>(flags) | O_CLOEXEC,
                    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
   if (fd >= 0) return fd;
   if (errno != ENOSYS) return PathError(errno, "open", path);

@@ -13,6 +13,7 @@
 //  - values come back as valid UTF-8 (invalid bytes escaped as \xNN).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,9 @@ class FileTree {
   absl::StatusOr<int> Open(std::string_view rel, int flags) const;
 
   std::string root_;
+  // The root opened once (O_PATH), shared by copies; -1 when it could not
+  // be opened (every read then names why).
+  std::shared_ptr<const int> root_fd_;
 };
 
 }  // namespace nodeprobe::platform

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "platform/route.h"
@@ -104,30 +105,30 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
     plan.rdma = *local;
     plan.rdma.gpu = t.has_gpu() ? static_cast<int>(t.gpu()) : -1;
   }
-  // The port's counters around the run: what the fabric did meanwhile.
+  // The counters around the run, what the fabric did meanwhile: the RDMA
+  // port's, or for TCP the egress interface's (statistics and ethtool).
   const platform::FileTree sys("/sys");
-  absl::StatusOr<PortCounters> before =
-      plan.request.transport() == v1::RDMA
-          ? SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port)
-          : absl::StatusOr<PortCounters>(absl::NotFoundError("tcp"));
-  // TCP: the egress interface's statistics and driver counters too.
-  const std::string netdev =
-      plan.request.transport() == v1::TCP && egress.ok() ? egress->netdev : "";
-  const PortCounters netdev_before =
-      netdev.empty() ? PortCounters() : SnapshotNetdevCounters(sys, netdev);
+  std::function<absl::StatusOr<PortCounters>()> snapshot;
+  void (*judge)(const PortCounters&, const PortCounters&, double, const Profile&,
+                v1::ProbeResult*) = nullptr;
+  if (plan.request.transport() == v1::RDMA) {
+    snapshot = [&] { return SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port); };
+    judge = JudgeCounterDeltas;
+  } else if (egress.ok()) {
+    snapshot = [&]() -> absl::StatusOr<PortCounters> {
+      return SnapshotNetdevCounters(sys, egress->netdev);
+    };
+    judge = JudgeNetdevDeltas;
+  }
+  const absl::StatusOr<PortCounters> before =
+      snapshot ? snapshot() : absl::StatusOr<PortCounters>(absl::NotFoundError("no counters"));
   const absl::Time started = absl::Now();
   result = RunTransfer(plan);
   result.set_probe("transfer");
   result.mutable_transfer()->set_traffic_class(plan.request.traffic_class());
-  if (!netdev.empty()) {
-    JudgeNetdevDeltas(netdev_before, SnapshotNetdevCounters(sys, netdev),
-                      absl::ToDoubleSeconds(absl::Now() - started), profile, &result);
-  }
   if (before.ok()) {
-    absl::StatusOr<PortCounters> after = SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port);
-    if (after.ok()) {
-      JudgeCounterDeltas(*before, *after, absl::ToDoubleSeconds(absl::Now() - started), profile,
-                         &result);
+    if (absl::StatusOr<PortCounters> after = snapshot(); after.ok()) {
+      judge(*before, *after, absl::ToDoubleSeconds(absl::Now() - started), profile, &result);
     }
   }
   LinkFacts facts;

@@ -37,9 +37,11 @@ TEST(ParsePciLinkSpeedTest, GarbageThatLooksNumericIsRejected) {
 }
 
 // A config space with the PCI Express capability at 0x60 (after a power
-// management capability at 0x40): Link Capabilities say 16 GT/s x16.
+// management capability at 0x40): Link Capabilities say 16 GT/s x16. The
+// full 256 bytes are written, then cut to `size` (a short read of the same
+// device): writing past a short string was a heap overflow.
 std::string ConfigWithLinkCaps(uint32_t link_caps, size_t size = 256) {
-  std::string c(size, '\0');
+  std::string c(256, '\0');
   c[0x06] = 0x10;        // status: capability list present
   c[0x34] = 0x40;        // first capability
   c[0x40] = 0x01;        // power management
@@ -47,6 +49,7 @@ std::string ConfigWithLinkCaps(uint32_t link_caps, size_t size = 256) {
   c[0x60] = 0x10;        // PCI Express
   c[0x61] = 0x00;        // end of list
   for (int i = 0; i < 4; ++i) c[0x6C + i] = static_cast<char>((link_caps >> (8 * i)) & 0xFF);
+  c.resize(size);
   return c;
 }
 

@@ -23,6 +23,9 @@ struct ServeOptions {
   std::string bind;
   int port = kDefaultTransferPort;
   double idle_timeout_s = 5;
+  std::string device;
+  uint32_t ib_port = 0;
+  int gid_index = -1;
 };
 
 struct RunOptions {
@@ -42,6 +45,7 @@ struct RunOptions {
   int traffic_class = 0;
   int gpu = -1;
   std::string device;
+  uint32_t ib_port = 0;
   int gid_index = -1;
   double idle_timeout_s = 5;
   std::string format = "table";
@@ -56,6 +60,13 @@ int Serve(const ServeOptions& o) {
               << " (choose another --port, or --port 0 for any)\n";
     return kExitCouldNotRun;
   }
+  if (o.ib_port != 0 && o.device.empty()) {
+    std::cerr << "nodeprobe: error: --ib-port needs the --device it belongs to\n";
+    return kExitUsage;
+  }
+  transfer::RdmaServeChoice choice{o.device, o.ib_port, std::nullopt};
+  if (o.gid_index >= 0) choice.gid_index = static_cast<uint32_t>(o.gid_index);
+  (*server)->set_rdma_choice(choice);
   std::cout << "nodeprobe transfer server listening on "
             << (o.bind.empty() ? "*" : o.bind) << ":" << (*server)->port() << std::endl;
   {
@@ -156,6 +167,7 @@ int Run(const RunOptions& o) {
   if (o.traffic_class < 0) return usage("--tc must be 0 .. 255");
   req->set_traffic_class(static_cast<uint32_t>(o.traffic_class));
   task.set_device(o.device);
+  task.set_port(o.ib_port);
   if (o.gid_index >= 0) task.set_gid_index(static_cast<uint32_t>(o.gid_index));
   if (o.gpu >= 0) task.set_gpu(static_cast<uint32_t>(o.gpu));
   if (absl::Status valid = transfer::ValidateTransfer(task, absl::Hours(1)); !valid.ok()) {
@@ -186,6 +198,14 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
                         "Give up on a client that moves nothing for this many seconds")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  serve_cmd->add_option("--device", serve->device,
+                        "RDMA device to serve from, e.g. mlx5_0 (default: the ACTIVE port "
+                        "behind the address the client reaches)");
+  serve_cmd->add_option("--ib-port", serve->ib_port, "Port of --device (default: chosen)")
+      ->check(CLI::Range(1, 255));
+  serve_cmd->add_option("--gid-index", serve->gid_index,
+                        "RoCE GID index (default: chosen from the client's interface)")
+      ->check(CLI::Range(0, 65535));
 
   auto run = std::make_shared<RunOptions>();
   CLI::App* run_cmd = transfer->add_subcommand(
@@ -220,6 +240,8 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       ->capture_default_str();
   run_cmd->add_flag("--bidirectional", run->bidirectional, "Traffic both ways at once");
   run_cmd->add_option("--device", run->device, "RDMA device, e.g. mlx5_0");
+  run_cmd->add_option("--ib-port", run->ib_port, "Port of --device (default: chosen)")
+      ->check(CLI::Range(1, 255));
   run_cmd->add_flag("--rdma-cm", run->rdma_cm,
                     "Connect through rdma_cm on the peer's IP (default: out-of-band "
                     "exchange of LID/GID/QPN on the control connection)");

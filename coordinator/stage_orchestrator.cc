@@ -66,9 +66,19 @@ void Cancel(AgentSession& s, const std::string& task_id) {
 // One direction of one rail pair: `to` serves, `from` runs the transfer.
 absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
                       const v1::RunStageRequest& req, absl::Time deadline) {
+  // RDMA WRITE when both ends of the rail are RDMA ports with an address;
+  // the TCP baseline otherwise. Each end uses its rail's device and port.
+  const auto& fr = from.registration().rails();
+  const auto& tr = to.registration().rails();
+  const bool rdma = rail < fr.size() && rail < tr.size() && !fr[rail].rdma_device().empty() &&
+                    !tr[rail].rdma_device().empty() && tr[rail].ipv4_size() > 0;
   v1::Task serve;
   serve.set_task_id(NewTaskId());
-  serve.mutable_serve_transfer();
+  v1::ServeTransfer* server = serve.mutable_serve_transfer();
+  if (rdma) {
+    server->set_device(tr[rail].rdma_device());
+    server->set_port(tr[rail].port());
+  }
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, run->profile());
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
@@ -79,12 +89,10 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   v1::RunTransfer* t = go.mutable_run_transfer();
   t->set_peer_host(RailAddress(to, rail));
   t->set_peer_port(ready->endpoint().port());
-  // RDMA WRITE when both ends of the rail are RDMA ports with an address;
-  // the TCP baseline otherwise.
-  const auto& fr = from.registration().rails();
-  const auto& tr = to.registration().rails();
-  const bool rdma = rail < fr.size() && rail < tr.size() && !fr[rail].rdma_device().empty() &&
-                    !tr[rail].rdma_device().empty() && tr[rail].ipv4_size() > 0;
+  if (rdma) {
+    t->set_device(fr[rail].rdma_device());
+    t->set_port(fr[rail].port());
+  }
   t->mutable_request()->set_transport(rdma ? v1::RDMA : v1::TCP);
   t->mutable_request()->set_op(rdma ? v1::WRITE_BW : v1::STREAM_BW);
   t->mutable_request()->set_tx_depth(128);

@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <poll.h>
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -42,12 +44,15 @@ absl::Status Expect(rdma_event_channel* channel, rdma_cm_event_type want, absl::
   return absl::OkStatus();
 }
 
-rdma_conn_param ConnParam(const std::string& private_data) {
+// The read depths go in the connection's parameters: the client offers its
+// device's limits, the server answers within what the client offered
+// (rdma_accept's rule), and rdma_cm sets both QPs from them.
+rdma_conn_param ConnParam(const std::string& private_data, ReadDepths reads) {
   rdma_conn_param p{};
   p.private_data = private_data.data();
   p.private_data_len = static_cast<uint8_t>(private_data.size());
-  p.responder_resources = 16;
-  p.initiator_depth = 16;
+  p.responder_resources = reads.responder;
+  p.initiator_depth = reads.initiator;
   p.retry_count = 7;
   p.rnr_retry_count = 7;
   return p;
@@ -75,8 +80,8 @@ absl::StatusOr<RemoteQp> DecodeCmPrivateData(const void* data, size_t len) {
 
 absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_ip,
                                                         uint16_t port, size_t buffer_bytes,
-                                                        uint32_t tx_depth, absl::Time deadline,
-                                                        int gpu, uint8_t tos) {
+                                                        const QpOptions& options,
+                                                        absl::Time deadline, uint8_t tos) {
   absl::StatusOr<sockaddr_in> dst = Ipv4Address(peer_ip, port);
   if (!dst.ok()) return dst.status();
   auto c = std::make_unique<CmConnection>();
@@ -100,11 +105,13 @@ absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_
   if (rdma_resolve_route(id, ms) != 0) return absl::ErrnoToStatus(errno, "rdma_resolve_route");
   s = Expect(c->channel.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
   if (!s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<VerbsQp>> qp = VerbsQp::OnCmId(id, buffer_bytes, tx_depth, gpu);
+  absl::StatusOr<std::unique_ptr<VerbsQp>> qp = VerbsQp::OnCmId(id, buffer_bytes, options);
   if (!qp.ok()) return qp.status();
   c->qp = *std::move(qp);
   const std::string mine = EncodeCmPrivateData(c->qp->addr(), c->qp->rkey());
-  rdma_conn_param param = ConnParam(mine);
+  rdma_conn_param param = ConnParam(
+      mine, NegotiateReadDepths(c->qp->max_qp_init_rd_atom(), c->qp->max_qp_rd_atom(),
+                                static_cast<uint32_t>(c->qp->max_qp_init_rd_atom())));
   if (rdma_connect(id, &param) != 0) return absl::ErrnoToStatus(errno, "rdma_connect");
   absl::StatusOr<rdma_cm_event*> ev = WaitEvent(c->channel.get(), RDMA_CM_EVENT_ESTABLISHED, deadline);
   if (!ev.ok()) return ev.status();
@@ -137,9 +144,9 @@ absl::StatusOr<std::unique_ptr<CmListener>> CmListener::Listen(const std::string
 
 uint16_t CmListener::port() const { return ntohs(rdma_get_src_port(id_.get())); }
 
-absl::StatusOr<std::unique_ptr<CmConnection>> CmListener::Accept(size_t buffer_bytes,
-                                                                 uint32_t tx_depth,
-                                                                 absl::Time deadline) {
+absl::StatusOr<std::unique_ptr<CmConnection>> CmListener::Accept(
+    size_t buffer_bytes, const QpOptions& options, absl::Time deadline,
+    const std::function<absl::Status(VerbsQp&)>& before_accept) {
   absl::StatusOr<rdma_cm_event*> ev =
       WaitEvent(channel_.get(), RDMA_CM_EVENT_CONNECT_REQUEST, deadline);
   if (!ev.ok()) return ev.status();
@@ -147,15 +154,25 @@ absl::StatusOr<std::unique_ptr<CmConnection>> CmListener::Accept(size_t buffer_b
   c->id.reset((*ev)->id);  // the new connection's id (on the listener's channel)
   absl::StatusOr<RemoteQp> remote = DecodeCmPrivateData((*ev)->param.conn.private_data,
                                                         (*ev)->param.conn.private_data_len);
+  const uint8_t client_initiator = (*ev)->param.conn.initiator_depth;
+  const uint8_t client_responder = (*ev)->param.conn.responder_resources;
   rdma_ack_cm_event(*ev);
   if (!remote.ok()) return remote.status();
   c->remote = *remote;
-  absl::StatusOr<std::unique_ptr<VerbsQp>> qp =
-      VerbsQp::OnCmId(c->id.get(), buffer_bytes, tx_depth);
+  absl::StatusOr<std::unique_ptr<VerbsQp>> qp = VerbsQp::OnCmId(c->id.get(), buffer_bytes, options);
   if (!qp.ok()) return qp.status();
   c->qp = *std::move(qp);
+  if (before_accept) {
+    if (absl::Status s = before_accept(*c->qp); !s.ok()) {
+      (void)rdma_reject(c->id.get(), nullptr, 0);
+      return s;
+    }
+  }
   const std::string mine = EncodeCmPrivateData(c->qp->addr(), c->qp->rkey());
-  rdma_conn_param param = ConnParam(mine);
+  ReadDepths reads = NegotiateReadDepths(c->qp->max_qp_init_rd_atom(), c->qp->max_qp_rd_atom(),
+                                         client_responder);
+  reads.responder = std::min(reads.responder, client_initiator);
+  rdma_conn_param param = ConnParam(mine, reads);
   if (rdma_accept(c->id.get(), &param) != 0) return absl::ErrnoToStatus(errno, "rdma_accept");
   absl::Status s = Expect(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, deadline);
   if (!s.ok()) return s;

@@ -9,6 +9,7 @@
 #include <rdma/rdma_cma.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -28,11 +29,11 @@ struct CmConnection {
   RemoteQp remote;
 };
 
-// gpu >= 0 puts this end's buffer on that GPU.
+// options.gpu >= 0 puts this end's buffer on that GPU.
 absl::StatusOr<std::unique_ptr<CmConnection>> CmConnect(const std::string& peer_ip,
                                                         uint16_t port, size_t buffer_bytes,
-                                                        uint32_t tx_depth, absl::Time deadline,
-                                                        int gpu = -1, uint8_t tos = 0);
+                                                        const QpOptions& options,
+                                                        absl::Time deadline, uint8_t tos = 0);
 
 // Keep the listener alive while connections it accepted exist: their ids
 // report events on its channel.
@@ -42,8 +43,11 @@ class CmListener {
   static absl::StatusOr<std::unique_ptr<CmListener>> Listen(const std::string& bind_ip,
                                                             uint16_t port);
   uint16_t port() const;
-  absl::StatusOr<std::unique_ptr<CmConnection>> Accept(size_t buffer_bytes, uint32_t tx_depth,
-                                                       absl::Time deadline);
+  // `before_accept` runs on the new QP before the connection is accepted
+  // (receives for SEND must be posted by then); an error refuses it.
+  absl::StatusOr<std::unique_ptr<CmConnection>> Accept(
+      size_t buffer_bytes, const QpOptions& options, absl::Time deadline,
+      const std::function<absl::Status(VerbsQp&)>& before_accept = nullptr);
 
  private:
   CmListener() = default;

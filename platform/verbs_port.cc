@@ -25,6 +25,15 @@ RegDmabufMrFn VerbsRegDmabufMr() {
 
 bool VerbsHasDmabufMr() { return VerbsRegDmabufMr() != nullptr; }
 
+RegMrIova2Fn VerbsRegMrIova2() {
+  static const RegMrIova2Fn fn = []() -> RegMrIova2Fn {
+    if (getenv("NODEPROBE_FORCE_NO_IOVA2") != nullptr) return nullptr;
+    return reinterpret_cast<RegMrIova2Fn>(
+        dlvsym(RTLD_DEFAULT, "ibv_reg_mr_iova2", "IBVERBS_1.8"));
+  }();
+  return fn;
+}
+
 uint32_t IbvMtuToBytes(int ibv_mtu) {
   switch (ibv_mtu) {
     case IBV_MTU_256: return 256;

@@ -37,6 +37,14 @@ using RegDmabufMrFn = ibv_mr* (*)(ibv_pd*, uint64_t offset, size_t length, uint6
 RegDmabufMrFn VerbsRegDmabufMr();
 bool VerbsHasDmabufMr();
 
+// ibv_reg_mr_iova2 (IBVERBS_1.8, rdma-core 22 and later): the only entry
+// point that takes the optional access flags (IBV_ACCESS_RELAXED_ORDERING;
+// the ibv_reg_mr macro calls it for them, which would link IBVERBS_1.8).
+// nullptr when the library lacks it or NODEPROBE_FORCE_NO_IOVA2 is set.
+using RegMrIova2Fn = ibv_mr* (*)(ibv_pd*, void* addr, size_t length, uint64_t iova,
+                                 unsigned int access);
+RegMrIova2Fn VerbsRegMrIova2();
+
 // Bytes of an ibv_mtu enum value (1=256 … 5=4096); 0 for anything else.
 uint32_t IbvMtuToBytes(int ibv_mtu);
 

@@ -50,14 +50,23 @@ QpAttrs InitAttrs(uint8_t port, int access_flags) {
   return a;
 }
 
-QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
-                 bool use_grh, uint8_t gid_index, uint8_t traffic_class) {
+ReadDepths NegotiateReadDepths(int local_init_max, int local_responder_max,
+                               uint32_t peer_responder) {
+  auto byte = [](int64_t v) { return static_cast<uint8_t>(std::clamp<int64_t>(v, 0, 255)); };
+  ReadDepths d;
+  d.responder = byte(local_responder_max);
+  d.initiator = byte(std::min<int64_t>(local_init_max, peer_responder));
+  return d;
+}
+
+QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port, bool use_grh,
+                 uint8_t gid_index, uint8_t traffic_class, ReadDepths reads) {
   QpAttrs a;
   a.attr.qp_state = IBV_QPS_RTR;
   a.attr.path_mtu = path_mtu;
   a.attr.dest_qp_num = remote.qpn;
   a.attr.rq_psn = remote.psn;
-  a.attr.max_dest_rd_atomic = 16;  // outstanding RDMA READs we accept
+  a.attr.max_dest_rd_atomic = reads.responder;  // outstanding RDMA READs we accept
   a.attr.min_rnr_timer = 12;       // 0.64 ms, perftest's value
   a.attr.ah_attr.port_num = port;
   a.attr.ah_attr.sl = 0;
@@ -75,14 +84,14 @@ QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
   return a;
 }
 
-QpAttrs RtsAttrs(uint32_t local_psn) {
+QpAttrs RtsAttrs(uint32_t local_psn, ReadDepths reads) {
   QpAttrs a;
   a.attr.qp_state = IBV_QPS_RTS;
   a.attr.sq_psn = local_psn;
   a.attr.timeout = 14;   // 4.096 µs × 2^14 ≈ 67 ms per retry
   a.attr.retry_cnt = 7;
   a.attr.rnr_retry = 7;  // infinite
-  a.attr.max_rd_atomic = 16;
+  a.attr.max_rd_atomic = reads.initiator;  // outstanding RDMA READs we issue
   a.mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
            IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
   return a;
@@ -90,7 +99,7 @@ QpAttrs RtsAttrs(uint32_t local_psn) {
 
 absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device,
                                                       uint8_t port, size_t buffer_bytes,
-                                                      uint32_t tx_depth, int gpu) {
+                                                      const QpOptions& options) {
   std::unique_ptr<VerbsQp> q(new VerbsQp());
   q->port_ = port;
   absl::StatusOr<ibv_context*> ctx = OpenVerbsDevice(device);
@@ -102,11 +111,10 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   }
   q->lid_ = pattr.lid;
   q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
-  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth, gpu);
+  q->QueryDevice();
+  absl::Status s = q->AllocateBuffers(buffer_bytes, options);
+  if (s.ok()) s = q->CreateQp(options);
   if (!s.ok()) return s;
-  ibv_qp_init_attr init = RcInitAttr(q->cq_, tx_depth);
-  q->qp_ = ibv_create_qp(q->pd_, &init);
-  if (q->qp_ == nullptr) return absl::ErrnoToStatus(errno, "ibv_create_qp");
   QpAttrs a = InitAttrs(port, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                                   IBV_ACCESS_REMOTE_READ);
   if (int rc = ibv_modify_qp(q->qp_, &a.attr, a.mask); rc != 0) {
@@ -115,7 +123,38 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::Open(const std::string& device
   return q;
 }
 
-absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, int gpu) {
+void VerbsQp::QueryDevice() {
+  ibv_device_attr dattr{};
+  if (ibv_query_device(ctx_, &dattr) == 0) {
+    max_qp_rd_atom_ = dattr.max_qp_rd_atom;
+    max_qp_init_rd_atom_ = dattr.max_qp_init_rd_atom;
+  }
+}
+
+absl::Status VerbsQp::CreateQp(const QpOptions& options) {
+  // Inline needs the CPU to read the buffer: host memory only, as perftest.
+  const uint32_t want_inline = gpu_ ? 0 : options.inline_bytes;
+  for (uint32_t inline_bytes : {want_inline, 0u}) {
+    ibv_qp_init_attr init = RcInitAttr(cq_, std::max<uint32_t>(options.tx_depth, 1));
+    init.cap.max_inline_data = inline_bytes;
+    if (cm_id_ != nullptr) {
+      if (rdma_create_qp(cm_id_, pd_, &init) == 0) qp_ = cm_id_->qp;
+    } else {
+      qp_ = ibv_create_qp(pd_, &init);
+    }
+    if (qp_ != nullptr) {
+      // The provider writes back what it granted (perftest clamps to it).
+      max_inline_ = std::min(init.cap.max_inline_data, inline_bytes);
+      return absl::OkStatus();
+    }
+    if (inline_bytes == 0) break;  // a refusal that is not about inline
+  }
+  return absl::ErrnoToStatus(errno, cm_id_ != nullptr ? "rdma_create_qp" : "ibv_create_qp");
+}
+
+absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, const QpOptions& options) {
+  const uint32_t tx_depth = std::max<uint32_t>(options.tx_depth, 1);
+  const int gpu = options.gpu;
   pd_ = ibv_alloc_pd(ctx_);
   // One CQ for both queues: room for every send and receive outstanding.
   cq_ = ibv_create_cq(ctx_, static_cast<int>(tx_depth + RecvDepth(tx_depth)), nullptr, nullptr, 0);
@@ -123,8 +162,11 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
     return absl::ResourceExhaustedError("cannot allocate PD/CQ");
   }
   buf_len_ = buffer_bytes;
+  // A constant, so the ibv_reg_mr macro binds plain ibv_reg_mr
+  // (IBVERBS_1.1); relaxed ordering goes through ibv_reg_mr_iova2 by dlvsym.
   const int access =
       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  const int relaxed = options.relaxed_ordering ? IBV_ACCESS_RELAXED_ORDERING : 0;
   if (gpu >= 0) {
     absl::StatusOr<std::unique_ptr<GpuMemory>> mem = GpuMemory::Allocate(gpu, buffer_bytes);
     if (!mem.ok()) return mem.status();
@@ -139,9 +181,10 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
         dmabuf_why = "rdma-core older than 34 has no ibv_reg_dmabuf_mr";
       } else {
         // Registered at the buffer's offset into the page-aligned export.
-        mr_ = reg(pd_, gpu_->range().offset, buffer_bytes, mr_addr_, *fd, access);
+        mr_ = reg(pd_, gpu_->range().offset, buffer_bytes, mr_addr_, *fd, access | relaxed);
         if (mr_ != nullptr) {
           memory_ = "gpu dma-buf";
+          relaxed_ordering_ = relaxed != 0;
         } else {
           dmabuf_why = absl::StrCat("ibv_reg_dmabuf_mr: ", strerror(errno));
         }
@@ -149,7 +192,7 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
       close(*fd);
     }
     if (mr_ == nullptr) {
-      mr_ = ibv_reg_mr(pd_, reinterpret_cast<void*>(mr_addr_), buffer_bytes, access);
+      mr_ = RegisterHost(reinterpret_cast<void*>(mr_addr_), buffer_bytes, relaxed != 0);
       memory_ = "gpu peermem";
     }
     if (mr_ == nullptr) {
@@ -165,14 +208,31 @@ absl::Status VerbsQp::AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, in
     return absl::ResourceExhaustedError("cannot allocate the transfer buffer");
   }
   memset(buf_, 0, buffer_bytes);
-  mr_ = ibv_reg_mr(pd_, buf_, buffer_bytes, access);
+  mr_ = RegisterHost(buf_, buffer_bytes, relaxed != 0);
   if (mr_ == nullptr) return absl::ErrnoToStatus(errno, "ibv_reg_mr");
   mr_addr_ = reinterpret_cast<uint64_t>(buf_);
   return absl::OkStatus();
 }
 
+ibv_mr* VerbsQp::RegisterHost(void* addr, size_t length, bool relaxed) {
+  constexpr int kAccess =
+      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  if (relaxed) {
+    if (RegMrIova2Fn reg = VerbsRegMrIova2(); reg != nullptr) {
+      ibv_mr* mr = reg(pd_, addr, length, reinterpret_cast<uintptr_t>(addr),
+                       kAccess | IBV_ACCESS_RELAXED_ORDERING);
+      if (mr != nullptr) {
+        relaxed_ordering_ = true;
+        return mr;
+      }
+    }
+  }
+  relaxed_ordering_ = false;
+  return ibv_reg_mr(pd_, addr, length, kAccess);
+}
+
 absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::OnCmId(rdma_cm_id* id, size_t buffer_bytes,
-                                                        uint32_t tx_depth, int gpu) {
+                                                        const QpOptions& options) {
   if (id == nullptr || id->verbs == nullptr) {
     return absl::FailedPreconditionError("rdma_cm resolved no RDMA device for the peer");
   }
@@ -185,11 +245,10 @@ absl::StatusOr<std::unique_ptr<VerbsQp>> VerbsQp::OnCmId(rdma_cm_id* id, size_t 
     q->lid_ = pattr.lid;
     q->active_mtu_ = IbvMtuToBytes(pattr.active_mtu);
   }
-  absl::Status s = q->AllocateBuffers(buffer_bytes, tx_depth, gpu);
+  q->QueryDevice();
+  absl::Status s = q->AllocateBuffers(buffer_bytes, options);
+  if (s.ok()) s = q->CreateQp(options);
   if (!s.ok()) return s;
-  ibv_qp_init_attr init = RcInitAttr(q->cq_, tx_depth);
-  if (rdma_create_qp(id, q->pd_, &init) != 0) return absl::ErrnoToStatus(errno, "rdma_create_qp");
-  q->qp_ = id->qp;
   return q;
 }
 
@@ -207,6 +266,10 @@ VerbsQp::~VerbsQp() {
 }
 
 uint32_t VerbsQp::qpn() const { return qp_->qp_num; }
+std::string VerbsQp::device_name() const {
+  const char* name = ctx_ != nullptr ? ibv_get_device_name(ctx_->device) : nullptr;
+  return name != nullptr ? name : "";
+}
 uint32_t VerbsQp::lkey() const { return mr_->lkey; }
 uint32_t VerbsQp::rkey() const { return mr_->rkey; }
 uint64_t VerbsQp::addr() const { return mr_addr_; }
@@ -221,12 +284,14 @@ absl::StatusOr<std::vector<uint8_t>> VerbsQp::Gid(uint8_t index) const {
 
 absl::Status VerbsQp::Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
                               uint32_t local_psn, uint8_t traffic_class) {
+  const ReadDepths reads =
+      NegotiateReadDepths(max_qp_init_rd_atom_, max_qp_rd_atom_, remote.max_rd_atom);
   QpAttrs rtr = RtrAttrs(remote, PathMtu(active_mtu_, remote.active_mtu), port_,
-                         use_grh, gid_index, traffic_class);
+                         use_grh, gid_index, traffic_class, reads);
   if (int rc = ibv_modify_qp(qp_, &rtr.attr, rtr.mask); rc != 0) {
     return absl::ErrnoToStatus(rc, "QP to RTR (check GID index and path MTU)");
   }
-  QpAttrs rts = RtsAttrs(local_psn);
+  QpAttrs rts = RtsAttrs(local_psn, reads);
   if (int rc = ibv_modify_qp(qp_, &rts.attr, rts.mask); rc != 0) {
     return absl::ErrnoToStatus(rc, "QP to RTS");
   }
@@ -242,6 +307,7 @@ absl::Status VerbsQp::Post(ibv_wr_opcode opcode, const RemoteQp& remote, size_t 
   wr.num_sge = 1;
   wr.opcode = opcode;
   wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+  if (size <= max_inline_) wr.send_flags |= IBV_SEND_INLINE;  // copied now, lkey unused
   if (opcode != IBV_WR_SEND) {
     wr.wr.rdma.remote_addr = remote.addr;
     wr.wr.rdma.rkey = remote.rkey;
@@ -285,16 +351,28 @@ absl::Status VerbsQp::PostRecvs(size_t size, const std::vector<uint64_t>& wr_ids
   return absl::OkStatus();
 }
 
+namespace {
+absl::Status CompletionError(const ibv_wc& wc) {
+  return absl::UnavailableError(absl::StrCat(
+      "work completion error: ", ibv_wc_status_str(wc.status),
+      wc.status == IBV_WC_RETRY_EXC_ERR ? " (peer unreachable or gone)" : ""));
+}
+}  // namespace
+
+absl::StatusOr<bool> VerbsQp::PollOne() {
+  const int n = ibv_poll_cq(cq_, 1, wc_);
+  if (n < 0) return absl::InternalError("ibv_poll_cq failed");
+  if (n == 0) return false;
+  if (wc_[0].status != IBV_WC_SUCCESS) return CompletionError(wc_[0]);
+  return true;
+}
+
 absl::StatusOr<int> VerbsQp::Poll(int max, std::vector<uint64_t>* wr_ids) {
   ibv_wc* wc = wc_;
   int n = ibv_poll_cq(cq_, std::min(max, kMaxPoll), wc);
   if (n < 0) return absl::InternalError("ibv_poll_cq failed");
   for (int i = 0; i < n; ++i) {
-    if (wc[i].status != IBV_WC_SUCCESS) {
-      return absl::UnavailableError(absl::StrCat(
-          "work completion error: ", ibv_wc_status_str(wc[i].status),
-          wc[i].status == IBV_WC_RETRY_EXC_ERR ? " (peer unreachable or gone)" : ""));
-    }
+    if (wc[i].status != IBV_WC_SUCCESS) return CompletionError(wc[i]);
     wr_ids->push_back(wc[i].wr_id);
   }
   return n;

@@ -28,7 +28,37 @@ struct RemoteQp {
   uint32_t rkey = 0;
   uint64_t addr = 0;
   uint32_t active_mtu = 0;  // bytes
+  // RDMA READs the peer accepts at once (its max_dest_rd_atomic, from its
+  // device's max_qp_rd_atom).
+  uint32_t max_rd_atom = 0;
 };
+
+// How many RDMA READs each side keeps in flight, as perftest's out_reads:
+// this end accepts its device's max_qp_rd_atom (max_dest_rd_atomic, told
+// to the peer) and issues at most the smaller of its device's
+// max_qp_init_rd_atom and what the peer accepts (max_rd_atomic). Values
+// are clamped to the 8-bit fields.
+struct ReadDepths {
+  uint8_t initiator = 0;  // max_rd_atomic
+  uint8_t responder = 0;  // max_dest_rd_atomic
+};
+ReadDepths NegotiateReadDepths(int local_init_max, int local_responder_max,
+                               uint32_t peer_responder);
+
+// What a QP is created with.
+struct QpOptions {
+  uint32_t tx_depth = 128;
+  int gpu = -1;  // >= 0: the buffer lives on that GPU (GPUDirect RDMA)
+  // Inline data to ask the QP for (perftest's latency default is 220 for
+  // WRITE); the provider may grant less, or none. Host buffers only.
+  uint32_t inline_bytes = 0;
+  // Register with IBV_ACCESS_RELAXED_ORDERING (perftest and NCCL do for
+  // bandwidth buffers), best-effort: the flag is optional for the kernel.
+  bool relaxed_ordering = false;
+};
+
+// perftest's DEF_INLINE_WRITE: the inline size ib_write_lat asks for.
+constexpr uint32_t kLatencyInlineBytes = 220;
 
 struct QpAttrs {
   ibv_qp_attr attr{};
@@ -44,10 +74,11 @@ ibv_mtu PathMtu(uint32_t local_bytes, uint32_t remote_bytes);
 ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth);
 QpAttrs InitAttrs(uint8_t port, int access_flags);
 // RoCE (use_grh) addresses the peer by GID through `gid_index`, with
-// `traffic_class` in the GRH; InfiniBand by LID.
-QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port,
-                 bool use_grh, uint8_t gid_index, uint8_t traffic_class = 0);
-QpAttrs RtsAttrs(uint32_t local_psn);
+// `traffic_class` in the GRH; InfiniBand by LID. `reads` from
+// NegotiateReadDepths.
+QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port, bool use_grh,
+                 uint8_t gid_index, uint8_t traffic_class, ReadDepths reads);
+QpAttrs RtsAttrs(uint32_t local_psn, ReadDepths reads);
 
 // Device resources for one RC connection. Destroyed in reverse order.
 // Receive queue depth for a send queue of `tx_depth`: at least 4x (perftest
@@ -61,15 +92,14 @@ inline uint32_t RecvDepth(uint32_t tx_depth) {
 
 class VerbsQp {
  public:
-  // gpu >= 0: the buffer lives on that GPU (GPUDirect RDMA).
   static absl::StatusOr<std::unique_ptr<VerbsQp>> Open(const std::string& device,
                                                        uint8_t port, size_t buffer_bytes,
-                                                       uint32_t tx_depth, int gpu = -1);
+                                                       const QpOptions& options);
   // Resources on the device an rdma_cm id resolved to, with the QP created
   // through rdma_cm (which then drives its state transitions). The id stays
   // owned by the caller and must outlive this object.
   static absl::StatusOr<std::unique_ptr<VerbsQp>> OnCmId(rdma_cm_id* id, size_t buffer_bytes,
-                                                         uint32_t tx_depth, int gpu = -1);
+                                                         const QpOptions& options);
   ~VerbsQp();
 
   uint32_t qpn() const;
@@ -77,9 +107,19 @@ class VerbsQp {
   uint32_t rkey() const;
   uint64_t addr() const;
   uint16_t lid() const { return lid_; }
+  std::string device_name() const;
   uint32_t active_mtu() const { return active_mtu_; }
+  // The device's read limits (ibv_query_device), for NegotiateReadDepths.
+  int max_qp_rd_atom() const { return max_qp_rd_atom_; }
+  int max_qp_init_rd_atom() const { return max_qp_init_rd_atom_; }
+  // Inline bytes the QP was granted (0: none); sends of at most this size
+  // go inline (IBV_SEND_INLINE), the CPU copying them into the request.
+  uint32_t max_inline() const { return max_inline_; }
+  bool relaxed_ordering() const { return relaxed_ordering_; }
   absl::StatusOr<std::vector<uint8_t>> Gid(uint8_t index) const;
 
+  // INIT -> RTR -> RTS toward `remote`, read depths negotiated with what
+  // it accepts.
   absl::Status Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
                        uint32_t local_psn, uint8_t traffic_class = 0);
   // Posts one work request of `size` bytes from the start of the local
@@ -102,10 +142,20 @@ class VerbsQp {
   // owns (nothing allocated per poll); error on a completion with bad status.
   static constexpr int kMaxPoll = 32;
   absl::StatusOr<int> Poll(int max, std::vector<uint64_t>* wr_ids);
+  // Polls for one completion (the latency loop's send completion): true
+  // when one was there; error on a bad status. Nothing is allocated.
+  absl::StatusOr<bool> PollOne();
 
  private:
   VerbsQp() = default;
-  absl::Status AllocateBuffers(size_t buffer_bytes, uint32_t tx_depth, int gpu);
+  absl::Status AllocateBuffers(size_t buffer_bytes, const QpOptions& options);
+  void QueryDevice();
+  // ibv_reg_mr on a host-visible address, with relaxed ordering through
+  // ibv_reg_mr_iova2 when asked for and available (else without).
+  ibv_mr* RegisterHost(void* addr, size_t length, bool relaxed);
+  // Creates the QP (through rdma_cm when cm_id_ is set) with the inline
+  // size asked for, or none if the provider refuses it.
+  absl::Status CreateQp(const QpOptions& options);
 
   ibv_context* ctx_ = nullptr;
   rdma_cm_id* cm_id_ = nullptr;  // set when rdma_cm owns the QP and context
@@ -122,6 +172,10 @@ class VerbsQp {
   uint8_t port_ = 1;
   uint16_t lid_ = 0;
   uint32_t active_mtu_ = 0;
+  int max_qp_rd_atom_ = 1;
+  int max_qp_init_rd_atom_ = 1;
+  uint32_t max_inline_ = 0;
+  bool relaxed_ordering_ = false;
 };
 
 }  // namespace nodeprobe::platform

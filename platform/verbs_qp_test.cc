@@ -27,7 +27,8 @@ TEST(VerbsQpTest, RtrOnRoceAddressesByGidWithRoutableHopLimit) {
   remote.gid[10] = 0xff;
   remote.gid[11] = 0xff;
   remote.gid[15] = 5;
-  QpAttrs a = RtrAttrs(remote, IBV_MTU_4096, 1, /*use_grh=*/true, 3, /*traffic_class=*/106);
+  QpAttrs a = RtrAttrs(remote, IBV_MTU_4096, 1, /*use_grh=*/true, 3, /*traffic_class=*/106,
+                       ReadDepths{8, 16});
   EXPECT_EQ(a.attr.qp_state, IBV_QPS_RTR);
   EXPECT_EQ(a.attr.dest_qp_num, 0x1234u);
   EXPECT_EQ(a.attr.rq_psn, 77u);
@@ -38,29 +39,51 @@ TEST(VerbsQpTest, RtrOnRoceAddressesByGidWithRoutableHopLimit) {
   EXPECT_EQ(a.attr.ah_attr.grh.dgid.raw[15], 5);
   EXPECT_EQ(a.attr.ah_attr.grh.traffic_class, 106);  // DSCP 26, as NCCL_IB_TC=106
   EXPECT_TRUE(a.mask & IBV_QP_AV);
+  EXPECT_EQ(a.attr.max_dest_rd_atomic, 16);  // what this end accepts
+  EXPECT_TRUE(a.mask & IBV_QP_MAX_DEST_RD_ATOMIC);
 }
 
 TEST(VerbsQpTest, RtrOnInfiniBandAddressesByLid) {
   RemoteQp remote;
   remote.lid = 0x3a4;
-  QpAttrs a = RtrAttrs(remote, IBV_MTU_2048, 1, /*use_grh=*/false, 0);
+  QpAttrs a = RtrAttrs(remote, IBV_MTU_2048, 1, /*use_grh=*/false, 0, 0, ReadDepths{1, 1});
   EXPECT_EQ(a.attr.ah_attr.is_global, 0);
   EXPECT_EQ(a.attr.ah_attr.dlid, 0x3a4);
 }
 
 TEST(VerbsQpTest, RtsSetsRetriesAndPsn) {
-  QpAttrs a = RtsAttrs(99);
+  QpAttrs a = RtsAttrs(99, ReadDepths{8, 16});
   EXPECT_EQ(a.attr.qp_state, IBV_QPS_RTS);
   EXPECT_EQ(a.attr.sq_psn, 99u);
   EXPECT_EQ(a.attr.retry_cnt, 7);
+  EXPECT_EQ(a.attr.max_rd_atomic, 8);  // what this end issues
   EXPECT_TRUE(a.mask & IBV_QP_SQ_PSN);
+}
+
+// perftest's out_reads: accept the device's max_qp_rd_atom, issue no more
+// than the peer accepts nor than the device may initiate. A ConnectX
+// (16/16) against a device that takes 4: 4 out, 16 in; never a fixed 16
+// that a smaller device would refuse at RTR.
+TEST(VerbsQpTest, ReadDepthsComeFromBothDevices) {
+  ReadDepths d = NegotiateReadDepths(16, 16, 4);
+  EXPECT_EQ(d.initiator, 4);
+  EXPECT_EQ(d.responder, 16);
+  d = NegotiateReadDepths(2, 8, 16);
+  EXPECT_EQ(d.initiator, 2);
+  EXPECT_EQ(d.responder, 8);
+  d = NegotiateReadDepths(1000, 1000, 1000);  // 8-bit fields
+  EXPECT_EQ(d.initiator, 255);
+  EXPECT_EQ(d.responder, 255);
+  d = NegotiateReadDepths(-1, -1, 0);  // a device that reports nothing
+  EXPECT_EQ(d.initiator, 0);
+  EXPECT_EQ(d.responder, 0);
 }
 
 TEST(VerbsQpTest, OpenWithoutDeviceIsFailedPrecondition) {
   if (access("/sys/class/infiniband", F_OK) == 0) {
     GTEST_SKIP() << "this machine has RDMA devices";
   }
-  auto qp = VerbsQp::Open("mlx5_0", 1, 1 << 20, 128);
+  auto qp = VerbsQp::Open("mlx5_0", 1, 1 << 20, QpOptions{});
   EXPECT_EQ(qp.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(qp.status().message().find("mlx5_0"), std::string::npos);
 }
@@ -124,7 +147,7 @@ TEST(RdmaCmTest, ConnectWithoutDeviceFailsWithinDeadline) {
     GTEST_SKIP() << "this machine has RDMA devices";
   }
   absl::Time start = absl::Now();
-  auto c = CmConnect("127.0.0.1", 18519, 4096, 16, absl::Now() + absl::Seconds(2));
+  auto c = CmConnect("127.0.0.1", 18519, 4096, QpOptions{}, absl::Now() + absl::Seconds(2));
   EXPECT_FALSE(c.ok());
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
@@ -136,6 +159,12 @@ TEST(VerbsPortTest, DmabufRegistrationMissingIsAbsentNotFatal) {
   setenv("NODEPROBE_FORCE_NO_DMABUF", "1", 1);
   EXPECT_EQ(VerbsRegDmabufMr(), nullptr);
   EXPECT_FALSE(VerbsHasDmabufMr());
+}
+
+// The same for ibv_reg_mr_iova2 (relaxed ordering): absent, not fatal;
+// present in Debian 12's rdma-core 44, found by its version.
+TEST(VerbsPortTest, RelaxedOrderingRegistrationIsFoundByVersion) {
+  EXPECT_NE(VerbsRegMrIova2(), nullptr) << "rdma-core >= 22 exports ibv_reg_mr_iova2@IBVERBS_1.8";
 }
 
 }  // namespace nodeprobe::platform

@@ -101,6 +101,10 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
          emit);
     return;
   }
+  const v1::ServeTransfer& serve = task.serve_transfer();
+  transfer::RdmaServeChoice choice{serve.device(), serve.port(), std::nullopt};
+  if (serve.has_gid_index()) choice.gid_index = serve.gid_index();
+  (*server)->set_rdma_choice(choice);
   v1::TaskEvent ready;
   ready.mutable_ready()->set_task_id(task.task_id());
   ready.mutable_ready()->set_port((*server)->port());

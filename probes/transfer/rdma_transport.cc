@@ -39,6 +39,7 @@ v1::RdmaEndpoint Describe(const platform::VerbsQp& qp, const RdmaLocal& local,
   e.set_rkey(qp.rkey());
   e.set_addr(qp.addr());
   e.set_active_mtu(qp.active_mtu());
+  e.set_max_rd_atom(static_cast<uint32_t>(std::max(qp.max_qp_rd_atom(), 0)));
   return e;
 }
 
@@ -54,18 +55,35 @@ absl::StatusOr<platform::RemoteQp> ToRemote(const v1::RdmaEndpoint& e) {
   r.rkey = e.rkey();
   r.addr = e.addr();
   r.active_mtu = e.active_mtu();
+  r.max_rd_atom = e.max_rd_atom();
   return r;
 }
 
-// Sets up the QP and its description for this end.
+// Latency ping-pong sends from the first half of the buffer and receives
+// into the second, as ib_write_lat does, so the byte it polls is only ever
+// written by the peer.
+size_t BufferBytes(const v1::TransferRequest& req) {
+  return req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size();
+}
+
+// perftest's choices per test: inline data for latency (host memory only),
+// relaxed ordering for bandwidth buffers, never for the latency buffer
+// whose last byte the CPU polls.
+platform::QpOptions QpOptionsFor(const v1::TransferRequest& req, int gpu) {
+  platform::QpOptions o;
+  o.tx_depth = std::max<uint32_t>(req.tx_depth(), 1);
+  o.gpu = gpu;
+  const bool latency = req.op() == v1::WRITE_LAT;
+  o.inline_bytes = latency ? platform::kLatencyInlineBytes : 0;
+  o.relaxed_ordering = !latency;
+  return o;
+}
+
+// Sets up the QP for this end.
 absl::StatusOr<std::unique_ptr<platform::VerbsQp>> OpenQp(const RdmaLocal& local,
                                                           const v1::TransferRequest& req) {
-  // Latency ping-pong sends from the first half and receives into the
-  // second, as ib_write_lat does, so the byte it polls is only ever written
-  // by the peer.
-  const size_t bytes = req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size();
-  return platform::VerbsQp::Open(local.device, local.port, bytes,
-                                 std::max<uint32_t>(req.tx_depth(), 1), local.gpu);
+  return platform::VerbsQp::Open(local.device, local.port, BufferBytes(req),
+                                 QpOptionsFor(req, local.gpu));
 }
 
 ibv_wr_opcode OpcodeOf(v1::TransferOp op) {
@@ -82,13 +100,6 @@ platform::RemoteQp SecondHalf(platform::RemoteQp r, size_t size) {
   return r;
 }
 
-// Drains completions; error on a failed one.
-absl::Status Drain(platform::VerbsQp& qp) {
-  std::vector<uint64_t> ids;
-  absl::StatusOr<int> n = qp.Poll(platform::VerbsQp::kMaxPoll, &ids);
-  return n.ok() ? absl::OkStatus() : n.status();
-}
-
 // True once the control connection has something to read (the peer's Done)
 // or has closed.
 bool ControlReadable(int fd) {
@@ -96,103 +107,170 @@ bool ControlReadable(int fd) {
   return poll(&p, 1, 0) > 0;
 }
 
-// ib_write_lat's loop: write iteration i's tag into the peer's receive half,
-// wait until the peer's tag i lands in ours. One round trip per iteration.
+// The latency loop's waits are bare spins, as perftest's: the clock is
+// read only once every kSpinsPerClockRead spins (tens of microseconds),
+// to give up after the idle timeout.
+constexpr uint32_t kSpinsPerClockRead = 1u << 16;
+
+class IdleWatch {
+ public:
+  explicit IdleWatch(absl::Duration idle) : idle_ns_(absl::ToInt64Nanoseconds(idle)) {}
+  // Called on every spin; true when the wait has lasted past the idle
+  // timeout (measured from the first clock read of this wait).
+  bool Expired() {
+    if (++spins_ != kSpinsPerClockRead) return false;
+    spins_ = 0;
+    const int64_t now = NowNs();
+    if (since_ == 0) since_ = now;
+    return now - since_ > idle_ns_;
+  }
+
+ private:
+  int64_t idle_ns_;
+  uint32_t spins_ = 0;
+  int64_t since_ = 0;
+};
+
+// Waits (spinning) for the send completion of the write just posted.
+absl::Status AwaitSendCompletion(platform::VerbsQp& qp, absl::Duration idle) {
+  IdleWatch watch(idle);
+  while (true) {
+    absl::StatusOr<bool> got = qp.PollOne();
+    if (!got.ok()) return got.status();
+    if (*got) return absl::OkStatus();
+    if (watch.Expired()) {
+      return absl::DeadlineExceededError("no completion for the latency write (peer gone?)");
+    }
+  }
+}
+
+// ib_write_lat's loop (perftest's run_iter_lat_write): each side waits for
+// the peer's tag n in the last byte of its receive half (the initiator
+// skips the first wait), writes its own tag n+1 into the peer's, signaled
+// and inline when the QP allows, and waits for that write's completion.
+// The initiator stamps each post; a round trip is the gap between two
+// consecutive posts (perftest's tposted[i+1] - tposted[i]), so `count`
+// posts give count-1 round trips, of which the first `warmup` are dropped.
 absl::Status PingPong(platform::VerbsQp& qp, const platform::RemoteQp& remote, size_t size,
-                      uint64_t iterations, bool initiator, absl::Duration idle,
+                      uint64_t count, bool initiator, absl::Duration idle,
                       std::vector<int64_t>* rtts, uint64_t warmup) {
   volatile uint8_t* send_tag = qp.buffer() + size - 1;
   volatile uint8_t* recv_tag = qp.buffer() + 2 * size - 1;
   const platform::RemoteQp target = SecondHalf(remote, size);
-  const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
-  for (uint64_t i = 0; i < iterations; ++i) {
-    const uint8_t tag = static_cast<uint8_t>(i % 255 + 1);  // never 0 (initial)
-    const int64_t t0 = NowNs();
-    if (initiator) {
-      *send_tag = tag;
-      absl::Status s = qp.Post(IBV_WR_RDMA_WRITE, target, size, i);
-      if (!s.ok()) return s;
-    }
-    while (*recv_tag != tag) {
-      if (NowNs() - t0 > idle_ns) {
-        return absl::DeadlineExceededError("the peer stopped answering the ping-pong");
+  auto tag_of = [](uint64_t n) { return static_cast<uint8_t>(n % 255 + 1); };  // never 0
+  int64_t previous_post = 0;
+  if (rtts != nullptr) rtts->reserve(count);  // before the loop: nothing allocated in it
+  for (uint64_t n = 0; n < count; ++n) {
+    if (!(initiator && n == 0)) {
+      IdleWatch watch(idle);
+      const uint8_t want = tag_of(initiator ? n - 1 : n);
+      while (*recv_tag != want) {
+        if (watch.Expired()) {
+          return absl::DeadlineExceededError("the peer stopped answering the ping-pong");
+        }
       }
-      absl::Status s = Drain(qp);
-      if (!s.ok()) return s;
     }
-    if (!initiator) {
-      *send_tag = tag;
-      absl::Status s = qp.Post(IBV_WR_RDMA_WRITE, target, size, i);
-      if (!s.ok()) return s;
+    if (initiator) {
+      const int64_t now = NowNs();
+      if (n > warmup && rtts != nullptr) rtts->push_back(now - previous_post);
+      previous_post = now;
     }
-    if (initiator && i >= warmup) rtts->push_back(NowNs() - t0);
-    absl::Status s = Drain(qp);
+    *send_tag = tag_of(n);
+    absl::Status s = qp.Post(IBV_WR_RDMA_WRITE, target, size, n, /*signaled=*/true);
+    if (s.ok()) s = AwaitSendCompletion(qp, idle);
     if (!s.ok()) return s;
+  }
+  if (initiator && count > 0) {
+    // The responder's answer to the last post: perftest's initiator waits
+    // for it too (not timed), so neither side tears down a QP with a write
+    // of the other still in flight.
+    IdleWatch watch(idle);
+    while (*recv_tag != tag_of(count - 1)) {
+      if (watch.Expired()) return absl::DeadlineExceededError("no answer to the last ping");
+    }
   }
   return absl::OkStatus();
 }
 
-// ib_write_bw's loop (and read/send): keep tx_depth requests outstanding
-// for the duration. Like perftest's CQ moderation, only every
-// kSignalEvery-th request (and the one that fills the window, and the
-// last) asks for a completion: RC completes in order, so a signaled
-// completion with wr_id i says requests 0..i are done, and the CPU does
-// not poll once per small message. Nothing is allocated in the loop, and
-// the figures are kept in constant memory (CompletionTally).
-constexpr uint32_t kSignalEvery = 16;
+// rdma_cm picks the device from the IP route; when the caller named one,
+// a different choice is an error rather than a silent measurement of
+// another HCA.
+absl::Status SameDevice(const platform::VerbsQp& qp, const std::string& want,
+                        const char* who) {
+  if (want.empty() || qp.device_name() == want) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      who, " reached the peer through ", qp.device_name(), ", not ", want,
+      " as asked: give the address on ", want, "'s rail, or drop the device"));
+}
 
+// Posts of a latency row: one more than the round trips it measures.
+uint64_t PingPongPosts(const v1::TransferRequest& req) {
+  return req.warmup() + req.iterations() + 1;
+}
+
+// ib_write_bw's loop (and read/send): keep tx_depth requests outstanding
+// for the duration. Under perftest's CQ moderation (CqModeration) only
+// every cq_mod-th request asks for a completion, plus a signaled tail:
+// RC completes in order, so a signaled completion with wr_id i says
+// requests 0..i are done, and a full window always holds a signaled
+// request (cq_mod <= tx_depth), so the loop never waits on silence. Post
+// times are taken for the first kPeakWindow requests only; nothing is
+// allocated in the loop (BandwidthRecord reserves its memory up front).
 struct BwOutcome {
-  CompletionTally tally{0};
+  BandwidthRecord record;
   absl::Status status;
 };
 
-BwOutcome BwLoop(platform::VerbsQp& qp, const platform::RemoteQp& remote, ibv_wr_opcode opcode,
-                 size_t size, uint32_t tx_depth, double duration_s, absl::Duration idle) {
-  BwOutcome out;
+void BwLoop(platform::VerbsQp& qp, const platform::RemoteQp& remote, ibv_wr_opcode opcode,
+            size_t size, uint32_t tx_depth, double duration_s, absl::Duration idle,
+            BwOutcome* out) {
   std::vector<uint64_t> ids;
   ids.reserve(platform::VerbsQp::kMaxPoll);
   uint64_t posted = 0, completed = 0;
   bool last_signaled = true;
-  const int64_t first_post = NowNs();
-  out.tally = CompletionTally(first_post);
-  const int64_t end = first_post + static_cast<int64_t>(duration_s * 1e9);
-  int64_t last_progress = first_post;
-  const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
   tx_depth = std::max<uint32_t>(tx_depth, 1);
-  const uint32_t every = std::min(kSignalEvery, tx_depth);
+  const uint32_t cq_mod = CqModeration(size, tx_depth);
+  const int64_t start = NowNs();
+  const int64_t end = start + static_cast<int64_t>(duration_s * 1e9);
+  int64_t last_progress = start;
+  const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
   while (true) {
     const int64_t now = NowNs();
     while (posted - completed < tx_depth && now < end) {
-      const bool signaled = (posted + 1) % every == 0 || posted + 1 - completed == tx_depth;
-      out.status = qp.Post(opcode, remote, size, posted, signaled);
-      if (!out.status.ok()) return out;
+      const bool signaled = (posted + 1) % cq_mod == 0;
+      if (out->record.TimesPost(posted)) out->record.Posted(posted, NowNs());
+      out->status = qp.Post(opcode, remote, size, posted, signaled);
+      if (!out->status.ok()) return;
       ++posted;
       last_signaled = signaled;
     }
     if (now >= end && !last_signaled && posted - completed < tx_depth) {
       // The tail after the last signaled request would never report: one
-      // more, signaled, closes the run.
-      out.status = qp.Post(opcode, remote, size, posted, true);
-      if (!out.status.ok()) return out;
+      // more, signaled, closes the run (perftest signals its last too).
+      if (out->record.TimesPost(posted)) out->record.Posted(posted, NowNs());
+      out->status = qp.Post(opcode, remote, size, posted, true);
+      if (!out->status.ok()) return;
       ++posted;
       last_signaled = true;
     }
     ids.clear();
     absl::StatusOr<int> n = qp.Poll(platform::VerbsQp::kMaxPoll, &ids);
     if (!n.ok()) {
-      out.status = n.status();
-      return out;
+      out->status = n.status();
+      return;
     }
     const int64_t polled = NowNs();
-    uint64_t done_now = completed;
-    for (uint64_t id : ids) done_now = std::max(done_now, id + 1);
-    out.tally.Record(done_now - completed, polled);
-    if (done_now > completed) last_progress = polled;
-    completed = done_now;
-    if (polled >= end && completed == posted && last_signaled) return out;
+    // Each completion of the batch, stamped with the poll's time (perftest
+    // stamps each wc as it walks the batch: the same instant to within ns).
+    for (uint64_t id : ids) {
+      out->record.Completed(id + 1, polled);
+      completed = std::max(completed, id + 1);
+    }
+    if (!ids.empty()) last_progress = polled;
+    if (polled >= end && completed == posted && last_signaled) return;
     if (polled - last_progress > idle_ns) {
-      out.status = absl::DeadlineExceededError("no RDMA completion within the idle timeout");
-      return out;
+      out->status = absl::DeadlineExceededError("no RDMA completion within the idle timeout");
+      return;
     }
   }
 }
@@ -202,7 +280,10 @@ BwOutcome BwLoop(platform::VerbsQp& qp, const platform::RemoteQp& remote, ibv_wr
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
                                           const platform::Egress& egress,
                                           const std::string& device,
-                                          std::optional<uint32_t> gid_index) {
+                                          std::optional<uint32_t> gid_index, uint32_t port) {
+  if (port != 0 && device.empty()) {
+    return absl::InvalidArgumentError("a port needs the device it belongs to (--device)");
+  }
   absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
   if (!devs.ok()) return devs.status();
   if (devs->empty()) {
@@ -214,8 +295,11 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
   const std::string netdev = egress.netdev.substr(0, egress.netdev.find(':'));
   const std::vector<rdma::PortNetdevs> ports = rdma::NetdevsOfPorts(*devs, &sys);
   std::vector<const rdma::PortNetdevs*> behind;
+  auto named = [&](const rdma::PortNetdevs& p) {
+    return p.device == device && (port == 0 || p.port == port);
+  };
   for (const rdma::PortNetdevs& p : ports) {
-    if (!device.empty() && p.device != device) continue;
+    if (!device.empty() && !named(p)) continue;
     if (std::find(p.netdevs.begin(), p.netdevs.end(), netdev) != p.netdevs.end()) {
       behind.push_back(&p);
     }
@@ -224,9 +308,12 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
     // The device the user named, though no route leads through it: the
     // out-of-band exchange needs no IP on the RDMA port (perftest's way).
     for (const rdma::PortNetdevs& p : ports) {
-      if (p.device == device) behind.push_back(&p);
+      if (named(p)) behind.push_back(&p);
     }
-    if (behind.empty()) return absl::NotFoundError(absl::StrCat("no RDMA device ", device));
+    if (behind.empty()) {
+      return absl::NotFoundError(port == 0 ? absl::StrCat("no RDMA device ", device)
+                                           : absl::StrCat("no RDMA port ", device, ":", port));
+    }
   }
   if (behind.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -269,8 +356,8 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
 
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
                                           const std::string& device,
-                                          std::optional<uint32_t> gid_index) {
-  return ChooseRdmaLocal(platform::FileTree("/sys"), egress, device, gid_index);
+                                          std::optional<uint32_t> gid_index, uint32_t port) {
+  return ChooseRdmaLocal(platform::FileTree("/sys"), egress, device, gid_index, port);
 }
 
 RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
@@ -313,13 +400,15 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   platform::RemoteQp remote_qp;
   if (req.rdma_cm()) {
     absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = platform::CmConnect(
-        peer.host, static_cast<uint16_t>(reply.ready().cm_port()),
-        req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size(),
-        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup, local.gpu,
+        peer.host, static_cast<uint16_t>(reply.ready().cm_port()), BufferBytes(req),
+        QpOptionsFor(req, local.gpu), absl::Now() + t.setup,
         static_cast<uint8_t>(req.traffic_class()));
     if (!c.ok()) return fail(c.status());
     cm = *std::move(c);
     remote_qp = cm->remote;
+    if (absl::Status same = SameDevice(*cm->qp, local.device, "rdma_cm"); !same.ok()) {
+      return fail(same);
+    }
   } else {
     absl::StatusOr<platform::RemoteQp> remote = ToRemote(reply.ready().endpoint());
     if (!remote.ok()) return fail(remote.status());
@@ -333,13 +422,15 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   }
   platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
   out.memory = qp->memory();
+  out.relaxed_ordering = qp->relaxed_ordering();
+  out.inline_bytes = qp->max_inline();
   const platform::RemoteQp* remote = &remote_qp;
   out.started = true;
 
   if (req.op() == v1::WRITE_LAT) {
     std::vector<int64_t> rtts;
     const int64_t start = NowNs();
-    s = PingPong(*qp, *remote, req.size(), req.warmup() + req.iterations(), true, t.idle, &rtts,
+    s = PingPong(*qp, *remote, req.size(), PingPongPosts(req), true, t.idle, &rtts,
                  req.warmup());
     out.result.set_iterations(rtts.size());
     out.result.set_bytes(rtts.size() * req.size() * 2);
@@ -354,12 +445,20 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     }
     return out;
   }
-  BwOutcome bw = BwLoop(*qp, *remote, OpcodeOf(req.op()), req.size(), req.tx_depth(),
-                        req.duration_s(), t.idle);
+  if (req.bidirectional()) {
+    // Our QP is RTS: the server may start its half now.
+    v1::ControlMessage go;
+    go.mutable_go();
+    s = platform::WriteMessage(control->get(), go, absl::Now() + t.setup);
+    if (!s.ok()) return fail(s);
+  }
+  BwOutcome bw;
+  BwLoop(*qp, *remote, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(), t.idle,
+         &bw);
   s = bw.status;
-  BandwidthFigures f = bw.tally.Figures(req.size());
-  out.result.set_iterations(bw.tally.count());
-  out.result.set_bytes(bw.tally.count() * req.size());
+  BandwidthFigures f = bw.record.Figures(req.size());
+  out.result.set_iterations(bw.record.count());
+  out.result.set_bytes(bw.record.count() * req.size());
   out.result.set_seconds(f.seconds);
   out.result.set_bw_avg_gbps(f.avg_gbps);
   out.result.set_bw_peak_gbps(f.peak_gbps);
@@ -380,7 +479,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
                                                      theirs.done().last_ns());
       out.result.set_bytes(out.result.bytes() + theirs.done().bytes());
       out.result.set_bw_avg_gbps(out.result.bw_avg_gbps() + r.avg_gbps);
-      out.result.set_bw_peak_gbps(out.result.bw_peak_gbps() + r.avg_gbps);
+      out.result.set_bw_peak_gbps(out.result.bw_peak_gbps() + theirs.done().peak_gbps());
       out.result.set_bw_avg_mibps(out.result.bw_avg_mibps() + r.avg_mibps);
     } else if (s.ok()) {
       s = absl::UnavailableError(absl::StrCat(
@@ -394,7 +493,8 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   return out;
 }
 
-void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
+void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
+               const RdmaServeChoice& choice) {
   v1::ControlMessage reply;
   auto refuse = [&](const absl::Status& s) {
     reply.mutable_done()->set_error(std::string(s.message()));
@@ -407,6 +507,18 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
   inet_ntop(AF_INET, &local_addr.sin_addr, ip, sizeof(ip));
   absl::StatusOr<platform::Egress> iface = platform::InterfaceOf(ip);
   if (!iface.ok()) return refuse(iface.status());
+  const uint32_t tx_depth = std::max<uint32_t>(req.tx_depth(), 1);
+  // SEND needs receives posted before the first SEND can arrive (4x the
+  // sender's depth): on the out-of-band path before Ready, on rdma_cm
+  // before the accept.
+  auto post_receives = [&](platform::VerbsQp& qp) -> absl::Status {
+    if (req.op() != v1::SEND_BW) return absl::OkStatus();
+    for (uint32_t i = 0; i < platform::RecvDepth(tx_depth); ++i) {
+      absl::Status s = qp.PostRecv(req.size(), i);
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
   // The listener outlives the connection: the accepted id reports its
   // events on the listener's channel.
   std::unique_ptr<platform::CmListener> listener;
@@ -420,14 +532,18 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
     listener = *std::move(listening);
     reply.mutable_ready()->set_cm_port(listener->port());
     if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
-    absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = listener->Accept(
-        req.op() == v1::WRITE_LAT ? 2 * req.size() : req.size(),
-        std::max<uint32_t>(req.tx_depth(), 1), absl::Now() + t.setup);
+    absl::StatusOr<std::unique_ptr<platform::CmConnection>> c =
+        listener->Accept(BufferBytes(req), QpOptionsFor(req, -1), absl::Now() + t.setup,
+                         [&](platform::VerbsQp& qp) {
+                           absl::Status same = SameDevice(qp, choice.device, "rdma_cm");
+                           return same.ok() ? post_receives(qp) : same;
+                         });
     if (!c.ok()) return;  // the client reports the failure it sees
     cm = *std::move(c);
     remote_qp = cm->remote;
   } else {
-    absl::StatusOr<RdmaLocal> local = ChooseRdmaLocal(*iface, "", std::nullopt);
+    absl::StatusOr<RdmaLocal> local =
+        ChooseRdmaLocal(*iface, choice.device, choice.gid_index, choice.port);
     if (!local.ok()) return refuse(local.status());
     absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
     if (!agree.ok()) return refuse(agree);
@@ -443,27 +559,26 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
     absl::Status s = own_qp->Connect(remote_qp, local->use_grh,
                                      static_cast<uint8_t>(local->gid.index), psn,
                                      static_cast<uint8_t>(req.traffic_class()));
+    if (s.ok()) s = post_receives(*own_qp);
     if (!s.ok()) return refuse(s);
     *reply.mutable_ready()->mutable_endpoint() = Describe(*own_qp, *local, *gid, psn);
+    if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
   }
   platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
-  if (req.op() == v1::SEND_BW) {
-    // Receives must be posted before the first SEND arrives (with rdma_cm
-    // they may trail it; the infinite RNR retry covers that), 4x the
-    // sender's depth.
-    for (uint32_t i = 0; i < platform::RecvDepth(std::max<uint32_t>(req.tx_depth(), 1)); ++i) {
-      if (!qp->PostRecv(req.size(), i).ok()) return refuse(absl::InternalError("post recv"));
-    }
-  }
-  if (!cm && !platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
-  const absl::Time until = absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle;
   if (req.op() == v1::WRITE_LAT) {
-    std::vector<int64_t> unused;
-    (void)PingPong(*qp, remote_qp, req.size(), req.warmup() + req.iterations(), false, t.idle,
-                   &unused, 0);
-  } else if (req.op() == v1::SEND_BW) {
+    // As long as the ping-pong keeps moving (each wait has the idle
+    // timeout), then the client's Done.
+    (void)PingPong(*qp, remote_qp, req.size(), PingPongPosts(req), false, t.idle, nullptr, 0);
+    v1::ControlMessage done;
+    (void)platform::ReadMessage(control, &done, absl::Now() + t.setup);
+    return;
+  }
+  // Bandwidth ops run for the duration from now.
+  const absl::Time until = absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle;
+  if (req.op() == v1::SEND_BW) {
     // Repost a receive for every one consumed until the client is done.
     std::vector<uint64_t> ids;
+    ids.reserve(platform::VerbsQp::kMaxPoll);
     while (absl::Now() < until && !ControlReadable(control)) {
       ids.clear();
       absl::StatusOr<int> n = qp->Poll(platform::VerbsQp::kMaxPoll, &ids);
@@ -472,16 +587,21 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t) {
     }
   }
   if (req.bidirectional() && (req.op() == v1::WRITE_BW || req.op() == v1::READ_BW)) {
-    // Our half of a bidirectional run: the same loop toward the client,
-    // then our figures after the client's Done.
-    BwOutcome bw = BwLoop(*qp, remote_qp, OpcodeOf(req.op()), req.size(), req.tx_depth(),
-                          req.duration_s(), t.idle);
+    // Our half of a bidirectional run, once the client's QP is RTS (its
+    // Go), toward the client; then our figures after the client's Done.
+    v1::ControlMessage go;
+    if (!platform::ReadMessage(control, &go, absl::Now() + t.setup).ok() || !go.has_go()) return;
+    BwOutcome bw;
+    BwLoop(*qp, remote_qp, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(),
+           t.idle, &bw);
     v1::ControlMessage done;
-    (void)platform::ReadMessage(control, &done, until);
+    (void)platform::ReadMessage(control, &done, absl::Now() + t.setup + t.idle);
+    const BandwidthFigures f = bw.record.Figures(req.size());
     v1::ControlMessage mine;
-    mine.mutable_done()->set_bytes(bw.tally.count() * req.size());
-    mine.mutable_done()->set_first_ns(bw.tally.first_post_ns());
-    mine.mutable_done()->set_last_ns(bw.tally.last_ns());
+    mine.mutable_done()->set_bytes(bw.record.count() * req.size());
+    mine.mutable_done()->set_first_ns(bw.record.first_post_ns());
+    mine.mutable_done()->set_last_ns(bw.record.last_ns());
+    mine.mutable_done()->set_peak_gbps(f.peak_gbps);
     if (!bw.status.ok()) mine.mutable_done()->set_error(std::string(bw.status.message()));
     (void)platform::WriteMessage(control, mine, absl::Now() + t.setup);
     return;

@@ -32,20 +32,24 @@ struct RdmaLocal {
 // InfiniBand: its IPoIB interface), within `device` when given; a named
 // device no route leads through is used as named (out-of-band exchange).
 // Never a DOWN port, never "the first device" by name.
+// `port` (0 = any) narrows a named device to one port.
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
                                           const platform::Egress& egress,
                                           const std::string& device,
-                                          std::optional<uint32_t> gid_index);
+                                          std::optional<uint32_t> gid_index,
+                                          uint32_t port = 0);
 // The same on this host's /sys.
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
                                           const std::string& device,
-                                          std::optional<uint32_t> gid_index);
+                                          std::optional<uint32_t> gid_index,
+                                          uint32_t port = 0);
 
 // Client: one message size of write_bw or read_bw.
 RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
                       const Timeouts& timeouts, const RdmaLocal& local);
 
 // Server: the passive end of an RDMA request that arrived on `control`.
-void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& timeouts);
+void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& timeouts,
+               const RdmaServeChoice& choice);
 
 }  // namespace nodeprobe::transfer

@@ -498,7 +498,7 @@ void TransferServer::HandleControl(Fd control) {
         " MiB per session (fewer streams or a smaller --size)"));
   }
   if (valid.ok() && req.transport() == v1::RDMA) {
-    ServeRdma(control.get(), req, timeouts_);
+    ServeRdma(control.get(), req, timeouts_, rdma_choice_);
     ++runs_served_;
     return;
   }

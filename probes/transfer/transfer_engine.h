@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,8 @@ struct RowOutcome {
   // RDMA: how the client's buffer was registered ("host", "gpu dma-buf",
   // "gpu peermem"); empty when no buffer was registered.
   std::string memory;
+  bool relaxed_ordering = false;  // RDMA: the buffer registered with it
+  uint32_t inline_bytes = 0;      // RDMA: inline data the QP was granted
 };
 
 // Runs one message size against the server at `peer`.
@@ -51,6 +54,15 @@ struct ServerLimits {
   int max_sessions = 4;
 };
 
+// What a server serves RDMA sessions from: a named device (and port, GID
+// index), or "" for the same route-based choice a client makes, for the
+// address the client reached it on.
+struct RdmaServeChoice {
+  std::string device;
+  uint32_t port = 0;
+  std::optional<uint32_t> gid_index;
+};
+
 // The bytes a request would make the server hold.
 uint64_t SessionBytes(const v1::TransferRequest& req);
 
@@ -64,6 +76,8 @@ class TransferServer {
   ~TransferServer();
 
   uint16_t port() const { return port_; }
+  // Before Serve(): the RDMA device/port/GID every RDMA session uses.
+  void set_rdma_choice(RdmaServeChoice choice) { rdma_choice_ = std::move(choice); }
   // Blocks, serving each control connection on its own thread, until Stop().
   void Serve();
   // Safe from any thread or a signal-handling thread.
@@ -81,6 +95,7 @@ class TransferServer {
   std::string bind_ip_;
   Timeouts timeouts_;
   ServerLimits limits_;
+  RdmaServeChoice rdma_choice_;
   std::atomic<int> sessions_{0};
   platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
   std::atomic<bool> stopping_{false};

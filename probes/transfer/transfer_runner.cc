@@ -53,6 +53,7 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
   const bool rdma = plan.request.transport() == v1::RDMA;
   if (rdma) {
     report->set_device(absl::StrCat(plan.rdma.device, ":", plan.rdma.port));
+    report->set_port(plan.rdma.port);
     report->set_gid_index(static_cast<int32_t>(plan.rdma.gid.index));
     report->set_memory(plan.rdma.gpu >= 0 ? absl::StrCat("gpu ", plan.rdma.gpu) : "host");
     report->set_gid_reason(plan.request.rdma_cm()
@@ -72,6 +73,8 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
                              ? absl::StrCat("gpu ", plan.rdma.gpu, " (",
                                             row.memory.substr(row.memory.rfind(' ') + 1), ")")
                              : row.memory);
+      report->set_relaxed_ordering(row.relaxed_ordering);
+      report->set_inline_bytes(row.inline_bytes);
     }
     if (!row.status.ok()) {
       AddFailure(plan, row, &result);

@@ -31,30 +31,60 @@ BandwidthFigures ComputeBandwidthFromBytes(uint64_t bytes, int64_t first_ns,
   return f;
 }
 
-BandwidthFigures ComputeBandwidth(uint64_t size, int64_t first_post_ns,
+uint32_t CqModeration(uint64_t size, uint32_t tx_depth) {
+  constexpr uint32_t kDefCqMod = 100;        // DEF_CQ_MOD
+  constexpr uint64_t kCqModSizeLimit = 8192;  // MSG_SIZE_CQ_MOD_LIMIT
+  if (size > kCqModSizeLimit) return 1;
+  return std::max<uint32_t>(1, std::min(kDefCqMod, tx_depth));
+}
+
+BandwidthFigures ComputeBandwidth(uint64_t size, const std::vector<int64_t>& posted_ns,
                                   const std::vector<int64_t>& completions_ns) {
-  CompletionTally tally(first_post_ns);
-  for (int64_t t : completions_ns) tally.Record(1, t);
-  return tally.Figures(size);
+  BandwidthRecord record(posted_ns.size());
+  for (size_t i = 0; i < posted_ns.size(); ++i) record.Posted(i, posted_ns[i]);
+  for (size_t i = 0; i < completions_ns.size(); ++i) record.Completed(i + 1, completions_ns[i]);
+  return record.Figures(size);
 }
 
-void CompletionTally::Record(uint64_t completed, int64_t polled_ns) {
-  if (completed == 0) return;
-  const int64_t interval = polled_ns - last_;
-  if (interval > 0) {
-    best_per_ns_ = std::max(best_per_ns_, static_cast<double>(completed) / interval);
+BandwidthRecord::BandwidthRecord(size_t window) : window_(window) {
+  posted_.reserve(window);
+  completed_.reserve(window);
+}
+
+void BandwidthRecord::Posted(uint64_t index, int64_t ns) {
+  if (index == 0) first_post_ = last_ = ns;
+  if (index < window_ && index == posted_.size()) posted_.push_back(ns);
+}
+
+void BandwidthRecord::Completed(uint64_t through, int64_t ns) {
+  if (through <= count_) return;  // nothing new
+  count_ = through;
+  last_ = std::max(last_, ns);
+  // Within the window: reserved up front, so push_back never allocates.
+  if (through - 1 < window_ && completed_.size() < window_) {
+    completed_.emplace_back(through - 1, ns);
   }
-  count_ += completed;
-  last_ = std::max(last_, polled_ns);
 }
 
-BandwidthFigures CompletionTally::Figures(uint64_t size) const {
+BandwidthFigures BandwidthRecord::Figures(uint64_t size) const {
   BandwidthFigures f;
   if (count_ == 0) return f;
   f = ComputeBandwidthFromBytes(size * count_, first_post_, last_);
   if (f.seconds <= 0) return f;
   f.msg_rate_mpps = static_cast<double>(count_) / f.seconds / 1e6;
-  f.peak_gbps = best_per_ns_ > 0 ? static_cast<double>(size) * 8.0 * best_per_ns_ : f.avg_gbps;
+  // print_report_bw's double loop: for each posted message i, every
+  // reported completion j >= i; the best (t_j - t_i) / (j - i + 1).
+  double best = 0;  // ns per message; 0 = none found
+  size_t first_j = 0;
+  for (size_t i = 0; i < posted_.size(); ++i) {
+    while (first_j < completed_.size() && completed_[first_j].first < i) ++first_j;
+    for (size_t k = first_j; k < completed_.size(); ++k) {
+      const auto& [j, t] = completed_[k];
+      const double per = static_cast<double>(t - posted_[i]) / static_cast<double>(j - i + 1);
+      if (per > 0 && (best == 0 || per < best)) best = per;
+    }
+  }
+  f.peak_gbps = best > 0 ? static_cast<double>(size) * 8.0 / best : f.avg_gbps;
   return f;
 }
 

@@ -2,15 +2,17 @@
 // hand in each test.
 #include "probes/transfer/transfer_stats.h"
 
+#include <algorithm>
+
 #include "gtest/gtest.h"
 
 namespace nodeprobe::transfer {
 namespace {
 
 TEST(ComputeBandwidthTest, AverageUsesFirstPostToLastCompletion) {
-  // 4 messages of 1000 bytes posted at t=0, completing at 1, 2, 3, 4 µs:
-  // 4000 B × 8 / 4000 ns = 8 Gb/s; MsgRate = 4 / 4 µs = 1 Mpps.
-  BandwidthFigures f = ComputeBandwidth(1000, 0, {1000, 2000, 3000, 4000});
+  // 4 messages of 1000 bytes posted at t=0, completing at 1, 2, 3, 4 us:
+  // 4000 B x 8 / 4000 ns = 8 Gb/s; MsgRate = 4 / 4 us = 1 Mpps.
+  BandwidthFigures f = ComputeBandwidth(1000, {0, 0, 0, 0}, {1000, 2000, 3000, 4000});
   EXPECT_DOUBLE_EQ(f.avg_gbps, 8.0);
   EXPECT_DOUBLE_EQ(f.msg_rate_mpps, 1.0);
   EXPECT_DOUBLE_EQ(f.seconds, 4e-6);
@@ -18,59 +20,109 @@ TEST(ComputeBandwidthTest, AverageUsesFirstPostToLastCompletion) {
   EXPECT_NEAR(f.avg_mibps, 953.6743, 1e-3);
 }
 
-TEST(ComputeBandwidthTest, PeakIsBestSingleCompletionInterval) {
-  // Intervals: 1000 (first post->first completion), 3000, 500, 1500 ns.
-  // Best is 500 ns: 1000 B × 8 / 500 ns = 16 Gb/s.
-  BandwidthFigures f = ComputeBandwidth(1000, 0, {1000, 4000, 4500, 6000});
-  EXPECT_DOUBLE_EQ(f.peak_gbps, 16.0);
+TEST(ComputeBandwidthTest, PeakIsTheBestPostToCompletionSpanPerMessage) {
+  // Posted at 0, 100, 200, 300; completed at 1000, 4000, 4500, 6000.
+  // Spans per message, (t_c[j] - t_p[i]) / (j - i + 1): i=0 gives 1000,
+  // 2000, 1500, 1500; i=1 3900, 2200, 1967; i=2 4300, 2900; i=3 5700.
+  // Best 1000 ns: 1000 B x 8 / 1000 ns = 8 Gb/s.
+  BandwidthFigures f = ComputeBandwidth(1000, {0, 100, 200, 300}, {1000, 4000, 4500, 6000});
+  EXPECT_DOUBLE_EQ(f.peak_gbps, 8.0);
   // Average: 4000 B over 6000 ns = 5.333 Gb/s.
   EXPECT_NEAR(f.avg_gbps, 5.3333333, 1e-6);
 }
 
 TEST(ComputeBandwidthTest, EmptyOrBackwardsTimesGiveZero) {
-  EXPECT_EQ(ComputeBandwidth(1000, 0, {}).avg_gbps, 0);
-  EXPECT_EQ(ComputeBandwidth(1000, 5000, {5000}).avg_gbps, 0);
+  EXPECT_EQ(ComputeBandwidth(1000, {}, {}).avg_gbps, 0);
+  EXPECT_EQ(ComputeBandwidth(1000, {5000}, {5000}).avg_gbps, 0);
 }
 
-// The same 8 messages seen three ways: one completion per poll, in batches
-// of 4 (two polls), and under selective signaling (a signaled completion
-// every 4th message). Average and peak agree; before, a batch made the
-// peak one message over the whole interval (4x too low here).
-TEST(CompletionTallyTest, BatchesAndSelectiveSignalingGiveTheSameFigures) {
-  // 1000-byte messages completing every 250 ns from t=250 to t=2000.
-  CompletionTally one(0);
-  for (int i = 1; i <= 8; ++i) one.Record(1, 250 * i);
-  CompletionTally batched(0);
-  batched.Record(4, 1000);  // one poll returns 4
-  batched.Record(4, 2000);
-  BandwidthFigures a = one.Figures(1000), b = batched.Figures(1000);
-  // 8000 B over 2000 ns = 32 Gb/s; every interval is 250 ns per message.
-  EXPECT_DOUBLE_EQ(a.avg_gbps, 32.0);
-  EXPECT_DOUBLE_EQ(b.avg_gbps, 32.0);
-  EXPECT_DOUBLE_EQ(a.peak_gbps, 32.0);
-  EXPECT_DOUBLE_EQ(b.peak_gbps, 32.0);
-  EXPECT_DOUBLE_EQ(b.msg_rate_mpps, 4.0);
-  EXPECT_EQ(b.seconds, a.seconds);
-  // A faster burst inside: 4 messages in 500 ns is 64 Gb/s peak.
-  CompletionTally burst(0);
-  burst.Record(4, 1000);
-  burst.Record(4, 1500);
-  EXPECT_DOUBLE_EQ(burst.Figures(1000).peak_gbps, 64.0);
-  // Nothing recorded, or an empty poll: zeros, not a division by zero.
-  CompletionTally none(0);
-  none.Record(0, 100);
-  EXPECT_EQ(none.Figures(1000).avg_gbps, 0);
-  EXPECT_EQ(none.count(), 0u);
+TEST(CqModerationTest, FollowsPerftestsDefaults) {
+  EXPECT_EQ(CqModeration(65536 / 16, 128), 100u);  // DEF_CQ_MOD
+  EXPECT_EQ(CqModeration(8192, 64), 64u);          // capped by tx_depth
+  EXPECT_EQ(CqModeration(8193, 128), 1u);          // large messages: every one
+  EXPECT_EQ(CqModeration(2, 0), 1u);
 }
 
-TEST(CompletionTallyTest, MemoryDoesNotGrowWithTheRun) {
-  // A 10-minute 2-byte run at 100 Mpps is 6e10 completions: the tally is a
-  // few words regardless.
-  EXPECT_LE(sizeof(CompletionTally), 48u);
-  CompletionTally t(0);
-  for (int64_t i = 1; i <= 1000000; ++i) t.Record(1, i * 10);
-  EXPECT_EQ(t.count(), 1000000u);
-  EXPECT_DOUBLE_EQ(t.Figures(2).msg_rate_mpps, 100.0);
+// perftest's print_report_bw peak, transcribed (cycles as nanoseconds,
+// post_list 1): tcompleted[] is written only where a completion was
+// reported, every cq_mod-th message and the last.
+double PerftestPeakGbps(uint64_t size, const std::vector<int64_t>& tposted,
+                        const std::vector<int64_t>& tcompleted, int cq_mod) {
+  const int iters = static_cast<int>(tposted.size());
+  double opt_delta = 1e300;
+  for (int i = 0; i < iters; ++i) {
+    for (int j = (i + 1 + cq_mod - 1) / cq_mod * cq_mod - 1; j < iters; j += cq_mod) {
+      opt_delta = std::min(opt_delta, static_cast<double>(tcompleted[j] - tposted[i]) / (j - i + 1));
+    }
+    if (iters % cq_mod) {
+      const int j = iters - 1;
+      opt_delta = std::min(opt_delta, static_cast<double>(tcompleted[j] - tposted[i]) / (j - i + 1));
+    }
+  }
+  return static_cast<double>(size) * 8.0 / opt_delta;
+}
+
+// A run under CQ moderation whose polls return several completions at
+// once gives perftest's peak and average exactly.
+TEST(BandwidthRecordTest, BatchedModeratedCompletionsMatchPerftest) {
+  constexpr uint64_t kSize = 4096;
+  constexpr int kIters = 1003;  // not a multiple of cq_mod: a signaled tail
+  constexpr int kCqMod = 10;
+  std::vector<int64_t> tposted(kIters), tcompleted(kIters, 0);
+  BandwidthRecord record;
+  // Posts every 30 ns with jitter; completions reported in polls that
+  // return up to 3 signaled completions each, stamped with the poll's time.
+  int64_t t = 1000;
+  for (int i = 0; i < kIters; ++i) {
+    t += 30 + (i * 7919) % 23;
+    tposted[i] = t;
+    ASSERT_TRUE(record.TimesPost(i));
+    record.Posted(i, t);
+  }
+  std::vector<int> signaled;
+  for (int j = kCqMod - 1; j < kIters; j += kCqMod) signaled.push_back(j);
+  if (kIters % kCqMod) signaled.push_back(kIters - 1);
+  // Message j completes ~2 us after its post; the loop polls every 170 ns
+  // and a poll returns up to 3 of the signaled completions that are done.
+  auto done_at = [&](int j) { return tposted[j] + 2000 + (j * 31) % 400; };
+  size_t k = 0;
+  for (int64_t poll = tposted[0]; k < signaled.size(); poll += 170) {
+    for (int in_batch = 0; in_batch < 3 && k < signaled.size() && done_at(signaled[k]) <= poll;
+         ++in_batch, ++k) {
+      tcompleted[signaled[k]] = poll;
+      record.Completed(signaled[k] + 1, poll);
+    }
+  }
+  BandwidthFigures f = record.Figures(kSize);
+  EXPECT_EQ(record.count(), static_cast<uint64_t>(kIters));
+  EXPECT_DOUBLE_EQ(f.peak_gbps, PerftestPeakGbps(kSize, tposted, tcompleted, kCqMod));
+  // bw_avg = size x iters / (tcompleted[iters-1] - tposted[0]).
+  EXPECT_DOUBLE_EQ(f.avg_gbps, kSize * kIters * 8.0 /
+                                   static_cast<double>(tcompleted[kIters - 1] - tposted[0]));
+  EXPECT_DOUBLE_EQ(f.msg_rate_mpps,
+                   kIters / (static_cast<double>(tcompleted[kIters - 1] - tposted[0]) / 1e9) / 1e6);
+  EXPECT_GT(f.peak_gbps, f.avg_gbps);
+}
+
+TEST(BandwidthRecordTest, MemoryIsFixedBeforeTheRun) {
+  // A long run: post times beyond the window are not even asked for, and
+  // the record's buffers never grow past what the constructor reserved.
+  BandwidthRecord record(100);
+  uint64_t timed = 0;
+  for (uint64_t i = 0; i < 1000000; ++i) {
+    if (record.TimesPost(i)) {
+      record.Posted(i, static_cast<int64_t>(i) * 10);
+      ++timed;
+    }
+    if (i % 16 == 15) record.Completed(i + 1, static_cast<int64_t>(i) * 10 + 100);
+  }
+  EXPECT_EQ(timed, 100u);
+  EXPECT_EQ(record.count(), 1000000u);
+  // 1e6 messages over 9,999,990 + 100 - 0 ns.
+  EXPECT_NEAR(record.Figures(2).msg_rate_mpps, 100.0, 0.01);
+  // A completion that reports nothing new changes nothing.
+  record.Completed(5, 1);
+  EXPECT_EQ(record.count(), 1000000u);
 }
 
 TEST(ComputeLatencyTest, HalvesRoundTripsAndDropsTwoLargest) {

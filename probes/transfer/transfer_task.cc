@@ -59,6 +59,10 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
         " sizes could not finish within ", absl::FormatDuration(max_run),
         " (at least 1 us a message); ask for fewer"));
   }
+  if (t.port() > 255) return absl::InvalidArgumentError("--ib-port must be 1 .. 255");
+  if (t.port() != 0 && t.device().empty()) {
+    return absl::InvalidArgumentError("--ib-port needs the --device it belongs to");
+  }
   if (t.has_gpu() && t.gpu() > 1023) return absl::InvalidArgumentError("--gpu must be 0 .. 1023");
   if (r.traffic_class() > 255) {
     return absl::InvalidArgumentError("--tc must be 0 .. 255 (DSCP << 2, e.g. 106 for DSCP 26)");
@@ -89,7 +93,8 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
         egress.ok() ? ChooseRdmaLocal(*egress, t.device(),
                                       t.has_gid_index()
                                           ? std::optional<uint32_t>(t.gid_index())
-                                          : std::nullopt)
+                                          : std::nullopt,
+                                      t.port())
                     : absl::StatusOr<RdmaLocal>(egress.status());
     if (!local.ok()) {
       result = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",

@@ -22,6 +22,7 @@ using CuMemFree = int (*)(uint64_t);
 using CuPointerSetAttribute = int (*)(const void*, int, uint64_t);
 using CuMemGetHandleForAddressRange = int (*)(void*, uint64_t, size_t, int, unsigned long long);
 using CuDeviceGetAttribute = int (*)(int*, int, int);
+using CuDeviceGetByPciBusId = int (*)(int*, const char*);
 
 constexpr int kDeviceAttributeDmaBufSupported = 124;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
 
@@ -40,6 +41,7 @@ struct Driver {
   CuPointerSetAttribute set_attribute = nullptr;
   CuMemGetHandleForAddressRange handle = nullptr;  // CUDA 11.7+
   CuDeviceGetAttribute attribute = nullptr;
+  CuDeviceGetByPciBusId by_bus_id = nullptr;
 };
 
 // Loaded once per process; left loaded (CUDA's destructors misbehave on
@@ -61,6 +63,7 @@ const Driver* LoadDriver() {
     d->handle =
         reinterpret_cast<CuMemGetHandleForAddressRange>(sym("cuMemGetHandleForAddressRange"));
     d->attribute = reinterpret_cast<CuDeviceGetAttribute>(sym("cuDeviceGetAttribute"));
+    d->by_bus_id = reinterpret_cast<CuDeviceGetByPciBusId>(sym("cuDeviceGetByPCIBusId"));
     return d;
   }();
   return driver;
@@ -90,6 +93,20 @@ DmaBufRange AlignForDmaBuf(uint64_t ptr, size_t size, size_t page) {
   r.offset = ptr - r.base;
   r.size = RoundUpToPage(static_cast<size_t>(r.offset) + size, page);
   return r;
+}
+
+absl::StatusOr<int> GpuMemory::OrdinalOfPciBus(const std::string& bus_id) {
+  const Driver* d = LoadDriver();
+  if (d->lib == nullptr || d->init == nullptr || d->by_bus_id == nullptr) {
+    return absl::FailedPreconditionError(
+        "no NVIDIA driver (libcuda.so.1) on this host: GPU memory is unavailable");
+  }
+  absl::Status s = Check(d->init(0), "cuInit");
+  int dev = -1;
+  if (s.ok()) s = Check(d->by_bus_id(&dev, bus_id.c_str()),
+                        absl::StrCat("cuDeviceGetByPCIBusId ", bus_id).c_str());
+  if (!s.ok()) return s;
+  return dev;  // a CUdevice is its ordinal
 }
 
 absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_t bytes) {

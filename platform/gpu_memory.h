@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 
@@ -30,6 +31,9 @@ class GpuMemory {
   // `bytes` of device memory on GPU `device`; FAILED_PRECONDITION when there
   // is no driver or no such GPU.
   static absl::StatusOr<std::unique_ptr<GpuMemory>> Allocate(int device, size_t bytes);
+  // The CUDA ordinal of the GPU at PCI address `bus_id` ("0000:3b:00.0"),
+  // whatever CUDA_DEVICE_ORDER says.
+  static absl::StatusOr<int> OrdinalOfPciBus(const std::string& bus_id);
   ~GpuMemory();
 
   uint64_t address() const { return ptr_; }

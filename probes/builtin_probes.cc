@@ -9,6 +9,7 @@
 #include "probes/mtu/mtu_probe.h"
 #include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
+#include "probes/rdma_loopback/rdma_loopback_probe.h"
 
 namespace nodeprobe {
 
@@ -21,6 +22,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<LocalityProbe>());
   (void)registry.Register(std::make_unique<GpuDirectProbe>());
   (void)registry.Register(std::make_unique<MtuProbe>());
+  (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());
   return registry;
 }
 

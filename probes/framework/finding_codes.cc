@@ -49,6 +49,7 @@ const std::vector<FindingCode>& FindingCodes() {
       {"RDMA_LINK_LAYER_UNEXPECTED", "a port's link layer is not the profile's"},
       {"RDMA_ERROR_COUNTERS_NONZERO", "a port's error counters are non-zero"},
       {"RDMA_VERBS_QUERY_FAILED", "libibverbs could not query a port"},
+      {"RDMA_LOOPBACK_FAILED", "a transfer through an ACTIVE port to itself failed"},
       {"IB_NO_SUBNET_MANAGER", "an InfiniBand port has no subnet manager"},
       {"ROCE_NO_V2_GID", "a RoCE port has no RoCE v2 GID with an address"},
       {"ROCE_GID_TYPE_UNKNOWN", "the kernel does not say a GID's RoCE type"},

@@ -17,15 +17,18 @@ class RdmaPortChoiceTest : public ::testing::Test {
     host_ = *std::move(host);
   }
   absl::StatusOr<RdmaLocal> Choose(const std::string& netdev, const std::string& device = "",
-                                   std::vector<std::string> ipv4 = {}) {
+                                   std::vector<std::string> ipv4 = {},
+                                   std::optional<uint32_t> gid_index = std::nullopt,
+                                   uint32_t port = 0) {
     platform::Egress e;
     e.netdev = netdev;
     e.netdev_ipv4 = std::move(ipv4);
-    return ChooseRdmaLocal(platform::FileTree(host_->sys_root), e, device, std::nullopt);
+    return ChooseRdmaLocal(platform::FileTree(host_->sys_root), e, device, gid_index, port);
   }
-  // A RoCE port mlx5_1:1 on eth1 with a RoCE v2 GID for 192.168.7.5.
-  void AddRocePort(const char* state = "4: ACTIVE") {
-    const std::string p = host_->sys_root + "/class/infiniband/mlx5_1/ports/1";
+  // A RoCE port <device>:1 on `netdev` with a RoCE v2 GID for 192.168.7.5.
+  void AddRocePort(const char* state = "4: ACTIVE", const std::string& device = "mlx5_1",
+                   const std::string& netdev = "eth1") {
+    const std::string p = host_->sys_root + "/class/infiniband/" + device + "/ports/1";
     testing::WriteFile(p + "/state", std::string(state) + "\n");
     testing::WriteFile(p + "/phys_state", "5: LinkUp\n");
     testing::WriteFile(p + "/link_layer", "Ethernet\n");
@@ -34,8 +37,8 @@ class RdmaPortChoiceTest : public ::testing::Test {
     testing::WriteFile(p + "/gids/3", "0000:0000:0000:0000:0000:ffff:c0a8:0705\n");
     testing::WriteFile(p + "/gid_attrs/types/0", "IB/RoCE v1\n");
     testing::WriteFile(p + "/gid_attrs/types/3", "RoCE v2\n");
-    testing::WriteFile(p + "/gid_attrs/ndevs/0", "eth1\n");
-    testing::WriteFile(p + "/gid_attrs/ndevs/3", "eth1\n");
+    testing::WriteFile(p + "/gid_attrs/ndevs/0", netdev + "\n");
+    testing::WriteFile(p + "/gid_attrs/ndevs/3", netdev + "\n");
   }
   std::unique_ptr<testing::CapturedHost> host_;
 };
@@ -80,6 +83,28 @@ TEST_F(RdmaPortChoiceTest, ADownPortIsNeverChosen) {
   EXPECT_FALSE(down.ok());
   EXPECT_NE(down.status().message().find("mlx5_1:1 is not ACTIVE"), std::string::npos)
       << down.status();
+}
+
+// Two ports under one bond: a GID index alone cannot say which table it
+// means, so it needs the device; a port of a device narrows the choice.
+TEST_F(RdmaPortChoiceTest, AGidIndexAloneOnTwoPortsIsAmbiguousAndAPortNarrowsADevice) {
+  AddRocePort("4: ACTIVE", "mlx5_1", "bond0");
+  AddRocePort("4: ACTIVE", "mlx5_2", "bond0");
+  auto either = Choose("bond0", "", {"192.168.7.5"});
+  EXPECT_TRUE(either.ok()) << either.status();
+  auto ambiguous = Choose("bond0", "", {"192.168.7.5"}, 3u);
+  EXPECT_EQ(ambiguous.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ambiguous.status().message().find("mlx5_1:1 and mlx5_2:1"), std::string::npos)
+      << ambiguous.status();
+  auto named = Choose("bond0", "mlx5_2", {"192.168.7.5"}, 3u);
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->device, "mlx5_2");
+  EXPECT_EQ(named->gid.index, 3u);
+  EXPECT_EQ(Choose("eth0", "mlx4_0", {}, std::nullopt, 2).status().code(),
+            absl::StatusCode::kNotFound);  // mlx4_0 has one port in this capture
+  EXPECT_TRUE(Choose("eth0", "mlx4_0", {}, std::nullopt, 1).ok());
+  EXPECT_EQ(Choose("ib0", "", {}, std::nullopt, 1).status().code(),
+            absl::StatusCode::kInvalidArgument);  // a port without its device
 }
 
 }  // namespace

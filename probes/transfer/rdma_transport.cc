@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_cm.h"
@@ -162,6 +163,14 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
     return absl::FailedPreconditionError(absl::StrCat(
         "no RDMA port is behind ", netdev, ", the interface that routes to the peer (RoCE: a GID "
         "on it; InfiniBand: its IPoIB interface); give the peer's RDMA-rail address, or --device"));
+  }
+  if (gid_index && device.empty() && behind.size() > 1) {
+    // A GID index means something only on its own port's table.
+    std::vector<std::string> names;
+    for (const rdma::PortNetdevs* p : behind) names.push_back(absl::StrCat(p->device, ":", p->port));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--gid-index ", *gid_index, " is ambiguous: ", absl::StrJoin(names, " and "),
+        " are all behind ", netdev, "; add --device (and --ib-port)"));
   }
   std::string why_not;
   for (const rdma::PortNetdevs* p : behind) {

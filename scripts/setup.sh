@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nodeprobe builds and tests with (only those
 # missing; a no-op in about a second when all are there), then configures
-# and builds into build/. Sourced by scripts/run.sh and scripts/test.sh.
+# and builds into build/ (unless NODEPROBE_SETUP_NO_BUILD is set: test.sh
+# builds its own trees with np_build). Sourced by scripts/run.sh and
+# scripts/test.sh.
 # CUDA and NCCL are used from /usr/local/cuda when present, never fetched.
 set -euo pipefail
 
@@ -31,10 +33,20 @@ if ((${#missing[@]})); then
 fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_DIR="${NODEPROBE_BUILD_DIR:-$ROOT/build}"
 JOBS="${NODEPROBE_JOBS:-$(nproc)}"
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+# np_build DIR [CMAKE_ARGS...]: configures DIR once, then builds it.
+np_build() {
+  local dir="$1"
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  fi
+  cmake --build "$dir" -j "$JOBS"
+}
+
+if [ -z "${NODEPROBE_SETUP_NO_BUILD:-}" ]; then
+  BUILD_DIR="${NODEPROBE_BUILD_DIR:-$ROOT/build}"
+  np_build "$BUILD_DIR"
+  export NODEPROBE_BIN="$BUILD_DIR/bin/nodeprobe"
 fi
-cmake --build "$BUILD_DIR" -j "$JOBS"
-export NODEPROBE_BIN="$BUILD_DIR/bin/nodeprobe"

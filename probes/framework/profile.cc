@@ -165,7 +165,7 @@ class ProfileParser {
         "tcp_stream_min_gbps",      "rdma_write_bw_min_gbps",    "rdma_read_bw_min_gbps",
         "rdma_send_bw_min_gbps",    "rdma_write_lat_max_us",     "tcp_rr_lat_max_us",
         "min_fraction_of_line_rate", "min_fraction_of_best_pair", "below_peers",
-        "min_fraction_of_reverse", "congestion_max_per_second"};
+        "min_fraction_of_reverse", "congestion_max_per_second", "error_counters_grew"};
     TransferBars& t = p.transfer;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
@@ -174,6 +174,12 @@ class ProfileParser {
         absl::StatusOr<std::string> v = OneOf(kv.second, name, {"warn", "fail"});
         if (!v.ok()) return v.status();
         t.below_peers = *v == "fail" ? v1::FAIL : v1::WARN;
+        continue;
+      }
+      if (key == "error_counters_grew") {
+        absl::StatusOr<std::string> v = OneOf(kv.second, name, {"warn", "fail"});
+        if (!v.ok()) return v.status();
+        t.error_counters_grew = *v == "fail" ? v1::FAIL : v1::WARN;
         continue;
       }
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {

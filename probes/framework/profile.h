@@ -22,6 +22,7 @@
 //     below_peers: warn                # warn | fail
 //     min_fraction_of_reverse: 0.80    # one direction of a rail vs the other
 //     congestion_max_per_second: 1000  # pauses/CNPs/ECN marks during a transfer
+//     error_counters_grew: fail        # fail | warn: errors that grew during one
 //   nccl:
 //     topo_file: /etc/nccl/topo.xml     # what NCCL_TOPO_FILE is on the nodes
 //   versions:                          # component name -> expected version
@@ -64,6 +65,9 @@ struct TransferBars {
   double min_fraction_of_reverse = 0.80;    // one direction vs the other
   // Pauses/CNPs/ECN marks per second during a transfer above which it WARNs.
   std::optional<double> congestion_max_per_second;
+  // Error counters (symbol errors, drops, retries) that grew during a
+  // transfer: FAIL, or WARN on a fabric known to be marginal.
+  v1::Verdict error_counters_grew = v1::FAIL;
 };
 
 struct Profile {

@@ -111,9 +111,12 @@ void JudgeDeltas(const PortCounters& before, const PortCounters& after, double s
     }
   }
   if (!grew.empty()) {
-    AddFinding(result, rules.error_code, v1::FAIL, after.port,
+    AddFinding(result, rules.error_code, profile.transfer.error_counters_grew, after.port,
                absl::StrCat(after.port, " error counters grew during the transfer: ",
-                            absl::StrJoin(grew, ", ")),
+                            absl::StrJoin(grew, ", "),
+                            profile.transfer.error_counters_grew == v1::WARN
+                                ? " (WARN: transfer.error_counters_grew)"
+                                : ""),
                rules.error_fix);
   }
   if (!congested.empty()) {

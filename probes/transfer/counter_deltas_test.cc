@@ -52,6 +52,15 @@ TEST_F(CounterDeltasTest, GrownErrorsFailAndCongestionIsEvidenceWithItsRate) {
   ASSERT_EQ(warned.findings_size(), 2);
   EXPECT_EQ(warned.findings(1).code(), "RDMA_CONGESTION_SIGNALS");
   EXPECT_EQ(warned.findings(1).severity(), v1::WARN);
+  // A profile for a fabric known to be marginal: grown errors warn.
+  absl::StatusOr<Profile> marginal =
+      ParseProfile("transfer:\n  error_counters_grew: warn\n", "marginal.yaml");
+  ASSERT_TRUE(marginal.ok()) << marginal.status();
+  v1::ProbeResult soft;
+  JudgeCounterDeltas(before, after, 2.0, *marginal, &soft);
+  ASSERT_EQ(soft.findings_size(), 1);
+  EXPECT_EQ(soft.findings(0).severity(), v1::WARN);
+  EXPECT_FALSE(ParseProfile("transfer:\n  error_counters_grew: ignore\n", "x.yaml").ok());
 }
 
 TEST_F(CounterDeltasTest, QuietPortsAndAbsentCountersAddNothing) {

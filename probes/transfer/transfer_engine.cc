@@ -69,12 +69,23 @@ absl::Status WaitAny(std::vector<pollfd>* pfds, int64_t last_progress_ns, int64_
   }
 }
 
+// One stream needs no poll at all: a blocking call per chunk (iperf3's
+// shape), with the idle timeout as the socket's own timeout, instead of a
+// non-blocking call, EAGAIN and poll each time the socket buffer fills
+// (three syscalls where one does).
+bool BlockingSingleStream(const std::vector<int>& fds, int option, absl::Duration idle) {
+  if (fds.size() != 1) return false;
+  const timeval tv = absl::ToTimeval(idle);
+  return setsockopt(fds[0], SOL_SOCKET, option, &tv, sizeof(tv)) == 0;
+}
+
 // Reads every stream until each sender closes it (or nothing moves).
 void ReceiveStreams(const std::vector<int>& fds, size_t size, absl::Duration idle,
                     ReceiveTally* tally) {
   std::vector<char> buf(std::max<size_t>(size, kReceiveChunk));
   std::vector<pollfd> pfds;
   for (int fd : fds) pfds.push_back({fd, POLLIN, 0});
+  const bool blocking = BlockingSingleStream(fds, SO_RCVTIMEO, idle);
   size_t open = fds.size();
   int64_t last_progress = NowNs();
   const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
@@ -82,7 +93,7 @@ void ReceiveStreams(const std::vector<int>& fds, size_t size, absl::Duration idl
     bool moved = false;
     for (pollfd& p : pfds) {
       if (p.fd < 0) continue;
-      ssize_t n = recv(p.fd, buf.data(), buf.size(), MSG_DONTWAIT);
+      ssize_t n = recv(p.fd, buf.data(), buf.size(), blocking ? 0 : MSG_DONTWAIT);
       if (n > 0) {
         const int64_t now = NowNs();
         tally->Record(static_cast<uint64_t>(n), now);
@@ -92,6 +103,10 @@ void ReceiveStreams(const std::vector<int>& fds, size_t size, absl::Duration idl
         p.fd = -1;  // this sender is done; poll skips negative fds
         --open;
         moved = true;
+      } else if (blocking && errno == EAGAIN) {
+        tally->Fail(absl::DeadlineExceededError(absl::StrCat(
+            "nothing could be received for ", absl::FormatDuration(idle))));
+        return;
       } else if (errno != EAGAIN && errno != EINTR) {
         tally->Fail(absl::UnavailableError(
             absl::StrCat("recv: ", strerror(errno), " (the peer went away)")));
@@ -132,6 +147,7 @@ absl::Status SendStreams(const std::vector<int>& fds, size_t size, int64_t end_n
   std::vector<size_t> offset(fds.size(), 0);
   std::vector<pollfd> pfds;
   for (int fd : fds) pfds.push_back({fd, POLLOUT, 0});
+  const bool blocking = BlockingSingleStream(fds, SO_SNDTIMEO, idle);
   int64_t last_progress = NowNs();
   const int64_t idle_ns = absl::ToInt64Nanoseconds(idle);
   absl::Status status;
@@ -139,7 +155,7 @@ absl::Status SendStreams(const std::vector<int>& fds, size_t size, int64_t end_n
     bool moved = false;
     for (size_t i = 0; i < fds.size(); ++i) {
       ssize_t n = send(fds[i], buf.data() + offset[i], size - offset[i],
-                       MSG_NOSIGNAL | MSG_DONTWAIT);
+                       MSG_NOSIGNAL | (blocking ? 0 : MSG_DONTWAIT));
       if (n > 0) {
         offset[i] += static_cast<size_t>(n);
         if (offset[i] == size) {
@@ -147,6 +163,10 @@ absl::Status SendStreams(const std::vector<int>& fds, size_t size, int64_t end_n
           if (sent) *sent += size;
         }
         moved = true;
+      } else if (n < 0 && blocking && errno == EAGAIN) {
+        status = absl::DeadlineExceededError(
+            absl::StrCat("nothing could be sent for ", absl::FormatDuration(idle)));
+        break;
       } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
         status = absl::UnavailableError(
             absl::StrCat("send: ", strerror(errno), " (the peer went away)"));

@@ -28,10 +28,11 @@ bool Is(xmlNode* n, const char* name) {
   return n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, reinterpret_cast<const xmlChar*>(name)) == 0;
 }
 
+// 0 for anything that is not "0x" and hex digits (no class/vendor matches 0).
 uint32_t Hex(const std::string& s) {
   uint32_t v = 0;
   absl::string_view t(s);
-  if (absl::ConsumePrefix(&t, "0x")) absl::SimpleHexAtoi(t, &v);
+  if (!absl::ConsumePrefix(&t, "0x") || !absl::SimpleHexAtoi(t, &v)) return 0;
   return v;
 }
 

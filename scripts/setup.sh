@@ -16,6 +16,7 @@ NODEPROBE_PACKAGES=(
   libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev
   iproute2 iperf3 openssl bzip2 tar
+  clang libclang-rt-14-dev
 )
 
 missing=()
@@ -35,14 +36,15 @@ fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${NODEPROBE_JOBS:-$(nproc)}"
 
-# np_build DIR [CMAKE_ARGS...]: configures DIR once, then builds it.
+# np_build DIR [CMAKE_ARGS...]: configures DIR once, then builds it (only
+# $NP_BUILD_TARGET when set).
 np_build() {
   local dir="$1"
   shift
   if [ ! -f "$dir/build.ninja" ]; then
     cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   fi
-  cmake --build "$dir" -j "$JOBS"
+  cmake --build "$dir" -j "$JOBS" ${NP_BUILD_TARGET:+--target "$NP_BUILD_TARGET"}
 }
 
 if [ -z "${NODEPROBE_SETUP_NO_BUILD:-}" ]; then

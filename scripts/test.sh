@@ -5,7 +5,8 @@
 # or undefined behaviour a test reaches fails it. One build serves both
 # the suite and the sanitizers, which keeps CI within its time.
 #   NODEPROBE_SANITIZE=  ./scripts/test.sh   a plain build (into build/)
-# Extra arguments go to ctest (e.g. -L unit).
+# Extra arguments go to ctest (e.g. -L unit); the fuzz step follows the
+# suite (scripts/fuzz.sh).
 set -euo pipefail
 export NODEPROBE_SETUP_NO_BUILD=1
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -22,5 +23,10 @@ fi
 start=$(date +%s)
 np_build "$dir" -DNODEPROBE_SANITIZE="$SANITIZE"
 echo "test.sh: built $dir in $(( $(date +%s) - start )) s" >&2
-cd "$dir"
-ctest --output-on-failure -j "$JOBS" "$@"
+(cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@")
+# The parsers that read untrusted input (profiles, sysfs values, topology
+# XML, peer messages) are then fuzzed for a fixed time each; a finding fails
+# the run. NODEPROBE_FUZZ_SECONDS=0 skips this step.
+if [ "${NODEPROBE_FUZZ_SECONDS:-40}" != 0 ]; then
+  "$ROOT/scripts/fuzz.sh"
+fi

@@ -3,6 +3,7 @@
 // into one INVALID_ARGUMENT naming the file, line and key.
 #include "probes/framework/profile.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -286,17 +287,80 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  // Before building any node, one pass over the parser's events: a second
+  // document, an alias, or nesting deeper than any profile needs is refused
+  // here. yaml-cpp 0.7 (Debian 12) loops forever, allocating, in LoadAll on
+  // some broken input (fixed upstream in 0.8.1, jbeder/yaml-cpp#1319: the
+  // fuzzer found ",exceptions]:"), recurses once per nesting level (a deep
+  // "[[[[" overflows the stack), and walks an alias as often as it is
+  // named; this pass stops at the second document, and throws out of the
+  // recursion at kMaxDepth.
+  static constexpr int kMaxDepth = 32;
+  struct ShapeError {
+    YAML::Mark mark;
+    std::string what;
+  };
+  class ShapeCheck : public YAML::EventHandler {
+   public:
+    int documents = 0;
+    YAML::Mark second;
+    void OnDocumentStart(const YAML::Mark& mark) override {
+      if (++documents == 2) second = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+      throw ShapeError{mark, "aliases (*name) are not accepted in a profile: write the value out"};
+    }
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+      Deeper(mark);
+    }
+    void OnSequenceEnd() override { --depth_; }
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+      Deeper(mark);
+    }
+    void OnMapEnd() override { --depth_; }
+
+   private:
+    void Deeper(const YAML::Mark& mark) {
+      if (++depth_ > kMaxDepth) {
+        throw ShapeError{mark, absl::StrCat("nested deeper than ", kMaxDepth,
+                                            " levels: not a profile")};
+      }
+    }
+    int depth_ = 0;
+  };
+  absl::Status CheckShape(std::string_view yaml) {
+    std::stringstream in{std::string(yaml)};
+    YAML::Parser parser(in);
+    ShapeCheck check;
+    try {
+      while (check.documents < 2 && parser.HandleNextDocument(check)) {
+      }
+    } catch (const ShapeError& e) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source_, ":", e.mark.line + 1, ": ", e.what));
+    }
+    if (check.documents > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source_, ":", check.second.line + 1,
+          ": a profile is one YAML document; remove the second (after '---', or a stray "
+          "',' or ']' the parser took for one) or split the file"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<Profile> Parse(std::string_view yaml) {
     Profile p;
     p.source = std::string(source_);
     YAML::Node root;
     try {
-      std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
-      if (docs.size() > 1) {
-        return Error(docs[1], "a profile is one YAML document; remove the second "
-                              "(after '---') or split the file");
-      }
-      if (!docs.empty()) root = docs[0];
+      if (absl::Status shape = CheckShape(yaml); !shape.ok()) return shape;
+      root = YAML::Load(std::string(yaml));
     } catch (const YAML::ParserException& e) {
       return absl::InvalidArgumentError(absl::StrCat(
           source_, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));

@@ -1,5 +1,6 @@
 #include "probes/framework/profile.h"
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace nodeprobe {
@@ -90,6 +91,29 @@ TEST(ParseProfileTest, UnparsableYamlNamesLine) {
   ASSERT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(p.status().message().find("bad.yaml:"), std::string::npos);
   EXPECT_NE(p.status().message().find("not valid YAML"), std::string::npos);
+}
+
+// Inputs the fuzzer (tests/fuzz) found, or that yaml-cpp 0.7 is known to
+// mishandle: each is a one-line error within milliseconds, never a hang,
+// an unbounded allocation or a stack overflow.
+TEST(ParseProfileTest, HostileYamlIsRefusedQuickly) {
+  const absl::Time start = absl::Now();
+  // tests/fuzz/corpus/fuzz_profile/regression-loadall-loop.yaml: LoadAll
+  // looped forever on it, allocating.
+  auto looped = ParseProfile(",exceptions]:\n  - code: RDMA_ERROR    reason: cable\n", "p.yaml");
+  EXPECT_EQ(looped.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(looped.status().message().find("one YAML document"), std::string::npos)
+      << looped.status();
+  EXPECT_FALSE(ParseProfile(",", "p.yaml").ok());
+  // 100 000 levels of flow nesting: yaml-cpp recurses per level.
+  auto deep = ParseProfile(std::string(100000, '['), "p.yaml");
+  EXPECT_NE(deep.status().message().find("nested deeper than"), std::string::npos)
+      << deep.status();
+  // Aliases: walked as often as named (a "billion laughs" in time).
+  auto alias = ParseProfile("versions: &v {nccl: \"2\"}\nx: *v\n", "p.yaml");
+  EXPECT_NE(alias.status().message().find("aliases"), std::string::npos) << alias.status();
+  EXPECT_EQ(alias.status().message().rfind("p.yaml:2:", 0), 0u) << alias.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
 TEST(ParseProfileTest, ExceptionNeedsCodeAndReason) {

@@ -267,7 +267,9 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
   for (const auto& d : devices) bound.insert(d.pci_address);
   const bool rdma_expected =
       profile.rdma_expected_rate_gbps.has_value() || profile.rdma_expected_link_layer.has_value();
-  for (const auto& [addr, dev] : pci) {
+  for (const auto& entry : pci) {
+    const std::string& addr = entry.first;
+    const auto& dev = entry.second;  // a plain reference: lambdas may capture it
     // Identity as the pcie probe parses it; a device whose identity does
     // not read is that probe's finding, not this one's.
     auto parsed = [&](const char* key, auto parse) -> std::optional<uint32_t> {

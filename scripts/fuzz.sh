@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (coverage + ASan + UBSan on every
+# library they link) into build-fuzz/ and runs each for a fixed time on its
+# seed corpus: tests/fuzz/corpus/<target>/ plus captured fixtures. Fails on
+# any crash, leak, timeout or out-of-memory; the input that did it is left
+# in build-fuzz/findings/ (check it in under tests/fuzz/corpus/ with the fix:
+# it is then replayed on every run).
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 40)
+# Called by scripts/test.sh after the suite.
+set -euo pipefail
+export NODEPROBE_SETUP_NO_BUILD=1
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+SECONDS_EACH="${1:-${NODEPROBE_FUZZ_SECONDS:-40}}"
+dir="${NODEPROBE_FUZZ_DIR:-$ROOT/build-fuzz}"
+start=$(date +%s)
+CC=clang CXX=clang++ NP_BUILD_TARGET=fuzzers np_build "$dir" -DNODEPROBE_FUZZ=ON
+echo "fuzz.sh: built the fuzzers in $(( $(date +%s) - start )) s" >&2
+mkdir -p "$dir/findings"
+status=0
+for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages; do
+  work="$dir/corpus/$target"
+  mkdir -p "$work"
+  cp -f "$ROOT/tests/fuzz/corpus/$target/"* "$work/"
+  if [ "$target" = fuzz_topology_xml ]; then
+    cp -f "$ROOT/tests/fixtures/hwloc/"*.xml "$ROOT/tests/fixtures/sysfs/"*.xml "$work/"
+  fi
+  # -rss_limit_mb and -timeout make OOM and hangs failures; leaks fail via
+  # LeakSanitizer; -max_len fits the largest captured topology.
+  if ! (cd "$dir/findings" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$dir/bin/$target" "$work" -max_total_time="$SECONDS_EACH" -timeout=10 \
+        -rss_limit_mb=2048 -max_len=131072 -print_final_stats=1 \
+        -artifact_prefix="$dir/findings/$target-" >"$dir/findings/$target.log" 2>&1); then
+    echo "fuzz.sh: $target FAILED; its log: $dir/findings/$target.log" >&2
+    tail -40 "$dir/findings/$target.log" >&2
+    status=1
+  else
+    echo "fuzz.sh: $target: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/findings/$target.log" | grep -o '[0-9]*$') runs in ${SECONDS_EACH} s, no finding" >&2
+  fi
+done
+exit "$status"

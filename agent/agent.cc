@@ -42,12 +42,12 @@ Agent::~Agent() {
 void Agent::Stop() {
   stopping_ = true;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     if (context_) context_->TryCancel();
-    cv_.notify_all();
+    cv_.SignalAll();
   }
-  std::lock_guard<std::mutex> l(tasks_mu_);
-  tasks_cv_.notify_all();
+  platform::MutexLock l(&tasks_mu_);
+  tasks_cv_.SignalAll();
 }
 
 v1::Registration Agent::BuildRegistration() const {
@@ -82,7 +82,7 @@ v1::Registration Agent::BuildRegistration() const {
 }
 
 void Agent::Write(const v1::AgentMessage& msg) {
-  std::lock_guard<std::mutex> l(write_mu_);
+  platform::MutexLock l(&write_mu_);
   if (stream_) stream_->Write(msg);
 }
 
@@ -109,10 +109,10 @@ void Agent::HandleTask(const v1::Task& received) {
       *ready.mutable_endpoint() = ev->ready();
       ready.mutable_endpoint()->set_task_id(task.task_id());
       Write(ready);
-      std::unique_lock<std::mutex> l(tasks_mu_);
-      tasks_cv_.wait_until(l, absl::ToChronoTime(deadline), [&] {
-        return stopping_ || !connected_ || cancelled_.count(task.task_id()) > 0;
-      });
+      platform::MutexLock l(&tasks_mu_);
+      while (!stopping_ && connected_ && cancelled_.count(task.task_id()) == 0) {
+        if (!tasks_cv_.WaitUntil(&tasks_mu_, deadline)) break;
+      }
       cancelled_.erase(task.task_id());
       return;
     }
@@ -142,13 +142,13 @@ absl::Status Agent::Session() {
   auto stub = v1::Coordinator::NewStub(*channel);
   grpc::ClientContext ctx;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     if (stopping_) return absl::CancelledError("stopping");
     context_ = &ctx;
   }
   auto stream = stub->Connect(&ctx);
   {
-    std::lock_guard<std::mutex> l(write_mu_);
+    platform::MutexLock l(&write_mu_);
     stream_ = stream.get();
   }
   v1::AgentMessage hello;
@@ -167,40 +167,41 @@ absl::Status Agent::Session() {
       }
       if (!beats.joinable()) {
         beats = std::thread([&, heartbeat] {
-          std::unique_lock<std::mutex> l(mu_);
-          while (!stopping_ && !session_over) {
-            cv_.wait_for(l, absl::ToChronoNanoseconds(heartbeat));
-            if (stopping_ || session_over) break;
-            v1::AgentMessage hb;
-            hb.mutable_heartbeat();
-            l.unlock();
+          v1::AgentMessage hb;
+          hb.mutable_heartbeat();
+          while (true) {
+            {
+              platform::MutexLock l(&mu_);
+              if (stopping_ || session_over) break;
+              cv_.WaitFor(&mu_, heartbeat);
+              if (stopping_ || session_over) break;
+            }
             Write(hb);
-            l.lock();
           }
         });
       }
     } else if (msg.has_task()) {
       workers_.Start([this, task = msg.task()] { HandleTask(task); });
     } else if (msg.has_cancel()) {
-      std::lock_guard<std::mutex> l(tasks_mu_);
+      platform::MutexLock l(&tasks_mu_);
       cancelled_.insert(msg.cancel().task_id());
-      tasks_cv_.notify_all();
+      tasks_cv_.SignalAll();
     }
   }
   connected_ = false;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     session_over = true;
     context_ = nullptr;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   if (beats.joinable()) beats.join();
   {
-    std::lock_guard<std::mutex> l(tasks_mu_);  // serve tasks end with the session
-    tasks_cv_.notify_all();
+    platform::MutexLock l(&tasks_mu_);  // serve tasks end with the session
+    tasks_cv_.SignalAll();
   }
   {
-    std::lock_guard<std::mutex> l(write_mu_);
+    platform::MutexLock l(&write_mu_);
     stream_ = nullptr;
   }
   grpc::Status s = stream->Finish();
@@ -226,8 +227,8 @@ void Agent::Run() {
     }
     // Jitter (0.5x..1.5x) so a fleet does not reconnect in lockstep.
     std::uniform_real_distribution<double> jitter(0.5, 1.5);
-    std::unique_lock<std::mutex> l(mu_);
-    cv_.wait_for(l, absl::ToChronoNanoseconds(delay * jitter(rng)));
+    platform::MutexLock l(&mu_);
+    if (!stopping_) cv_.WaitFor(&mu_, delay * jitter(rng));
     delay = std::min(delay * 2, options_.max_backoff);
   }
 }

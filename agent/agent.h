@@ -15,10 +15,8 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <set>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -27,6 +25,7 @@
 #include "absl/time/time.h"
 #include "coordinator/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/mutex.h"
 #include "platform/task_threads.h"
 #include "probes/mtu/path_mtu.h"
 
@@ -64,14 +63,15 @@ class Agent {
   std::atomic<bool> stopping_{false};
   std::atomic<int> registrations_{0};
   std::atomic<bool> connected_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  grpc::ClientContext* context_ = nullptr;  // the live session's, under mu_
-  std::mutex write_mu_;
-  grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream_ = nullptr;
-  std::mutex tasks_mu_;
-  std::condition_variable tasks_cv_;
-  std::set<std::string> cancelled_;  // serve tasks the coordinator ended
+  platform::Mutex mu_;
+  platform::CondVar cv_;  // Stop() and the session's end wake the waits on it
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;  // the live session's
+  platform::Mutex write_mu_;  // one Write at a time on the stream
+  grpc::ClientReaderWriter<v1::AgentMessage, v1::CoordinatorMessage>* stream_
+      ABSL_GUARDED_BY(write_mu_) = nullptr;
+  platform::Mutex tasks_mu_;
+  platform::CondVar tasks_cv_;
+  std::set<std::string> cancelled_ ABSL_GUARDED_BY(tasks_mu_);  // serve tasks the coordinator ended
   platform::TaskThreads workers_;
   // The path-MTU responder peers probe during two-node stages.
   std::unique_ptr<mtu::MtuResponder> mtu_responder_;

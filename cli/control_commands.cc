@@ -19,6 +19,7 @@
 #include "cli/table_renderer.h"
 #include "coordinator/coordinator_service.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/mutex.h"
 #include "probes/framework/result_util.h"
 #include "probes/transfer/transfer_runner.h"
 
@@ -265,15 +266,15 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         copts->default_profile = *std::move(profile);
       }
       std::unique_ptr<coordinator::CoordinatorServer> server;
-      std::mutex mu;
+      platform::Mutex mu;
       StopOnSignal on_signal([&] {
-        std::lock_guard<std::mutex> l(mu);
+        platform::MutexLock l(&mu);
         if (server) server->Shutdown();
       });
       auto started = coordinator::CoordinatorServer::Start(*copts);
       if (!started.ok()) return Fail(std::string(started.status().message()), kExitCouldNotRun);
       {
-        std::lock_guard<std::mutex> l(mu);
+        platform::MutexLock l(&mu);
         server = *std::move(started);
       }
       std::cout << "nodeprobe coordinator listening on port " << server->port()

@@ -57,11 +57,11 @@ void AgentReactor::Register() {
   session_ = std::make_shared<AgentSession>(
       node, PeerIp(ctx_->peer()), in_.registration(),
       [handle](const v1::CoordinatorMessage& msg) {
-        std::lock_guard<std::mutex> l(handle->mu);
+        platform::MutexLock l(&handle->mu);
         return handle->reactor != nullptr && handle->reactor->Enqueue(msg);
       },
       [handle] {
-        std::lock_guard<std::mutex> l(handle->mu);
+        platform::MutexLock l(&handle->mu);
         if (handle->reactor != nullptr) handle->reactor->End(grpc::Status::CANCELLED);
       });
   registry_->Add(session_);
@@ -97,7 +97,7 @@ void AgentReactor::OnReadDone(bool ok) {
 }
 
 bool AgentReactor::Enqueue(const v1::CoordinatorMessage& msg) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   if (finished_) return false;
   queue_.push_back(msg);
   if (!writing_) {
@@ -108,7 +108,7 @@ bool AgentReactor::Enqueue(const v1::CoordinatorMessage& msg) {
 }
 
 void AgentReactor::OnWriteDone(bool ok) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   queue_.pop_front();
   if (!ok || finished_ || queue_.empty()) {
     writing_ = false;
@@ -118,7 +118,7 @@ void AgentReactor::OnWriteDone(bool ok) {
 }
 
 void AgentReactor::End(const grpc::Status& status) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   if (finished_) return;
   finished_ = true;
   Finish(status);
@@ -130,7 +130,7 @@ void AgentReactor::OnCancel() {
 
 void AgentReactor::OnDone() {
   {
-    std::lock_guard<std::mutex> l(handle_->mu);
+    platform::MutexLock l(&handle_->mu);
     handle_->reactor = nullptr;
   }
   if (session_) {

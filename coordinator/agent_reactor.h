@@ -7,13 +7,13 @@
 
 #include <deque>
 #include <memory>
-#include <mutex>
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/time/time.h"
 #include "coordinator/agent_registry.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/mutex.h"
 
 namespace nodeprobe::coordinator {
 
@@ -31,8 +31,8 @@ class AgentReactor : public grpc::ServerBidiReactor<v1::AgentMessage, v1::Coordi
   // What the session's callbacks reach; outlives the reactor, which clears
   // `reactor` in OnDone so late sends become no-ops.
   struct Handle {
-    std::mutex mu;
-    AgentReactor* reactor = nullptr;
+    platform::Mutex mu;
+    AgentReactor* reactor ABSL_GUARDED_BY(mu) = nullptr;
   };
 
   bool Enqueue(const v1::CoordinatorMessage& msg);
@@ -46,10 +46,10 @@ class AgentReactor : public grpc::ServerBidiReactor<v1::AgentMessage, v1::Coordi
   std::shared_ptr<Handle> handle_;
   std::shared_ptr<AgentSession> session_;
   v1::AgentMessage in_;
-  std::mutex mu_;  // guards the write queue and the finished flag
-  std::deque<v1::CoordinatorMessage> queue_;
-  bool writing_ = false;
-  bool finished_ = false;
+  platform::Mutex mu_;
+  std::deque<v1::CoordinatorMessage> queue_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // "ipv4:10.0.0.5:41234" -> "10.0.0.5"; "ipv6:[fd00::5]:4" -> "fd00::5".

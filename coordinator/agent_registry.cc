@@ -13,21 +13,21 @@ bool AgentSession::Send(const v1::CoordinatorMessage& msg) {
 }
 
 void AgentSession::Expect(const std::string& task_id) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   replies_.emplace(task_id, std::nullopt);
 }
 
 void AgentSession::Deliver(const std::string& task_id, v1::AgentMessage msg) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   auto it = replies_.find(task_id);
   if (it == replies_.end()) return;  // not asked for: dropped
   it->second = std::move(msg);
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
                                                      absl::Time deadline) {
-  std::unique_lock<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   while (true) {
     auto it = replies_.find(task_id);
     if (it != replies_.end() && it->second.has_value()) {
@@ -45,56 +45,56 @@ absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
       return absl::DeadlineExceededError(
           absl::StrCat("agent ", node_, " did not answer task ", task_id, " in time"));
     }
-    cv_.wait_for(l, absl::ToChronoNanoseconds(std::min(left, absl::Seconds(1))));
+    cv_.WaitFor(&mu_, std::min(left, absl::Seconds(1)));
   }
 }
 
 void AgentSession::Heartbeat() {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   last_heartbeat_ = absl::Now();
 }
 
 absl::Time AgentSession::last_heartbeat() const {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   return last_heartbeat_;
 }
 
 void AgentSession::Lose() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     if (!alive_) return;
     alive_ = false;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   end_();
 }
 
 bool AgentSession::alive() const {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   return alive_;
 }
 
 bool AgentSession::TryAcquire() {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   if (busy_) return false;
   busy_ = true;
   return true;
 }
 
 void AgentSession::Release() {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   busy_ = false;
 }
 
 bool AgentSession::busy() const {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   return busy_;
 }
 
 void AgentRegistry::Add(std::shared_ptr<AgentSession> s) {
   std::shared_ptr<AgentSession> old;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     auto it = sessions_.find(s->node());
     if (it != sessions_.end()) old = it->second;
     sessions_[s->node()] = std::move(s);
@@ -103,19 +103,19 @@ void AgentRegistry::Add(std::shared_ptr<AgentSession> s) {
 }
 
 void AgentRegistry::Remove(const std::shared_ptr<AgentSession>& s) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   auto it = sessions_.find(s->node());
   if (it != sessions_.end() && it->second == s) sessions_.erase(it);
 }
 
 std::shared_ptr<AgentSession> AgentRegistry::Find(const std::string& node) const {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   auto it = sessions_.find(node);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
 std::vector<std::shared_ptr<AgentSession>> AgentRegistry::All() const {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   std::vector<std::shared_ptr<AgentSession>> out;
   for (const auto& [name, s] : sessions_) out.push_back(s);
   return out;

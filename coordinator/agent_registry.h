@@ -5,11 +5,9 @@
 // everything waiting on it is told so at once.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/mutex.h"
 
 namespace nodeprobe::coordinator {
 
@@ -65,12 +64,12 @@ class AgentSession {
   const v1::Registration reg_;
   const std::function<bool(const v1::CoordinatorMessage&)> send_;
   const std::function<void()> end_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, std::optional<v1::AgentMessage>> replies_;
-  absl::Time last_heartbeat_;
-  bool alive_ = true;
-  bool busy_ = false;
+  mutable platform::Mutex mu_;
+  platform::CondVar cv_;
+  std::map<std::string, std::optional<v1::AgentMessage>> replies_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_);
+  bool alive_ ABSL_GUARDED_BY(mu_) = true;
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 class AgentRegistry {
@@ -84,8 +83,8 @@ class AgentRegistry {
   void ReapSilent(absl::Duration silence);
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<AgentSession>> sessions_;
+  mutable platform::Mutex mu_;
+  std::map<std::string, std::shared_ptr<AgentSession>> sessions_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nodeprobe::coordinator

@@ -102,11 +102,11 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   run.set_state("running");
   *run.mutable_started() = Now();
   absl::Status saved = store_->Save(run);
-  std::mutex write_mu;
+  platform::Mutex write_mu;
   auto progress = [&](const std::string& text) {
     v1::StageEvent ev;
     ev.set_progress(absl::StrCat("[", run.run_id(), "] ", text));
-    std::lock_guard<std::mutex> l(write_mu);
+    platform::MutexLock l(&write_mu);
     writer->Write(ev);
   };
   if (!saved.ok()) progress(absl::StrCat("warning: run not stored: ", saved.message()));
@@ -189,9 +189,9 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   CoordinatorServer* self = s.get();
   const absl::Duration silence = o.silence;
   s->reaper_ = std::thread([self, silence] {
-    std::unique_lock<std::mutex> l(self->mu_);
+    platform::MutexLock l(&self->mu_);
     while (!self->stopping_) {
-      self->cv_.wait_for(l, absl::ToChronoNanoseconds(silence / 3));
+      self->cv_.WaitFor(&self->mu_, silence / 3);
       if (!self->stopping_) self->service_->registry().ReapSilent(silence);
     }
   });
@@ -202,10 +202,10 @@ void CoordinatorServer::Wait() { server_->Wait(); }
 
 void CoordinatorServer::Shutdown() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     if (stopping_) return;
     stopping_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   for (const auto& a : service_->registry().All()) a->Lose();
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -76,9 +76,9 @@ class CoordinatorServer {
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::thread reaper_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
+  platform::Mutex mu_;
+  platform::CondVar cv_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int port_ = 0;
 };
 

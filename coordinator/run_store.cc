@@ -51,8 +51,12 @@ absl::StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path
   }
   std::unique_ptr<RunStore> store(new RunStore(db));
   sqlite3_busy_timeout(db, 5000);
-  absl::Status s = store->Migrate();
-  if (s.ok()) s = store->CloseInterrupted();
+  absl::Status s;
+  {
+    platform::MutexLock l(&store->mu_);
+    s = store->Migrate();
+    if (s.ok()) s = store->CloseInterrupted();
+  }
   if (!s.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(path, ": ", s.message()));
   }
@@ -112,7 +116,7 @@ absl::Status RunStore::CloseInterrupted() {
     f->set_severity(v1::ERROR);
     f->set_message("the coordinator restarted while this run was in flight");
     f->set_remediation("run the stage again");
-    absl::Status s = Save(run);
+    absl::Status s = SaveLocked(run);
     if (!s.ok()) return s;
     ++interrupted_;
   }
@@ -120,7 +124,11 @@ absl::Status RunStore::CloseInterrupted() {
 }
 
 absl::Status RunStore::Save(const v1::StageRun& run) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
+  return SaveLocked(run);
+}
+
+absl::Status RunStore::SaveLocked(const v1::StageRun& run) {
   std::string blob = run.SerializeAsString();
   std::string nodes;
   for (const auto& n : run.nodes()) absl::StrAppend(&nodes, nodes.empty() ? "" : ",", n);
@@ -142,7 +150,7 @@ absl::Status RunStore::Save(const v1::StageRun& run) {
 }
 
 absl::StatusOr<v1::StageRun> RunStore::Get(const std::string& run_id) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   Stmt q;
   sqlite3_prepare_v2(db_, "SELECT record FROM runs WHERE id = ?1", -1, &q.s, nullptr);
   sqlite3_bind_text(q.s, 1, run_id.c_str(), -1, SQLITE_TRANSIENT);
@@ -157,7 +165,7 @@ absl::StatusOr<v1::StageRun> RunStore::Get(const std::string& run_id) {
 }
 
 absl::StatusOr<std::vector<v1::StageRun>> RunStore::List(int limit) {
-  std::lock_guard<std::mutex> l(mu_);
+  platform::MutexLock l(&mu_);
   Stmt q;
   sqlite3_prepare_v2(db_, "SELECT record FROM runs ORDER BY started DESC, id DESC LIMIT ?1",
                      -1, &q.s, nullptr);

@@ -6,12 +6,12 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "nodeprobe/v1/service.pb.h"
+#include "platform/mutex.h"
 
 struct sqlite3;
 
@@ -32,12 +32,15 @@ class RunStore {
 
  private:
   explicit RunStore(sqlite3* db) : db_(db) {}
-  absl::Status Migrate();
-  absl::Status CloseInterrupted();
+  absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CloseInterrupted() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status SaveLocked(const v1::StageRun& run) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  std::mutex mu_;
-  sqlite3* db_;
-  int interrupted_ = 0;
+  // One statement at a time on the connection (gRPC calls arrive on any
+  // thread).
+  platform::Mutex mu_;
+  sqlite3* db_ ABSL_GUARDED_BY(mu_);
+  int interrupted_ = 0;  // written by Open() only, before the store is shared
 };
 
 // The default database path: /var/lib/nodeprobe/runs.db for root, else

@@ -9,8 +9,9 @@
 #include <functional>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <thread>
+
+#include "platform/mutex.h"
 
 namespace nodeprobe::platform {
 
@@ -22,7 +23,7 @@ class TaskThreads {
   TaskThreads& operator=(const TaskThreads&) = delete;
 
   void Start(std::function<void()> fn) {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     for (auto it = threads_.begin(); it != threads_.end();) {
       if (it->done->load()) {
         it->thread.join();
@@ -42,14 +43,14 @@ class TaskThreads {
   void JoinAll() {
     std::list<Entry> all;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      platform::MutexLock l(&mu_);
       all.swap(threads_);
     }
     for (Entry& e : all) e.thread.join();
   }
 
   size_t size() const {
-    std::lock_guard<std::mutex> l(mu_);
+    platform::MutexLock l(&mu_);
     return threads_.size();
   }
 
@@ -58,8 +59,8 @@ class TaskThreads {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
-  mutable std::mutex mu_;
-  std::list<Entry> threads_;
+  mutable platform::Mutex mu_;
+  std::list<Entry> threads_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nodeprobe::platform

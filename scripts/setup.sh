@@ -44,7 +44,9 @@ np_build() {
   if [ ! -f "$dir/build.ninja" ]; then
     cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   fi
-  cmake --build "$dir" -j "$JOBS" ${NP_BUILD_TARGET:+--target "$NP_BUILD_TARGET"}
+  # NP_BUILD_TARGET: one or more targets, separated by spaces.
+  # shellcheck disable=SC2086
+  cmake --build "$dir" -j "$JOBS" ${NP_BUILD_TARGET:+--target $NP_BUILD_TARGET}
 }
 
 if [ -z "${NODEPROBE_SETUP_NO_BUILD:-}" ]; then

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <mutex>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "platform/mutex.h"
 #include "probes/transfer/rdma_transport.h"
 #include "probes/transfer/transfer_stats.h"
 
@@ -31,8 +31,8 @@ struct ReceiveTally {
   std::atomic<uint64_t> bytes{0};
   std::atomic<int64_t> first_ns{0};
   std::atomic<int64_t> last_ns{0};
-  std::mutex mu;
-  absl::Status error;  // first error, if any
+  platform::Mutex mu;
+  absl::Status error ABSL_GUARDED_BY(mu);  // the first, if any
 
   void Record(uint64_t n, int64_t now) {
     int64_t zero = 0;
@@ -42,8 +42,12 @@ struct ReceiveTally {
     while (now > last && !last_ns.compare_exchange_weak(last, now)) {}
   }
   void Fail(absl::Status s) {
-    std::lock_guard<std::mutex> l(mu);
+    platform::MutexLock l(&mu);
     if (error.ok()) error = std::move(s);
+  }
+  absl::Status FirstError() {
+    platform::MutexLock l(&mu);
+    return error;
   }
 };
 
@@ -235,7 +239,7 @@ void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req
   d->set_first_ns(tally.first_ns.load());
   d->set_last_ns(tally.last_ns.load());
   d->set_peak_gbps(peak);
-  if (!tally.error.ok()) d->set_error(std::string(tally.error.message()));
+  if (absl::Status e = tally.FirstError(); !e.ok()) d->set_error(std::string(e.message()));
   (void)platform::WriteMessage(control, msg, absl::Now() + t.setup);
 }
 
@@ -306,7 +310,6 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     conns.push_back(*std::move(c));
   }
   std::atomic<uint64_t> sent{0};
-  std::mutex mu;
   absl::Status send_error;
   const int64_t start = NowNs();
   const int64_t end = start + static_cast<int64_t>(req.duration_s() * 1e9);
@@ -321,7 +324,7 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
   TcpHealth health;
   send_error = SendStreams(fds, req.size(), end, t.idle, &sent, &health);
   if (receiver.joinable()) receiver.join();
-  if (send_error.ok() && !reverse.error.ok()) send_error = reverse.error;
+  if (send_error.ok()) send_error = reverse.FirstError();
   const int64_t stop = NowNs();
   v1::ControlMessage msg;
   absl::Status read = send_error.ok()

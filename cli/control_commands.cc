@@ -18,6 +18,7 @@
 #include "cli/signals.h"
 #include "cli/table_renderer.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/server_limits.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 #include "platform/mutex.h"
 #include "probes/framework/result_util.h"
@@ -306,6 +307,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         grpc::ServerBuilder builder;
         builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
         builder.RegisterService(&local);
+        coordinator::ApplyServerLimits(&builder);
         health_server = builder.BuildAndStart();
         if (!health_server) {
           return Fail(absl::StrCat("cannot listen on --health-listen ", *health,

@@ -5,8 +5,9 @@
 # or undefined behaviour a test reaches fails it. One build serves both
 # the suite and the sanitizers, which keeps CI within its time.
 #   NODEPROBE_SANITIZE=  ./scripts/test.sh   a plain build (into build/)
-# Extra arguments go to ctest (e.g. -L unit); the fuzz step follows the
-# suite (scripts/fuzz.sh).
+# Extra arguments go to ctest (e.g. -L unit); the fuzz step
+# (scripts/fuzz.sh) and the ThreadSanitizer step (scripts/tsan.sh) follow
+# the suite.
 set -euo pipefail
 export NODEPROBE_SETUP_NO_BUILD=1
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -29,4 +30,10 @@ echo "test.sh: built $dir in $(( $(date +%s) - start )) s" >&2
 # the run. NODEPROBE_FUZZ_SECONDS=0 skips this step.
 if [ "${NODEPROBE_FUZZ_SECONDS:-40}" != 0 ]; then
   "$ROOT/scripts/fuzz.sh"
+fi
+# The concurrent code (agent, coordinator, task runner, transfer engine) is
+# then built with clang's ThreadSanitizer and -Werror=thread-safety and its
+# tests run again under it. NODEPROBE_TSAN=0 skips this step.
+if [ "${NODEPROBE_TSAN:-1}" != 0 ]; then
+  "$ROOT/scripts/tsan.sh"
 fi

@@ -487,8 +487,15 @@ void TransferServer::Serve() {
     if (fds[1].revents != 0) return;
     absl::StatusOr<Fd> c = platform::Accept(listener_.get(), absl::Now() + absl::Seconds(1));
     if (!c.ok()) continue;
+    // Past the limit the connection is closed at once (its Fd goes out of
+    // scope): a flood costs no thread and no memory.
+    if (connections_open_.load() >= limits_.max_connections) continue;
+    ++connections_open_;
     auto conn = std::make_shared<Fd>(*std::move(c));
-    connections_.Start([this, conn] { HandleControl(std::move(*conn)); });
+    connections_.Start([this, conn] {
+      HandleControl(std::move(*conn));
+      --connections_open_;
+    });
   }
 }
 

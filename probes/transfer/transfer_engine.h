@@ -48,10 +48,16 @@ RowOutcome RunTcpRow(const platform::HostPort& peer, const v1::TransferRequest& 
 // exceed max_session_bytes, or one beyond max_sessions at a time, is
 // refused (TRANSFER_REFUSED on the client, naming the limit) before
 // anything is allocated. A stalled client's session ends at the idle
-// timeout and frees what it held.
+// timeout and frees what it held. Control connections beyond
+// max_connections (sessions and strangers that have not yet sent a request,
+// each on its own thread until the setup timeout) are closed on accept. So
+// a server holds at most max_sessions x max_session_bytes of buffers (1 GiB
+// by default) and max_connections threads, whatever peers ask or send
+// (bench/stranger_flood.sh measures it).
 struct ServerLimits {
   uint64_t max_session_bytes = 256ull << 20;
   int max_sessions = 4;
+  int max_connections = 16;
 };
 
 // What a server serves RDMA sessions from: a named device (and port, GID
@@ -97,6 +103,7 @@ class TransferServer {
   ServerLimits limits_;
   RdmaServeChoice rdma_choice_;
   std::atomic<int> sessions_{0};
+  std::atomic<int> connections_open_{0};
   platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
   std::atomic<bool> stopping_{false};
   std::atomic<int> runs_served_{0};

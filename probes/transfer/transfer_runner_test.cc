@@ -4,8 +4,10 @@
 
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "platform/socket.h"
 
 namespace nodeprobe::transfer {
 namespace {
@@ -172,6 +174,41 @@ TEST(TcpTransferTest, SessionsBeyondTheLimitAreRefused) {
   EXPECT_EQ(r.findings(0).code(), "TRANSFER_REFUSED");
   EXPECT_NE(r.findings(0).message().find("already runs 1 sessions"), std::string::npos);
   EXPECT_EQ(held.findings_size(), 0) << held.DebugString();
+  (*s)->Stop();
+  serve.join();
+}
+
+TEST(TcpTransferTest, ConnectionsBeyondTheLimitAreClosedAtOnce) {
+  auto s = TransferServer::Start("127.0.0.1", 0, Timeouts{absl::Seconds(3), absl::Seconds(2)},
+                                 ServerLimits{256ull << 20, 4, 2});
+  ASSERT_TRUE(s.ok());
+  std::thread serve([&] { (*s)->Serve(); });
+  const platform::HostPort server{"127.0.0.1", (*s)->port()};
+  // Two silent strangers hold both connection slots until the setup timeout.
+  std::vector<platform::Fd> silent;
+  for (int i = 0; i < 2; ++i) {
+    auto c = platform::Connect(server, absl::Now() + absl::Seconds(2));
+    ASSERT_TRUE(c.ok()) << c.status();
+    silent.push_back(*std::move(c));
+  }
+  absl::SleepFor(absl::Milliseconds(200));
+  // A third is closed by the server long before that timeout.
+  auto third = platform::Connect(server, absl::Now() + absl::Seconds(2));
+  ASSERT_TRUE(third.ok()) << third.status();
+  char byte;
+  const absl::Time start = absl::Now();
+  auto got = platform::RecvSome(third->get(), &byte, 1, absl::Now() + absl::Seconds(2));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, 0u) << "the server kept a connection past its limit";
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+  // Once the strangers are gone, a real client is served again.
+  silent.clear();
+  absl::SleepFor(absl::Milliseconds(200));
+  TransferPlan plan = Plan((*s)->port(), v1::STREAM_BW);
+  plan.request.set_duration_s(0.2);
+  plan.sizes = {65536};
+  v1::ProbeResult r = RunTransfer(plan);
+  EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
   (*s)->Stop();
   serve.join();
 }

@@ -466,15 +466,26 @@ TEST_F(ControlPlaneLabTest, AnAgentKilledWhileServingATransferLeavesNothingBehin
       << "the transfer server listens while the stage runs";
   ASSERT_GT(agent_b_, 0);  // never kill(-1, ...)
   kill(agent_b_, SIGKILL);
+  // A worker's death signal fires when the agent's forking thread dies, which
+  // can be before the agent's last thread has gone and its sockets closed:
+  // wait for the agent too before looking at what listens.
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
-    gone = true;
+    gone = !Alive(agent_b_);
     for (pid_t w : workers) gone &= !Alive(w);
     if (!gone) usleep(20000);
   }
   EXPECT_TRUE(gone) << "a worker outlived its agent";
   // Nothing listens in b any more (the agent's health endpoint died with it).
-  EXPECT_FALSE(lab_->Exec("b", "ss -Hltn | grep -q LISTEN").ok());
+  // Within a short grace: the kernel closes an exiting process's sockets a
+  // moment after /proc shows it gone.
+  const std::string listening = "if ss -Hltnp | grep LISTEN; then exit 1; fi";
+  absl::Status quiet = lab_->Exec("b", listening);
+  for (int i = 0; i < 40 && !quiet.ok(); ++i) {
+    usleep(50000);
+    quiet = lab_->Exec("b", listening);
+  }
+  EXPECT_TRUE(quiet.ok()) << quiet;
   auto rc = lab_->Wait(*stage, absl::Seconds(60));
   ASSERT_TRUE(rc.ok());
   EXPECT_EQ(*rc, 3) << lab_->ReadLog("stage.log");

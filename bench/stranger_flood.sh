@@ -11,7 +11,12 @@ WAVES="${2:-8}"
 PER_WAVE="${3:-3000}"
 NP="$BUILD/bin/nodeprobe"
 FLOOD="$BUILD/bin/stranger_flood"
-ulimit -n 65536
+# Both the flood and the servers need descriptors for a whole wave.
+ulimit -n "$(ulimit -Hn)"
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((PER_WAVE + 256)) ]; then
+  echo "stranger_flood: ulimit -n is $(ulimit -n); a wave of $PER_WAVE needs more" >&2
+  exit 2
+fi
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {

@@ -17,10 +17,13 @@ CC=clang CXX=clang++ NP_BUILD_TARGET=fuzzers np_build "$dir" -DNODEPROBE_FUZZ=ON
 echo "fuzz.sh: built the fuzzers in $(( $(date +%s) - start )) s" >&2
 mkdir -p "$dir/findings"
 status=0
-for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages; do
+for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages fuzz_nccl_log; do
   work="$dir/corpus/$target"
   mkdir -p "$work"
-  cp -f "$ROOT/tests/fuzz/corpus/$target/"* "$work/"
+  cp -f "$ROOT/tests/fuzz/corpus/$target/"* "$work/" 2>/dev/null || true
+  if [ "$target" = fuzz_nccl_log ]; then
+    cp -f "$ROOT/tests/fixtures/nccl/"* "$work/"
+  fi
   if [ "$target" = fuzz_topology_xml ]; then
     cp -f "$ROOT/tests/fixtures/hwloc/"*.xml "$ROOT/tests/fixtures/sysfs/"*.xml "$work/"
   fi

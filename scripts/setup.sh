@@ -13,7 +13,7 @@ NODEPROBE_PACKAGES=(
   libhwloc-dev libxml2-dev
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev
+  libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev
   libgtest-dev libgmock-dev
   iproute2 iperf3 openssl bzip2 tar
   clang libclang-rt-14-dev

@@ -63,6 +63,11 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_TOPO_FILE_MISMATCH", "NCCL_TOPO_FILE pairs GPUs and NICs unlike this node"},
       {"PCIE_VM_LINK_ARTIFACT", "an emulated bridge's link speed/width (virtual machine), not a fault"},
       {"GPU_INDEX_MISMATCH", "a GPU's NVML index in the topology is not its PCI-order index"},
+      // NCCL (what its debug log shows it did)
+      {"NCCL_FELL_BACK_TO_SOCKETS", "NCCL carried inter-node traffic over sockets"},
+      {"NCCL_GDR_OFF", "NCCL's inter-node RDMA connections ran without GPUDirect RDMA"},
+      {"NCCL_HCA_MISMATCH", "NCCL sent a GPU's traffic over a NIC that is not its rail"},
+      {"NCCL_LOG_EMPTY", "the log holds no NCCL debug output to judge"},
       // GPUDirect RDMA
       {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},
       {"ACS_ENABLED_ON_GPU_NIC_PATH", "ACS redirects peer-to-peer traffic between GPU and NIC"},

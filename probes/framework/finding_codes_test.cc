@@ -20,7 +20,7 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
       "NODEPROBE_FORCE_NO_DMABUF", "NODEPROBE_FORCE_NO_IOVA2",
       "PRETTY_NAME", "VERSION_ID",                           // os-release keys
       "ACTIVE_DEFER",                                        // an IB port state
-      "HWLOC_FSROOT", "NCCL_TOPO_FILE",                      // environment
+      "HWLOC_FSROOT", "NCCL_TOPO_FILE", "NCCL_NET_GDR_LEVEL",  // environment
   };
   const std::regex literal("\"([A-Z][A-Z0-9]*(_[A-Z0-9]+)+)\"");
   int files = 0;

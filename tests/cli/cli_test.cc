@@ -260,5 +260,45 @@ TEST(CliTest, NoSubcommandExitsTwo) {
   EXPECT_EQ(Nodeprobe({}).exit_code, 2);
 }
 
+TEST(CliTest, NcclLogJudgesARealLogAndExitsLikeRun) {
+  const std::string sockets = testing::FixturePath("nccl/socket_2node-8gpu_vllm_nccl2.21.5.log");
+  CommandResult warn = Nodeprobe({"nccl-log", sockets});
+  EXPECT_EQ(warn.exit_code, 0) << warn.err;
+  EXPECT_TRUE(absl::StrContains(warn.out, "WARN NCCL_FELL_BACK_TO_SOCKETS")) << warn.out;
+  EXPECT_TRUE(absl::StrContains(warn.out, "NET/Socket/0 (eth0) no GDR: 16 connection(s)"))
+      << warn.out;
+  CommandResult fail = Nodeprobe({"nccl-log", sockets, "--expect-rdma", "--format", "json"});
+  EXPECT_EQ(fail.exit_code, 1) << fail.err;
+  v1::ProbeResult result;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(fail.out, &result).ok()) << fail.out;
+  EXPECT_EQ(result.verdict(), v1::FAIL);
+  EXPECT_TRUE(result.nccl_log().ib_no_device());
+  EXPECT_EQ(result.evidence().at("nccl.version"), "2.21.5+cuda12.4");
+}
+
+TEST(CliTest, NcclLogWithoutNcclOutputIsAnErrorAndBadPathsAreUsage) {
+  CommandResult empty = Nodeprobe(
+      {"nccl-log", testing::FixturePath("nccl/nccl-tests_1node-8xh100_v2.17.8.log")});
+  EXPECT_EQ(empty.exit_code, 3) << empty.out;
+  EXPECT_TRUE(absl::StrContains(empty.out, "NCCL_LOG_EMPTY")) << empty.out;
+  CommandResult stdin_empty = Nodeprobe({"nccl-log", "-"});  // stdin is /dev/null
+  EXPECT_EQ(stdin_empty.exit_code, 3);
+  CommandResult missing = Nodeprobe({"nccl-log", "/nonexistent/nccl.log"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(LineCount(missing.err), 1) << missing.err;
+  EXPECT_TRUE(absl::StrContains(missing.err, "/nonexistent/nccl.log")) << missing.err;
+  CommandResult dir = Nodeprobe({"nccl-log", "/tmp"});
+  EXPECT_EQ(dir.exit_code, 2);
+  CommandResult topo = Nodeprobe(
+      {"nccl-log", testing::FixturePath("nccl/ib-gdrdma_2node-8gpu_vllm_nccl2.21.5.log"),
+       "--topology-xml", "/nonexistent.xml"});
+  EXPECT_EQ(topo.exit_code, 2);
+  EXPECT_EQ(LineCount(topo.err), 1) << topo.err;
+  CommandResult with_topo = Nodeprobe(
+      {"nccl-log", testing::FixturePath("nccl/ib-gdrdma_2node-8gpu_vllm_nccl2.21.5.log"),
+       "--topology-xml", testing::FixturePath("hwloc/cts1-pascal.xml")});
+  EXPECT_EQ(with_topo.exit_code, 0) << with_topo.out << with_topo.err;
+}
+
 }  // namespace
 }  // namespace nodeprobe

@@ -1,0 +1,156 @@
+// File: nccl_log_command.cc
+#include "cli/nccl_log_command.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/exit_codes.h"
+#include "cli/json_output.h"
+#include "platform/hwloc_topology.h"
+#include "probes/framework/profile.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
+#include "probes/locality/locality_probe.h"
+#include "probes/locality/path_class.h"
+#include "probes/nccl/nccl_log.h"
+#include "probes/nccl/nccl_log_judge.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+struct Options {
+  std::string file;
+  std::string format = "table";
+  std::string topology_xml;
+  std::string profile_path;
+  bool expect_rdma = false;
+  bool expect_gdr = false;
+};
+
+int Usage(const std::string& message) {
+  std::cerr << "nodeprobe: error: " << message << "\n";
+  return kExitUsage;
+}
+
+// The rails and GDR eligibility of each GPU in the topology.
+absl::Status AddTopology(const std::string& path, nccl::NcclLogContext* c) {
+  absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(path);
+  if (!topo.ok()) return topo.status();
+  c->topology_source = path;
+  c->rails = NearestRdmaNics(*topo);
+  for (const platform::TopoPciDevice& gpu : topo->devices) {
+    if (!IsNvidiaGpu(gpu)) continue;
+    for (const platform::TopoPciDevice& nic : topo->devices) {
+      if (nic.rdma_devices.empty()) continue;
+      auto rail = c->rails.find(gpu.address);
+      if (rail == c->rails.end() || !rail->second.count(nic.rdma_devices.front())) continue;
+      if (locality::GdrByDefault(locality::ClassifyPath(gpu, nic))) c->gdr_by_default.insert(gpu.address);
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string Render(const v1::ProbeResult& r) {
+  const v1::NcclLogReport& n = r.nccl_log();
+  std::string out;
+  absl::StrAppend(&out, " NCCL ", n.versions().empty() ? "(version not in the log)"
+                                                       : absl::StrJoin(n.versions(), ", "),
+                  ", ", n.nccl_lines(), " NCCL lines of ", n.lines(),
+                  n.hosts().empty() ? "" : absl::StrCat(", hosts ", absl::StrJoin(n.hosts(), " ")),
+                  "\n");
+  if (!n.networks().empty()) {
+    absl::StrAppend(&out, "  network   ", absl::StrJoin(n.networks(), ", "),
+                    n.provider().empty() ? "" : absl::StrCat(" (provider ", n.provider(), ")"),
+                    "\n");
+  }
+  for (const v1::NcclNetDevice& d : n.devices()) {
+    absl::StrAppend(&out, "  device    ", d.network(), "[", d.index(), "] ", d.name(),
+                    d.network() == "IB" ? absl::StrCat(":", d.port(), "/", d.link_layer())
+                                        : absl::StrCat(" ", d.address()),
+                    "\n");
+  }
+  if (n.ib_no_device()) absl::StrAppend(&out, "  NET/IB    no device found\n");
+  for (const std::string& h : n.gdr_disabled_hcas()) {
+    absl::StrAppend(&out, "  GDR off   for HCA ", h, "\n");
+  }
+  for (const v1::NcclTransportUse& t : n.transports()) {
+    absl::StrAppend(&out, "  via       ", t.transport(),
+                    t.network() ? absl::StrCat("/", t.net_device(),
+                                               t.device_name().empty() ? "" : " (" + t.device_name() + ")",
+                                               t.gdr() ? " GDRDMA" : " no GDR")
+                                : "",
+                    ": ", t.connections(), " connection(s)\n");
+  }
+  for (const auto& [k, v] : n.env()) absl::StrAppend(&out, "  env       ", k, "=", v, "\n");
+  for (const std::string& w : n.warnings()) absl::StrAppend(&out, "  NCCL WARN ", w, "\n");
+  absl::StrAppend(&out, " verdict ", VerdictName(r.verdict()), r.reason().empty() ? "" : ": ",
+                  r.reason(), "\n");
+  for (const v1::Finding& f : r.findings()) {
+    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
+                    "\n   fix: ", f.remediation(), "\n");
+  }
+  return out;
+}
+
+int Run(const Options& o) {
+  Profile profile;
+  if (!o.profile_path.empty()) {
+    absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
+    if (!p.ok()) return Usage(std::string(p.status().message()));
+    profile = *std::move(p);
+  }
+  nccl::NcclLogContext context;
+  context.rdma_expected = o.expect_rdma;
+  context.gdr_expected = o.expect_gdr;
+  if (!o.topology_xml.empty()) {
+    absl::Status s = AddTopology(o.topology_xml, &context);
+    if (!s.ok()) return Usage(absl::StrCat("--topology-xml: ", s.message()));
+  }
+  nccl::NcclLogParser parser;
+  if (o.file == "-") {
+    parser.AddStream(std::cin);
+  } else {
+    struct stat st;
+    if (stat(o.file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
+      return Usage(absl::StrCat(o.file, ": not a readable file (pass a log file, or - for stdin)"));
+    }
+    std::ifstream in(o.file, std::ios::binary);
+    if (!in) return Usage(absl::StrCat(o.file, ": cannot be read"));
+    parser.AddStream(in);
+  }
+  v1::ProbeResult result = nccl::JudgeNcclLog(parser.Report(), context);
+  FinalizeResult(profile, &result);
+  if (!PrintAs(o.format, result, [&] { return Render(result); })) return kExitCouldNotRun;
+  return ExitCodeForVerdict(result.verdict());
+}
+
+}  // namespace
+
+std::function<int()> AddNcclLogCommand(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "nccl-log",
+      "Read what NCCL did from an NCCL_DEBUG=INFO log (ours or any job's): version, network, "
+      "devices, each connection's transport and GPUDirect RDMA; findings for a fallback to "
+      "sockets, GDR off, and NICs off the GPU's rail. Exit 0 clean, 1 FAIL, 2 bad input, "
+      "3 nothing to judge.");
+  cmd->add_option("file", o->file, "The log file, or - for stdin")->required();
+  cmd->add_option("--format", o->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--topology-xml", o->topology_xml,
+                  "hwloc XML of the nodes: checks each GPU's NIC against its rail, and GDR "
+                  "where the rail is PIX/PXB");
+  cmd->add_flag("--expect-rdma", o->expect_rdma,
+                "The nodes have RDMA NICs: traffic over sockets is a FAIL, not a WARN");
+  cmd->add_flag("--expect-gdr", o->expect_gdr,
+                "GPUDirect RDMA is possible: RDMA connections without it are a FAIL");
+  cmd->add_option("--profile", o->profile_path, "Acceptance profile (its exceptions apply)");
+  return [=]() -> int { return cmd->parsed() ? Run(*o) : -1; };
+}
+
+}  // namespace nodeprobe::cli

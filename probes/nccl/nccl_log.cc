@@ -1,0 +1,394 @@
+// File: nccl_log.cc
+// Patterns are RE2 (linear time: a hostile log cannot make a match blow
+// up), each written against lines of the real logs in tests/fixtures/nccl/.
+#include "probes/nccl/nccl_log.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include <re2/re2.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace nodeprobe::nccl {
+namespace {
+
+// Distinct entries kept per list (real logs of a 1000-node job stay far
+// below; past it `truncated` is set).
+constexpr int kMaxEntries = 4096;
+constexpr int kMaxWarnings = 20;
+
+re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
+std::string_view View(re2::StringPiece s) { return std::string_view(s.data(), s.size()); }
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+// Debian's abseil has its own string_view; hex parsing without it.
+bool ParseHex(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d = (c >= '0' && c <= '9') ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                     : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *out = v;
+  return true;
+}
+
+// ESC [ ... letter: colour codes of Ray and vLLM output.
+const RE2& Ansi() {
+  static const RE2 re("\x1b\\[[0-9;]*[A-Za-z]");
+  return re;
+}
+// "host:pid:tid [dev] NCCL INFO message"; the host may follow any prefix.
+const RE2& Prefixed() {
+  // The host starts the line or follows a prefix's delimiter (a space,
+  // "<stdout>:", a Ray prefix's ")"), not the middle of a spliced word.
+  static const RE2 re(
+      "(?:^|[\\s)>:\\]])([A-Za-z0-9._-]+):\\d+:\\d+ \\[\\d+\\] NCCL (INFO|WARN) (.*)");
+  return re;
+}
+const RE2& Bare() {
+  static const RE2 re("NCCL (INFO|WARN) (.*)");
+  return re;
+}
+// Both "NCCL version 2.21.5+cuda12.4" alone and after "NCCL INFO".
+const RE2& Version() {
+  static const RE2 re("NCCL version (\\d+\\.\\d+\\.\\d+[^\\s]*)");
+  return re;
+}
+const RE2& Repeated() {
+  static const RE2 re("\\s*\\[repeated \\d+x across cluster\\]\\s*$");
+  return re;
+}
+
+template <typename T>
+bool AddUnique(google::protobuf::RepeatedPtrField<std::string>* list, const T& value,
+               v1::NcclLogReport* report) {
+  for (const std::string& s : *list) {
+    if (s == value) return false;
+  }
+  if (list->size() >= kMaxEntries) {
+    report->set_truncated(true);
+    return false;
+  }
+  list->Add(std::string(value));
+  return true;
+}
+
+// "NET/IB/0/GDRDMA" -> transport NET/IB, device 0, gdr; "P2P/IPC/read" ->
+// P2P/IPC; "SHM/direct/direct" -> SHM; "NVLS", "CollNet/..." -> the first part.
+struct Via {
+  std::string transport;
+  bool network = false;
+  int device = -1;
+  bool gdr = false;
+};
+
+Via ParseVia(std::string_view via) {
+  static const RE2 net("NET/([^/]+)/(\\d+)(/GDRDMA)?");
+  // A line cut by another process's output ("via P") names no transport.
+  static const RE2 known("(NET/[^/]+/\\d+|P2P/[^/]+|SHM|NVLS|CollNet).*");
+  Via v;
+  if (!RE2::FullMatch(Piece(via), known)) return v;
+  std::string name, device, gdr;
+  if (RE2::PartialMatch(Piece(via), net, &name, &device, &gdr) && StartsWith(via, "NET/")) {
+    v.transport = "NET/" + name;
+    v.network = true;
+    v.device = atoi(device.c_str());
+    v.gdr = !gdr.empty();
+    return v;
+  }
+  size_t first = via.find('/');
+  if (StartsWith(via, "P2P/") && first != std::string_view::npos) {
+    size_t second = via.find('/', first + 1);
+    v.transport = std::string(via.substr(0, second));
+  } else {
+    v.transport = std::string(via.substr(0, first));
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string NcclBusIdToPci(std::string_view hex) {
+  uint64_t id = 0;
+  if (hex.size() > 12 || !ParseHex(hex, &id)) return "";
+  char out[32];
+  snprintf(out, sizeof(out), "%04llx:%02llx:%02llx.%llx",
+           static_cast<unsigned long long>(id >> 20),
+           static_cast<unsigned long long>((id >> 12) & 0xff),
+           static_cast<unsigned long long>((id >> 4) & 0xff),
+           static_cast<unsigned long long>(id & 0xf));
+  return out;
+}
+
+void NcclLogParser::AddStream(std::istream& in) {
+  // Lines are cut at kMaxLineBytes; the rest of a longer line is skipped.
+  std::string line;
+  char buf[1 << 16];
+  bool skipping = false;
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    std::string_view chunk(buf, static_cast<size_t>(in.gcount()));
+    while (!chunk.empty()) {
+      size_t nl = chunk.find('\n');
+      std::string_view part = chunk.substr(0, nl);
+      if (!skipping) {
+        const size_t room = kMaxLineBytes - line.size();
+        line.append(part.substr(0, room));
+        if (part.size() > room) {
+          skipping = true;
+          report_.set_truncated(true);
+        }
+      }
+      if (nl == std::string_view::npos) break;
+      AddLine(line);
+      line.clear();
+      skipping = false;
+      chunk.remove_prefix(nl + 1);
+    }
+  }
+  if (!line.empty()) AddLine(line);
+}
+
+void NcclLogParser::AddLine(std::string_view raw) {
+  report_.set_lines(report_.lines() + 1);
+  std::string line(raw.substr(0, kMaxLineBytes));
+  if (line.find('\x1b') != std::string::npos) RE2::GlobalReplace(&line, Ansi(), "");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  RE2::Replace(&line, Repeated(), "");
+  std::string version;
+  if (RE2::PartialMatch(line, Version(), &version)) {
+    AddUnique(report_.mutable_versions(), version, &report_);
+  }
+  std::string host, level;
+  re2::StringPiece message;
+  if (!RE2::PartialMatch(line, Prefixed(), &host, &level, &message)) {
+    host.clear();
+    if (!RE2::PartialMatch(line, Bare(), &level, &message)) return;
+  }
+  report_.set_nccl_lines(report_.nccl_lines() + 1);
+  if (!host.empty()) AddUnique(report_.mutable_hosts(), host, &report_);
+  AddMessage(host, View(message), level == "WARN");
+}
+
+void NcclLogParser::AddMessage(const std::string& host, std::string_view message, bool warn) {
+  if (warn) {
+    if (report_.warnings_size() < kMaxWarnings) {
+      report_.add_warnings(host.empty() ? std::string(message)
+                                        : host + ": " + std::string(message));
+    } else {
+      report_.set_truncated(true);
+    }
+    return;
+  }
+  const re2::StringPiece m = Piece(message);
+  static const RE2 channel(
+      "Channel \\d+(?:/\\d+)? : \\d+\\[([0-9a-fA-F]+)\\] -> \\d+\\[[0-9a-fA-F]+\\]"
+      "(?: \\[(send|receive)\\])? via (\\S.*?)\\s*$");
+  std::string from, direction, via;
+  if (RE2::FullMatch(m, channel, &from, &direction, &via)) {
+    AddChannel(host, from, direction != "receive", via);
+    return;
+  }
+  static const RE2 ib_using("NET/IB ?: Using (.*)");
+  static const RE2 socket_using("NET/Socket ?: Using (.*)");
+  std::string rest;
+  if (RE2::FullMatch(m, ib_using, &rest)) {
+    // "[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>"
+    static const RE2 dev("\\[(\\d+)\\]([^:\\s\\[\\]]+):(\\d+)/([A-Za-z]+)");
+    re2::StringPiece in(rest.data(), rest.find(';') == std::string::npos ? rest.size()
+                                                                           : rest.find(';'));
+    int index = 0, port = 0;
+    std::string name, layer;
+    while (RE2::FindAndConsume(&in, dev, &index, &name, &port, &layer)) {
+      bool known = false;
+      for (const v1::NcclNetDevice& d : report_.devices()) {
+        known |= d.network() == "IB" && d.index() == static_cast<uint32_t>(index) &&
+                 d.name() == name;
+      }
+      if (known) continue;
+      if (report_.devices_size() >= kMaxEntries) {
+        report_.set_truncated(true);
+        break;
+      }
+      v1::NcclNetDevice* d = report_.add_devices();
+      d->set_index(index);
+      d->set_name(name);
+      d->set_port(port);
+      d->set_link_layer(layer);
+      d->set_network("IB");
+    }
+    return;
+  }
+  if (RE2::FullMatch(m, socket_using, &rest)) {
+    // "[0]eth0:10.244.1.228<0>"
+    static const RE2 dev("\\[(\\d+)\\]([^:\\s]+):([^<\\s]+)<\\d+>");
+    re2::StringPiece in(rest);
+    int index = 0;
+    std::string name, address;
+    while (RE2::FindAndConsume(&in, dev, &index, &name, &address)) {
+      bool known = false;
+      for (const v1::NcclNetDevice& d : report_.devices()) {
+        known |= d.network() == "Socket" && d.index() == static_cast<uint32_t>(index) &&
+                 d.name() == name;
+      }
+      if (known) continue;
+      if (report_.devices_size() >= kMaxEntries) {
+        report_.set_truncated(true);
+        break;
+      }
+      v1::NcclNetDevice* d = report_.add_devices();
+      d->set_index(index);
+      d->set_name(name);
+      d->set_address(address);
+      d->set_network("Socket");
+    }
+    return;
+  }
+  if (StartsWith(message, "NET/IB : No device found")) {
+    report_.set_ib_no_device(true);
+    return;
+  }
+  static const RE2 network("Using network (.+?)\\s*$");
+  static const RE2 gdr_off("GPU Direct RDMA Disabled for HCA \\d+ '([^']+)'");
+  static const RE2 provider("NET/OFI Selected Provider is (\\S+)");
+  static const RE2 env("(NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
+  static const RE2 init(
+      "comm 0x[0-9a-f]+ rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? "
+      "busId ([0-9a-fA-F]+)");
+  std::string a, b;
+  if (RE2::PartialMatch(m, network, &a)) {
+    AddUnique(report_.mutable_networks(), a, &report_);
+  } else if (RE2::PartialMatch(m, gdr_off, &a)) {
+    AddUnique(report_.mutable_gdr_disabled_hcas(), a, &report_);
+  } else if (RE2::PartialMatch(m, provider, &a)) {
+    report_.set_provider(a);
+  } else if (RE2::FullMatch(m, env, &a, &b)) {
+    if (report_.env_size() < kMaxEntries || report_.env().contains(a)) {
+      (*report_.mutable_env())[a] = b;
+    } else {
+      report_.set_truncated(true);
+    }
+  } else {
+    int rank = 0, nranks = 0, cuda_dev = 0;
+    std::string nvml_dev, bus;
+    if (!RE2::PartialMatch(m, init, &rank, &nranks, &cuda_dev, &nvml_dev, &bus)) return;
+    const std::string pci = NcclBusIdToPci(bus);
+    for (const v1::NcclRank& r : report_.ranks()) {
+      if (r.host() == host && r.rank() == static_cast<uint32_t>(rank) &&
+          r.nranks() == static_cast<uint32_t>(nranks) && r.bus_id() == pci) {
+        return;
+      }
+    }
+    if (report_.ranks_size() >= kMaxEntries) {
+      report_.set_truncated(true);
+      return;
+    }
+    v1::NcclRank* r = report_.add_ranks();
+    r->set_host(host);
+    r->set_rank(rank);
+    r->set_nranks(nranks);
+    r->set_cuda_dev(cuda_dev);
+    r->set_bus_id(pci);
+    // Channel lines of this NCCL name the GPU by its NVML device number.
+    if (!nvml_dev.empty() && device_bus_.size() < kMaxEntries) {
+      device_bus_[absl::StrCat(host, "/", nvml_dev)] = pci;
+    }
+  }
+}
+
+void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gpu, bool send,
+                               std::string_view via_text) {
+  const Via via = ParseVia(via_text);
+  if (via.transport.empty()) return;
+  v1::NcclTransportUse* use = nullptr;
+  for (v1::NcclTransportUse& t : *report_.mutable_transports()) {
+    if (t.transport() == via.transport && t.net_device() == via.device && t.gdr() == via.gdr) {
+      use = &t;
+    }
+  }
+  if (use == nullptr) {
+    if (report_.transports_size() >= kMaxEntries) {
+      report_.set_truncated(true);
+      return;
+    }
+    use = report_.add_transports();
+    use->set_transport(via.transport);
+    use->set_network(via.network);
+    use->set_net_device(via.device);
+    use->set_gdr(via.gdr);
+    use->set_example(std::string(via_text));
+  }
+  use->set_connections(use->connections() + 1);
+  if (!via.network || !send) return;
+  // The sender's GPU: a bus id in older NCCL ("1[101d0]"), the device
+  // number in newer ("0[0]"), resolved in Report().
+  const std::string gpu(from_gpu);
+  for (const v1::NcclNetPath& p : report_.net_paths()) {
+    if (p.host() == host && p.gpu_bus_id() == gpu && p.net_device() == via.device &&
+        p.transport() == via.transport && p.gdr() == via.gdr) {
+      return;
+    }
+  }
+  if (report_.net_paths_size() >= kMaxEntries) {
+    report_.set_truncated(true);
+    return;
+  }
+  v1::NcclNetPath* p = report_.add_net_paths();
+  p->set_host(host);
+  p->set_gpu_bus_id(gpu);  // raw until Report()
+  p->set_net_device(via.device);
+  p->set_transport(via.transport);
+  p->set_gdr(via.gdr);
+}
+
+v1::NcclLogReport NcclLogParser::Report() const {
+  v1::NcclLogReport out = report_;
+  const std::string network_kind = "IB";
+  for (v1::NcclNetPath& p : *out.mutable_net_paths()) {
+    const std::string raw = p.gpu_bus_id();
+    // Bus ids are at least a bus number above 0 (>= 0x1000); device
+    // numbers are small.
+    uint64_t value = 0;
+    const bool hex = ParseHex(raw, &value);
+    if (hex && value >= 0x1000) {
+      p.set_gpu_bus_id(NcclBusIdToPci(raw));
+    } else if (auto it = device_bus_.find(absl::StrCat(p.host(), "/", raw));
+               it != device_bus_.end()) {
+      p.set_gpu_bus_id(it->second);
+    } else {
+      p.set_gpu_bus_id("");
+    }
+    const std::string list = p.transport() == "NET/Socket" ? "Socket" : network_kind;
+    for (const v1::NcclNetDevice& d : out.devices()) {
+      if (d.network() == list && static_cast<int>(d.index()) == p.net_device()) {
+        p.set_device_name(d.name());
+      }
+    }
+  }
+  for (v1::NcclTransportUse& t : *out.mutable_transports()) {
+    if (!t.network()) continue;
+    const std::string list = t.transport() == "NET/Socket" ? "Socket" : network_kind;
+    for (const v1::NcclNetDevice& d : out.devices()) {
+      if (d.network() == list && static_cast<int>(d.index()) == t.net_device()) {
+        t.set_device_name(d.name());
+      }
+    }
+  }
+  return out;
+}
+
+v1::NcclLogReport ParseNcclLog(std::string_view text) {
+  NcclLogParser parser;
+  std::istringstream in{std::string(text)};
+  parser.AddStream(in);
+  return parser.Report();
+}
+
+}  // namespace nodeprobe::nccl

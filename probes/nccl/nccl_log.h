@@ -1,0 +1,52 @@
+// File: nccl_log.h
+// Reads what NCCL did from its NCCL_DEBUG=INFO output: a log of our own
+// collective run, or one captured from any training job. Real logs are
+// messy (MPI "[1,3]<stdout>:" and Ray "(RayWorkerWrapper ...)" prefixes,
+// ANSI colours, "[repeated 4x across cluster]" suffixes, lines of two
+// processes spliced together); a line that matches nothing is skipped, never
+// an error. Built on the real logs in tests/fixtures/nccl/.
+//
+// Bounded whatever the input: lines past kMaxLineBytes are cut, and every
+// list keeps at most a fixed number of distinct entries, so a hostile or
+// runaway log costs time linear in its size and a small, fixed memory.
+#pragma once
+
+#include <istream>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "nodeprobe/v1/nccl.pb.h"
+
+namespace nodeprobe::nccl {
+
+inline constexpr size_t kMaxLineBytes = 64 << 10;
+
+// Incremental: AddLine() or AddStream(), then Report().
+class NcclLogParser {
+ public:
+  void AddLine(std::string_view line);
+  // Reads `in` to its end, line by line.
+  void AddStream(std::istream& in);
+  // What was read so far; the senders' GPUs resolved to PCI addresses
+  // (newer NCCL names them by device number in channel lines and by bus id
+  // only in the "Init COMPLETE" lines, which come later).
+  v1::NcclLogReport Report() const;
+
+ private:
+  void AddMessage(const std::string& host, std::string_view message, bool warn);
+  void AddChannel(const std::string& host, std::string_view from_gpu, bool send,
+                  std::string_view via);
+  v1::NcclLogReport report_;
+  // host + "/" + device number -> PCI address, from "Init COMPLETE" lines.
+  std::map<std::string, std::string> device_bus_;
+};
+
+v1::NcclLogReport ParseNcclLog(std::string_view text);
+
+// NCCL's int64 bus id ("101c0", "7000", "100000": domain << 20 | bus << 12
+// | device << 4 | function, printed in hex) as a PCI address
+// ("0000:10:1c.0"); "" when it is not hex.
+std::string NcclBusIdToPci(std::string_view hex);
+
+}  // namespace nodeprobe::nccl

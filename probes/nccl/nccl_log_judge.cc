@@ -1,0 +1,160 @@
+// File: nccl_log_judge.cc
+#include "probes/nccl/nccl_log_judge.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::nccl {
+namespace {
+
+uint32_t Connections(const v1::NcclLogReport& r, bool (*match)(const v1::NcclTransportUse&)) {
+  uint32_t n = 0;
+  for (const v1::NcclTransportUse& t : r.transports()) {
+    if (match(t)) n += t.connections();
+  }
+  return n;
+}
+
+bool IsSocket(const v1::NcclTransportUse& t) { return t.transport() == "NET/Socket"; }
+bool IsRdmaWithoutGdr(const v1::NcclTransportUse& t) {
+  return t.network() && t.transport() != "NET/Socket" && !t.gdr();
+}
+bool IsRdma(const v1::NcclTransportUse& t) {
+  return t.network() && t.transport() != "NET/Socket";
+}
+
+std::vector<std::string> RdmaDeviceNames(const v1::NcclLogReport& r) {
+  std::vector<std::string> out;
+  for (const v1::NcclNetDevice& d : r.devices()) {
+    if (d.network() == "IB") out.push_back(absl::StrCat(d.name(), ":", d.port(), "/", d.link_layer()));
+  }
+  return out;
+}
+
+void SocketFallback(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
+  const uint32_t sockets = Connections(r, IsSocket);
+  if (sockets == 0) return;
+  const std::vector<std::string> rdma = RdmaDeviceNames(r);
+  // NCCL listed RDMA devices and still used sockets, or the node has them:
+  // a fallback for sure. Otherwise the log alone cannot tell.
+  const bool sure = c.rdma_expected || !rdma.empty();
+  std::string why;
+  if (!rdma.empty()) {
+    why = absl::StrCat("although it listed RDMA devices (", absl::StrJoin(rdma, " "), ")");
+  } else if (r.ib_no_device()) {
+    why = "because its IB transport found no device (\"NET/IB : No device found\")";
+  } else {
+    why = "and listed no RDMA device";
+  }
+  AddFinding(out, "NCCL_FELL_BACK_TO_SOCKETS", sure ? v1::FAIL : v1::WARN, "",
+             absl::StrCat("NCCL carried ", sockets, " connection(s) between nodes over "
+                          "sockets (NET/Socket) ", why,
+                          sure ? "" : "; if these nodes have RDMA NICs this is a fallback"),
+             r.ib_no_device()
+                 ? "Make the HCAs visible to the job: the RDMA driver and "
+                   "/dev/infiniband (a container needs the devices and IPC_LOCK), "
+                   "libibverbs and its provider in the image; check NCCL_IB_HCA"
+                 : "Check NCCL_NET, NCCL_IB_DISABLE and NCCL_IB_HCA in the job's "
+                   "environment (recorded in the evidence)");
+}
+
+void GdrOff(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
+  const uint32_t without = Connections(r, IsRdmaWithoutGdr);
+  if (without == 0) return;
+  // Which sending GPUs went without GDR, and whether their rail allows it.
+  std::set<std::string> gpus, expected_gpus;
+  for (const v1::NcclNetPath& p : r.net_paths()) {
+    if (p.transport() == "NET/Socket" || p.gdr() || p.gpu_bus_id().empty()) continue;
+    gpus.insert(p.gpu_bus_id());
+    if (c.gdr_by_default.count(p.gpu_bus_id())) expected_gpus.insert(p.gpu_bus_id());
+  }
+  const bool sure = c.gdr_expected || !expected_gpus.empty();
+  std::string detail;
+  if (!expected_gpus.empty()) {
+    detail = absl::StrCat("; GPUs ", absl::StrJoin(expected_gpus, ", "), " sit PIX/PXB to their "
+                          "rail in ", c.topology_source, ", where NCCL's default uses it");
+  } else if (!gpus.empty()) {
+    detail = absl::StrCat(" (GPUs ", absl::StrJoin(gpus, ", "), ")");
+  }
+  if (!r.gdr_disabled_hcas().empty()) {
+    absl::StrAppend(&detail, "; NCCL said GPU Direct RDMA is disabled for ",
+                    absl::StrJoin(r.gdr_disabled_hcas(), ", "));
+  }
+  if (auto it = r.env().find("NCCL_NET_GDR_LEVEL"); it != r.env().end()) {
+    absl::StrAppend(&detail, "; NCCL_NET_GDR_LEVEL=", it->second);
+  }
+  AddFinding(out, "NCCL_GDR_OFF", sure ? v1::FAIL : v1::WARN, "",
+             absl::StrCat(without, " of ", Connections(r, IsRdma),
+                          " RDMA connection(s) between nodes ran without GPUDirect RDMA "
+                          "(no /GDRDMA in \"via NET/...\")",
+                          detail),
+             "Load nvidia-peermem or use a kernel and driver with dma-buf (the gpudirect "
+             "probe says which works), and check NCCL_NET_GDR_LEVEL and ACS on the "
+             "GPU-NIC path");
+}
+
+void HcaMismatch(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
+  if (c.rails.empty()) return;
+  std::set<std::string> seen;
+  for (const v1::NcclNetPath& p : r.net_paths()) {
+    if (p.transport() == "NET/Socket" || p.gpu_bus_id().empty() || p.device_name().empty()) {
+      continue;
+    }
+    auto rail = c.rails.find(p.gpu_bus_id());
+    if (rail == c.rails.end() || rail->second.empty() || rail->second.count(p.device_name())) {
+      continue;
+    }
+    const std::string key = absl::StrCat(p.host(), p.gpu_bus_id(), p.device_name());
+    if (!seen.insert(key).second) continue;
+    AddFinding(out, "NCCL_HCA_MISMATCH", v1::FAIL, p.device_name(),
+               absl::StrCat("GPU ", p.gpu_bus_id(), p.host().empty() ? "" : " on ", p.host(),
+                            " sent over ", p.device_name(), ", which is not its rail (",
+                            absl::StrJoin(rail->second, ", "), " in ", c.topology_source, ")"),
+               "Let NCCL see the topology (NCCL_TOPO_FILE matching the node, no "
+               "NCCL_IB_HCA that hides the rail), and check the locality probe");
+  }
+}
+
+}  // namespace
+
+v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogContext& context) {
+  v1::ProbeResult out;
+  out.set_probe("nccl-log");
+  *out.mutable_nccl_log() = report;
+  if (report.nccl_lines() == 0) {
+    out.set_reason("no NCCL INFO output in the log");
+    AddFinding(&out, "NCCL_LOG_EMPTY", v1::ERROR, "",
+               absl::StrCat("none of the ", report.lines(),
+                            " lines is NCCL output (\"NCCL INFO\" or \"NCCL WARN\")"),
+               "Capture the job with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH)");
+    return out;
+  }
+  AddEvidence(&out, "nccl.version", absl::StrJoin(report.versions(), ", "));
+  AddEvidence(&out, "nccl.network", absl::StrJoin(report.networks(), ", "));
+  std::vector<std::string> devices;
+  for (const v1::NcclNetDevice& d : report.devices()) {
+    devices.push_back(d.network() == "IB"
+                          ? absl::StrCat("[", d.index(), "]", d.name(), ":", d.port(), "/",
+                                         d.link_layer())
+                          : absl::StrCat("[", d.index(), "]", d.name(), ":", d.address()));
+  }
+  AddEvidence(&out, "nccl.devices", absl::StrJoin(devices, " "));
+  std::vector<std::string> transports;
+  for (const v1::NcclTransportUse& t : report.transports()) {
+    transports.push_back(absl::StrCat(t.example(), " x", t.connections()));
+  }
+  AddEvidence(&out, "nccl.transports", absl::StrJoin(transports, "; "));
+  for (const auto& [name, value] : report.env()) AddEvidence(&out, "env." + name, value);
+  if (report.truncated()) {
+    AddEvidence(&out, "nccl.truncated", "the log exceeded the parser's bounds; counts are partial");
+  }
+  SocketFallback(report, context, &out);
+  GdrOff(report, context, &out);
+  HcaMismatch(report, context, &out);
+  return out;
+}
+
+}  // namespace nodeprobe::nccl

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "probes/gpu/gpu_probe.h"
 #include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/inventory/inventory_probe.h"
 #include "probes/locality/locality_probe.h"
@@ -20,6 +21,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<RdmaDevicesProbe>());
   (void)registry.Register(std::make_unique<PcieProbe>());
   (void)registry.Register(std::make_unique<LocalityProbe>());
+  (void)registry.Register(std::make_unique<GpuProbe>());
   (void)registry.Register(std::make_unique<GpuDirectProbe>());
   (void)registry.Register(std::make_unique<MtuProbe>());
   (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());

@@ -63,6 +63,15 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_TOPO_FILE_MISMATCH", "NCCL_TOPO_FILE pairs GPUs and NICs unlike this node"},
       {"PCIE_VM_LINK_ARTIFACT", "an emulated bridge's link speed/width (virtual machine), not a fault"},
       {"GPU_INDEX_MISMATCH", "a GPU's NVML index in the topology is not its PCI-order index"},
+      // GPUs (NVML)
+      {"GPU_UNREADABLE", "NVML cannot open a GPU (e.g. fallen off the bus)"},
+      {"GPU_ROW_REMAP_FAILED", "a GPU ran out of spare memory rows"},
+      {"GPU_REMAP_PENDING", "a row remapping or page retirement waits for a GPU reset"},
+      {"GPU_ECC_UNCORRECTED", "a GPU has uncorrected ECC errors"},
+      {"GPU_ECC_DISABLED", "a GPU supports ECC but runs without it"},
+      {"GPU_THROTTLED", "a GPU's clocks are held down by a thermal or power fault"},
+      {"GPU_NVLINK_DOWN", "NVLink links of a GPU are down"},
+      {"GPU_BUSY", "compute processes run on a GPU"},
       // NCCL (what its debug log shows it did)
       {"NCCL_FELL_BACK_TO_SOCKETS", "NCCL carried inter-node traffic over sockets"},
       {"NCCL_GDR_OFF", "NCCL's inter-node RDMA connections ran without GPUDirect RDMA"},

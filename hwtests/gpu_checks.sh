@@ -36,5 +36,12 @@ for p in r["results"]:
         for m in p.get("measurements", []):
             if m["name"] == "pcie_link_speed" and m["labels"].get("role") == "gpu":
                 facts.append(f"gpu {m['labels']['device']} {m['value']} GT/s")
+    if p["probe"] == "gpu" and "gpu" in p:
+        g = p["gpu"]
+        facts.append(f"driver {g.get('driver_version', '?')}")
+        for x in g.get("gpus", []):
+            facts.append(f"{x.get('name')} {x.get('bus_id')} ecc={x.get('ecc_enabled')} "
+                         f"nvlink {x.get('nvlinks_active', 0)}/{x.get('nvlinks_supported', 0)} "
+                         f"procs={x.get('compute_processes', 0)}")
     print(f"{p['probe']:14} {p['verdict']:8} {', '.join(facts) or p.get('reason', '')}")
 PY

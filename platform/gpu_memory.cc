@@ -4,6 +4,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -23,6 +26,20 @@ using CuPointerSetAttribute = int (*)(const void*, int, uint64_t);
 using CuMemGetHandleForAddressRange = int (*)(void*, uint64_t, size_t, int, unsigned long long);
 using CuDeviceGetAttribute = int (*)(int*, int, int);
 using CuDeviceGetByPciBusId = int (*)(int*, const char*);
+using CuDeviceGetCount = int (*)(int*);
+using CuDeviceGetPciBusId = int (*)(char*, int, int);
+using CuMemHostAlloc = int (*)(void**, size_t, unsigned int);
+using CuMemFreeHost = int (*)(void*);
+using CuMemcpyHtoDAsync = int (*)(uint64_t, const void*, size_t, void*);
+using CuMemcpyDtoHAsync = int (*)(void*, uint64_t, size_t, void*);
+using CuStreamCreate = int (*)(void**, unsigned int);
+using CuStreamDestroy = int (*)(void*);
+using CuEventCreate = int (*)(void**, unsigned int);
+using CuEventRecord = int (*)(void*, void*);
+using CuEventSynchronize = int (*)(void*);
+using CuEventElapsedTime = int (*)(float*, void*, void*);
+using CuEventDestroy = int (*)(void*);
+using CuStreamWaitEvent = int (*)(void*, void*, unsigned int);
 
 constexpr int kDeviceAttributeDmaBufSupported = 124;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
 
@@ -42,6 +59,21 @@ struct Driver {
   CuMemGetHandleForAddressRange handle = nullptr;  // CUDA 11.7+
   CuDeviceGetAttribute attribute = nullptr;
   CuDeviceGetByPciBusId by_bus_id = nullptr;
+  // Copy bandwidth (all in the driver API since CUDA 3.2).
+  CuDeviceGetCount device_count = nullptr;
+  CuDeviceGetPciBusId pci_bus_id = nullptr;
+  CuMemHostAlloc host_alloc = nullptr;
+  CuMemFreeHost free_host = nullptr;
+  CuMemcpyHtoDAsync htod = nullptr;
+  CuMemcpyDtoHAsync dtoh = nullptr;
+  CuStreamCreate stream_create = nullptr;
+  CuStreamDestroy stream_destroy = nullptr;
+  CuEventCreate event_create = nullptr;
+  CuEventRecord event_record = nullptr;
+  CuEventSynchronize event_sync = nullptr;
+  CuEventElapsedTime event_elapsed = nullptr;
+  CuEventDestroy event_destroy = nullptr;
+  CuStreamWaitEvent stream_wait = nullptr;
 };
 
 // Loaded once per process; left loaded (CUDA's destructors misbehave on
@@ -64,6 +96,20 @@ const Driver* LoadDriver() {
         reinterpret_cast<CuMemGetHandleForAddressRange>(sym("cuMemGetHandleForAddressRange"));
     d->attribute = reinterpret_cast<CuDeviceGetAttribute>(sym("cuDeviceGetAttribute"));
     d->by_bus_id = reinterpret_cast<CuDeviceGetByPciBusId>(sym("cuDeviceGetByPCIBusId"));
+    d->device_count = reinterpret_cast<CuDeviceGetCount>(sym("cuDeviceGetCount"));
+    d->pci_bus_id = reinterpret_cast<CuDeviceGetPciBusId>(sym("cuDeviceGetPCIBusId"));
+    d->host_alloc = reinterpret_cast<CuMemHostAlloc>(sym("cuMemHostAlloc"));
+    d->free_host = reinterpret_cast<CuMemFreeHost>(sym("cuMemFreeHost"));
+    d->htod = reinterpret_cast<CuMemcpyHtoDAsync>(sym("cuMemcpyHtoDAsync_v2"));
+    d->dtoh = reinterpret_cast<CuMemcpyDtoHAsync>(sym("cuMemcpyDtoHAsync_v2"));
+    d->stream_create = reinterpret_cast<CuStreamCreate>(sym("cuStreamCreate"));
+    d->stream_destroy = reinterpret_cast<CuStreamDestroy>(sym("cuStreamDestroy_v2"));
+    d->event_create = reinterpret_cast<CuEventCreate>(sym("cuEventCreate"));
+    d->event_record = reinterpret_cast<CuEventRecord>(sym("cuEventRecord"));
+    d->event_sync = reinterpret_cast<CuEventSynchronize>(sym("cuEventSynchronize"));
+    d->event_elapsed = reinterpret_cast<CuEventElapsedTime>(sym("cuEventElapsedTime"));
+    d->event_destroy = reinterpret_cast<CuEventDestroy>(sym("cuEventDestroy_v2"));
+    d->stream_wait = reinterpret_cast<CuStreamWaitEvent>(sym("cuStreamWaitEvent"));
     return d;
   }();
   return driver;
@@ -171,6 +217,135 @@ absl::StatusOr<int> GpuMemory::DmaBufFd() const {
                          "cuMemGetHandleForAddressRange");
   if (!s.ok()) return s;
   return fd;
+}
+
+absl::StatusOr<std::vector<std::string>> CudaDeviceBusIds() {
+  const Driver* d = LoadDriver();
+  if (d->lib == nullptr || d->init == nullptr || d->device_count == nullptr ||
+      d->pci_bus_id == nullptr) {
+    return absl::FailedPreconditionError("no NVIDIA driver (libcuda.so.1) on this host");
+  }
+  if (absl::Status s = Check(d->init(0), "cuInit"); !s.ok()) return s;
+  int n = 0;
+  if (absl::Status s = Check(d->device_count(&n), "cuDeviceGetCount"); !s.ok()) return s;
+  std::vector<std::string> out;
+  for (int i = 0; i < n && i < 64; ++i) {
+    char bus[32] = {};
+    if (d->pci_bus_id(bus, sizeof(bus), i) != 0) {
+      out.push_back("");
+      continue;
+    }
+    std::string id(bus);
+    for (char& c : id) c = static_cast<char>(tolower(c));
+    // CUDA prints an 8-digit domain ("00000000:19:00.0"); sysfs has 4.
+    if (id.size() == 16 && id.compare(0, 4, "0000") == 0) id = id.substr(4);
+    out.push_back(id);
+  }
+  return out;
+}
+
+namespace {
+
+// Everything one measurement holds, released in one place.
+struct CopySession {
+  const Driver* d;
+  int device;
+  void* ctx = nullptr;
+  void* host[2] = {nullptr, nullptr};
+  uint64_t dev[2] = {0, 0};
+  void* stream[2] = {nullptr, nullptr};
+  void* event[4] = {nullptr, nullptr, nullptr, nullptr};
+  ~CopySession() {
+    for (void* e : event) if (e) d->event_destroy(e);
+    for (void* s : stream) if (s) d->stream_destroy(s);
+    for (uint64_t p : dev) if (p) d->free(p);
+    for (void* h : host) if (h) d->free_host(h);
+    if (ctx) d->release(device);
+  }
+};
+
+// Milliseconds between two recorded events once the second completed.
+absl::StatusOr<float> Elapsed(const Driver* d, void* from, void* to) {
+  if (absl::Status s = Check(d->event_sync(to), "cuEventSynchronize"); !s.ok()) return s;
+  float ms = 0;
+  if (absl::Status s = Check(d->event_elapsed(&ms, from, to), "cuEventElapsedTime"); !s.ok()) {
+    return s;
+  }
+  return ms;
+}
+
+}  // namespace
+
+absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int iterations) {
+  const Driver* d = LoadDriver();
+  if (d->lib == nullptr) {
+    return absl::FailedPreconditionError("no NVIDIA driver (libcuda.so.1) on this host");
+  }
+  for (const void* fn : {reinterpret_cast<const void*>(d->init), (const void*)d->retain,
+                         (const void*)d->release, (const void*)d->set_current,
+                         (const void*)d->alloc, (const void*)d->free, (const void*)d->host_alloc,
+                         (const void*)d->free_host, (const void*)d->htod, (const void*)d->dtoh,
+                         (const void*)d->stream_create, (const void*)d->stream_destroy,
+                         (const void*)d->event_create, (const void*)d->event_record,
+                         (const void*)d->event_sync, (const void*)d->event_elapsed,
+                         (const void*)d->event_destroy, (const void*)d->stream_wait}) {
+    if (fn == nullptr) {
+      return absl::FailedPreconditionError("the CUDA driver lacks a copy or event entry point");
+    }
+  }
+  if (iterations < 1 || bytes == 0) return absl::InvalidArgumentError("nothing to copy");
+  if (absl::Status s = Check(d->init(0), "cuInit"); !s.ok()) return s;
+  CopySession c{d, device};
+  absl::Status s = Check(d->retain(&c.ctx, device), "cuDevicePrimaryCtxRetain");
+  if (s.ok()) s = Check(d->set_current(c.ctx), "cuCtxSetCurrent");
+  for (int i = 0; s.ok() && i < 2; ++i) {
+    s = Check(d->host_alloc(&c.host[i], bytes, 0), "cuMemHostAlloc");  // pinned
+    if (s.ok()) s = Check(d->alloc(&c.dev[i], bytes), "cuMemAlloc");
+    if (s.ok()) s = Check(d->stream_create(&c.stream[i], 1), "cuStreamCreate");  // non-blocking
+  }
+  for (int i = 0; s.ok() && i < 4; ++i) s = Check(d->event_create(&c.event[i], 0), "cuEventCreate");
+  if (!s.ok()) return s;
+  void* s0 = c.stream[0];
+  void* s1 = c.stream[1];
+  // One direction: warm-up, then `iterations` copies between two events.
+  auto one_way = [&](bool h2d) -> absl::StatusOr<double> {
+    auto copy = [&]() {
+      return h2d ? d->htod(c.dev[0], c.host[0], bytes, s0) : d->dtoh(c.host[0], c.dev[0], bytes, s0);
+    };
+    absl::Status st = Check(copy(), "cuMemcpyAsync");
+    if (st.ok()) st = Check(d->event_record(c.event[0], s0), "cuEventRecord");
+    for (int i = 0; st.ok() && i < iterations; ++i) st = Check(copy(), "cuMemcpyAsync");
+    if (st.ok()) st = Check(d->event_record(c.event[1], s0), "cuEventRecord");
+    if (!st.ok()) return st;
+    absl::StatusOr<float> ms = Elapsed(d, c.event[0], c.event[1]);
+    if (!ms.ok()) return ms.status();
+    return *ms > 0 ? static_cast<double>(bytes) * iterations / (*ms * 1e-3) / 1e9 : 0.0;
+  };
+  absl::StatusOr<double> h2d = one_way(true);
+  if (!h2d.ok()) return h2d.status();
+  absl::StatusOr<double> d2h = one_way(false);
+  if (!d2h.ok()) return d2h.status();
+  // Both at once: stream 1 waits for stream 0's start event, so the two
+  // copy engines start together; the time runs to the later end.
+  s = Check(d->event_record(c.event[0], s0), "cuEventRecord");
+  if (s.ok()) s = Check(d->stream_wait(s1, c.event[0], 0), "cuStreamWaitEvent");
+  for (int i = 0; s.ok() && i < iterations; ++i) {
+    s = Check(d->htod(c.dev[0], c.host[0], bytes, s0), "cuMemcpyHtoDAsync");
+    if (s.ok()) s = Check(d->dtoh(c.host[1], c.dev[1], bytes, s1), "cuMemcpyDtoHAsync");
+  }
+  if (s.ok()) s = Check(d->event_record(c.event[1], s0), "cuEventRecord");
+  if (s.ok()) s = Check(d->event_record(c.event[2], s1), "cuEventRecord");
+  if (!s.ok()) return s;
+  absl::StatusOr<float> ms0 = Elapsed(d, c.event[0], c.event[1]);
+  absl::StatusOr<float> ms1 = Elapsed(d, c.event[0], c.event[2]);
+  if (!ms0.ok()) return ms0.status();
+  if (!ms1.ok()) return ms1.status();
+  const float ms = std::max(*ms0, *ms1);
+  CopyBandwidth out;
+  out.h2d_gbps = *h2d;
+  out.d2h_gbps = *d2h;
+  out.bidir_gbps = ms > 0 ? 2.0 * static_cast<double>(bytes) * iterations / (ms * 1e-3) / 1e9 : 0;
+  return out;
 }
 
 }  // namespace nodeprobe::platform

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -51,5 +52,19 @@ class GpuMemory {
   uint64_t ptr_ = 0;
   size_t size_ = 0;
 };
+
+// Host <-> device copy bandwidth from pinned host memory, in GB/s (10^9
+// bytes per second), timed with CUDA events on the copy streams: H2D, D2H,
+// and both at once on two streams (bidirectional: the sum of both).
+struct CopyBandwidth {
+  double h2d_gbps = 0;
+  double d2h_gbps = 0;
+  double bidir_gbps = 0;
+};
+// The PCI address of each CUDA device, in CUDA ordinal order
+// (FAILED_PRECONDITION without a driver).
+absl::StatusOr<std::vector<std::string>> CudaDeviceBusIds();
+// `iterations` copies of `bytes` each way after one warm-up copy.
+absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int iterations);
 
 }  // namespace nodeprobe::platform

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "probes/gpu/gpu_pcie_bw_probe.h"
 #include "probes/gpu/gpu_probe.h"
 #include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/inventory/inventory_probe.h"
@@ -22,6 +23,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<PcieProbe>());
   (void)registry.Register(std::make_unique<LocalityProbe>());
   (void)registry.Register(std::make_unique<GpuProbe>());
+  (void)registry.Register(std::make_unique<GpuPcieBwProbe>());
   (void)registry.Register(std::make_unique<GpuDirectProbe>());
   (void)registry.Register(std::make_unique<MtuProbe>());
   (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());

@@ -72,6 +72,8 @@ const std::vector<FindingCode>& FindingCodes() {
       {"GPU_THROTTLED", "a GPU's clocks are held down by a thermal or power fault"},
       {"GPU_NVLINK_DOWN", "NVLink links of a GPU are down"},
       {"GPU_BUSY", "compute processes run on a GPU"},
+      {"GPU_PCIE_BW_BELOW_EXPECTED", "host<->GPU copies are slower than the GPU's PCIe link"},
+      {"GPU_COPY_FAILED", "a host<->GPU copy could not be measured"},
       // NCCL (what its debug log shows it did)
       {"NCCL_FELL_BACK_TO_SOCKETS", "NCCL carried inter-node traffic over sockets"},
       {"NCCL_GDR_OFF", "NCCL's inter-node RDMA connections ran without GPUDirect RDMA"},

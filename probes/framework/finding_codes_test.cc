@@ -17,7 +17,7 @@ namespace {
 TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
   const std::set<std::string> not_codes = {
       "NODEPROBE_COORDINATOR", "XDG_DATA_HOME", "NO_COLOR",  // environment
-      "NODEPROBE_FORCE_NO_DMABUF", "NODEPROBE_FORCE_NO_IOVA2",
+      "NODEPROBE_FORCE_NO_DMABUF", "NODEPROBE_FORCE_NO_IOVA2", "NODEPROBE_NVML_LIBRARY",
       "PRETTY_NAME", "VERSION_ID",                           // os-release keys
       "ACTIVE_DEFER",                                        // an IB port state
       "HWLOC_FSROOT", "NCCL_TOPO_FILE", "NCCL_NET_GDR_LEVEL",  // environment

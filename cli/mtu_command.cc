@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/table_renderer.h"
 #include "cli/signals.h"
 #include "platform/netns.h"
 #include "platform/socket.h"
@@ -62,13 +63,7 @@ std::string Render(const v1::ProbeResult& r) {
                     p.blackhole() ? ", black hole above it" : "", "\n");
   }
   if (m.peer_iface_mtu()) absl::StrAppend(&out, "  peer interface MTU ", m.peer_iface_mtu(), "\n");
-  absl::StrAppend(&out, " verdict ", VerdictName(r.verdict()), r.reason().empty() ? "" : ": ",
-                  r.reason(), "\n");
-  for (const v1::Finding& f : r.findings()) {
-    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
-                    "\n   fix: ", f.remediation(), "\n");
-  }
-  return out;
+  return out + RenderVerdictAndFindings(r);
 }
 
 int Probe(const Options& o) {

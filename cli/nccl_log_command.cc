@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/table_renderer.h"
 #include "platform/hwloc_topology.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
@@ -87,13 +88,7 @@ std::string Render(const v1::ProbeResult& r) {
   }
   for (const auto& [k, v] : n.env()) absl::StrAppend(&out, "  env       ", k, "=", v, "\n");
   for (const std::string& w : n.warnings()) absl::StrAppend(&out, "  NCCL WARN ", w, "\n");
-  absl::StrAppend(&out, " verdict ", VerdictName(r.verdict()), r.reason().empty() ? "" : ": ",
-                  r.reason(), "\n");
-  for (const v1::Finding& f : r.findings()) {
-    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
-                    "\n   fix: ", f.remediation(), "\n");
-  }
-  return out;
+  return out + RenderVerdictAndFindings(r);
 }
 
 int Run(const Options& o) {

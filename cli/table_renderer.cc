@@ -197,4 +197,18 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
   return out;
 }
 
+std::string RenderFindings(const v1::ProbeResult& r) {
+  std::string out;
+  for (const v1::Finding& f : r.findings()) {
+    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
+                    "\n   fix: ", f.remediation(), "\n");
+  }
+  return out;
+}
+
+std::string RenderVerdictAndFindings(const v1::ProbeResult& r) {
+  return absl::StrCat(" verdict ", VerdictName(r.verdict()), r.reason().empty() ? "" : ": ",
+                      r.reason(), "\n", RenderFindings(r));
+}
+
 }  // namespace nodeprobe::cli

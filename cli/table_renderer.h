@@ -12,4 +12,10 @@ namespace nodeprobe::cli {
 
 std::string RenderStageTable(const v1::StageReport& report, bool color);
 
+// The tail of a single probe's view (`transfer run`, `mtu probe`,
+// `nccl-log`): its verdict with the reason, then each finding with its fix.
+std::string RenderVerdictAndFindings(const v1::ProbeResult& result);
+// Only the findings, each with its fix.
+std::string RenderFindings(const v1::ProbeResult& result);
+
 }  // namespace nodeprobe::cli

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/table_renderer.h"
 #include "cli/signals.h"
 #include "platform/file_tree.h"
 #include "platform/route.h"
@@ -114,11 +115,7 @@ std::string RenderTransfer(const v1::ProbeResult& r) {
           row.partial() ? "  (partial: sender's count)" : ""));
     }
   }
-  for (const v1::Finding& f : r.findings()) {
-    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ",
-                    f.message(), "\n   fix: ", f.remediation(), "\n");
-  }
-  return out;
+  return out + RenderFindings(r);
 }
 
 int Run(const RunOptions& o) {

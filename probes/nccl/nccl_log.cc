@@ -114,6 +114,26 @@ Via ParseVia(std::string_view via) {
   return v;
 }
 
+// A device of NCCL's "Using" list not yet seen; nullptr when it was, or
+// when the list is full.
+v1::NcclNetDevice* NewDevice(v1::NcclLogReport* report, const std::string& network, int index,
+                             const std::string& name) {
+  for (const v1::NcclNetDevice& d : report->devices()) {
+    if (d.network() == network && d.index() == static_cast<uint32_t>(index) && d.name() == name) {
+      return nullptr;
+    }
+  }
+  if (report->devices_size() >= kMaxEntries) {
+    report->set_truncated(true);
+    return nullptr;
+  }
+  v1::NcclNetDevice* d = report->add_devices();
+  d->set_index(index);
+  d->set_name(name);
+  d->set_network(network);
+  return d;
+}
+
 }  // namespace
 
 std::string NcclBusIdToPci(std::string_view hex) {
@@ -207,22 +227,10 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
     int index = 0, port = 0;
     std::string name, layer;
     while (RE2::FindAndConsume(&in, dev, &index, &name, &port, &layer)) {
-      bool known = false;
-      for (const v1::NcclNetDevice& d : report_.devices()) {
-        known |= d.network() == "IB" && d.index() == static_cast<uint32_t>(index) &&
-                 d.name() == name;
-      }
-      if (known) continue;
-      if (report_.devices_size() >= kMaxEntries) {
-        report_.set_truncated(true);
-        break;
-      }
-      v1::NcclNetDevice* d = report_.add_devices();
-      d->set_index(index);
-      d->set_name(name);
+      v1::NcclNetDevice* d = NewDevice(&report_, "IB", index, name);
+      if (d == nullptr) continue;
       d->set_port(port);
       d->set_link_layer(layer);
-      d->set_network("IB");
     }
     return;
   }
@@ -233,21 +241,8 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
     int index = 0;
     std::string name, address;
     while (RE2::FindAndConsume(&in, dev, &index, &name, &address)) {
-      bool known = false;
-      for (const v1::NcclNetDevice& d : report_.devices()) {
-        known |= d.network() == "Socket" && d.index() == static_cast<uint32_t>(index) &&
-                 d.name() == name;
-      }
-      if (known) continue;
-      if (report_.devices_size() >= kMaxEntries) {
-        report_.set_truncated(true);
-        break;
-      }
-      v1::NcclNetDevice* d = report_.add_devices();
-      d->set_index(index);
-      d->set_name(name);
-      d->set_address(address);
-      d->set_network("Socket");
+      v1::NcclNetDevice* d = NewDevice(&report_, "Socket", index, name);
+      if (d != nullptr) d->set_address(address);
     }
     return;
   }

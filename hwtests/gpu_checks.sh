@@ -45,3 +45,28 @@ for p in r["results"]:
                          f"procs={x.get('compute_processes', 0)}")
     print(f"{p['probe']:14} {p['verdict']:8} {', '.join(facts) or p.get('reason', '')}")
 PY
+
+# gpu-pcie-bw beside a plain cudaMemcpyAsync loop on GPU 0 (target: within 5%).
+if g++ -O2 -I/usr/local/cuda/include hwtests/memcpy_reference.cc -L/usr/local/cuda/lib64 \
+     -lcudart -Wl,-rpath,/usr/local/cuda/lib64 -o /tmp/np-memcpy-ref 2>/tmp/np-memcpy-ref.err; then
+  read -r ref_h2d ref_d2h < <(/tmp/np-memcpy-ref)
+  python3 - "$ref_h2d" "$ref_d2h" <<'PY'
+import json, sys
+ref = {"h2d": float(sys.argv[1]), "d2h": float(sys.argv[2])}
+r = json.load(open("/tmp/np-gpu.json"))
+for p in r["results"]:
+    if p["probe"] != "gpu-pcie-bw":
+        continue
+    for m in p.get("measurements", []):
+        d = m["labels"]["direction"]
+        line = f"gpu-pcie-bw {m['labels']['device']} {d}: {m['value']:.2f} GB/s"
+        if "expected_gbps" in m["labels"]:
+            line += f" (bar from link {m['labels']['expected_gbps']})"
+        # CUDA ordinal 0 is the first GPU the probe measured.
+        if d in ref and m["labels"]["device"] == p["measurements"][0]["labels"]["device"]:
+            line += f", cudaMemcpy {ref[d]:.2f}, ratio {m['value'] / ref[d]:.3f}"
+        print(line)
+PY
+else
+  echo "memcpy reference not built: $(head -1 /tmp/np-memcpy-ref.err)"
+fi

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
@@ -88,6 +89,18 @@ std::string Render(const v1::ProbeResult& r) {
   }
   for (const auto& [k, v] : n.env()) absl::StrAppend(&out, "  env       ", k, "=", v, "\n");
   for (const std::string& w : n.warnings()) absl::StrAppend(&out, "  NCCL WARN ", w, "\n");
+  for (const v1::NcclTestsRun& t : n.tests()) {
+    absl::StrAppend(&out, " nccl-tests ", t.collective().empty() ? "(collective not printed)" : t.collective(),
+                    ": ", t.ranks(), " ranks, ", t.rows_size(), " sizes, avg busbw ",
+                    absl::StrFormat("%.2f", t.avg_busbw_gbps()), " GB/s");
+    if (!t.rows().empty()) {
+      const v1::NcclTestsRow& last = t.rows(t.rows_size() - 1);
+      absl::StrAppend(&out, absl::StrFormat(", at %llu B %.2f GB/s",
+                                            static_cast<unsigned long long>(last.size()),
+                                            last.busbw_gbps()));
+    }
+    absl::StrAppend(&out, "\n");
+  }
   return out + RenderVerdictAndFindings(r);
 }
 

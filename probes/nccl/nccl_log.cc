@@ -182,6 +182,7 @@ void NcclLogParser::AddLine(std::string_view raw) {
   if (line.find('\x1b') != std::string::npos) RE2::GlobalReplace(&line, Ansi(), "");
   if (!line.empty() && line.back() == '\r') line.pop_back();
   RE2::Replace(&line, Repeated(), "");
+  tests_.AddLine(line);
   std::string version;
   if (RE2::PartialMatch(line, Version(), &version)) {
     AddUnique(report_.mutable_versions(), version, &report_);
@@ -345,6 +346,7 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
 
 v1::NcclLogReport NcclLogParser::Report() const {
   v1::NcclLogReport out = report_;
+  tests_.AddTo(&out);
   const std::string network_kind = "IB";
   for (v1::NcclNetPath& p : *out.mutable_net_paths()) {
     const std::string raw = p.gpu_bus_id();

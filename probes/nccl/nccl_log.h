@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "nodeprobe/v1/nccl.pb.h"
+#include "probes/nccl/nccl_tests_output.h"
 
 namespace nodeprobe::nccl {
 
@@ -40,6 +41,7 @@ class NcclLogParser {
   v1::NcclLogReport report_;
   // host + "/" + device number -> PCI address, from "Init COMPLETE" lines.
   std::map<std::string, std::string> device_bus_;
+  NcclTestsParser tests_;
 };
 
 v1::NcclLogReport ParseNcclLog(std::string_view text);

@@ -118,12 +118,63 @@ void HcaMismatch(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
   }
 }
 
+bool WrongCount(const std::string& column) {
+  // "0" and "N/A" are clean; any other count is elements that differ.
+  return !column.empty() && column != "0" && column != "N/A" &&
+         column.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// nccl-tests runs: figures at the largest size as measurements, wrong
+// results (its -c check) as NCCL_WRONG_RESULT.
+void JudgeTests(const v1::NcclLogReport& r, v1::ProbeResult* out) {
+  for (int i = 0; i < r.tests_size(); ++i) {
+    const v1::NcclTestsRun& run = r.tests(i);
+    const std::string name = run.collective().empty() ? absl::StrCat("run", i) : run.collective();
+    if (!run.rows().empty()) {
+      const v1::NcclTestsRow& last = run.rows(run.rows_size() - 1);
+      AddMeasurement(out, "nccl_tests_busbw", last.busbw_gbps(), "GB/s",
+                     {{"collective", name},
+                      {"size", absl::StrCat(last.size())},
+                      {"ranks", absl::StrCat(run.ranks())}});
+    }
+    AddEvidence(out, absl::StrCat("nccl-tests.", name),
+                absl::StrCat(run.ranks(), " ranks, ", run.rows_size(), " sizes, avg busbw ",
+                             run.avg_busbw_gbps(), " GB/s"));
+    int wrong_rows = 0;
+    for (const v1::NcclTestsRow& row : run.rows()) {
+      if (!run.error_column() && (WrongCount(row.wrong()) || WrongCount(row.in_place_wrong()))) {
+        ++wrong_rows;
+      }
+    }
+    if (wrong_rows > 0 || run.out_of_bounds() > 0) {
+      AddFinding(out, "NCCL_WRONG_RESULT", v1::FAIL, "",
+                 absl::StrCat("nccl-tests ", name, ": ",
+                              wrong_rows > 0 ? absl::StrCat(wrong_rows, " size(s) with wrong "
+                                                            "elements (#wrong)")
+                                             : "",
+                              wrong_rows > 0 && run.out_of_bounds() > 0 ? ", " : "",
+                              run.out_of_bounds() > 0
+                                  ? absl::StrCat(run.out_of_bounds(), " out-of-bounds value(s)")
+                                  : ""),
+                 "A collective that computes wrong results is a hardware or driver fault: "
+                 "check ECC (the gpu probe), NVLink and the NICs' error counters; rerun "
+                 "per node to find the rank");
+    }
+  }
+}
+
 }  // namespace
 
 v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogContext& context) {
   v1::ProbeResult out;
   out.set_probe("nccl-log");
   *out.mutable_nccl_log() = report;
+  JudgeTests(report, &out);
+  if (report.nccl_lines() == 0 && report.tests_size() > 0) {
+    AddEvidence(&out, "nccl.debug",
+                "no NCCL INFO lines: transports unknown (rerun with NCCL_DEBUG=INFO)");
+    return out;
+  }
   if (report.nccl_lines() == 0) {
     out.set_reason("no NCCL INFO output in the log");
     AddFinding(&out, "NCCL_LOG_EMPTY", v1::ERROR, "",

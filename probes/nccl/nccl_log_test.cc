@@ -156,9 +156,28 @@ TEST(NcclLogTest, RoceSingleNodeRecordsGdrDisabledHcasAndNoNetwork) {
   EXPECT_EQ(JudgeNcclLog(r, {}).findings_size(), 0);
 }
 
-TEST(NcclLogTest, AnNcclTestsOutputWithoutDebugIsAnErrorNotAPass) {
-  v1::ProbeResult j = JudgeNcclLog(Parse("nccl-tests_1node-8xh100_v2.17.8.log"), {});
+TEST(NcclLogTest, TextWithoutNcclOutputIsAnErrorNotAPass) {
+  v1::ProbeResult j = JudgeNcclLog(ParseNcclLog("Traceback (most recent call last):\n"), {});
   EXPECT_EQ(Count(j, "NCCL_LOG_EMPTY", v1::ERROR), 1);
+}
+
+TEST(NcclLogTest, NcclTestsOutputAloneIsJudgedAndWrongResultsFail) {
+  std::string text = Read("nccl-tests_1node-8xh100_v2.17.8.log");
+  v1::ProbeResult clean = JudgeNcclLog(ParseNcclLog(text), {});
+  EXPECT_EQ(clean.findings_size(), 0) << clean.DebugString();
+  EXPECT_EQ(clean.measurements_size(), 5);
+  EXPECT_NE(clean.evidence().at("nccl.debug").find("NCCL_DEBUG=INFO"), std::string::npos);
+  // Variant: the first all_reduce row's out-of-place #wrong set to 5.
+  const std::string row =
+      "    33554432       4194304    double     sum      -1   182.87  183.49  321.10       0";
+  const size_t at = text.find(row);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + row.size() - 1, 1, "5");
+  v1::ProbeResult wrong = JudgeNcclLog(ParseNcclLog(text), {});
+  ASSERT_EQ(Count(wrong, "NCCL_WRONG_RESULT", v1::FAIL), 1) << wrong.DebugString();
+  EXPECT_NE(wrong.findings(0).message().find("all_reduce: 1 size(s) with wrong elements"),
+            std::string::npos)
+      << wrong.findings(0).message();
 }
 
 TEST(NcclLogTest, HugeLinesAndEndlessListsStayBounded) {

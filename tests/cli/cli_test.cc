@@ -277,9 +277,12 @@ TEST(CliTest, NcclLogJudgesARealLogAndExitsLikeRun) {
 }
 
 TEST(CliTest, NcclLogWithoutNcclOutputIsAnErrorAndBadPathsAreUsage) {
-  CommandResult empty = Nodeprobe(
-      {"nccl-log", testing::FixturePath("nccl/nccl-tests_1node-8xh100_v2.17.8.log")});
+  CommandResult empty = Nodeprobe({"nccl-log", testing::FixturePath("hwloc/cts1-pascal.xml")});
   EXPECT_EQ(empty.exit_code, 3) << empty.out;
+  CommandResult tests = Nodeprobe(
+      {"nccl-log", testing::FixturePath("nccl/nccl-tests_1node-8xh100_v2.17.8.log")});
+  EXPECT_EQ(tests.exit_code, 0) << tests.out;
+  EXPECT_TRUE(absl::StrContains(tests.out, "nccl-tests all_reduce: 8 ranks")) << tests.out;
   EXPECT_TRUE(absl::StrContains(empty.out, "NCCL_LOG_EMPTY")) << empty.out;
   CommandResult stdin_empty = Nodeprobe({"nccl-log", "-"});  // stdin is /dev/null
   EXPECT_EQ(stdin_empty.exit_code, 3);

@@ -7,8 +7,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "platform/gpu_memory.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/verbs_port.h"
+#include "platform/verbs_qp.h"
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
 #include "probes/gpudirect/acs.h"
@@ -125,6 +127,52 @@ std::vector<GpuNicPath> GpuNicPaths(
   return out;
 }
 
+namespace {
+
+// The active half: GPU memory registered with the GPU's nearest HCA, the
+// way the transfer engine registers it (dma-buf first, then peermem on the
+// device pointer), so "GDR possible" is shown, not inferred. Live host only.
+void RegisterGpuMemory(const std::vector<GpuNicPath>& paths,
+                       const std::vector<platform::RawRdmaDevice>& rdma,
+                       v1::ProbeResult* result) {
+  int tried = 0, worked = 0;
+  std::vector<std::string> why;
+  for (const GpuNicPath& path : paths) {
+    std::string hca;
+    for (const platform::RawRdmaDevice& d : rdma) {
+      if (d.pci_address == path.nic) hca = d.name;
+    }
+    if (hca.empty()) continue;
+    const std::string key = absl::StrCat("register ", path.gpu, " -> ", hca);
+    absl::StatusOr<int> ordinal = platform::GpuMemory::OrdinalOfPciBus(path.gpu);
+    if (!ordinal.ok()) {
+      AddEvidence(result, key, absl::StrCat("not tried: ", ordinal.status().message()));
+      continue;
+    }
+    platform::QpOptions options;
+    options.gpu = *ordinal;
+    ++tried;
+    absl::StatusOr<std::unique_ptr<platform::VerbsQp>> qp =
+        platform::VerbsQp::Open(hca, 1, 1 << 20, options);
+    if (qp.ok()) {
+      ++worked;
+      AddEvidence(result, key, (*qp)->memory());
+    } else {
+      AddEvidence(result, key, std::string(qp.status().message()));
+      why.push_back(absl::StrCat(path.gpu, " -> ", hca, ": ", qp.status().message()));
+    }
+  }
+  if (tried > 0 && worked == 0) {
+    AddFinding(result, "GDR_NOT_AVAILABLE", v1::FAIL, "",
+               absl::StrCat("GPU memory could not be registered with any local HCA (",
+                            absl::StrJoin(why, "; "), ")"),
+               "load nvidia_peermem, or use the open NVIDIA kernel module (dma-buf); "
+               "check the HCA's driver and ulimit -l");
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
   platform::FileTree sys(ctx.host.sys_root);
   platform::FileTree proc(ctx.host.proc_root);
@@ -198,7 +246,11 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
   AddEvidence(&result, "method dma-buf", dmabuf.why);
   AddMeasurement(&result, "gdr_method_peermem", peermem.available, "bool");
   AddMeasurement(&result, "gdr_method_dmabuf", dmabuf.available, "bool");
-  if (!peermem.available && !dmabuf.available) {
+  const bool passive_none = !peermem.available && !dmabuf.available;
+  if (!passive_none && ctx.host.IsLiveSysfs() && !ctx.host.IsCaptured()) {
+    RegisterGpuMemory(GpuNicPaths(*devices, gpus, nics), *rdma, &result);
+  }
+  if (passive_none) {
     AddFinding(&result, "GDR_NOT_AVAILABLE", v1::FAIL, "",
                absl::StrCat("no GPUDirect RDMA method: ", peermem.why, "; ",
                             dmabuf.why),

@@ -3,8 +3,9 @@
 // without loading a GPU — ACS on the bridges between them, IOMMU mode, and
 // the registration methods available (nvidia_peermem, or dma-buf: kernel
 // >= 5.12 + the open NVIDIA module + rdma-core's ibv_reg_dmabuf_mr).
-// The active check (registering GPU memory with each HCA) runs in the GPU
-// worker and will add its findings to this probe's result.
+// On a live host where a method is available it also registers GPU memory
+// with each GPU's nearest HCA (dma-buf first, then peermem), as the transfer
+// engine does, and says per pair which method worked.
 #pragma once
 
 #include <map>

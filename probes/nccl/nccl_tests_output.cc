@@ -116,26 +116,23 @@ void NcclTestsParser::AddLine(std::string_view raw) {
     *run->add_rows() = row;
   };
   v1::NcclTestsRow row;
+  // Both halves' figures from the captures f..n.
+  auto figures = [&](v1::NcclTestsRow* r) {
+    r->set_time_us(D(f));
+    r->set_algbw_gbps(D(g));
+    r->set_busbw_gbps(D(h));
+    r->set_wrong(i);
+    r->set_in_place_time_us(D(j));
+    r->set_in_place_algbw_gbps(D(k));
+    r->set_in_place_busbw_gbps(D(m));
+    r->set_in_place_wrong(n);
+  };
   if (RE2::PartialMatch(l, with_root, &a, &b, &c, &d, &e, &f, &g, &h, &i, &j, &k, &m, &n)) {
     row.set_root(atoi(e.c_str()));
-    row.set_time_us(D(f));
-    row.set_algbw_gbps(D(g));
-    row.set_busbw_gbps(D(h));
-    row.set_wrong(i);
-    row.set_in_place_time_us(D(j));
-    row.set_in_place_algbw_gbps(D(k));
-    row.set_in_place_busbw_gbps(D(m));
-    row.set_in_place_wrong(n);
+    figures(&row);
   } else if (RE2::PartialMatch(l, without_root, &a, &b, &c, &d, &f, &g, &h, &i, &j, &k, &m, &n)) {
     row.set_root(-1);
-    row.set_time_us(D(f));
-    row.set_algbw_gbps(D(g));
-    row.set_busbw_gbps(D(h));
-    row.set_wrong(i);
-    row.set_in_place_time_us(D(j));
-    row.set_in_place_algbw_gbps(D(k));
-    row.set_in_place_busbw_gbps(D(m));
-    row.set_in_place_wrong(n);
+    figures(&row);
   } else if (RE2::PartialMatch(l, head, &a, &b, &c, &d, &e)) {
     row_ = v1::NcclTestsRow();
     row_.set_size(U(a));

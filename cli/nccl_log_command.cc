@@ -112,6 +112,8 @@ int Run(const Options& o) {
     profile = *std::move(p);
   }
   nccl::NcclLogContext context;
+  context.busbw_min_gbps = profile.nccl_busbw_min_gbps;
+  context.profile_source = profile.source;
   context.rdma_expected = o.expect_rdma;
   context.gdr_expected = o.expect_gdr;
   if (!o.topology_xml.empty()) {
@@ -157,7 +159,9 @@ std::function<int()> AddNcclLogCommand(CLI::App& app) {
                 "The nodes have RDMA NICs: traffic over sockets is a FAIL, not a WARN");
   cmd->add_flag("--expect-gdr", o->expect_gdr,
                 "GPUDirect RDMA is possible: RDMA connections without it are a FAIL");
-  cmd->add_option("--profile", o->profile_path, "Acceptance profile (its exceptions apply)");
+  cmd->add_option("--profile", o->profile_path,
+                  "Acceptance profile: its nccl.<collective>_busbw_min_gbps bars judge "
+                  "nccl-tests tables, its exceptions apply");
   return [=]() -> int { return cmd->parsed() ? Run(*o) : -1; };
 }
 

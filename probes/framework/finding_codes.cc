@@ -80,6 +80,7 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_HCA_MISMATCH", "NCCL sent a GPU's traffic over a NIC that is not its rail"},
       {"NCCL_LOG_EMPTY", "the log holds no NCCL debug output to judge"},
       {"NCCL_WRONG_RESULT", "a collective computed wrong results"},
+      {"NCCL_BUSBW_BELOW_EXPECTED", "a collective's bus bandwidth is below the profile's bar"},
       // GPUDirect RDMA
       {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},
       {"ACS_ENABLED_ON_GPU_NIC_PATH", "ACS redirects peer-to-peer traffic between GPU and NIC"},

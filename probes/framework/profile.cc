@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -217,10 +217,22 @@ class ProfileParser {
 
   absl::Status ParseNccl(const YAML::Node& nccl, Profile& p) {
     if (!nccl.IsMap()) return Error(nccl, "nccl must be a mapping");
-    static const std::vector<std::string> kKeys = {"topo_file"};
+    static const std::vector<std::string> kKeys = {
+        "topo_file",                  "all_reduce_busbw_min_gbps", "all_gather_busbw_min_gbps",
+        "reduce_scatter_busbw_min_gbps", "alltoall_busbw_min_gbps",  "broadcast_busbw_min_gbps",
+        "reduce_busbw_min_gbps",      "sendrecv_busbw_min_gbps"};
     for (const auto& kv : nccl) {
       const std::string key = kv.first.as<std::string>();
-      if (key != "topo_file") return UnknownKey(kv.first, "nccl.", kKeys);
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        return UnknownKey(kv.first, "nccl.", kKeys);
+      }
+      if (key != "topo_file") {
+        absl::StatusOr<double> v = Number(kv.second, "nccl." + key);
+        if (!v.ok()) return v.status();
+        if (*v <= 0) return Error(kv.second, "nccl." + key + " must be above 0 (GB/s)");
+        p.nccl_busbw_min_gbps[key.substr(0, key.size() - strlen("_busbw_min_gbps"))] = *v;
+        continue;
+      }
       absl::StatusOr<std::string> v = String(kv.second, "nccl.topo_file");
       if (!v.ok()) return v.status();
       if (v->empty() || (*v)[0] != '/') {

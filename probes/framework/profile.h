@@ -25,6 +25,9 @@
 //     error_counters_grew: fail        # fail | warn: errors that grew during one
 //   nccl:
 //     topo_file: /etc/nccl/topo.xml     # what NCCL_TOPO_FILE is on the nodes
+//     all_reduce_busbw_min_gbps: 400    # bus bandwidth at the largest size run;
+//                                       # also all_gather_, reduce_scatter_,
+//                                       # alltoall_, broadcast_, reduce_, sendrecv_
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -89,6 +92,9 @@ struct Profile {
   // NCCL topology file NCCL is given on these nodes (else NCCL_TOPO_FILE
   // from the environment): checked against the live topology.
   std::string nccl_topo_file;
+  // Collective ("all_reduce") -> the least bus bandwidth, in GB/s, at the
+  // largest size of a run.
+  std::map<std::string, double> nccl_busbw_min_gbps;
 
   std::map<std::string, std::string> versions;
   std::vector<ProfileException> exceptions;

@@ -41,6 +41,24 @@ exceptions:
   EXPECT_EQ(p->FindException("RDMA_PORT_DOWN", "mlx5_3:1"), nullptr);
 }
 
+TEST(ParseProfileTest, NcclBusBandwidthBarsPerCollective) {
+  absl::StatusOr<Profile> p = ParseProfile(
+      "nccl:\n  all_reduce_busbw_min_gbps: 400\n  sendrecv_busbw_min_gbps: 40.5\n", "f.yaml");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_DOUBLE_EQ(p->nccl_busbw_min_gbps.at("all_reduce"), 400);
+  EXPECT_DOUBLE_EQ(p->nccl_busbw_min_gbps.at("sendrecv"), 40.5);
+  absl::StatusOr<Profile> typo =
+      ParseProfile("nccl:\n  allreduce_busbw_min_gbps: 400\n", "f.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("all_reduce_busbw_min_gbps"), std::string::npos)
+      << typo.status();
+  absl::StatusOr<Profile> negative =
+      ParseProfile("nccl:\n  all_reduce_busbw_min_gbps: -1\n", "f.yaml");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("f.yaml:2"), std::string::npos)
+      << negative.status();
+}
+
 TEST(ParseProfileTest, EmptyFileIsEmptyProfile) {
   absl::StatusOr<Profile> p = ParseProfile("", "empty.yaml");
   ASSERT_TRUE(p.ok());

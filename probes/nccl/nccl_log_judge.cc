@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
 
@@ -126,7 +127,7 @@ bool WrongCount(const std::string& column) {
 
 // nccl-tests runs: figures at the largest size as measurements, wrong
 // results (its -c check) as NCCL_WRONG_RESULT.
-void JudgeTests(const v1::NcclLogReport& r, v1::ProbeResult* out) {
+void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
   for (int i = 0; i < r.tests_size(); ++i) {
     const v1::NcclTestsRun& run = r.tests(i);
     const std::string name = run.collective().empty() ? absl::StrCat("run", i) : run.collective();
@@ -136,6 +137,19 @@ void JudgeTests(const v1::NcclLogReport& r, v1::ProbeResult* out) {
                      {{"collective", name},
                       {"size", absl::StrCat(last.size())},
                       {"ranks", absl::StrCat(run.ranks())}});
+    }
+    if (auto bar = c.busbw_min_gbps.find(run.collective());
+        bar != c.busbw_min_gbps.end() && !run.rows().empty()) {
+      const v1::NcclTestsRow& last = run.rows(run.rows_size() - 1);
+      if (last.busbw_gbps() < bar->second) {
+        AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL, "",
+                   absl::StrFormat("nccl-tests %s at %llu B: busbw %.2f GB/s (out-of-place), "
+                                   "below the profile's %.2f GB/s (%s)",
+                                   name, static_cast<unsigned long long>(last.size()),
+                                   last.busbw_gbps(), bar->second, c.profile_source),
+                   "Check what NCCL used (rerun with NCCL_DEBUG=INFO: sockets, GDR off, the "
+                   "wrong HCA), then the slowest rail with `nodeprobe run --stage two-node`");
+      }
     }
     AddEvidence(out, absl::StrCat("nccl-tests.", name),
                 absl::StrCat(run.ranks(), " ranks, ", run.rows_size(), " sizes, avg busbw ",
@@ -169,7 +183,7 @@ v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogConte
   v1::ProbeResult out;
   out.set_probe("nccl-log");
   *out.mutable_nccl_log() = report;
-  JudgeTests(report, &out);
+  JudgeTests(report, context, &out);
   if (report.nccl_lines() == 0 && report.tests_size() > 0) {
     AddEvidence(&out, "nccl.debug",
                 "no NCCL INFO lines: transports unknown (rerun with NCCL_DEBUG=INFO)");

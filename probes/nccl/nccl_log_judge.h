@@ -27,6 +27,9 @@ struct NcclLogContext {
   // GPUs whose rail NCCL's default would use GPUDirect RDMA on (PIX/PXB).
   std::set<std::string> gdr_by_default;
   std::string topology_source;  // named in findings
+  // The profile's nccl.<collective>_busbw_min_gbps bars.
+  std::map<std::string, double> busbw_min_gbps;
+  std::string profile_source;
 };
 
 // A ProbeResult for probe "nccl-log": the report as its typed detail, the

@@ -180,6 +180,22 @@ TEST(NcclLogTest, NcclTestsOutputAloneIsJudgedAndWrongResultsFail) {
       << wrong.findings(0).message();
 }
 
+TEST(NcclLogTest, TheProfilesBusBandwidthBarJudgesTheLargestSize) {
+  // all_reduce on 8 H100s peaks at 482.27 GB/s busbw at 16 GiB.
+  v1::NcclLogReport r = Parse("nccl-tests_1node-8xh100_v2.17.8.log");
+  NcclLogContext c;
+  c.profile_source = "fleet.yaml";
+  c.busbw_min_gbps["all_reduce"] = 450;
+  EXPECT_EQ(Count(JudgeNcclLog(r, c), "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL), 0);
+  c.busbw_min_gbps["all_reduce"] = 500;
+  v1::ProbeResult j = JudgeNcclLog(r, c);
+  ASSERT_EQ(Count(j, "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL), 1) << j.DebugString();
+  EXPECT_NE(j.findings(0).message().find("busbw 482.27 GB/s (out-of-place), below the "
+                                         "profile's 500.00 GB/s (fleet.yaml)"),
+            std::string::npos)
+      << j.findings(0).message();
+}
+
 TEST(NcclLogTest, HugeLinesAndEndlessListsStayBounded) {
   // A real line, then one far past the line limit, then a flood of distinct
   // fake hosts: the parser cuts, counts and says so.

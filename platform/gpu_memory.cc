@@ -246,21 +246,23 @@ absl::StatusOr<std::vector<std::string>> CudaDeviceBusIds() {
 
 namespace {
 
-// Everything one measurement holds, released in one place.
+bool HasCopyApi(const Driver& d) {
+  return d.host_alloc && d.free_host && d.htod && d.dtoh && d.stream_create &&
+         d.stream_destroy && d.event_create && d.event_record && d.event_sync &&
+         d.event_elapsed && d.event_destroy && d.stream_wait;
+}
+
+// The host buffers, streams and events of one measurement, released in one
+// place; the device buffers are GpuMemory (which holds the GPU's context).
 struct CopySession {
   const Driver* d;
-  int device;
-  void* ctx = nullptr;
   void* host[2] = {nullptr, nullptr};
-  uint64_t dev[2] = {0, 0};
   void* stream[2] = {nullptr, nullptr};
-  void* event[4] = {nullptr, nullptr, nullptr, nullptr};
+  void* event[3] = {nullptr, nullptr, nullptr};
   ~CopySession() {
     for (void* e : event) if (e) d->event_destroy(e);
     for (void* s : stream) if (s) d->stream_destroy(s);
-    for (uint64_t p : dev) if (p) d->free(p);
     for (void* h : host) if (h) d->free_host(h);
-    if (ctx) d->release(device);
   }
 };
 
@@ -281,36 +283,31 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int
   if (d->lib == nullptr) {
     return absl::FailedPreconditionError("no NVIDIA driver (libcuda.so.1) on this host");
   }
-  for (const void* fn : {reinterpret_cast<const void*>(d->init), (const void*)d->retain,
-                         (const void*)d->release, (const void*)d->set_current,
-                         (const void*)d->alloc, (const void*)d->free, (const void*)d->host_alloc,
-                         (const void*)d->free_host, (const void*)d->htod, (const void*)d->dtoh,
-                         (const void*)d->stream_create, (const void*)d->stream_destroy,
-                         (const void*)d->event_create, (const void*)d->event_record,
-                         (const void*)d->event_sync, (const void*)d->event_elapsed,
-                         (const void*)d->event_destroy, (const void*)d->stream_wait}) {
-    if (fn == nullptr) {
-      return absl::FailedPreconditionError("the CUDA driver lacks a copy or event entry point");
-    }
+  if (!HasCopyApi(*d)) {
+    return absl::FailedPreconditionError("the CUDA driver lacks a copy or event entry point");
   }
   if (iterations < 1 || bytes == 0) return absl::InvalidArgumentError("nothing to copy");
-  if (absl::Status s = Check(d->init(0), "cuInit"); !s.ok()) return s;
-  CopySession c{d, device};
-  absl::Status s = Check(d->retain(&c.ctx, device), "cuDevicePrimaryCtxRetain");
-  if (s.ok()) s = Check(d->set_current(c.ctx), "cuCtxSetCurrent");
+  // Device memory as every GPU buffer here is made; its context is then
+  // current on this thread for the copies.
+  absl::StatusOr<std::unique_ptr<GpuMemory>> dev0 = GpuMemory::Allocate(device, bytes);
+  if (!dev0.ok()) return dev0.status();
+  absl::StatusOr<std::unique_ptr<GpuMemory>> dev1 = GpuMemory::Allocate(device, bytes);
+  if (!dev1.ok()) return dev1.status();
+  const uint64_t dev[2] = {(*dev0)->address(), (*dev1)->address()};
+  CopySession c{d};
+  absl::Status s = absl::OkStatus();
   for (int i = 0; s.ok() && i < 2; ++i) {
     s = Check(d->host_alloc(&c.host[i], bytes, 0), "cuMemHostAlloc");  // pinned
-    if (s.ok()) s = Check(d->alloc(&c.dev[i], bytes), "cuMemAlloc");
     if (s.ok()) s = Check(d->stream_create(&c.stream[i], 1), "cuStreamCreate");  // non-blocking
   }
-  for (int i = 0; s.ok() && i < 4; ++i) s = Check(d->event_create(&c.event[i], 0), "cuEventCreate");
+  for (int i = 0; s.ok() && i < 3; ++i) s = Check(d->event_create(&c.event[i], 0), "cuEventCreate");
   if (!s.ok()) return s;
   void* s0 = c.stream[0];
   void* s1 = c.stream[1];
   // One direction: warm-up, then `iterations` copies between two events.
   auto one_way = [&](bool h2d) -> absl::StatusOr<double> {
     auto copy = [&]() {
-      return h2d ? d->htod(c.dev[0], c.host[0], bytes, s0) : d->dtoh(c.host[0], c.dev[0], bytes, s0);
+      return h2d ? d->htod(dev[0], c.host[0], bytes, s0) : d->dtoh(c.host[0], dev[0], bytes, s0);
     };
     absl::Status st = Check(copy(), "cuMemcpyAsync");
     if (st.ok()) st = Check(d->event_record(c.event[0], s0), "cuEventRecord");
@@ -330,8 +327,8 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int
   s = Check(d->event_record(c.event[0], s0), "cuEventRecord");
   if (s.ok()) s = Check(d->stream_wait(s1, c.event[0], 0), "cuStreamWaitEvent");
   for (int i = 0; s.ok() && i < iterations; ++i) {
-    s = Check(d->htod(c.dev[0], c.host[0], bytes, s0), "cuMemcpyHtoDAsync");
-    if (s.ok()) s = Check(d->dtoh(c.host[1], c.dev[1], bytes, s1), "cuMemcpyDtoHAsync");
+    s = Check(d->htod(dev[0], c.host[0], bytes, s0), "cuMemcpyHtoDAsync");
+    if (s.ok()) s = Check(d->dtoh(c.host[1], dev[1], bytes, s1), "cuMemcpyDtoHAsync");
   }
   if (s.ok()) s = Check(d->event_record(c.event[1], s0), "cuEventRecord");
   if (s.ok()) s = Check(d->event_record(c.event[2], s1), "cuEventRecord");

@@ -25,6 +25,14 @@ v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,
   return r;
 }
 
+v1::ProbeResult SkipResult(std::string_view probe, const std::string& reason) {
+  v1::ProbeResult r;
+  r.set_probe(std::string(probe));
+  r.set_verdict(v1::SKIP);
+  r.set_reason(reason);
+  return r;
+}
+
 void AddMeasurement(v1::ProbeResult* result, std::string_view name,
                     double value, std::string_view unit,
                     const std::map<std::string, std::string>& labels) {

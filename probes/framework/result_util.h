@@ -20,6 +20,9 @@ v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
 v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,
                             const std::string& message, std::string remediation);
 
+// A result for a probe that does not apply here: verdict SKIP with why.
+v1::ProbeResult SkipResult(std::string_view probe, const std::string& reason);
+
 void AddMeasurement(v1::ProbeResult* result, std::string_view name,
                     double value, std::string_view unit,
                     const std::map<std::string, std::string>& labels = {});

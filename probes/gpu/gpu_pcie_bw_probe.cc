@@ -13,25 +13,14 @@ namespace {
 constexpr size_t kCopyBytes = 64u << 20;  // large enough for the copy engines' peak
 constexpr int kIterations = 20;
 
-v1::ProbeResult Skip(const std::string& reason) {
-  v1::ProbeResult r;
-  r.set_probe("gpu-pcie-bw");
-  r.set_verdict(v1::SKIP);
-  r.set_reason(reason);
-  return r;
-}
+v1::ProbeResult Skip(const std::string& reason) { return SkipResult("gpu-pcie-bw", reason); }
 
 }  // namespace
 
-double ExpectedCopyGBps(double link_gts, int link_width) {
-  const double payload = kAssumedMaxPayloadBytes;
-  return pcie::PcieBandwidthGBps(link_gts, link_width) * payload / (payload + 26.0);
-}
-
 void JudgeCopyBandwidth(const GpuLink& link, const platform::CopyBandwidth& bw,
                         v1::ProbeResult* result) {
-  const bool known = link.gts && link.width && *link.gts > 0 && *link.width > 0;
-  const double expected = known ? ExpectedCopyGBps(*link.gts, *link.width) : 0;
+  const bool known = link.link.has_value();
+  const double expected = known ? pcie::PciePayloadGBps(link.link->gts, link.link->width) : 0;
   struct Direction {
     const char* name;
     double measured;
@@ -49,15 +38,15 @@ void JudgeCopyBandwidth(const GpuLink& link, const platform::CopyBandwidth& bw,
                absl::StrFormat("GPU %s %s copies move %.1f GB/s, %.0f%% of the %.1f GB/s its "
                                "link (%.0f GT/s x%d) carries (bar: %.0f%%)",
                                link.bus_id, d.name, d.measured, 100 * d.measured / d.expected,
-                               d.expected, *link.gts, *link.width, 100 * kMinFractionOfLink),
+                               d.expected, link.link->gts, link.link->width,
+                               100 * kMinFractionOfLink),
                "Check the switch uplink and root port the GPU sits behind (the pcie probe), "
                "the IOMMU mode, and the CPU socket the copies ran from");
   }
   AddEvidence(result, absl::StrCat("expected.", link.bus_id),
-              known ? absl::StrFormat("%.0f GT/s x%d x encoding x %d/(%d+26) = %.1f GB/s per "
+              known ? absl::StrFormat("%.0f GT/s x%d x encoding x 256/(256+24) = %.1f GB/s per "
                                       "direction",
-                                      *link.gts, *link.width, kAssumedMaxPayloadBytes,
-                                      kAssumedMaxPayloadBytes, expected)
+                                      link.link->gts, link.link->width, expected)
                     : "link speed/width not readable: no bar");
 }
 
@@ -75,15 +64,8 @@ absl::StatusOr<v1::ProbeResult> GpuPcieBwProbe::Run(const ProbeContext& ctx) {
   result.set_probe("gpu-pcie-bw");
   platform::FileTree sys(ctx.host.sys_root);
   for (size_t i = 0; i < buses->size(); ++i) {
-    GpuLink link;
-    link.bus_id = (*buses)[i];
-    const std::string dir = "bus/pci/devices/" + link.bus_id + "/";
-    if (auto v = sys.ReadValue(dir + "current_link_speed"); v.ok()) {
-      if (auto p = pcie::ParsePciLinkSpeed(*v); p.ok()) link.gts = *p;
-    }
-    if (auto v = sys.ReadValue(dir + "current_link_width"); v.ok()) {
-      if (auto p = pcie::ParsePciLinkWidth(*v); p.ok()) link.width = *p;
-    }
+    const GpuLink link{(*buses)[i],
+                       pcie::ReadCurrentLink(sys, "bus/pci/devices/" + (*buses)[i])};
     absl::StatusOr<platform::CopyBandwidth> bw =
         platform::MeasureCopyBandwidth(static_cast<int>(i), kCopyBytes, kIterations);
     if (!bw.ok()) {

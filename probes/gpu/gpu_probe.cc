@@ -98,20 +98,12 @@ absl::StatusOr<v1::ProbeResult> GpuProbe::Run(const ProbeContext& ctx) {
   // NVML reads the live driver: a captured tree is never judged by the
   // GPUs of the machine that analyses it.
   if (ctx.host.IsCaptured() || !ctx.host.topology_xml.empty()) {
-    v1::ProbeResult skip;
-    skip.set_probe("gpu");
-    skip.set_verdict(v1::SKIP);
-    skip.set_reason("NVML state is not in a captured tree or topology export (live only)");
-    return skip;
+    return SkipResult("gpu", "NVML state is not in a captured tree or topology export (live only)");
   }
   absl::StatusOr<v1::GpuReport> report = platform::ReadNvmlGpus();
   if (!report.ok()) {
     if (!absl::IsFailedPrecondition(report.status())) return report.status();
-    v1::ProbeResult skip;
-    skip.set_probe("gpu");
-    skip.set_verdict(v1::SKIP);
-    skip.set_reason(std::string(report.status().message()));
-    return skip;
+    return SkipResult("gpu", std::string(report.status().message()));
   }
   if (report->gpus().empty()) {
     v1::ProbeResult skip = JudgeGpus(*report);

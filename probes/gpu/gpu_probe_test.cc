@@ -24,12 +24,14 @@ class GpuProbeTest : public ::testing::Test {
     unsetenv("FAKE_NVML_GPUS");
     unsetenv("FAKE_NVML_INIT_RC");
   }
-  v1::ProbeResult Run(const std::string& gpus) {
+  // The probe against the fake's `gpus`, reading the host at `host`.
+  v1::ProbeResult Run(const std::string& gpus, platform::HostPaths host = {}) {
     setenv("FAKE_NVML_GPUS", gpus.c_str(), 1);
     GpuProbe probe;
     Profile profile;
     ProbeContext ctx;
     ctx.profile = &profile;
+    ctx.host = std::move(host);
     absl::StatusOr<v1::ProbeResult> r = probe.Run(ctx);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : v1::ProbeResult();
@@ -110,16 +112,11 @@ TEST_F(GpuProbeTest, ADriverWithoutItsModuleIsSkipAndNoGpuIsSkip) {
 }
 
 TEST_F(GpuProbeTest, ACapturedTreeIsNeverJudgedByThisMachinesGpus) {
-  setenv("FAKE_NVML_GPUS", "lost=1", 1);
-  GpuProbe probe;
-  Profile profile;
-  ProbeContext ctx;
-  ctx.profile = &profile;
-  ctx.host.sys_root = "/tmp/capture/sys";
-  absl::StatusOr<v1::ProbeResult> r = probe.Run(ctx);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->verdict(), v1::SKIP);
-  EXPECT_EQ(r->findings_size(), 0);
+  platform::HostPaths capture;
+  capture.sys_root = "/tmp/capture/sys";
+  v1::ProbeResult r = Run("lost=1", capture);
+  EXPECT_EQ(r.verdict(), v1::SKIP);
+  EXPECT_EQ(r.findings_size(), 0);
 }
 
 }  // namespace

@@ -121,4 +121,20 @@ double PcieBandwidthGBps(double gts, int width) {
   return gts * width * encoding / 8.0;
 }
 
+double PciePayloadGBps(double gts, int width, int max_payload) {
+  const double payload = max_payload;
+  return PcieBandwidthGBps(gts, width) * payload / (payload + 24.0);
+}
+
+std::optional<PcieLink> ReadCurrentLink(const platform::FileTree& sys,
+                                        const std::string& device_dir) {
+  absl::StatusOr<std::string> speed = sys.ReadValue(device_dir + "/current_link_speed");
+  absl::StatusOr<std::string> width = sys.ReadValue(device_dir + "/current_link_width");
+  if (!speed.ok() || !width.ok()) return std::nullopt;
+  auto s = ParsePciLinkSpeed(*speed);
+  auto w = ParsePciLinkWidth(*width);
+  if (!s.ok() || !w.ok() || !s->has_value() || !w->has_value()) return std::nullopt;
+  return PcieLink{**s, **w};
+}
+
 }  // namespace nodeprobe::pcie

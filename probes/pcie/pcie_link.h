@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "platform/file_tree.h"
 
 namespace nodeprobe::pcie {
 
@@ -42,5 +44,25 @@ absl::StatusOr<LinkCapability> ParseLinkCapability(std::string_view config);
 // encoding = 8/10 for Gen1-2 (8b/10b), 128/130 for Gen3-5 (128b/130b), and
 // 1 for Gen6 (PAM4 FLIT mode, before FLIT/FEC overhead).
 double PcieBandwidthGBps(double gts, int width);
+
+// What the link carries as TLP payload per direction in GB/s:
+//   PcieBandwidthGBps x MPS / (MPS + 24)
+// 24 B per TLP on Gen3 and later: the 4 B STP framing token (which holds
+// the sequence number), a 16 B 4-DW header (64-bit addresses), 4 B LCRC;
+// at the max payload size (MPS) of 256 B, the common value on servers.
+// DLLPs (ACKs, flow-control credits) take a few percent more, left to the
+// callers' bars. Used for NIC (transfer expectations) and GPU (copy
+// bandwidth) links alike.
+double PciePayloadGBps(double gts, int width, int max_payload = 256);
+
+struct PcieLink {
+  double gts = 0;
+  int width = 0;
+};
+// current_link_speed/current_link_width of the sysfs device directory
+// `device_dir` (relative to `sys`); nullopt when either is missing or
+// unknown.
+std::optional<PcieLink> ReadCurrentLink(const platform::FileTree& sys,
+                                        const std::string& device_dir);
 
 }  // namespace nodeprobe::pcie

@@ -95,5 +95,14 @@ TEST(PcieBandwidthTest, MatchesTheSpecificationsPerGeneration) {
   EXPECT_NEAR(PcieBandwidthGBps(32.0, 16), 63.0154, 1e-3);
 }
 
+TEST(PciePayloadTest, IsTheLinkAfterEncodingAndTlpOverhead) {
+  // Gen4 x16: 16 x 16 x 128/130 / 8 = 31.5 GB/s of line rate, x 256/280.
+  EXPECT_NEAR(PciePayloadGBps(16.0, 16), 31.508 * 256 / 280, 0.001);
+  // Gen5 x16 (H100/H200): 63.0 GB/s of line rate, 57.6 of payload.
+  EXPECT_NEAR(PciePayloadGBps(32.0, 16), 57.61, 0.01);
+  // A Gen5 device trained at x8 has half of it.
+  EXPECT_NEAR(PciePayloadGBps(32.0, 8), PciePayloadGBps(32.0, 16) / 2, 1e-9);
+}
+
 }  // namespace
 }  // namespace nodeprobe::pcie

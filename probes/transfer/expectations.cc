@@ -21,13 +21,8 @@ constexpr int kEthernetWire = 14 + 4 + 8 + 12;  // header, FCS, preamble, gap
 // The NIC's PCIe link under `device_dir` (a sysfs device directory), as a
 // payload rate in Gb/s; 0 when unknown.
 double PcieOf(const platform::FileTree& sys, const std::string& device_dir) {
-  absl::StatusOr<std::string> speed = sys.ReadValue(device_dir + "/current_link_speed");
-  absl::StatusOr<std::string> width = sys.ReadValue(device_dir + "/current_link_width");
-  if (!speed.ok() || !width.ok()) return 0;
-  auto s = pcie::ParsePciLinkSpeed(*speed);
-  auto w = pcie::ParsePciLinkWidth(*width);
-  if (!s.ok() || !w.ok() || !s->has_value() || !w->has_value()) return 0;
-  return PcieGoodputGbps(**s, **w);
+  std::optional<pcie::PcieLink> link = pcie::ReadCurrentLink(sys, device_dir);
+  return link ? PcieGoodputGbps(link->gts, link->width) : 0;
 }
 
 std::optional<double> ProfileBar(const TransferBars& t, v1::Transport transport,
@@ -65,9 +60,7 @@ double IbGoodputFraction(int rdma_mtu) {
 }
 
 double PcieGoodputGbps(double gts, int width, int max_payload) {
-  // pcie::PcieBandwidthGBps is GB/s after line encoding; TLP headers and
-  // framing (~24 bytes per max-payload TLP) take their share.
-  return pcie::PcieBandwidthGBps(gts, width) * 8 * max_payload / (max_payload + 24.0);
+  return pcie::PciePayloadGBps(gts, width, max_payload) * 8;  // GB/s -> Gb/s
 }
 
 LinkFacts TcpLinkFacts(const std::string& sys_root, const std::string& netdev) {

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 
 #include <re2/re2.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace nodeprobe::nccl {
@@ -24,20 +24,9 @@ std::string_view View(re2::StringPiece s) { return std::string_view(s.data(), s.
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
-// Debian's abseil has its own string_view; hex parsing without it.
+// Debian's abseil has its own string_view: convert at the call.
 bool ParseHex(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 16) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    int d = (c >= '0' && c <= '9') ? c - '0'
-            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                     : -1;
-    if (d < 0) return false;
-    v = v << 4 | static_cast<uint64_t>(d);
-  }
-  *out = v;
-  return true;
+  return absl::SimpleHexAtoi(absl::string_view(s.data(), s.size()), out);
 }
 
 // ESC [ ... letter: colour codes of Ray and vLLM output.
@@ -67,20 +56,6 @@ const RE2& Repeated() {
   return re;
 }
 
-template <typename T>
-bool AddUnique(google::protobuf::RepeatedPtrField<std::string>* list, const T& value,
-               v1::NcclLogReport* report) {
-  for (const std::string& s : *list) {
-    if (s == value) return false;
-  }
-  if (list->size() >= kMaxEntries) {
-    report->set_truncated(true);
-    return false;
-  }
-  list->Add(std::string(value));
-  return true;
-}
-
 // "NET/IB/0/GDRDMA" -> transport NET/IB, device 0, gdr; "P2P/IPC/read" ->
 // P2P/IPC; "SHM/direct/direct" -> SHM; "NVLS", "CollNet/..." -> the first part.
 struct Via {
@@ -91,47 +66,30 @@ struct Via {
 };
 
 Via ParseVia(std::string_view via) {
-  static const RE2 net("NET/([^/]+)/(\\d+)(/GDRDMA)?");
+  static const RE2 net("^NET/([^/]+)/(\\d+)(/GDRDMA)?");
   // A line cut by another process's output ("via P") names no transport.
-  static const RE2 known("(NET/[^/]+/\\d+|P2P/[^/]+|SHM|NVLS|CollNet).*");
+  static const RE2 other("^(P2P/[^/]+|SHM|NVLS|CollNet)");
   Via v;
-  if (!RE2::FullMatch(Piece(via), known)) return v;
-  std::string name, device, gdr;
-  if (RE2::PartialMatch(Piece(via), net, &name, &device, &gdr) && StartsWith(via, "NET/")) {
-    v.transport = "NET/" + name;
+  std::string device, gdr;
+  if (RE2::PartialMatch(Piece(via), net, &v.transport, &device, &gdr)) {
+    v.transport = "NET/" + v.transport;
     v.network = true;
     v.device = atoi(device.c_str());
     v.gdr = !gdr.empty();
-    return v;
-  }
-  size_t first = via.find('/');
-  if (StartsWith(via, "P2P/") && first != std::string_view::npos) {
-    size_t second = via.find('/', first + 1);
-    v.transport = std::string(via.substr(0, second));
-  } else {
-    v.transport = std::string(via.substr(0, first));
+  } else if (!RE2::PartialMatch(Piece(via), other, &v.transport)) {
+    v.transport.clear();
   }
   return v;
 }
 
-// A device of NCCL's "Using" list not yet seen; nullptr when it was, or
-// when the list is full.
-v1::NcclNetDevice* NewDevice(v1::NcclLogReport* report, const std::string& network, int index,
-                             const std::string& name) {
-  for (const v1::NcclNetDevice& d : report->devices()) {
-    if (d.network() == network && d.index() == static_cast<uint32_t>(index) && d.name() == name) {
-      return nullptr;
-    }
+// The name of NET device `index` in NCCL's list for `transport` ("IB" for
+// every verbs-based and plugin transport, "Socket" for NET/Socket); "".
+std::string DeviceName(const v1::NcclLogReport& r, const std::string& transport, int index) {
+  const std::string list = transport == "NET/Socket" ? "Socket" : "IB";
+  for (const v1::NcclNetDevice& d : r.devices()) {
+    if (d.network() == list && static_cast<int>(d.index()) == index) return d.name();
   }
-  if (report->devices_size() >= kMaxEntries) {
-    report->set_truncated(true);
-    return nullptr;
-  }
-  v1::NcclNetDevice* d = report->add_devices();
-  d->set_index(index);
-  d->set_name(name);
-  d->set_network(network);
-  return d;
+  return "";
 }
 
 }  // namespace
@@ -148,32 +106,54 @@ std::string NcclBusIdToPci(std::string_view hex) {
   return out;
 }
 
-void NcclLogParser::AddStream(std::istream& in) {
-  // Lines are cut at kMaxLineBytes; the rest of a longer line is skipped.
-  std::string line;
-  char buf[1 << 16];
-  bool skipping = false;
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-    std::string_view chunk(buf, static_cast<size_t>(in.gcount()));
-    while (!chunk.empty()) {
-      size_t nl = chunk.find('\n');
-      std::string_view part = chunk.substr(0, nl);
-      if (!skipping) {
-        const size_t room = kMaxLineBytes - line.size();
-        line.append(part.substr(0, room));
-        if (part.size() > room) {
-          skipping = true;
-          report_.set_truncated(true);
-        }
-      }
-      if (nl == std::string_view::npos) break;
-      AddLine(line);
-      line.clear();
-      skipping = false;
-      chunk.remove_prefix(nl + 1);
-    }
+bool NcclLogParser::First(const std::string& key, int size) {
+  if (seen_.count(key)) return false;
+  if (size >= kMaxEntries) {
+    report_.set_truncated(true);
+    return false;
   }
-  if (!line.empty()) AddLine(line);
+  seen_.insert(key);
+  return true;
+}
+
+void NcclLogParser::AddUnique(google::protobuf::RepeatedPtrField<std::string>* list,
+                              const char* kind, const std::string& value) {
+  if (First(absl::StrCat(kind, "\x1f", value), list->size())) list->Add(std::string(value));
+}
+
+void NcclLogParser::AddText(std::string_view text) {
+  // Lines are cut at kMaxLineBytes; the rest of a longer line is skipped.
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view part = text.substr(0, nl);
+    if (!skipping_) {
+      const size_t room = kMaxLineBytes - partial_.size();
+      partial_.append(part.substr(0, room));
+      if (part.size() > room) {
+        skipping_ = true;
+        report_.set_truncated(true);
+      }
+    }
+    if (nl == std::string_view::npos) return;
+    AddLine(partial_);
+    partial_.clear();
+    skipping_ = false;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+void NcclLogParser::Flush() {
+  if (!partial_.empty()) AddLine(partial_);
+  partial_.clear();
+  skipping_ = false;
+}
+
+void NcclLogParser::AddStream(std::istream& in) {
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    AddText(std::string_view(buf, static_cast<size_t>(in.gcount())));
+  }
+  Flush();
 }
 
 void NcclLogParser::AddLine(std::string_view raw) {
@@ -185,7 +165,7 @@ void NcclLogParser::AddLine(std::string_view raw) {
   tests_.AddLine(line);
   std::string version;
   if (RE2::PartialMatch(line, Version(), &version)) {
-    AddUnique(report_.mutable_versions(), version, &report_);
+    AddUnique(report_.mutable_versions(), "version", version);
   }
   std::string host, level;
   re2::StringPiece message;
@@ -194,7 +174,7 @@ void NcclLogParser::AddLine(std::string_view raw) {
     if (!RE2::PartialMatch(line, Bare(), &level, &message)) return;
   }
   report_.set_nccl_lines(report_.nccl_lines() + 1);
-  if (!host.empty()) AddUnique(report_.mutable_hosts(), host, &report_);
+  if (!host.empty()) AddUnique(report_.mutable_hosts(), "host", host);
   AddMessage(host, View(message), level == "WARN");
 }
 
@@ -228,7 +208,7 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
     int index = 0, port = 0;
     std::string name, layer;
     while (RE2::FindAndConsume(&in, dev, &index, &name, &port, &layer)) {
-      v1::NcclNetDevice* d = NewDevice(&report_, "IB", index, name);
+      v1::NcclNetDevice* d = AddDevice("IB", index, name);
       if (d == nullptr) continue;
       d->set_port(port);
       d->set_link_layer(layer);
@@ -242,7 +222,7 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
     int index = 0;
     std::string name, address;
     while (RE2::FindAndConsume(&in, dev, &index, &name, &address)) {
-      v1::NcclNetDevice* d = NewDevice(&report_, "Socket", index, name);
+      v1::NcclNetDevice* d = AddDevice("Socket", index, name);
       if (d != nullptr) d->set_address(address);
     }
     return;
@@ -260,9 +240,9 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
       "busId ([0-9a-fA-F]+)");
   std::string a, b;
   if (RE2::PartialMatch(m, network, &a)) {
-    AddUnique(report_.mutable_networks(), a, &report_);
+    AddUnique(report_.mutable_networks(), "network", a);
   } else if (RE2::PartialMatch(m, gdr_off, &a)) {
-    AddUnique(report_.mutable_gdr_disabled_hcas(), a, &report_);
+    AddUnique(report_.mutable_gdr_disabled_hcas(), "gdr-off", a);
   } else if (RE2::PartialMatch(m, provider, &a)) {
     report_.set_provider(a);
   } else if (RE2::FullMatch(m, env, &a, &b)) {
@@ -276,14 +256,8 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
     std::string nvml_dev, bus;
     if (!RE2::PartialMatch(m, init, &rank, &nranks, &cuda_dev, &nvml_dev, &bus)) return;
     const std::string pci = NcclBusIdToPci(bus);
-    for (const v1::NcclRank& r : report_.ranks()) {
-      if (r.host() == host && r.rank() == static_cast<uint32_t>(rank) &&
-          r.nranks() == static_cast<uint32_t>(nranks) && r.bus_id() == pci) {
-        return;
-      }
-    }
-    if (report_.ranks_size() >= kMaxEntries) {
-      report_.set_truncated(true);
+    if (!First(absl::StrCat("rank\x1f", host, "\x1f", rank, "\x1f", nranks, "\x1f", pci),
+               report_.ranks_size())) {
       return;
     }
     v1::NcclRank* r = report_.add_ranks();
@@ -303,17 +277,16 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
                                std::string_view via_text) {
   const Via via = ParseVia(via_text);
   if (via.transport.empty()) return;
+  const std::string key = absl::StrCat(via.transport, "\x1f", via.device, "\x1f", via.gdr);
   v1::NcclTransportUse* use = nullptr;
-  for (v1::NcclTransportUse& t : *report_.mutable_transports()) {
-    if (t.transport() == via.transport && t.net_device() == via.device && t.gdr() == via.gdr) {
-      use = &t;
-    }
-  }
-  if (use == nullptr) {
+  if (auto it = transport_index_.find(key); it != transport_index_.end()) {
+    use = report_.mutable_transports(it->second);
+  } else {
     if (report_.transports_size() >= kMaxEntries) {
       report_.set_truncated(true);
       return;
     }
+    transport_index_[key] = report_.transports_size();
     use = report_.add_transports();
     use->set_transport(via.transport);
     use->set_network(via.network);
@@ -326,14 +299,8 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
   // The sender's GPU: a bus id in older NCCL ("1[101d0]"), the device
   // number in newer ("0[0]"), resolved in Report().
   const std::string gpu(from_gpu);
-  for (const v1::NcclNetPath& p : report_.net_paths()) {
-    if (p.host() == host && p.gpu_bus_id() == gpu && p.net_device() == via.device &&
-        p.transport() == via.transport && p.gdr() == via.gdr) {
-      return;
-    }
-  }
-  if (report_.net_paths_size() >= kMaxEntries) {
-    report_.set_truncated(true);
+  if (!First(absl::StrCat("path\x1f", host, "\x1f", gpu, "\x1f", key),
+             report_.net_paths_size())) {
     return;
   }
   v1::NcclNetPath* p = report_.add_net_paths();
@@ -347,7 +314,6 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
 v1::NcclLogReport NcclLogParser::Report() const {
   v1::NcclLogReport out = report_;
   tests_.AddTo(&out);
-  const std::string network_kind = "IB";
   for (v1::NcclNetPath& p : *out.mutable_net_paths()) {
     const std::string raw = p.gpu_bus_id();
     // Bus ids are at least a bus number above 0 (>= 0x1000); device
@@ -362,30 +328,32 @@ v1::NcclLogReport NcclLogParser::Report() const {
     } else {
       p.set_gpu_bus_id("");
     }
-    const std::string list = p.transport() == "NET/Socket" ? "Socket" : network_kind;
-    for (const v1::NcclNetDevice& d : out.devices()) {
-      if (d.network() == list && static_cast<int>(d.index()) == p.net_device()) {
-        p.set_device_name(d.name());
-      }
-    }
+    p.set_device_name(DeviceName(out, p.transport(), p.net_device()));
   }
   for (v1::NcclTransportUse& t : *out.mutable_transports()) {
-    if (!t.network()) continue;
-    const std::string list = t.transport() == "NET/Socket" ? "Socket" : network_kind;
-    for (const v1::NcclNetDevice& d : out.devices()) {
-      if (d.network() == list && static_cast<int>(d.index()) == t.net_device()) {
-        t.set_device_name(d.name());
-      }
-    }
+    if (t.network()) t.set_device_name(DeviceName(out, t.transport(), t.net_device()));
   }
   return out;
 }
 
 v1::NcclLogReport ParseNcclLog(std::string_view text) {
   NcclLogParser parser;
-  std::istringstream in{std::string(text)};
-  parser.AddStream(in);
+  parser.AddText(text);
+  parser.Flush();
   return parser.Report();
+}
+
+v1::NcclNetDevice* NcclLogParser::AddDevice(const std::string& network, int index,
+                                            const std::string& name) {
+  if (!First(absl::StrCat("device\x1f", network, "\x1f", index, "\x1f", name),
+             report_.devices_size())) {
+    return nullptr;
+  }
+  v1::NcclNetDevice* d = report_.add_devices();
+  d->set_index(index);
+  d->set_name(name);
+  d->set_network(network);
+  return d;
 }
 
 }  // namespace nodeprobe::nccl

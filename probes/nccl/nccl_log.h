@@ -13,6 +13,7 @@
 
 #include <istream>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -23,11 +24,16 @@ namespace nodeprobe::nccl {
 
 inline constexpr size_t kMaxLineBytes = 64 << 10;
 
-// Incremental: AddLine() or AddStream(), then Report().
+// Incremental: AddText() (any chunks; then Flush()), AddStream() or
+// AddLine(), then Report().
 class NcclLogParser {
  public:
   void AddLine(std::string_view line);
-  // Reads `in` to its end, line by line.
+  // Text in pieces of any size; a line split across pieces is joined.
+  void AddText(std::string_view text);
+  // The last line when the text did not end with a newline.
+  void Flush();
+  // Reads `in` to its end (AddText, then Flush).
   void AddStream(std::istream& in);
   // What was read so far; the senders' GPUs resolved to PCI addresses
   // (newer NCCL names them by device number in channel lines and by bus id
@@ -38,7 +44,18 @@ class NcclLogParser {
   void AddMessage(const std::string& host, std::string_view message, bool warn);
   void AddChannel(const std::string& host, std::string_view from_gpu, bool send,
                   std::string_view via);
+  // True the first time `key` is seen while its list (now `size` long) has
+  // room; a full list sets `truncated`. Keeps every dedupe O(log n).
+  bool First(const std::string& key, int size);
+  // A device of NCCL's "Using" list not yet seen, or nullptr.
+  v1::NcclNetDevice* AddDevice(const std::string& network, int index, const std::string& name);
+  void AddUnique(google::protobuf::RepeatedPtrField<std::string>* list, const char* kind,
+                 const std::string& value);
   v1::NcclLogReport report_;
+  std::set<std::string> seen_;
+  std::map<std::string, int> transport_index_;  // key -> index in transports
+  std::string partial_;  // AddText: the line read so far
+  bool skipping_ = false;  // AddText: the rest of an over-long line
   // host + "/" + device number -> PCI address, from "Init COMPLETE" lines.
   std::map<std::string, std::string> device_bus_;
   NcclTestsParser tests_;

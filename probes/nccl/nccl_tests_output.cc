@@ -72,19 +72,22 @@ void NcclTestsParser::AddLine(std::string_view raw) {
   static const RE2 head("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)");
   static const RE2 half("^\\s*([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\d+|N/A)");
 
-  if (RE2::PartialMatch(l, version, &a)) {
+  // A preamble line starts a run unless the open one has no rows yet
+  // (version, "starting" and nThread lines all precede one table).
+  auto begin = [&]() -> v1::NcclTestsRun* {
     if (open_ && Current()->rows_size() > 0) Finish();
-    if (v1::NcclTestsRun* run = Current()) run->set_version(a);
+    return Current();
+  };
+  if (RE2::PartialMatch(l, version, &a)) {
+    if (v1::NcclTestsRun* run = begin()) run->set_version(a);
     return;
   }
   if (RE2::PartialMatch(l, starting, &a)) {
-    if (open_ && Current()->rows_size() > 0) Finish();
-    if (v1::NcclTestsRun* run = Current()) run->set_collective(a);
+    if (v1::NcclTestsRun* run = begin()) run->set_collective(a);
     return;
   }
   if (RE2::PartialMatch(l, nthread)) {
-    if (open_ && Current()->rows_size() > 0) Finish();
-    Current();
+    begin();
     return;
   }
   if (RE2::PartialMatch(l, rank, &a)) {

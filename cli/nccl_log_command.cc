@@ -17,7 +17,6 @@
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/locality/locality_probe.h"
-#include "probes/locality/path_class.h"
 #include "probes/nccl/nccl_log.h"
 #include "probes/nccl/nccl_log_judge.h"
 
@@ -43,15 +42,9 @@ absl::Status AddTopology(const std::string& path, nccl::NcclLogContext* c) {
   absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(path);
   if (!topo.ok()) return topo.status();
   c->topology_source = path;
-  c->rails = NearestRdmaNics(*topo);
-  for (const platform::TopoPciDevice& gpu : topo->devices) {
-    if (!IsNvidiaGpu(gpu)) continue;
-    for (const platform::TopoPciDevice& nic : topo->devices) {
-      if (nic.rdma_devices.empty()) continue;
-      auto rail = c->rails.find(gpu.address);
-      if (rail == c->rails.end() || !rail->second.count(nic.rdma_devices.front())) continue;
-      if (locality::GdrByDefault(locality::ClassifyPath(gpu, nic))) c->gdr_by_default.insert(gpu.address);
-    }
+  for (auto& [gpu, rail] : RdmaRails(*topo)) {
+    if (rail.gdr_by_default) c->gdr_by_default.insert(gpu);
+    c->rails[gpu] = std::move(rail.nics);
   }
   return absl::OkStatus();
 }

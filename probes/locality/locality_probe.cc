@@ -224,19 +224,27 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   return result;
 }
 
-std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::PciTopology& topology) {
+std::map<std::string, RdmaRail> RdmaRails(const platform::PciTopology& topology) {
   std::vector<const platform::TopoPciDevice*> nics;
   for (const auto& dev : topology.devices) {
     if (IsNic(dev)) nics.push_back(&dev);
   }
-  std::map<std::string, std::set<std::string>> out;
+  std::map<std::string, RdmaRail> out;
   for (const auto& gpu : topology.devices) {
     if (!IsNvidiaGpu(gpu)) continue;
-    std::set<std::string>& names = out[gpu.address];
-    for (size_t j : NearestRdma(gpu, nics).nics) {
-      names.insert(nics[j]->rdma_devices.begin(), nics[j]->rdma_devices.end());
+    RdmaRail& rail = out[gpu.address];
+    const Nearest nearest = NearestRdma(gpu, nics);
+    rail.gdr_by_default = nearest.path && locality::GdrByDefault(*nearest.path);
+    for (size_t j : nearest.nics) {
+      rail.nics.insert(nics[j]->rdma_devices.begin(), nics[j]->rdma_devices.end());
     }
   }
+  return out;
+}
+
+std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::PciTopology& topology) {
+  std::map<std::string, std::set<std::string>> out;
+  for (auto& [gpu, rail] : RdmaRails(topology)) out[gpu] = std::move(rail.nics);
   return out;
 }
 

@@ -29,6 +29,14 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
 
 // hwloc devices the probe treats as GPUs and NICs.
 bool IsNvidiaGpu(const platform::TopoPciDevice& dev);
+// A GPU's rail: the RDMA device names at its best path class, and whether
+// NCCL's default (NCCL_NET_GDR_LEVEL=PXB) uses GPUDirect RDMA over it.
+struct RdmaRail {
+  std::set<std::string> nics;
+  bool gdr_by_default = false;
+};
+// GPU bus id -> its rail.
+std::map<std::string, RdmaRail> RdmaRails(const platform::PciTopology& topology);
 // GPU bus id -> the RDMA device names at the GPU's best path class.
 std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::PciTopology& topology);
 // NCCL_TOPO_FILE_MISMATCH (FAIL) for each GPU whose nearest NICs in the

@@ -57,6 +57,34 @@ TEST(LocalityFixtureTest, CtsPascalBothP100sArePixToTheConnectX5) {
   EXPECT_EQ(t.gpus(0).numa_node(), 0);
 }
 
+TEST(LocalityFixtureTest, RdmaRailsAgreeWithTheProbesRailsOnEveryFixture) {
+  for (const char* fixture : {"cts1-pascal.xml", "24em64t-2n6c2t-pci.xml", "coral-lassen.xml",
+                              "g4dnmetal.xml"}) {
+    auto topo = platform::LoadPciTopology(testing::FixturePath(std::string("hwloc/") + fixture));
+    ASSERT_TRUE(topo.ok()) << topo.status();
+    const std::map<std::string, RdmaRail> rails = RdmaRails(*topo);
+    const v1::Topology t = JudgeLocality(*topo, Profile()).topology();
+    int checked = 0;
+    for (const v1::GpuRail& rail : t.rails()) {
+      std::string pci;
+      for (const auto& g : t.gpus()) {
+        if (g.label() == rail.gpu()) pci = g.pci_address();
+      }
+      ASSERT_TRUE(rails.count(pci)) << fixture << " " << rail.gpu();
+      EXPECT_EQ(rails.at(pci).gdr_by_default, rail.gdr_by_default()) << fixture << " " << pci;
+      EXPECT_FALSE(rails.at(pci).nics.empty()) << fixture << " " << pci;
+      ++checked;
+    }
+    if (std::string(fixture) == "cts1-pascal.xml") {
+      EXPECT_EQ(checked, 2);
+      for (const auto& [pci, rail] : rails) {
+        EXPECT_TRUE(rail.gdr_by_default) << pci;
+        EXPECT_EQ(rail.nics, std::set<std::string>{"mlx5_0"}) << pci;
+      }
+    }
+  }
+}
+
 TEST(LocalityFixtureTest, G4dnSocketZeroGpusAreSysToEveryNic) {
   v1::ProbeResult r = Judge("g4dnmetal.xml");
   const v1::Topology& t = r.topology();

@@ -54,6 +54,14 @@ class TaskThreads {
     return threads_.size();
   }
 
+  // Threads whose function has not returned yet.
+  size_t running() const {
+    platform::MutexLock l(&mu_);
+    size_t n = 0;
+    for (const Entry& e : threads_) n += !e.done->load();
+    return n;
+  }
+
  private:
   struct Entry {
     std::thread thread;

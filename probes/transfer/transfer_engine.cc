@@ -489,13 +489,9 @@ void TransferServer::Serve() {
     if (!c.ok()) continue;
     // Past the limit the connection is closed at once (its Fd goes out of
     // scope): a flood costs no thread and no memory.
-    if (connections_open_.load() >= limits_.max_connections) continue;
-    ++connections_open_;
+    if (connections_.running() >= static_cast<size_t>(limits_.max_connections)) continue;
     auto conn = std::make_shared<Fd>(*std::move(c));
-    connections_.Start([this, conn] {
-      HandleControl(std::move(*conn));
-      --connections_open_;
-    });
+    connections_.Start([this, conn] { HandleControl(std::move(*conn)); });
   }
 }
 

@@ -103,7 +103,6 @@ class TransferServer {
   ServerLimits limits_;
   RdmaServeChoice rdma_choice_;
   std::atomic<int> sessions_{0};
-  std::atomic<int> connections_open_{0};
   platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
   std::atomic<bool> stopping_{false};
   std::atomic<int> runs_served_{0};

@@ -1,7 +1,7 @@
 // File: mutex.h
 // The mutex, scoped lock and condition variable of the daemons (agent,
 // coordinator, task threads), carrying clang's thread-safety capability
-// attributes so that `-Wthread-safety` (scripts/sanitize.sh) checks every
+// attributes so that `-Wthread-safety` (scripts/tsan.sh) checks every
 // ABSL_GUARDED_BY member at compile time.
 //
 // Why not absl::Mutex, which has the same attributes: Debian's abseil is

@@ -9,6 +9,7 @@
 #include "probes/inventory/inventory_probe.h"
 #include "probes/locality/locality_probe.h"
 #include "probes/mtu/mtu_probe.h"
+#include "probes/nccl/nccl_probe.h"
 #include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
 #include "probes/rdma_loopback/rdma_loopback_probe.h"
@@ -25,6 +26,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<GpuProbe>());
   (void)registry.Register(std::make_unique<GpuPcieBwProbe>());
   (void)registry.Register(std::make_unique<GpuDirectProbe>());
+  (void)registry.Register(std::make_unique<NcclProbe>());
   (void)registry.Register(std::make_unique<MtuProbe>());
   (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());
   return registry;

@@ -18,6 +18,7 @@
 #include "probes/framework/stage_runner.h"
 #include "probes/mtu/mtu_probe.h"
 #include "probes/mtu/path_mtu.h"
+#include "probes/nccl/collective_runner.h"
 #include "probes/transfer/transfer_engine.h"
 #include "probes/transfer/transfer_task.h"
 
@@ -156,6 +157,21 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       Done(task, std::move(r), emit);
       return;
     }
+    case v1::Task::kRunCollective: {
+      nccl::RankOutput out = nccl::RunCollectiveRank(
+          task.run_collective(), absl::Now() + BudgetOf(task) * 0.9, [&](const std::string& id) {
+            v1::TaskEvent ready;
+            ready.mutable_ready()->set_task_id(task.task_id());
+            ready.mutable_ready()->set_nccl_unique_id(id);
+            emit(ready);
+          });
+      FinalizeResult(*profile, &out.result);
+      Done(task, std::move(out.result), emit);
+      // A call into NCCL that never returned still holds its thread: end
+      // now, without destructors that would wait for it.
+      if (out.abandoned) _exit(0);
+      return;
+    }
     default:
       Done(task,
            ErrorResult("task", "UNKNOWN_TASK",
@@ -182,7 +198,14 @@ int TaskWorkerMain() {
                  "internal: the agent and `nodeprobe run` start it)\n";
     return 2;
   }
-  google::protobuf::io::FileOutputStream out(1);
+  // The events leave on a private copy of stdout; fd 1 itself goes to
+  // stderr, so a library that prints (NCCL, CUDA) cannot corrupt them.
+  const int events_fd = dup(1);
+  if (events_fd < 0 || dup2(2, 1) < 0) {
+    std::cerr << "nodeprobe task: cannot set up the event pipe\n";
+    return 3;
+  }
+  google::protobuf::io::FileOutputStream out(events_fd);
   bool ok = true;
   ExecuteTask(task, [&](const v1::TaskEvent& event) {
     if (!ok) return;

@@ -215,16 +215,94 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  static bool IsRunKey(const std::string& key) {
+    return key == "collectives" || key == "min_bytes" || key == "max_bytes" ||
+           key == "step_factor" || key == "sizes" || key == "iters" || key == "warmup_iters" ||
+           key == "op_timeout_s" || key == "env";
+  }
+
+  // The keys that say how collectives run (the rest are bars).
+  absl::Status ParseNcclRun(const std::string& key, const YAML::Node& v, Profile& p) {
+    if (!IsRunKey(key)) return absl::OkStatus();
+    v1::CollectiveOptions& o = p.nccl_run;
+    const std::string name = "nccl." + key;
+    if (key == "collectives" || key == "sizes") {
+      if (!v.IsSequence()) return Error(v, name + " must be a list");
+      for (const auto& item : v) {
+        if (key == "sizes") {
+          absl::StatusOr<double> n = Number(item, name);
+          if (!n.ok()) return n.status();
+          if (*n < 4 || *n > 17179869184.0) return Error(item, name + " entries must be 4 B .. 16 GiB");
+          o.add_sizes(static_cast<uint64_t>(*n));
+          continue;
+        }
+        absl::StatusOr<std::string> c = String(item, name);
+        if (!c.ok()) return c.status();
+        static const std::vector<std::string> kColl = {"all_reduce", "all_gather", "broadcast",
+                                                       "reduce_scatter", "reduce", "alltoall",
+                                                       "sendrecv"};
+        if (std::find(kColl.begin(), kColl.end(), *c) == kColl.end()) {
+          return Error(item, absl::StrCat(name, ": unknown collective '", *c,
+                                          "' (all_reduce, all_gather, broadcast, reduce_scatter, "
+                                          "reduce, alltoall, sendrecv)"));
+        }
+        o.add_collectives(*c);
+      }
+      return absl::OkStatus();
+    }
+    if (key == "env") {
+      if (!v.IsMap()) return Error(v, "nccl.env must be a mapping of NCCL_* variables");
+      for (const auto& e : v) {
+        const std::string var = e.first.as<std::string>();
+        if (!absl::StartsWith(var, "NCCL_") || var == "NCCL_DEBUG_FILE") {
+          return Error(e.first, absl::StrCat("nccl.env: '", var,
+                                             "' is not an NCCL_* variable we may set"));
+        }
+        absl::StatusOr<std::string> val = String(e.second, "nccl.env." + var);
+        if (!val.ok()) return val.status();
+        p.nccl_env[var] = *val;
+      }
+      return absl::OkStatus();
+    }
+    absl::StatusOr<double> n = Number(v, name);
+    if (!n.ok()) return n.status();
+    if (key == "op_timeout_s") {
+      if (*n <= 0 || *n > 3600) return Error(v, name + " must be > 0 and <= 3600 (s)");
+      o.set_op_timeout_s(*n);
+      return absl::OkStatus();
+    }
+    const double cap = key == "step_factor" ? 1024 : key == "min_bytes" || key == "max_bytes"
+                                                          ? 17179869184.0
+                                                          : 100000;
+    const double floor = key == "step_factor" ? 2 : key == "iters" ? 1 : key == "warmup_iters" ? 1 : 4;
+    if (*n < floor || *n > cap || *n != static_cast<double>(static_cast<uint64_t>(*n))) {
+      return Error(v, absl::StrCat(name, " must be a whole number from ", floor, " to ", cap));
+    }
+    const auto u = static_cast<uint64_t>(*n);
+    if (key == "min_bytes") o.set_min_bytes(u);
+    if (key == "max_bytes") o.set_max_bytes(u);
+    if (key == "step_factor") o.set_step_factor(static_cast<uint32_t>(u));
+    if (key == "iters") o.set_iters(static_cast<uint32_t>(u));
+    if (key == "warmup_iters") o.set_warmup_iters(static_cast<uint32_t>(u));
+    return absl::OkStatus();
+  }
+
   absl::Status ParseNccl(const YAML::Node& nccl, Profile& p) {
     if (!nccl.IsMap()) return Error(nccl, "nccl must be a mapping");
     static const std::vector<std::string> kKeys = {
         "topo_file",                  "all_reduce_busbw_min_gbps", "all_gather_busbw_min_gbps",
         "reduce_scatter_busbw_min_gbps", "alltoall_busbw_min_gbps",  "broadcast_busbw_min_gbps",
-        "reduce_busbw_min_gbps",      "sendrecv_busbw_min_gbps"};
+        "reduce_busbw_min_gbps",      "sendrecv_busbw_min_gbps",  "collectives",
+        "min_bytes", "max_bytes", "step_factor", "sizes", "iters", "warmup_iters",
+        "op_timeout_s", "env"};
     for (const auto& kv : nccl) {
       const std::string key = kv.first.as<std::string>();
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
         return UnknownKey(kv.first, "nccl.", kKeys);
+      }
+      if (absl::Status run = ParseNcclRun(key, kv.second, p); !run.ok() || IsRunKey(key)) {
+        if (!run.ok()) return run;
+        continue;
       }
       if (key != "topo_file") {
         absl::StatusOr<double> v = Number(kv.second, "nccl." + key);

@@ -28,6 +28,13 @@
 //     all_reduce_busbw_min_gbps: 400    # bus bandwidth at the largest size run;
 //                                       # also all_gather_, reduce_scatter_,
 //                                       # alltoall_, broadcast_, reduce_, sendrecv_
+//     collectives: [all_reduce]         # what the nccl probe and stages run
+//     min_bytes: 1048576                # the sweep (or sizes: [...])
+//     max_bytes: 268435456
+//     step_factor: 4
+//     iters: 20                         # timed; warmup_iters: 5
+//     op_timeout_s: 60                  # one size of one collective
+//     env: { NCCL_IB_QPS_PER_CONNECTION: "4" }  # NCCL_* set for our runs
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -95,6 +102,11 @@ struct Profile {
   // Collective ("all_reduce") -> the least bus bandwidth, in GB/s, at the
   // largest size of a run.
   std::map<std::string, double> nccl_busbw_min_gbps;
+  // How the nccl probe and the stages run collectives (unset fields: the
+  // defaults of probes/nccl/collective_math.h), and NCCL_* settings for
+  // those runs.
+  v1::CollectiveOptions nccl_run;
+  std::map<std::string, std::string> nccl_env;
 
   std::map<std::string, std::string> versions;
   std::vector<ProfileException> exceptions;

@@ -1,0 +1,32 @@
+// File: collective_judge.h
+// One verdict from the ranks of an NCCL run, wherever they ran (local GPUs
+// or nodes over the coordinator): their rows merged as nccl-tests merges
+// them (time averaged over ranks; the slowest rank kept beside it), busbw
+// with nccl-tests' factors, wrong results, ranks that did not finish, what
+// NCCL's own log says it did, and the profile's bars.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nodeprobe/v1/result.pb.h"
+#include "probes/nccl/nccl_log_judge.h"
+
+namespace nodeprobe::nccl {
+
+struct RankAnswer {
+  uint32_t rank = 0;
+  std::string node;
+  int gpu = 0;
+  // The rank task's result; nullopt when none came back (`lost` says why).
+  std::optional<v1::ProbeResult> result;
+  std::string lost;
+};
+
+// probe "nccl", detail.collective; verdict left to FinalizeResult. SKIP
+// when rank 0 skipped (no CUDA, NCCL or GPU). `rank_order` is recorded.
+v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,
+                                   const NcclLogContext& context, const std::string& rank_order);
+
+}  // namespace nodeprobe::nccl

@@ -1,0 +1,147 @@
+// File: collective_math.cc
+#include "probes/nccl/collective_math.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace nodeprobe::nccl {
+namespace {
+
+constexpr uint64_t kWord = 4;  // float
+constexpr uint64_t kMaxBytes = 16ull << 30;
+
+}  // namespace
+
+const std::vector<std::string>& AllCollectives() {
+  static const std::vector<std::string> all = {"all_reduce", "all_gather", "broadcast",
+                                               "reduce_scatter", "reduce", "alltoall",
+                                               "sendrecv"};
+  return all;
+}
+
+bool IsCollective(std::string_view name) {
+  const auto& all = AllCollectives();
+  return std::find(all.begin(), all.end(), name) != all.end();
+}
+
+v1::CollectiveOptions WithDefaults(v1::CollectiveOptions o) {
+  if (o.collectives_size() == 0) {
+    for (const std::string& c : AllCollectives()) o.add_collectives(c);
+  }
+  if (o.sizes_size() == 0) {
+    if (o.min_bytes() == 0) o.set_min_bytes(1 << 20);
+    if (o.max_bytes() == 0) o.set_max_bytes(std::max<uint64_t>(o.min_bytes(), 256 << 20));
+    if (o.step_factor() == 0) o.set_step_factor(4);
+  }
+  if (o.warmup_iters() == 0) o.set_warmup_iters(5);
+  if (o.iters() == 0) o.set_iters(20);
+  if (o.op_timeout_s() <= 0) o.set_op_timeout_s(60);
+  return o;
+}
+
+absl::Status ValidateOptions(const v1::CollectiveOptions& o) {
+  for (const std::string& c : o.collectives()) {
+    if (!IsCollective(c)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown collective '", c,
+          "' (use all_reduce, all_gather, broadcast, reduce_scatter, reduce, alltoall, sendrecv)"));
+    }
+  }
+  if (o.sizes_size() == 0) {
+    if (o.min_bytes() > o.max_bytes()) {
+      return absl::InvalidArgumentError(absl::StrCat("--min-bytes ", o.min_bytes(),
+                                                     " is above --max-bytes ", o.max_bytes()));
+    }
+    if (o.step_factor() < 2 && o.min_bytes() != o.max_bytes()) {
+      return absl::InvalidArgumentError("--step-factor must be 2 or more");
+    }
+  }
+  for (uint64_t s : o.sizes()) {
+    if (s == 0) return absl::InvalidArgumentError("a size of 0 bytes measures nothing");
+  }
+  if (o.max_bytes() > kMaxBytes || std::any_of(o.sizes().begin(), o.sizes().end(),
+                                               [](uint64_t s) { return s > kMaxBytes; })) {
+    return absl::InvalidArgumentError("sizes above 16 GiB are refused (two buffers per GPU)");
+  }
+  if (o.iters() > 100000 || o.warmup_iters() > 100000) {
+    return absl::InvalidArgumentError("--iters and --warmup-iters must be at most 100000");
+  }
+  return absl::OkStatus();
+}
+
+std::vector<uint64_t> SweepSizes(const v1::CollectiveOptions& o) {
+  std::vector<uint64_t> sizes(o.sizes().begin(), o.sizes().end());
+  if (sizes.empty() && o.min_bytes() > 0) {
+    for (uint64_t s = o.min_bytes(); s <= o.max_bytes(); s *= std::max<uint32_t>(2, o.step_factor())) {
+      sizes.push_back(s);
+      if (s > o.max_bytes() / std::max<uint32_t>(2, o.step_factor())) break;
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+CollectiveShape ShapeOf(std::string_view c, uint64_t size_bytes, int nranks) {
+  const uint64_t n = static_cast<uint64_t>(std::max(1, nranks));
+  const uint64_t count = size_bytes / kWord;
+  CollectiveShape s;
+  if (c == "all_gather") {
+    s.param = count / n;
+    s.send = s.param;
+    s.recv = s.param * n;
+  } else if (c == "reduce_scatter") {
+    s.param = count / n;
+    s.send = s.param * n;
+    s.recv = s.param;
+  } else if (c == "alltoall") {
+    s.param = count / n;  // per peer
+    s.send = s.param * n;
+    s.recv = s.param * n;
+  } else {  // all_reduce, broadcast, reduce, sendrecv
+    s.param = count;
+    s.send = count;
+    s.recv = count;
+  }
+  s.bytes = std::max(s.send, s.recv) * kWord;
+  return s;
+}
+
+float InputValue(int rank, uint64_t i) {
+  return static_cast<float>((rank + 1) * static_cast<int>(i % 17 + 1));
+}
+
+std::optional<float> ExpectedValue(std::string_view c, const CollectiveShape& s, int nranks,
+                                   int rank, uint64_t i) {
+  const int n = std::max(1, nranks);
+  // The sum over ranks r of (r + 1) x k: k x n(n+1)/2.
+  auto sum_at = [&](uint64_t j) {
+    return static_cast<float>(static_cast<int>(j % 17 + 1) * (n * (n + 1) / 2));
+  };
+  if (c == "all_reduce") return sum_at(i);
+  if (c == "reduce") return rank == 0 ? std::optional<float>(sum_at(i)) : std::nullopt;
+  if (c == "broadcast") return InputValue(0, i);
+  if (c == "all_gather") {
+    if (s.param == 0) return std::nullopt;
+    return InputValue(static_cast<int>(i / s.param), i % s.param);
+  }
+  if (c == "reduce_scatter") return sum_at(static_cast<uint64_t>(rank) * s.param + i);
+  if (c == "alltoall") {
+    if (s.param == 0) return std::nullopt;
+    // Chunk p came from rank p: the part of its send buffer meant for us.
+    const uint64_t from = i / s.param;
+    return InputValue(static_cast<int>(from), static_cast<uint64_t>(rank) * s.param + i % s.param);
+  }
+  if (c == "sendrecv") return InputValue((rank - 1 + n) % n, i);
+  return std::nullopt;
+}
+
+double AlgBwGbps(uint64_t bytes, double time_us) {
+  if (time_us <= 0) return 0;
+  return static_cast<double>(bytes) / (time_us * 1e-6) / 1e9;
+}
+
+bool RunsInPlace(std::string_view c) { return c != "alltoall" && c != "sendrecv"; }
+
+}  // namespace nodeprobe::nccl

@@ -1,0 +1,39 @@
+// File: nccl_probe.cc
+#include "probes/nccl/nccl_probe.h"
+
+#include "absl/time/clock.h"
+#include "platform/nccl_api.h"
+#include "probes/framework/result_util.h"
+#include "probes/nccl/collective_math.h"
+#include "probes/nccl/local_collectives.h"
+#include "tasks/task_launcher.h"
+
+namespace nodeprobe {
+
+absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
+  if (ctx.host.IsCaptured() || !ctx.host.topology_xml.empty()) {
+    return SkipResult("nccl", "collectives run on the live host only");
+  }
+  absl::StatusOr<const platform::NcclApi*> api = platform::LoadNcclApi();
+  if (!api.ok()) return SkipResult("nccl", std::string(api.status().message()));
+  int gpus = 0;
+  if (int rc = (*api)->cudaGetDeviceCount(&gpus); rc != platform::kCudaSuccess || gpus == 0) {
+    return SkipResult("nccl", rc != platform::kCudaSuccess
+                                  ? std::string("no usable GPU: ") + (*api)->cudaGetErrorString(rc)
+                                  : std::string("the CUDA runtime reports no GPU"));
+  }
+  nccl::LocalRun run;
+  run.worker_exe = tasks::kSelfExe;
+  run.options = nccl::WithDefaults(ctx.profile->nccl_run);
+  if (absl::Status v = nccl::ValidateOptions(run.options); !v.ok()) return v;
+  run.gpus = gpus;
+  run.env = ctx.profile->nccl_env;
+  run.node = ctx.node_name;
+  run.deadline = std::min(ctx.deadline, absl::Now() + absl::Minutes(30));
+  nccl::NcclLogContext log_context;
+  log_context.busbw_min_gbps = ctx.profile->nccl_busbw_min_gbps;
+  log_context.profile_source = ctx.profile->source;
+  return nccl::JudgeCollectiveRun(nccl::RunLocalRanks(run), log_context, nccl::kLocalRankOrder);
+}
+
+}  // namespace nodeprobe

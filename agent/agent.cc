@@ -131,8 +131,60 @@ void Agent::HandleTask(const v1::Task& received) {
     Write(reply);
     return;
   }
+  if (task.has_run_collective()) {
+    RunCollectiveTask(task, deadline);
+    return;
+  }
   *reply.mutable_result() = tasks::RunTask(options_.self_exe, task, deadline);
   reply.mutable_result()->mutable_result()->set_node(options_.node_name);
+  Write(reply);
+}
+
+void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
+  v1::AgentMessage reply;
+  v1::TaskResult* result = reply.mutable_result();
+  result->set_task_id(task.task_id());
+  auto cancelled = [&] {
+    platform::MutexLock l(&tasks_mu_);
+    return cancelled_.erase(task.task_id()) > 0 || stopping_ || !connected_;
+  };
+  absl::StatusOr<tasks::TaskWorker> worker = tasks::TaskWorker::Start(options_.self_exe, task);
+  if (!worker.ok()) {
+    *result->mutable_result() =
+        ErrorResult("nccl", "TASK_FAILED",
+                    absl::StrCat("cannot start the rank's worker: ", worker.status().message()),
+                    "check the node (memory, process limits) and the nodeprobe binary");
+  }
+  while (worker.ok()) {
+    absl::StatusOr<v1::TaskEvent> ev =
+        worker->Next(std::min(deadline, absl::Now() + absl::Milliseconds(200)));
+    if (ev.ok() && ev->has_ready()) {
+      v1::AgentMessage ready;
+      *ready.mutable_endpoint() = ev->ready();
+      ready.mutable_endpoint()->set_task_id(task.task_id());
+      Write(ready);
+      continue;
+    }
+    if (ev.ok() && ev->has_done()) {
+      *result->mutable_result() = ev->done().result();
+      break;
+    }
+    if (ev.ok()) continue;
+    const bool waiting = absl::IsDeadlineExceeded(ev.status()) && absl::Now() < deadline;
+    if (waiting && !cancelled()) continue;
+    worker->Kill();
+    *result->mutable_result() =
+        waiting ? ErrorResult("nccl", "NCCL_STOPPED", "stopped by the coordinator",
+                              "another rank of the run failed: see the run's findings")
+        : absl::IsDeadlineExceeded(ev.status())
+            ? ErrorResult("nccl", "TASK_TIMEOUT", "the rank passed its deadline and was killed",
+                          "raise the stage --timeout or nccl.op_timeout_s")
+            : ErrorResult("nccl", "TASK_FAILED",
+                          absl::StrCat("the rank's worker ", ev.status().message()),
+                          "a bug or a broken GPU: check dmesg on this node");
+    break;
+  }
+  result->mutable_result()->set_node(options_.node_name);
   Write(reply);
 }
 

@@ -56,6 +56,9 @@ class Agent {
   // One connection: register, then serve tasks until the stream ends.
   absl::Status Session();
   void HandleTask(const v1::Task& task);
+  // One NCCL rank: its unique id (rank 0) goes out as an endpoint the
+  // moment the worker has it; a Cancel from the coordinator stops it.
+  void RunCollectiveTask(const v1::Task& task, absl::Time deadline);
   void Write(const v1::AgentMessage& msg);
   v1::Registration BuildRegistration() const;
 

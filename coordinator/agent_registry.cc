@@ -28,11 +28,26 @@ void AgentSession::Deliver(const std::string& task_id, v1::AgentMessage msg) {
 absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
                                                      absl::Time deadline) {
   platform::MutexLock l(&mu_);
+  return AwaitLocked(task_id, deadline, false);
+}
+
+absl::StatusOr<v1::AgentMessage> AgentSession::AwaitFirst(const std::string& task_id,
+                                                          absl::Time deadline) {
+  platform::MutexLock l(&mu_);
+  return AwaitLocked(task_id, deadline, true);
+}
+
+absl::StatusOr<v1::AgentMessage> AgentSession::AwaitLocked(const std::string& task_id,
+                                                           absl::Time deadline, bool keep) {
   while (true) {
     auto it = replies_.find(task_id);
     if (it != replies_.end() && it->second.has_value()) {
       v1::AgentMessage m = *std::move(it->second);
-      replies_.erase(it);
+      if (keep) {
+        it->second.reset();
+      } else {
+        replies_.erase(it);
+      }
       return m;
     }
     if (!alive_) {

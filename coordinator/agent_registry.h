@@ -46,6 +46,9 @@ class AgentSession {
   // Waits for the reply to `task_id`: UNAVAILABLE when the agent is lost,
   // DEADLINE_EXCEEDED at the deadline.
   absl::StatusOr<v1::AgentMessage> Await(const std::string& task_id, absl::Time deadline);
+  // Await for a task that answers twice (an endpoint, then its result):
+  // the task stays expected, so the second answer is not dropped.
+  absl::StatusOr<v1::AgentMessage> AwaitFirst(const std::string& task_id, absl::Time deadline);
 
   void Heartbeat();
   absl::Time last_heartbeat() const;
@@ -66,6 +69,8 @@ class AgentSession {
   const std::function<void()> end_;
   mutable platform::Mutex mu_;
   platform::CondVar cv_;
+  absl::StatusOr<v1::AgentMessage> AwaitLocked(const std::string& task_id, absl::Time deadline,
+                                               bool keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::map<std::string, std::optional<v1::AgentMessage>> replies_ ABSL_GUARDED_BY(mu_);
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_);
   bool alive_ ABSL_GUARDED_BY(mu_) = true;

@@ -10,21 +10,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "coordinator/agent_tasks.h"
+#include "coordinator/collective_stage.h"
 #include "coordinator/peer_judgement.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
 namespace {
-
-std::string NewTaskId() {
-  static std::atomic<uint64_t> next{1};
-  return absl::StrCat("t", absl::ToUnixMillis(absl::Now()), "-", next++);
-}
-
-double SecondsLeft(absl::Time deadline) {
-  return std::max(0.0, absl::ToDoubleSeconds(deadline - absl::Now()));
-}
 
 // Records why a node's part ended early.
 void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
@@ -38,29 +31,6 @@ void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& 
                               " during ", during, ": ", s.message()));
   f->set_remediation(lost ? "check the node and its agent (systemctl status nodeprobe-agent)"
                           : "check the node's load and raise the stage --timeout");
-}
-
-// Sends a task and waits for its reply. Every task carries the run's
-// profile, so each node judges its part the same way.
-absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time deadline,
-                                     const v1::AcceptanceProfile& profile) {
-  *task.mutable_profile() = profile;
-  // The agent gets a slightly earlier deadline than the coordinator waits,
-  // so a task it has to kill still comes back as its own TASK_TIMEOUT
-  // report instead of silence.
-  const double left = SecondsLeft(deadline);
-  task.set_deadline_s(left < 10 ? left * 0.8 : left - 2);
-  v1::CoordinatorMessage msg;
-  *msg.mutable_task() = task;
-  s.Expect(task.task_id());
-  if (!s.Send(msg)) return absl::UnavailableError(absl::StrCat("agent ", s.node(), " is gone"));
-  return s.Await(task.task_id(), deadline);
-}
-
-void Cancel(AgentSession& s, const std::string& task_id) {
-  v1::CoordinatorMessage msg;
-  msg.mutable_cancel()->set_task_id(task_id);
-  s.Send(msg);
 }
 
 // One direction of one rail pair: `to` serves, `from` runs the transfer.
@@ -240,6 +210,15 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     }
   }
 
+  // 3. NCCL collectives across the nodes, where they have GPUs.
+  if (request.stage() == v1::TWO_NODE) {
+    std::vector<std::shared_ptr<AgentSession>> live;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (usable[i]) live.push_back(nodes[i]);
+    }
+    if (live.size() == nodes.size()) RunCollectivesOnAgents(&run, live, profile, deadline, progress);
+  }
+
   // Transfers judged against each other (the profile or hardware bars were
   // applied on the nodes).
   JudgeTransfersAgainstPeers(profile, &run);
@@ -254,10 +233,11 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     f->set_remediation("check --rails and that both agents offer a rail");
   }
 
-  // 3. Verdict: worst of everything, SKIP not counting.
+  // 4. Verdict: worst of everything, SKIP not counting.
   v1::Verdict v = v1::SKIP;
   for (const auto& rep : run.node_reports()) v = WorseVerdict(v, rep.verdict());
   for (const auto& p : run.pairs()) v = WorseVerdict(v, p.result().verdict());
+  for (const auto& c : run.collectives()) v = WorseVerdict(v, c.verdict());
   for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
   run.set_verdict(v);
   run.set_state(run.findings_size() > 0 ? "error" : "done");

@@ -81,6 +81,11 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_LOG_EMPTY", "the log holds no NCCL debug output to judge"},
       {"NCCL_WRONG_RESULT", "a collective computed wrong results"},
       {"NCCL_BUSBW_BELOW_EXPECTED", "a collective's bus bandwidth is below the profile's bar"},
+      {"NCCL_TIMEOUT", "ranks of a collective did not finish by its deadline, or were lost"},
+      {"NCCL_ASYNC_ERROR", "NCCL reported an asynchronous error and the rank aborted"},
+      {"NCCL_INIT_FAILED", "a rank could not create or join the NCCL communicator"},
+      {"NCCL_STOPPED", "a rank was stopped because another rank of the run failed"},
+      {"NCCL_NOT_RUN", "no collective across the nodes: some node ran no local NCCL"},
       // GPUDirect RDMA
       {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},
       {"ACS_ENABLED_ON_GPU_NIC_PATH", "ACS redirects peer-to-peer traffic between GPU and NIC"},

@@ -254,9 +254,10 @@ class ProfileParser {
       if (!v.IsMap()) return Error(v, "nccl.env must be a mapping of NCCL_* variables");
       for (const auto& e : v) {
         const std::string var = e.first.as<std::string>();
-        if (!absl::StartsWith(var, "NCCL_") || var == "NCCL_DEBUG_FILE") {
+        if (!IsSettableNcclVariable(var)) {
           return Error(e.first, absl::StrCat("nccl.env: '", var,
-                                             "' is not an NCCL_* variable we may set"));
+                                             "' is not one nodeprobe sets (allowed: ",
+                                             absl::StrJoin(SettableNcclVariables(), ", "), ")"));
         }
         absl::StatusOr<std::string> val = String(e.second, "nccl.env." + var);
         if (!val.ok()) return val.status();
@@ -542,6 +543,27 @@ const ProfileException* Profile::FindException(std::string_view code,
     }
   }
   return nullptr;
+}
+
+const std::vector<std::string>& SettableNcclVariables() {
+  static const std::vector<std::string> vars = {
+      "NCCL_ALGO",           "NCCL_BUFFSIZE",          "NCCL_COLLNET_ENABLE",
+      "NCCL_CROSS_NIC",      "NCCL_DEBUG",             "NCCL_DEBUG_SUBSYS",
+      "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_IB_DISABLE",   "NCCL_IB_GID_INDEX",
+      "NCCL_IB_HCA",         "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_QPS_PER_CONNECTION",
+      "NCCL_IB_RETRY_CNT",   "NCCL_IB_SL",             "NCCL_IB_SPLIT_DATA_ON_QPS",
+      "NCCL_IB_TC",          "NCCL_IB_TIMEOUT",        "NCCL_MAX_NCHANNELS",
+      "NCCL_MIN_NCHANNELS",  "NCCL_NET",               "NCCL_NET_GDR_LEVEL",
+      "NCCL_NET_GDR_READ",   "NCCL_NTHREADS",          "NCCL_NVLS_ENABLE",
+      "NCCL_P2P_DISABLE",    "NCCL_P2P_LEVEL",         "NCCL_PROTO",
+      "NCCL_SHM_DISABLE",    "NCCL_SOCKET_IFNAME",     "NCCL_SOCKET_NTHREADS",
+      "NCCL_NSOCKS_PERTHREAD"};
+  return vars;
+}
+
+bool IsSettableNcclVariable(std::string_view name) {
+  const auto& vars = SettableNcclVariables();
+  return std::find(vars.begin(), vars.end(), name) != vars.end();
 }
 
 const std::vector<std::string>& PinnableComponents() {

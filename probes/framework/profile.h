@@ -117,6 +117,14 @@ struct Profile {
                                         std::string_view device) const;
 };
 
+// The NCCL_* variables a profile (and so a coordinator's task) may set for
+// our collective runs: tuning and device choice only. Nothing that loads a
+// library (NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN), names a file to write
+// (NCCL_DEBUG_FILE) or read (NCCL_TOPO_FILE, NCCL_CONF_FILE) on a remote's
+// say-so.
+const std::vector<std::string>& SettableNcclVariables();
+bool IsSettableNcclVariable(std::string_view name);
+
 // Component names the `versions:` section may pin (the inventory's names).
 const std::vector<std::string>& PinnableComponents();
 

@@ -20,6 +20,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "platform/nccl_api.h"
+#include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_math.h"
 #include "probes/nccl/nccl_log.h"
@@ -84,7 +85,7 @@ class LogDir {
 void SetEnvironment(const v1::RunCollective& task, const LogDir& logs,
                     v1::CollectiveReport* report) {
   for (const auto& [k, v] : task.env()) {
-    if (absl::StartsWith(k, "NCCL_")) setenv(k.c_str(), v.c_str(), 1);
+    if (IsSettableNcclVariable(k)) setenv(k.c_str(), v.c_str(), 1);  // checked by the caller too
   }
   setenv("NCCL_DEBUG", "INFO", 0);
   setenv("NCCL_DEBUG_SUBSYS", "INIT,NET,GRAPH,ENV", 0);
@@ -377,6 +378,15 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
                              v.ok() ? "rank outside 0..nranks-1" : std::string(v.message()),
                              "fix the collective options");
     return out;
+  }
+  for (const auto& [k, v] : task.env()) {
+    if (!IsSettableNcclVariable(k)) {
+      out.result = ErrorResult("nccl", "TASK_FAILED",
+                               absl::StrCat("refusing to set ", k,
+                                            ": not one of the NCCL_* variables nodeprobe sets"),
+                               "drop it from the profile's nccl.env");
+      return out;
+    }
   }
   LogDir logs;
   SetEnvironment(task, logs, report);

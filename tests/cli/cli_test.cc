@@ -171,7 +171,7 @@ TEST(CliTest, UnknownProbeExitsTwoListingValidProbes) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(LineCount(r.err), 1) << r.err;
   EXPECT_TRUE(absl::StrContains(r.err, "unknown probe 'nope'"));
-  EXPECT_TRUE(absl::StrContains(r.err, "gpudirect, inventory, locality, mtu, pcie, rdma-devices"));
+  EXPECT_TRUE(absl::StrContains(r.err, "gpudirect, inventory, locality, mtu, nccl, pcie, rdma-devices"));
 }
 
 TEST(CliTest, BadProfileExitsTwoNamingFileLineAndKey) {

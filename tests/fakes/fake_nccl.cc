@@ -8,8 +8,8 @@
 // its input to rank 0, which computes every rank's output for real (float
 // sums, gathers, point-to-point routing) and sends it back.
 //
-// The unique id holds rank 0's address: the IPv4 address of
-// $NCCL_SOCKET_IFNAME's interface when set, else 127.0.0.1.
+// The unique id holds rank 0's address, chosen as NCCL chooses it
+// (BootstrapAddress).
 //
 // Configured from the environment (read when a communicator is created):
 //   FAKE_CUDA_DEVICES     GPUs this host has (0 or unset: cudaErrorNoDevice)
@@ -165,21 +165,46 @@ std::string Host() {
   return h;
 }
 
+// As NCCL picks its bootstrap interface: the first one $NCCL_SOCKET_IFNAME
+// names (an optional "=" for exact names, then a comma list), else the
+// first interface that is up and not loopback, else loopback.
 uint32_t BootstrapAddress() {
-  const char* ifname = getenv("NCCL_SOCKET_IFNAME");
+  const char* env = getenv("NCCL_SOCKET_IFNAME");
+  std::string want;
+  if (env != nullptr && *env != '\0') {
+    want = env[0] == '=' ? env + 1 : env;
+    want = want.substr(0, want.find(','));
+  }
   uint32_t ip = htonl(INADDR_LOOPBACK);
-  if (ifname == nullptr || *ifname == '\0') return ip;
   ifaddrs* all = nullptr;
   if (getifaddrs(&all) != 0) return ip;
   for (ifaddrs* a = all; a != nullptr; a = a->ifa_next) {
-    if (a->ifa_addr != nullptr && a->ifa_addr->sa_family == AF_INET &&
-        strcmp(a->ifa_name, ifname) == 0) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    const bool match = want.empty() ? (a->ifa_flags & IFF_UP) && !(a->ifa_flags & IFF_LOOPBACK)
+                                    : want == a->ifa_name;
+    if (match) {
       ip = reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr.s_addr;
       break;
     }
   }
   freeifaddrs(all);
   return ip;
+}
+
+// Whether `ip` (network order) is one of this host's addresses: a rank
+// that reaches rank 0 through one shares its host.
+bool IsLocalAddress(uint32_t ip) {
+  bool local = ip == htonl(INADDR_LOOPBACK);
+  ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0) return local;
+  for (ifaddrs* a = all; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr != nullptr && a->ifa_addr->sa_family == AF_INET &&
+        reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr.s_addr == ip) {
+      local = true;
+    }
+  }
+  freeifaddrs(all);
+  return local;
 }
 
 // One element of a point-to-point group.
@@ -206,6 +231,7 @@ struct Comm {
   int fail_rank = -1;
   std::string fail;
   int fail_after = 0;
+  bool one_host = true;  // every rank on this host (rank 0: as far as it has heard)
   FILE* log = nullptr;
   std::string prefix;
 
@@ -492,11 +518,13 @@ int ncclCommInitRank(void** comm, int nranks, UniqueId uid, int rank) {
     for (int joined = 1; joined < nranks;) {
       int fd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;
-      int32_t r = -1;
-      if (!RecvAll(fd, &r, sizeof(r)) || r < 1 || r >= nranks || c->fds[r] != -1) {
+      int32_t hello[2] = {-1, 0};  // rank, shares rank 0's host
+      const int32_t r = RecvAll(fd, hello, sizeof(hello)) ? hello[0] : -1;
+      if (r < 1 || r >= nranks || c->fds[r] != -1) {
         close(fd);
         continue;
       }
+      c->one_host &= hello[1] != 0;
       c->fds[r] = fd;
       ++joined;
     }
@@ -513,8 +541,9 @@ int ncclCommInitRank(void** comm, int nranks, UniqueId uid, int rank) {
       fd = -1;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    int32_t r = rank;
-    if (fd < 0 || !SendAll(fd, &r, sizeof(r))) {
+    c->one_host = IsLocalAddress(id.ip);
+    const int32_t hello[2] = {rank, c->one_host ? 1 : 0};
+    if (fd < 0 || !SendAll(fd, hello, sizeof(hello))) {
       if (fd >= 0) close(fd);
       delete c;
       return kNcclRemoteError;
@@ -534,7 +563,7 @@ int ncclCommInitRank(void** comm, int nranks, UniqueId uid, int rank) {
   // Ranks that met over loopback share a host (SHM, as NCCL picks between
   // processes without P2P); others talk over sockets.
   if (nranks > 1) {
-    const bool local = id.ip == htonl(INADDR_LOOPBACK);
+    const bool local = c->one_host;
     c->Info("Channel 00" + std::string(local ? "" : "/0") + " : " + std::to_string(rank) + "[" +
             std::to_string(c->device) + "] -> " + std::to_string((rank + 1) % nranks) + "[0]" +
             (local ? " via SHM/direct/direct" : " [send] via NET/Socket/0"));

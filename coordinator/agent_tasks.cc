@@ -1,0 +1,46 @@
+// File: agent_tasks.cc
+#include "coordinator/agent_tasks.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace nodeprobe::coordinator {
+
+std::string NewTaskId() {
+  static std::atomic<uint64_t> next{1};
+  return absl::StrCat("t", absl::ToUnixMillis(absl::Now()), "-", next++);
+}
+
+double SecondsLeft(absl::Time deadline) {
+  return std::max(0.0, absl::ToDoubleSeconds(deadline - absl::Now()));
+}
+
+absl::Status Send(AgentSession& s, v1::Task task, absl::Time deadline,
+                  const v1::AcceptanceProfile& profile) {
+  *task.mutable_profile() = profile;
+  const double left = SecondsLeft(deadline);
+  task.set_deadline_s(left < 10 ? left * 0.8 : left - 2);
+  v1::CoordinatorMessage msg;
+  s.Expect(task.task_id());
+  *msg.mutable_task() = std::move(task);
+  if (!s.Send(msg)) return absl::UnavailableError(absl::StrCat("agent ", s.node(), " is gone"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::AgentMessage> Ask(AgentSession& s, v1::Task task, absl::Time deadline,
+                                     const v1::AcceptanceProfile& profile) {
+  const std::string id = task.task_id();
+  if (absl::Status sent = Send(s, std::move(task), deadline, profile); !sent.ok()) return sent;
+  return s.Await(id, deadline);
+}
+
+void Cancel(AgentSession& s, const std::string& task_id) {
+  v1::CoordinatorMessage msg;
+  msg.mutable_cancel()->set_task_id(task_id);
+  s.Send(msg);
+}
+
+}  // namespace nodeprobe::coordinator

@@ -1,0 +1,211 @@
+// File: collective_stage.cc
+#include "coordinator/collective_stage.h"
+
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "coordinator/agent_tasks.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
+#include "probes/nccl/collective_judge.h"
+#include "probes/nccl/collective_math.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+constexpr absl::Duration kGrace = absl::Seconds(5);
+
+// GPUs the node's own nccl probe ran over (0: it skipped, or did not run).
+int GpusOf(const v1::StageRun& run, const std::string& node) {
+  for (const v1::StageReport& rep : run.node_reports()) {
+    if (rep.node() != node) continue;
+    for (const v1::ProbeResult& r : rep.results()) {
+      if (r.probe() == "nccl" && r.verdict() != v1::SKIP && r.has_collective()) {
+        return static_cast<int>(r.collective().nranks());
+      }
+    }
+  }
+  return 0;
+}
+
+struct Slot {
+  AgentSession* node;
+  int gpu;
+  std::string task_id;
+};
+
+bool Finished(const v1::ProbeResult& r) {
+  return r.has_collective() && r.collective().ranks_size() > 0 &&
+         r.collective().ranks(0).state() == "done";
+}
+
+}  // namespace
+
+std::map<std::string, std::string> NcclEnvFor(const v1::Registration& reg,
+                                              const Profile& profile) {
+  std::vector<std::string> hcas, ifnames;
+  for (const v1::Rail& rail : reg.rails()) {
+    if (!rail.rdma_device().empty()) {
+      hcas.push_back(absl::StrCat(rail.rdma_device(), ":", rail.port() ? rail.port() : 1));
+    }
+    if (!rail.netdev().empty()) ifnames.push_back(rail.netdev());
+  }
+  std::map<std::string, std::string> env;
+  // "=" asks NCCL for exactly these names, not every name they prefix.
+  if (!hcas.empty()) env["NCCL_IB_HCA"] = "=" + absl::StrJoin(hcas, ",");
+  if (!ifnames.empty()) env["NCCL_SOCKET_IFNAME"] = "=" + absl::StrJoin(ifnames, ",");
+  for (const auto& [k, v] : profile.nccl_env) env[k] = v;
+  return env;
+}
+
+void RunCollectivesOnAgents(v1::StageRun* run,
+                            const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                            const Profile& profile, absl::Time deadline,
+                            const ProgressFn& progress) {
+  std::vector<Slot> slots;
+  std::vector<std::string> without, order;
+  for (const auto& n : nodes) {
+    const int gpus = GpusOf(*run, n->node());
+    if (gpus == 0) without.push_back(n->node());
+    if (gpus > 0) {
+      order.push_back(absl::StrCat(n->node(), " ranks ", slots.size(), "-",
+                                   slots.size() + static_cast<size_t>(gpus) - 1));
+    }
+    for (int g = 0; g < gpus; ++g) slots.push_back({n.get(), g, NewTaskId()});
+  }
+  if (slots.empty()) return;  // no GPUs anywhere: nothing to run, nothing to say
+  if (!without.empty()) {
+    v1::Finding* f = run->add_findings();
+    f->set_code("NCCL_NOT_RUN");
+    f->set_severity(v1::WARN);
+    f->set_message(absl::StrCat("no collective across the nodes: ", absl::StrJoin(without, ", "),
+                                " ran no local NCCL (see its nccl probe)"));
+    f->set_remediation("fix the nccl probe on those nodes first (driver, NCCL, GPUs)");
+    return;
+  }
+  const std::string rank_order =
+      absl::StrCat("node order x local CUDA ordinal: ", absl::StrJoin(order, "; "));
+  progress(absl::StrCat("nccl: ", slots.size(), " ranks on ", nodes.size(), " nodes"));
+
+  const int nranks = static_cast<int>(slots.size());
+  const v1::CollectiveOptions options = nccl::WithDefaults(profile.nccl_run);
+  auto task_for = [&](int rank, const std::string& id) {
+    v1::Task t;
+    t.set_task_id(slots[rank].task_id);
+    v1::RunCollective* c = t.mutable_run_collective();
+    *c->mutable_options() = options;
+    c->set_nranks(static_cast<uint32_t>(nranks));
+    c->set_rank(static_cast<uint32_t>(rank));
+    c->set_gpu(static_cast<uint32_t>(slots[rank].gpu));
+    c->set_unique_id(id);
+    for (const auto& [k, v] : NcclEnvFor(slots[rank].node->registration(), profile)) {
+      (*c->mutable_env())[k] = v;
+    }
+    return t;
+  };
+  std::vector<nccl::RankAnswer> answers(slots.size());
+  for (int r = 0; r < nranks; ++r) {
+    answers[r].rank = static_cast<uint32_t>(r);
+    answers[r].node = slots[r].node->node();
+    answers[r].gpu = slots[r].gpu;
+  }
+  auto finish = [&] {
+    nccl::NcclLogContext ctx;
+    ctx.busbw_min_gbps = profile.nccl_busbw_min_gbps;
+    ctx.profile_source = profile.source;
+    ctx.rdma_expected = true;
+    for (const auto& n : nodes) {
+      bool rdma = false;
+      for (const v1::Rail& rail : n->registration().rails()) rdma |= !rail.rdma_device().empty();
+      ctx.rdma_expected &= rdma;
+    }
+    v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
+    FinalizeResult(profile, &result);
+    progress(absl::StrCat("nccl across nodes: ", VerdictName(result.verdict())));
+    *run->add_collectives() = std::move(result);
+  };
+
+  // Rank 0 first; its answer is the unique id, then (later) its result.
+  std::string id;
+  if (absl::Status s = Send(*slots[0].node, task_for(0, ""), deadline, run->profile()); !s.ok()) {
+    answers[0].lost = std::string(s.message());
+  } else {
+    absl::StatusOr<v1::AgentMessage> first = slots[0].node->AwaitFirst(slots[0].task_id, deadline);
+    if (!first.ok()) {
+      answers[0].lost = std::string(first.status().message());
+    } else if (first->has_endpoint()) {
+      id = first->endpoint().nccl_unique_id();
+    } else if (first->has_result()) {
+      answers[0].result = first->result().result();
+    }
+  }
+  if (id.empty()) {
+    Cancel(*slots[0].node, slots[0].task_id);
+    for (int r = 1; r < nranks; ++r) answers[r].lost = "not started: rank 0 made no unique id";
+    finish();
+    return;
+  }
+  std::vector<bool> sent(slots.size(), true);
+  for (int r = 1; r < nranks; ++r) {
+    if (absl::Status s = Send(*slots[r].node, task_for(r, id), deadline, run->profile());
+        !s.ok()) {
+      answers[r].lost = std::string(s.message());
+      sent[r] = false;
+    }
+  }
+  std::atomic<int64_t> failed_at{0};
+  std::vector<std::atomic<bool>> done(slots.size());
+  std::vector<std::thread> waits;
+  for (int r = 0; r < nranks; ++r) {
+    if (!sent[r]) {
+      failed_at = absl::ToUnixNanos(absl::Now());
+      done[r] = true;
+      continue;
+    }
+    waits.emplace_back([&, r] {
+      absl::StatusOr<v1::AgentMessage> m = slots[r].node->Await(slots[r].task_id, deadline);
+      if (m.ok() && m->has_result()) {
+        answers[r].result = m->result().result();
+      } else {
+        answers[r].lost = m.ok() ? "answered with something that is not a result"
+                                 : std::string(m.status().message());
+      }
+      if (!answers[r].result.has_value() || !Finished(*answers[r].result)) {
+        int64_t none = 0;
+        failed_at.compare_exchange_strong(none, absl::ToUnixNanos(absl::Now()));
+      }
+      done[r] = true;
+    });
+  }
+  // The grace after a first failure, then every rank still out is stopped.
+  std::vector<bool> cancelled(slots.size(), false);
+  while (true) {
+    bool all = true;
+    for (int r = 0; r < nranks; ++r) all &= done[r].load();
+    if (all) break;
+    const int64_t f = failed_at.load();
+    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + kGrace) {
+      for (int r = 0; r < nranks; ++r) {
+        if (!done[r] && !cancelled[r]) {
+          Cancel(*slots[r].node, slots[r].task_id);
+          cancelled[r] = true;
+        }
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  for (std::thread& t : waits) t.join();
+  for (int r = 0; r < nranks; ++r) {
+    if (cancelled[r] && answers[r].result.has_value() && !Finished(*answers[r].result)) {
+      answers[r].result.reset();
+      answers[r].lost = "stopped by the coordinator: another rank had failed and this one had "
+                        "not answered within 5 s";
+    }
+  }
+  finish();
+}
+
+}  // namespace nodeprobe::coordinator

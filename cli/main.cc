@@ -11,6 +11,7 @@
 #include "cli/control_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/mtu_command.h"
+#include "cli/nccl_command.h"
 #include "cli/nccl_log_command.h"
 #include "cli/run_command.h"
 #include "cli/transfer_command.h"
@@ -126,6 +127,7 @@ int main(int argc, char** argv) {
   std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
   std::function<int()> mtu_cmd = nodeprobe::cli::AddMtuCommand(app);
   std::function<int()> nccl_log_cmd = nodeprobe::cli::AddNcclLogCommand(app);
+  std::function<int()> nccl_cmd = nodeprobe::cli::AddNcclCommand(app);
   std::function<int()> control_cmd = nodeprobe::cli::AddControlCommands(app);
 
   CLI::App* version_cmd =
@@ -179,6 +181,7 @@ int main(int argc, char** argv) {
   if (int rc = transfer_cmd(); rc >= 0) return rc;
   if (int rc = mtu_cmd(); rc >= 0) return rc;
   if (int rc = nccl_log_cmd(); rc >= 0) return rc;
+  if (int rc = nccl_cmd(); rc >= 0) return rc;
   if (int rc = control_cmd(); rc >= 0) return rc;
   if (*version_cmd) {
     std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";

@@ -70,3 +70,36 @@ PY
 else
   echo "memcpy reference not built: $(head -1 /tmp/np-memcpy-ref.err)"
 fi
+
+# The nccl probe's collectives beside nccl-tests' all_reduce_perf, same
+# sizes (target: within 1% at the largest). With one GPU busbw is 0 by
+# nccl-tests' factor, so time and algbw are compared.
+"$BUILD/bin/nodeprobe" nccl --collective all_reduce -b 8M -e 1G -f 2 -n 20 -w 5 \
+  --format json > /tmp/np-nccl.json
+echo "nodeprobe nccl: exit $?"
+perf=$(command -v all_reduce_perf || ls /usr/local/cuda/bin/all_reduce_perf 2>/dev/null || true)
+if [ -n "$perf" ]; then
+  "$perf" -b 8M -e 1G -f 2 -n 20 -w 5 -g "$(nvidia-smi -L | wc -l)" > /tmp/np-nccl-tests.txt 2>&1
+fi
+python3 - "$perf" <<'PY'
+import json, re, sys
+r = json.load(open("/tmp/np-nccl.json"))
+if r["verdict"] == "SKIP":
+    print("nccl: SKIP", r.get("reason")); sys.exit(0)
+c = r["collective"]
+ref = {}
+if sys.argv[1]:
+    for line in open("/tmp/np-nccl-tests.txt"):
+        f = line.split()
+        if len(f) >= 12 and f[0].isdigit():
+            ref[int(f[0])] = (float(f[5]), float(f[6]))  # out-of-place time, algbw
+print(f"nccl {c.get('nccl_version')} ranks {c['nranks']} verdict {r['verdict']}")
+print(f"{'size':>12} {'time us':>10} {'algbw':>8} {'busbw':>8} {'ref us':>10} {'ref algbw':>9} ratio")
+for row in c.get("rows", []):
+    size = int(row["size"]); t = row["time_us"]; a = row["algbw_gbps"]
+    rt, ra = ref.get(size, (0, 0))
+    ratio = f"{a / ra:.3f}" if ra else "-"
+    print(f"{size:>12} {t:>10.1f} {a:>8.2f} {row['busbw_gbps']:>8.2f} {rt:>10.1f} {ra:>9.2f} {ratio}")
+for f in r.get("findings", []):
+    print(f"  {f['severity']} {f['code']}: {f['message'][:160]}")
+PY

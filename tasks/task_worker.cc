@@ -71,6 +71,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   ctx.host.topology_xml = h.topology_xml();
   ctx.profile = &profile;
   ctx.node_name = rp.node_name();
+  ctx.nccl_options = rp.nccl_options();
   ctx.deadline = absl::Now() + BudgetOf(task);
   v1::StageReport report = RunProbes(
       rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage(), probes, ctx,

@@ -22,6 +22,9 @@ struct ProbeContext {
   const Profile* profile = nullptr;
   std::string node_name;
   absl::Time deadline = absl::InfiniteFuture();
+  // The nccl probe's options from the command line (set fields win over
+  // the profile's).
+  v1::CollectiveOptions nccl_options;
 };
 
 class Probe {

@@ -103,9 +103,8 @@ void SetEnvironment(const v1::RunCollective& task, const LogDir& logs,
 
 class Rank {
  public:
-  Rank(const NcclApi& api, const v1::RunCollective& task, v1::CollectiveRank* me)
-      : a_(api), task_(task), me_(me), n_(static_cast<int>(task.nranks())),
-        r_(static_cast<int>(task.rank())) {}
+  Rank(const NcclApi& api, const v1::RunCollective& task)
+      : a_(api), n_(static_cast<int>(task.nranks())), r_(static_cast<int>(task.rank())) {}
 
   // The stream first: work still queued on it (after an abort) uses the
   // communicator, the events and the buffers until it drains.
@@ -328,8 +327,6 @@ class Rank {
   }
 
   const NcclApi& a_;
-  const v1::RunCollective& task_;
-  v1::CollectiveRank* me_;
   const int n_;
   const int r_;
   platform::NcclComm comm_ = nullptr;
@@ -477,7 +474,7 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   for (uint64_t s : sizes) max_bytes = std::max(max_bytes, s);
   absl::Status st;
   {
-    Rank runner(a, task, me);
+    Rank runner(a, task);
     runner.set_comm(init->comm);
     st = runner.Setup(max_bytes + 64);
     for (const std::string& c : opts.collectives()) {

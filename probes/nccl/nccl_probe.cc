@@ -24,7 +24,16 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
   }
   nccl::LocalRun run;
   run.worker_exe = tasks::kSelfExe;
-  run.options = nccl::WithDefaults(ctx.profile->nccl_run);
+  // The command line's options over the profile's: a list given replaces
+  // the profile's list, a sweep given replaces its sizes.
+  v1::CollectiveOptions options = ctx.profile->nccl_run;
+  const v1::CollectiveOptions& flags = ctx.nccl_options;
+  if (flags.collectives_size() > 0) options.clear_collectives();
+  if (flags.sizes_size() > 0 || flags.min_bytes() > 0 || flags.max_bytes() > 0) {
+    options.clear_sizes();
+  }
+  options.MergeFrom(flags);
+  run.options = nccl::WithDefaults(options);
   if (absl::Status v = nccl::ValidateOptions(run.options); !v.ok()) return v;
   run.gpus = gpus;
   run.env = ctx.profile->nccl_env;

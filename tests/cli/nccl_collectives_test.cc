@@ -194,5 +194,25 @@ TEST_F(NcclCollectivesTest, RealNcclWithoutADriverIsSkip) {
       << r.reason();
 }
 
+// `nodeprobe nccl`: nccl-tests' flags, its table, and one-line errors.
+TEST_F(NcclCollectivesTest, TheNcclCommandTakesNcclTestsFlagsAndPrintsItsTable) {
+  CommandResult r = testing::RunBinary(
+      NODEPROBE_BINARY, {"nccl", "-b", "4K", "-e", "64K", "-f", "4", "--collective", "all_reduce",
+                         "-n", "2", "-w", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "# NCCL 2.99.0, 4 ranks")) << r.out;
+  for (const char* size : {" 4096 ", " 16384 ", " 65536 "}) {
+    EXPECT_TRUE(absl::StrContains(r.out, size)) << size << "\n" << r.out;
+  }
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"nccl", "--sizes", "1Q"},
+        std::vector<std::string>{"nccl", "-b", "1M", "-e", "1K"},
+        std::vector<std::string>{"nccl", "--collective", "allreduce"}}) {
+    CommandResult e = testing::RunBinary(NODEPROBE_BINARY, bad);
+    EXPECT_EQ(e.exit_code, 2) << bad[1];
+    EXPECT_EQ(testing::LineCount(e.err), 1) << e.err;
+  }
+}
+
 }  // namespace
 }  // namespace nodeprobe

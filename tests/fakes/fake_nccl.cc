@@ -666,7 +666,9 @@ int ncclRecv(void* buf, size_t count, int type, int peer, void* comm, void* stre
 int ncclGroupEnd() {
   if (group_depth == 0) return kNcclInvalidArgument;
   if (--group_depth > 0) return 0;
-  for (auto [c, s] : group_comms) {
+  for (const auto& entry : group_comms) {
+    Comm* c = entry.first;  // named, not bound: clang 14 cannot capture bindings
+    Stream* s = entry.second;
     std::vector<P2p> ops = std::move(group_ops[c]);
     s->Push([c, ops] {
       std::string in;

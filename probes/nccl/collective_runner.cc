@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -17,7 +19,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "platform/nccl_api.h"
 #include "probes/framework/profile.h"
@@ -440,8 +441,12 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
 
   // ncclCommInitRank blocks until every rank has joined: on its own
   // thread, so a rank that never comes costs the deadline, not forever.
+  // std::mutex, not absl::Notification: Debian's abseil is not built for
+  // TSan, which then cannot see its ordering.
   struct Init {
-    absl::Notification done;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
     platform::NcclComm comm = nullptr;
     int rc = 0;
   };
@@ -451,10 +456,20 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   const int gpu = static_cast<int>(task.gpu());
   std::thread([init, &a, nranks, rank, gpu, id] {
     a.cudaSetDevice(gpu);  // the device is per thread
-    init->rc = a.ncclCommInitRank(&init->comm, nranks, id, rank);
-    init->done.Notify();
+    platform::NcclComm comm = nullptr;
+    const int rc = a.ncclCommInitRank(&comm, nranks, id, rank);
+    std::lock_guard<std::mutex> l(init->mu);
+    init->comm = comm;
+    init->rc = rc;
+    init->done = true;
+    init->cv.notify_all();
   }).detach();
-  if (!init->done.WaitForNotificationWithDeadline(deadline)) {
+  bool joined;
+  {
+    std::unique_lock<std::mutex> l(init->mu);
+    joined = init->cv.wait_until(l, absl::ToChronoTime(deadline), [&] { return init->done; });
+  }
+  if (!joined) {
     out.abandoned = true;
     Fail(&r, absl::DeadlineExceededError("ncclCommInitRank did not return: not every rank joined"),
          "ncclCommInitRank");

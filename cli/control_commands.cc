@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -64,6 +65,26 @@ std::string PairFigure(const v1::PairResult& p) {
   return absl::StrCat(transfer::OpName(t.op()), " ", figure, bar);
 }
 
+// One line per collective: its largest size's figures.
+std::vector<std::string> CollectiveLines(const v1::ProbeResult& r) {
+  std::map<std::string, const v1::CollectiveRow*> largest;
+  std::vector<std::string> order;
+  for (const v1::CollectiveRow& row : r.collective().rows()) {
+    const v1::CollectiveRow*& big = largest[row.collective()];
+    if (big == nullptr) order.push_back(row.collective());
+    if (big == nullptr || row.size() >= big->size()) big = &row;
+  }
+  std::vector<std::string> out;
+  for (const std::string& c : order) {
+    const v1::CollectiveRow& row = *largest[c];
+    out.push_back(absl::StrFormat("%s at %llu B: %.1f us, algbw %.2f GB/s, busbw %.2f GB/s, "
+                                  "slowest rank %d",
+                                  c, static_cast<unsigned long long>(row.size()), row.time_us(),
+                                  row.algbw_gbps(), row.busbw_gbps(), row.slowest_rank()));
+  }
+  return out;
+}
+
 std::string RenderRun(const v1::StageRun& run, bool color) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
@@ -86,6 +107,16 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
           absl::StrAppend(&out, "      accepted: ", f.exception_reason(), "\n");
         }
       }
+    }
+  }
+  for (const v1::ProbeResult& c : run.collectives()) {
+    absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks, NCCL ",
+                    c.collective().nccl_version(), " (", c.collective().rank_order(), "): ",
+                    VerdictName(c.verdict()), c.reason().empty() ? "" : " " + c.reason(), "\n");
+    for (const std::string& line : CollectiveLines(c)) absl::StrAppend(&out, "  ", line, "\n");
+    for (const v1::Finding& f : c.findings()) {
+      absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
+                      "\n");
     }
   }
   for (const v1::Finding& f : run.findings()) {
@@ -121,6 +152,14 @@ std::string MarkdownRun(const v1::StageRun& run) {
     for (const v1::PairResult& p : run.pairs()) {
       absl::StrAppend(&out, "| ", p.from_node(), " | ", p.to_node(), " | ", p.rail(), " | ",
                       PairFigure(p), " | ", VerdictName(p.result().verdict()), " |\n");
+    }
+  }
+  for (const v1::ProbeResult& c : run.collectives()) {
+    absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks (",
+                    c.collective().rank_order(), "): **", VerdictName(c.verdict()), "**\n\n");
+    for (const std::string& line : CollectiveLines(c)) absl::StrAppend(&out, "- ", line, "\n");
+    for (const v1::Finding& f : c.findings()) {
+      absl::StrAppend(&out, "- **", f.code(), "**: ", f.message(), "\n");
     }
   }
   for (const v1::Finding& f : run.findings()) {

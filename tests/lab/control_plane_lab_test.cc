@@ -592,6 +592,11 @@ TEST_F(CollectiveLabTest, RanksSpanTheNodesInNodeTimesGpuOrder) {
   const v1::Finding* sockets = FindingOf(r, "NCCL_FELL_BACK_TO_SOCKETS");
   ASSERT_NE(sockets, nullptr) << r.DebugString();
   EXPECT_EQ(sockets->severity(), v1::WARN);
+  // The stored run shows it too.
+  std::string md;
+  ASSERT_EQ(Client({"report", "--run", run.run_id(), "--format", "md"}, false, &md), 0);
+  EXPECT_NE(md.find("NCCL across the nodes: 4 ranks"), std::string::npos) << md;
+  EXPECT_NE(md.find("all_reduce at 65536 B"), std::string::npos) << md;
 }
 
 TEST_F(CollectiveLabTest, AHungRankOnOneNodeIsNamedAndEveryNodeStops) {

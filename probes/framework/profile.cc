@@ -319,6 +319,11 @@ class ProfileParser {
       }
       p.nccl_topo_file = *v;
     }
+    const v1::CollectiveOptions& o = p.nccl_run;
+    if (o.min_bytes() > 0 && o.max_bytes() > 0 && o.min_bytes() > o.max_bytes()) {
+      return Error(nccl["min_bytes"], absl::StrCat("nccl.min_bytes ", o.min_bytes(),
+                                                    " is above nccl.max_bytes ", o.max_bytes()));
+    }
     return absl::OkStatus();
   }
 

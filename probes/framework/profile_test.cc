@@ -41,6 +41,26 @@ exceptions:
   EXPECT_EQ(p->FindException("RDMA_PORT_DOWN", "mlx5_3:1"), nullptr);
 }
 
+TEST(ParseProfileTest, NcclRunSettingsAreCheckedWhereTheyAreWritten) {
+  absl::StatusOr<Profile> p = ParseProfile(
+      "nccl:\n  collectives: [all_reduce, sendrecv]\n  sizes: [4096, 1048576]\n  iters: 7\n"
+      "  op_timeout_s: 5\n  env: { NCCL_IB_HCA: \"=mlx5_0\" }\n",
+      "f.yaml");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->nccl_run.collectives_size(), 2);
+  EXPECT_EQ(p->nccl_run.sizes(1), 1048576u);
+  EXPECT_EQ(p->nccl_run.iters(), 7u);
+  EXPECT_EQ(p->nccl_env.at("NCCL_IB_HCA"), "=mlx5_0");
+  for (const char* bad : {"nccl:\n  collectives: [allreduce]\n",
+                          "nccl:\n  env: { NCCL_NET_PLUGIN: evil }\n",
+                          "nccl:\n  iters: 0\n",
+                          "nccl:\n  min_bytes: 1048576\n  max_bytes: 1024\n"}) {
+    absl::StatusOr<Profile> r = ParseProfile(bad, "f.yaml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("f.yaml:"), std::string::npos) << r.status();
+  }
+}
+
 TEST(ParseProfileTest, NcclBusBandwidthBarsPerCollective) {
   absl::StatusOr<Profile> p = ParseProfile(
       "nccl:\n  all_reduce_busbw_min_gbps: 400\n  sendrecv_busbw_min_gbps: 40.5\n", "f.yaml");

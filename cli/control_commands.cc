@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <iostream>
-#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "agent/agent.h"
+#include "probes/nccl/collective_judge.h"
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
@@ -67,20 +67,13 @@ std::string PairFigure(const v1::PairResult& p) {
 
 // One line per collective: its largest size's figures.
 std::vector<std::string> CollectiveLines(const v1::ProbeResult& r) {
-  std::map<std::string, const v1::CollectiveRow*> largest;
-  std::vector<std::string> order;
-  for (const v1::CollectiveRow& row : r.collective().rows()) {
-    const v1::CollectiveRow*& big = largest[row.collective()];
-    if (big == nullptr) order.push_back(row.collective());
-    if (big == nullptr || row.size() >= big->size()) big = &row;
-  }
   std::vector<std::string> out;
-  for (const std::string& c : order) {
-    const v1::CollectiveRow& row = *largest[c];
+  for (const v1::CollectiveRow* row : nccl::LargestRows(r.collective())) {
     out.push_back(absl::StrFormat("%s at %llu B: %.1f us, algbw %.2f GB/s, busbw %.2f GB/s, "
                                   "slowest rank %d",
-                                  c, static_cast<unsigned long long>(row.size()), row.time_us(),
-                                  row.algbw_gbps(), row.busbw_gbps(), row.slowest_rank()));
+                                  row->collective(), static_cast<unsigned long long>(row->size()),
+                                  row->time_us(), row->algbw_gbps(), row->busbw_gbps(),
+                                  row->slowest_rank()));
   }
   return out;
 }

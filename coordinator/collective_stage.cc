@@ -16,8 +16,6 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-constexpr absl::Duration kGrace = absl::Seconds(5);
-
 // GPUs the node's own nccl probe ran over (0: it skipped, or did not run).
 int GpusOf(const v1::StageRun& run, const std::string& node) {
   for (const v1::StageReport& rep : run.node_reports()) {
@@ -36,11 +34,6 @@ struct Slot {
   int gpu;
   std::string task_id;
 };
-
-bool Finished(const v1::ProbeResult& r) {
-  return r.has_collective() && r.collective().ranks_size() > 0 &&
-         r.collective().ranks(0).state() == "done";
-}
 
 }  // namespace
 
@@ -173,7 +166,7 @@ void RunCollectivesOnAgents(v1::StageRun* run,
         answers[r].lost = m.ok() ? "answered with something that is not a result"
                                  : std::string(m.status().message());
       }
-      if (!answers[r].result.has_value() || !Finished(*answers[r].result)) {
+      if (!answers[r].result.has_value() || !nccl::RankFinished(*answers[r].result)) {
         int64_t none = 0;
         failed_at.compare_exchange_strong(none, absl::ToUnixNanos(absl::Now()));
       }
@@ -187,7 +180,7 @@ void RunCollectivesOnAgents(v1::StageRun* run,
     for (int r = 0; r < nranks; ++r) all &= done[r].load();
     if (all) break;
     const int64_t f = failed_at.load();
-    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + kGrace) {
+    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + nccl::kRankGrace) {
       for (int r = 0; r < nranks; ++r) {
         if (!done[r] && !cancelled[r]) {
           Cancel(*slots[r].node, slots[r].task_id);
@@ -199,7 +192,7 @@ void RunCollectivesOnAgents(v1::StageRun* run,
   }
   for (std::thread& t : waits) t.join();
   for (int r = 0; r < nranks; ++r) {
-    if (cancelled[r] && answers[r].result.has_value() && !Finished(*answers[r].result)) {
+    if (cancelled[r] && answers[r].result.has_value() && !nccl::RankFinished(*answers[r].result)) {
       answers[r].result.reset();
       answers[r].lost = "stopped by the coordinator: another rank had failed and this one had "
                         "not answered within 5 s";

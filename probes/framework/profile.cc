@@ -223,7 +223,6 @@ class ProfileParser {
 
   // The keys that say how collectives run (the rest are bars).
   absl::Status ParseNcclRun(const std::string& key, const YAML::Node& v, Profile& p) {
-    if (!IsRunKey(key)) return absl::OkStatus();
     v1::CollectiveOptions& o = p.nccl_run;
     const std::string name = "nccl." + key;
     if (key == "collectives" || key == "sizes") {
@@ -301,8 +300,8 @@ class ProfileParser {
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
         return UnknownKey(kv.first, "nccl.", kKeys);
       }
-      if (absl::Status run = ParseNcclRun(key, kv.second, p); !run.ok() || IsRunKey(key)) {
-        if (!run.ok()) return run;
+      if (IsRunKey(key)) {
+        if (absl::Status run = ParseNcclRun(key, kv.second, p); !run.ok()) return run;
         continue;
       }
       if (key != "topo_file") {

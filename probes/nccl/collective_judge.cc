@@ -64,7 +64,6 @@ void MergeRows(v1::CollectiveReport* report) {
 
 void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
                v1::ProbeResult* out) {
-  std::map<std::string, const v1::CollectiveRow*> largest;
   for (const v1::CollectiveRow& row : report.rows()) {
     const std::map<std::string, std::string> labels = {
         {"collective", row.collective()}, {"size", absl::StrCat(row.size())},
@@ -72,8 +71,6 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
     AddMeasurement(out, "nccl_busbw", row.busbw_gbps(), "GB/s", labels);
     AddMeasurement(out, "nccl_algbw", row.algbw_gbps(), "GB/s", labels);
     AddMeasurement(out, "nccl_time", row.time_us(), "us", labels);
-    const v1::CollectiveRow*& big = largest[row.collective()];
-    if (big == nullptr || row.size() >= big->size()) big = &row;
     if (row.wrong() > 0 || row.in_place_wrong() > 0) {
       std::vector<std::string> who;
       for (const v1::CollectiveRank& r : report.ranks()) {
@@ -95,7 +92,8 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
                  "(the gpu probe, dmesg) on the ranks named, and rerun");
     }
   }
-  for (const auto& [c, row] : largest) {
+  for (const v1::CollectiveRow* row : LargestRows(report)) {
+    const std::string& c = row->collective();
     auto bar = ctx.busbw_min_gbps.find(c);
     if (report.nranks() < 2 && c != "broadcast" && c != "reduce" && c != "sendrecv") {
       AddEvidence(out, absl::StrCat("expected.", c),
@@ -128,6 +126,25 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
 }
 
 }  // namespace
+
+bool RankFinished(const v1::ProbeResult& r) {
+  return r.has_collective() && r.collective().ranks_size() > 0 &&
+         r.collective().ranks(0).state() == "done";
+}
+
+std::vector<const v1::CollectiveRow*> LargestRows(const v1::CollectiveReport& report) {
+  std::vector<const v1::CollectiveRow*> out;
+  std::map<std::string, size_t> at;  // collective -> index in out
+  for (const v1::CollectiveRow& row : report.rows()) {
+    auto [it, fresh] = at.emplace(row.collective(), out.size());
+    if (fresh) {
+      out.push_back(&row);
+    } else if (row.size() >= out[it->second]->size()) {
+      out[it->second] = &row;
+    }
+  }
+  return out;
+}
 
 v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,
                                    const NcclLogContext& ctx, const std::string& rank_order) {

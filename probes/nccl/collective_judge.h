@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/nccl/nccl_log_judge.h"
 
@@ -23,6 +24,16 @@ struct RankAnswer {
   std::optional<v1::ProbeResult> result;
   std::string lost;
 };
+
+// Whether a rank's answer says it ran every size to the end.
+bool RankFinished(const v1::ProbeResult& rank_result);
+
+// After the first rank fails, how long the others may take to say so
+// themselves (they see NCCL's remote error) before they are stopped.
+inline constexpr absl::Duration kRankGrace = absl::Seconds(5);
+
+// The largest size run of each collective, in the order they ran.
+std::vector<const v1::CollectiveRow*> LargestRows(const v1::CollectiveReport& report);
 
 // probe "nccl", detail.collective; verdict left to FinalizeResult. SKIP
 // when rank 0 skipped (no CUDA, NCCL or GPU). `rank_order` is recorded.

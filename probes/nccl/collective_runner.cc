@@ -169,14 +169,12 @@ class Rank {
   }
 
   const std::string& stuck_in() const { return stuck_in_; }
-  bool aborted() const { return aborted_; }
 
  private:
-  static absl::Status Check(int rc, const char* what, const NcclApi& a) {
+  absl::Status Cuda(int rc, const char* what) const {
     if (rc == platform::kCudaSuccess) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat(what, ": ", a.cudaGetErrorString(rc)));
+    return absl::InternalError(absl::StrCat(what, ": ", a_.cudaGetErrorString(rc)));
   }
-  absl::Status Cuda(int rc, const char* what) const { return Check(rc, what, a_); }
   absl::Status Nccl(int rc, const char* what) {
     if (rc == platform::kNcclSuccess || rc == platform::kNcclInProgress) return absl::OkStatus();
     return absl::AbortedError(absl::StrCat(what, ": ", a_.ncclGetErrorString(rc)));
@@ -274,7 +272,7 @@ class Rank {
     aborted_ = true;
   }
 
-  absl::Status Fill(const std::string& c, const CollectiveShape& s, const Buffers& b) {
+  absl::Status Fill(const CollectiveShape& s, const Buffers& b) {
     std::vector<float> in(s.send);
     for (uint64_t i = 0; i < s.send; ++i) in[i] = InputValue(r_, i);
     return Cuda(a_.cudaMemcpy(b.in, in.data(), s.send * 4, platform::kCudaMemcpyHostToDevice),
@@ -284,7 +282,7 @@ class Rank {
   absl::Status Measure(const std::string& c, const CollectiveShape& s, bool in_place,
                        const v1::CollectiveOptions& o, absl::Time deadline, double* time_us) {
     const Buffers b = Layout(c, s, in_place);
-    absl::Status st = Fill(c, s, b);
+    absl::Status st = Fill(s, b);
     for (uint32_t i = 0; st.ok() && i < o.warmup_iters(); ++i) st = Launch(c, s, b);
     if (st.ok()) st = Wait(deadline);
     if (st.ok()) st = Cuda(a_.cudaEventRecord(start_, stream_), "cudaEventRecord");
@@ -309,7 +307,7 @@ class Rank {
                              "cudaMemcpy to the GPU");
       if (!st.ok()) return st;
     }
-    absl::Status st = Fill(c, s, b);
+    absl::Status st = Fill(s, b);
     if (st.ok()) st = Launch(c, s, b);
     if (st.ok()) st = Wait(deadline);
     std::vector<float> out(s.recv);
@@ -347,8 +345,8 @@ void Fail(v1::ProbeResult* r, const absl::Status& s, const std::string& where) {
   me->set_state(timeout ? "timeout" : "error");
   me->set_error(std::string(s.message()));
   me->set_stuck_in(where);
-  const char* code = timeout ? "NCCL_TIMEOUT" : where == "ncclCommInitRank" ? "NCCL_INIT_FAILED"
-                                                                            : "NCCL_ASYNC_ERROR";
+  const bool setup = where == "ncclCommInitRank" || where == "cudaSetDevice";
+  const char* code = timeout ? "NCCL_TIMEOUT" : setup ? "NCCL_INIT_FAILED" : "NCCL_ASYNC_ERROR";
   AddFinding(r, code, v1::ERROR, absl::StrCat("rank ", me->rank()),
              absl::StrCat("rank ", me->rank(), " (GPU ", me->gpu(), "): ", s.message()),
              timeout ? "A rank or a link stopped: see which ranks did not finish, then the "

@@ -13,9 +13,6 @@
 namespace nodeprobe::nccl {
 namespace {
 
-// After one rank fails, how long the others may take to say so themselves.
-constexpr absl::Duration kGrace = absl::Seconds(5);
-
 v1::Task RankTask(const LocalRun& run, int rank, const std::string& id) {
   v1::Task t;
   t.set_task_id(absl::StrCat("nccl-rank-", rank));
@@ -29,11 +26,6 @@ v1::Task RankTask(const LocalRun& run, int rank, const std::string& id) {
   c->set_unique_id(id);
   for (const auto& [k, v] : run.env) (*c->mutable_env())[k] = v;
   return t;
-}
-
-bool Finished(const v1::ProbeResult& r) {
-  return r.has_collective() && r.collective().ranks_size() > 0 &&
-         r.collective().ranks(0).state() == "done";
 }
 
 }  // namespace
@@ -81,7 +73,7 @@ std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
   // Each rank's answer on its own thread; the first failure starts the grace.
   std::atomic<int64_t> stop_at_ns{absl::ToUnixNanos(run.deadline)};
   auto failed = [&] {
-    const int64_t grace = absl::ToUnixNanos(absl::Now() + kGrace);
+    const int64_t grace = absl::ToUnixNanos(absl::Now() + kRankGrace);
     int64_t cur = stop_at_ns.load();
     while (grace < cur && !stop_at_ns.compare_exchange_weak(cur, grace)) {
     }
@@ -101,7 +93,7 @@ std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
         if (ev.ok()) {
           if (!ev->has_done()) continue;
           answers[r].result = ev->done().result();
-          if (!Finished(*answers[r].result)) failed();
+          if (!RankFinished(*answers[r].result)) failed();
           return;
         }
         if (absl::IsDeadlineExceeded(ev.status())) {

@@ -78,6 +78,25 @@ std::vector<std::string> CollectiveLines(const v1::ProbeResult& r) {
   return out;
 }
 
+// "r2 " for a cluster round's pair, "retest " for a suspect's retest.
+std::string RoundTag(const v1::PairResult& p) {
+  if (p.retest()) return "retest ";
+  return p.round() > 0 ? absl::StrCat("r", p.round(), " ") : "";
+}
+
+std::string SuspectLine(const v1::Suspect& s) {
+  std::string who = s.kind() == "link" ? absl::StrCat(s.node(), "<->", s.other_node(), " [",
+                                                      s.rail(), "]")
+                    : s.kind() == "rail" ? absl::StrCat(s.node(), " [", s.rail(), "]")
+                                         : s.node();
+  std::string line = absl::StrCat(s.kind(), " ", who);
+  if (s.kind() != "link") absl::StrAppend(&line, ": low with ", s.low(), " of ", s.partners(), " partners");
+  if (!s.retested()) return absl::StrCat(line, "; not retested");
+  return absl::StrCat(line, "; retest",
+                      s.known_good().empty() ? "" : " against " + s.known_good(), ": ",
+                      s.confirmed() ? "confirmed" : "not reproduced");
+}
+
 std::string RenderRun(const v1::StageRun& run, bool color) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
@@ -91,8 +110,8 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
     absl::StrAppend(&out, "\nbetween the nodes\n");
     for (const v1::PairResult& p : run.pairs()) {
       const std::string figure = PairFigure(p);
-      absl::StrAppend(&out, "  ", p.from_node(), " -> ", p.to_node(), " [", p.rail(), "] ",
-                      figure, "  ", VerdictName(p.result().verdict()), "\n");
+      absl::StrAppend(&out, "  ", RoundTag(p), p.from_node(), " -> ", p.to_node(), " [",
+                      p.rail(), "] ", figure, "  ", VerdictName(p.result().verdict()), "\n");
       for (const v1::Finding& f : p.result().findings()) {
         absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ",
                         f.message(), "\n");
@@ -101,6 +120,11 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
         }
       }
     }
+  }
+  if (run.rounds() > 0) {
+    absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds, ",
+                    run.suspects_size(), " suspects\n");
+    for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "  ", SuspectLine(s), "\n");
   }
   for (const v1::ProbeResult& c : run.collectives()) {
     absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks, NCCL ",
@@ -141,11 +165,17 @@ std::string MarkdownRun(const v1::StageRun& run) {
     }
   }
   if (run.pairs_size()) {
-    absl::StrAppend(&out, "\n| from | to | rail | measured | verdict |\n|---|---|---|---|---|\n");
+    absl::StrAppend(&out, "\n| round | from | to | rail | measured | verdict |\n"
+                          "|---|---|---|---|---|---|\n");
     for (const v1::PairResult& p : run.pairs()) {
-      absl::StrAppend(&out, "| ", p.from_node(), " | ", p.to_node(), " | ", p.rail(), " | ",
-                      PairFigure(p), " | ", VerdictName(p.result().verdict()), " |\n");
+      absl::StrAppend(&out, "| ", RoundTag(p), " | ", p.from_node(), " | ", p.to_node(), " | ",
+                      p.rail(), " | ", PairFigure(p), " | ", VerdictName(p.result().verdict()),
+                      " |\n");
     }
+  }
+  if (run.rounds() > 0) {
+    absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds\n\n");
+    for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "- ", SuspectLine(s), "\n");
   }
   for (const v1::ProbeResult& c : run.collectives()) {
     absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks (",
@@ -192,7 +222,16 @@ int RunMultiNode(const MultiNodeRun& o) {
   if (o.stage == "two-node" && o.nodes.size() != 2) {
     return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
   }
-  if (o.nodes.empty()) return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
+  if (o.all_nodes && o.stage != "cluster") {
+    return Fail(absl::StrCat("--all is for --stage cluster; give ", o.stage, " its --nodes"));
+  }
+  if (o.stage == "cluster" && !o.all_nodes && o.nodes.size() < 2) {
+    return Fail(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
+                             o.nodes.size()));
+  }
+  if (o.nodes.empty() && !o.all_nodes) {
+    return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
+  }
   auto address = coordinator::ResolveCoordinator(o.coordinator);
   if (!address.ok()) return Fail(std::string(address.status().message()));
   auto channel = coordinator::Dial(*address, o.tls);
@@ -200,6 +239,8 @@ int RunMultiNode(const MultiNodeRun& o) {
   auto stub = v1::Coordinator::NewStub(*channel);
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
+  req.set_all_nodes(o.all_nodes);
+  if (o.stage == "cluster") req.set_pattern(o.pattern);
   for (const auto& r : o.rails) req.add_rails(r);
   req.set_timeout_s(o.timeout_s);
   req.set_transfer_seconds(o.transfer_seconds);

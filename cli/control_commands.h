@@ -23,6 +23,8 @@ std::function<int()> AddControlCommands(CLI::App& app);
 struct MultiNodeRun {
   std::string stage;
   std::vector<std::string> nodes;
+  bool all_nodes = false;              // cluster: every connected agent
+  std::string pattern = "all-pairs";   // cluster: all-pairs | ring
   std::vector<std::string> rails;
   std::string coordinator;
   coordinator::TlsFiles tls;

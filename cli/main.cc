@@ -80,15 +80,24 @@ int main(int argc, char** argv) {
                       "--of xml) instead of the live machine")
       ->check(CLI::ExistingFile);
   nodeprobe::cli::MultiNodeRun multi;
-  run_cmd->add_option("--nodes", multi.nodes,
-                      "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
-      ->delimiter(',');
+  CLI::Option* nodes_opt =
+      run_cmd->add_option("--nodes", multi.nodes,
+                          "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
+          ->delimiter(',');
+  run_cmd->add_flag("--all", multi.all_nodes,
+                    "Cluster stage: every agent connected to the coordinator")
+      ->excludes(nodes_opt);
+  run_cmd->add_option("--pattern", multi.pattern,
+                      "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "
+                      "ring (each node with its neighbour: 2-3 rounds)")
+      ->check(CLI::IsMember({"all-pairs", "ring"}))
+      ->capture_default_str();
   run_cmd->add_option("--rails", multi.rails,
-                      "Rails for two-node: all (default) or names, e.g. mlx5_0,mlx5_1")
+                      "Rails for two-node/cluster: all (default) or names, e.g. mlx5_0,mlx5_1")
       ->delimiter(',');
   nodeprobe::cli::AddControlFlags(run_cmd, &multi.coordinator, &multi.tls);
   run_cmd->add_option("--transfer-seconds", multi.transfer_seconds,
-                      "Seconds per transfer direction in the two-node stage")
+                      "Seconds per transfer direction in the two-node and cluster stages")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
   run_cmd->add_option("--netns", run.netns,
@@ -166,7 +175,7 @@ int main(int argc, char** argv) {
   }
   // Multi-node stages, and single-node on named nodes, go through a
   // coordinator; plain single-node runs here, in-process.
-  if (*run_cmd && (run.stage != "single-node" || !multi.nodes.empty())) {
+  if (*run_cmd && (run.stage != "single-node" || !multi.nodes.empty() || multi.all_nodes)) {
     multi.stage = run.stage;
     multi.format = run.format;
     multi.timeout_s = run.timeout_s;

@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -43,15 +44,37 @@ grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* CoordinatorSe
 grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                           const v1::RunStageRequest* req,
                                           grpc::ServerWriter<v1::StageEvent>* writer) {
-  if (req->stage() == v1::CLUSTER) {
-    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "the cluster stage is not built yet");
-  }
   if (req->stage() == v1::TWO_NODE && req->nodes_size() != 2) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("two-node needs exactly 2 nodes, got ", req->nodes_size()));
   }
-  if (req->nodes_size() == 0) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no nodes given (--nodes A,B)");
+  if (req->all_nodes() && (req->stage() != v1::CLUSTER || req->nodes_size() > 0)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "--all is for the cluster stage, instead of --nodes");
+  }
+  if (!req->pattern().empty() &&
+      (req->stage() != v1::CLUSTER || (req->pattern() != "all-pairs" && req->pattern() != "ring"))) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("pattern '", req->pattern(),
+                                     "': the cluster stage takes all-pairs or ring"));
+  }
+  // --all: every agent connected now, by name.
+  std::vector<std::string> names(req->nodes().begin(), req->nodes().end());
+  if (req->all_nodes()) {
+    for (const auto& a : registry_.All()) {
+      if (a->alive()) names.push_back(a->node());
+    }
+    std::sort(names.begin(), names.end());
+  }
+  if (names.empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        req->all_nodes() ? "--all: no agent is connected"
+                                         : "no nodes given (--nodes A,B)");
+  }
+  if (req->stage() == v1::CLUSTER && names.size() < 2) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("the cluster stage needs at least 2 nodes, got ",
+                                     names.size()));
   }
   if (!std::isfinite(req->timeout_s()) || req->timeout_s() < 0 || req->timeout_s() > 86400) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -68,7 +91,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                         std::string(judged_by.status().message()));
   }
   std::vector<std::shared_ptr<AgentSession>> nodes;
-  for (const std::string& name : req->nodes()) {
+  for (const std::string& name : names) {
     for (const auto& n : nodes) {
       if (n->node() == name) {
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -100,7 +123,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   v1::StageRun run;
   run.set_run_id(NewRunId());
   run.set_stage(req->stage());
-  for (const auto& n : req->nodes()) run.add_nodes(n);
+  for (const auto& n : names) run.add_nodes(n);
   *run.mutable_profile() = profile;
   run.set_state("running");
   *run.mutable_started() = Now();
@@ -118,7 +141,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
     deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
   }
-  run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress);
+  // A long stage (the cluster's rounds) is stored as it goes: what was
+  // measured survives a coordinator that dies before the end.
+  auto checkpoint = [&](const v1::StageRun& partial) { (void)store_->Save(partial); };
+  run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint);
   for (const auto& a : acquired) a->Release();
   (void)store_->Save(run);
   v1::StageEvent last;

@@ -2,7 +2,6 @@
 #include "coordinator/peer_judgement.h"
 
 #include <map>
-#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,18 +11,10 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-using Kind = std::tuple<int, int, uint64_t>;  // transport, op, size
+using Kind = std::string;
 
-// The pair's bandwidth figure, when it has a complete bandwidth row.
 bool Figure(const v1::PairResult& p, Kind* kind, double* gbps) {
-  if (!p.result().has_transfer()) return false;
-  const v1::TransferReport& t = p.result().transfer();
-  if (t.op() == v1::RR_LAT || t.op() == v1::WRITE_LAT || t.results_size() == 0) return false;
-  const v1::TransferResult& row = t.results(0);
-  if (row.partial() || row.bw_avg_gbps() <= 0) return false;
-  *kind = Kind{t.transport(), t.op(), row.size()};
-  *gbps = row.bw_avg_gbps();
-  return true;
+  return BandwidthFigure(p, kind, gbps);
 }
 
 std::string Name(const v1::PairResult& p) {
@@ -31,6 +22,18 @@ std::string Name(const v1::PairResult& p) {
 }
 
 }  // namespace
+
+bool BandwidthFigure(const v1::PairResult& p, std::string* kind, double* gbps) {
+  if (!p.result().has_transfer()) return false;
+  const v1::TransferReport& t = p.result().transfer();
+  if (t.op() == v1::RR_LAT || t.op() == v1::WRITE_LAT || t.results_size() == 0) return false;
+  const v1::TransferResult& row = t.results(0);
+  if (row.partial() || row.bw_avg_gbps() <= 0) return false;
+  *kind = absl::StrCat(v1::Transport_Name(t.transport()), " ", v1::TransferOp_Name(t.op()), " ",
+                       row.size(), " B");
+  *gbps = row.bw_avg_gbps();
+  return true;
+}
 
 void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
   const TransferBars& bars = profile.transfer;

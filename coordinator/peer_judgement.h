@@ -11,10 +11,17 @@
 //                         slow direction
 #pragma once
 
+#include <string>
+
 #include "nodeprobe/v1/service.pb.h"
 #include "probes/framework/profile.h"
 
 namespace nodeprobe::coordinator {
+
+// The pair's bandwidth (its first row's average, when complete and not a
+// latency test) and its kind ("TCP STREAM_BW 131072 B"): only pairs of one
+// kind are compared.
+bool BandwidthFigure(const v1::PairResult& p, std::string* kind, double* gbps);
 
 // Adds the findings to the pairs' results and re-derives their verdicts
 // (profile exceptions included).

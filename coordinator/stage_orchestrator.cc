@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 #include <google/protobuf/util/time_util.h>
 
@@ -11,9 +10,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/cluster_stage.h"
 #include "coordinator/collective_stage.h"
 #include "coordinator/peer_judgement.h"
 #include "probes/framework/profile.h"
+#include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -117,18 +118,47 @@ bool RailNamed(const std::string& want, const AgentSession& node, int rail) {
 }
 
 // Rails pair by order; --rails names them by either node's rail names.
-bool RailSelected(const v1::RunStageRequest& req,
-                  const std::vector<std::shared_ptr<AgentSession>>& nodes, int rail) {
+bool RailSelected(const v1::RunStageRequest& req, const AgentSession& a, const AgentSession& b,
+                  int rail) {
   if (req.rails_size() == 0) return true;
   for (const std::string& want : req.rails()) {
-    for (const auto& n : nodes) {
-      if (RailNamed(want, *n, rail)) return true;
-    }
+    if (RailNamed(want, a, rail) || RailNamed(want, b, rail)) return true;
   }
   return false;
 }
 
 }  // namespace
+
+void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
+                 const v1::RunStageRequest& request, absl::Time deadline,
+                 const ProgressFn& progress, const std::vector<int>& only_rails) {
+  const int rails =
+      std::max(1, std::min(a.registration().rails_size(), b.registration().rails_size()));
+  AgentSession* ends[2] = {&a, &b};
+  for (int r = 0; r < rails; ++r) {
+    if (!RailSelected(request, a, b, r)) continue;
+    if (!only_rails.empty() &&
+        std::find(only_rails.begin(), only_rails.end(), r) == only_rails.end()) {
+      continue;
+    }
+    for (int dir = 0; dir < 2; ++dir) {
+      AgentSession& from = *ends[dir];
+      AgentSession& to = *ends[1 - dir];
+      progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
+      PathMtu(run, from, to, r, deadline);
+      progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
+      if (!Transfer(run, from, to, r, request, deadline).ok()) return;
+    }
+  }
+}
+
+int RailIndex(const AgentSession& session, const std::string& rail_name) {
+  const auto& rails = session.registration().rails();
+  for (int i = 0; i < rails.size(); ++i) {
+    if (rails[i].name() == rail_name) return i;
+  }
+  return 0;  // "tcp": a node without rails has the one
+}
 
 absl::Status CheckRails(const v1::RunStageRequest& request,
                         const std::vector<std::shared_ptr<AgentSession>>& nodes) {
@@ -165,22 +195,19 @@ std::string RailAddress(const AgentSession& session, int rail_index) {
 v1::StageRun RunStageOnAgents(v1::StageRun run,
                               const std::vector<std::shared_ptr<AgentSession>>& nodes,
                               const v1::RunStageRequest& request, const Profile& profile,
-                              absl::Time deadline,
-                              const ProgressFn& progress) {
-  // 1. The single-node probes everywhere, concurrently.
+                              absl::Time deadline, const ProgressFn& progress,
+                              const CheckpointFn& checkpoint) {
+  // 1. The single-node probes everywhere, concurrently (a bounded number
+  // of waits at once: a fleet's nodes share kMaxConcurrentAsks threads).
   progress(absl::StrCat("single-node probes on ", nodes.size(), " nodes"));
   std::vector<absl::StatusOr<v1::AgentMessage>> replies(nodes.size(),
                                                         absl::UnknownError("not run"));
-  std::vector<std::thread> asks;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    asks.emplace_back([&, i] {
-      v1::Task task;
-      task.set_task_id(NewTaskId());
-      task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
-      replies[i] = Ask(*nodes[i], task, deadline, run.profile());
-    });
-  }
-  for (std::thread& t : asks) t.join();
+  platform::BoundedFor(nodes.size(), kMaxConcurrentAsks, [&](size_t i) {
+    v1::Task task;
+    task.set_task_id(NewTaskId());
+    task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
+    replies[i] = Ask(*nodes[i], task, deadline, run.profile());
+  });
   std::vector<bool> usable(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!replies[i].ok()) {
@@ -193,30 +220,25 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
                           VerdictName(replies[i]->result().report().verdict())));
   }
 
-  // 2. Transfers for each rail pair, both directions (two-node stage).
+  // 2. Transfers for each rail pair, both directions: the two nodes of the
+  // two-node stage, or every pair of the cluster stage's rounds.
   if (request.stage() == v1::TWO_NODE && nodes.size() == 2 && usable[0] && usable[1]) {
-    const int rails = std::max(1, std::min(nodes[0]->registration().rails_size(),
-                                           nodes[1]->registration().rails_size()));
-    for (int r = 0; r < rails; ++r) {
-      if (!RailSelected(request, nodes, r)) continue;
-      for (int dir = 0; dir < 2; ++dir) {
-        AgentSession& from = *nodes[dir];
-        AgentSession& to = *nodes[1 - dir];
-        progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
-        PathMtu(&run, from, to, r, deadline);
-        progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
-        if (!Transfer(&run, from, to, r, request, deadline).ok()) break;
-      }
-    }
+    MeasurePair(&run, *nodes[0], *nodes[1], request, deadline, progress);
+  }
+  if (request.stage() == v1::CLUSTER) {
+    RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);
   }
 
-  // 3. NCCL collectives across the nodes, where they have GPUs.
-  if (request.stage() == v1::TWO_NODE) {
+  // 3. NCCL collectives across the nodes, where they have GPUs: every
+  // node of a two-node stage, the cluster's nodes still connected.
+  if (request.stage() == v1::TWO_NODE || request.stage() == v1::CLUSTER) {
     std::vector<std::shared_ptr<AgentSession>> live;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (usable[i]) live.push_back(nodes[i]);
+      if (usable[i] && nodes[i]->alive()) live.push_back(nodes[i]);
     }
-    if (live.size() == nodes.size()) RunCollectivesOnAgents(&run, live, profile, deadline, progress);
+    if (live.size() == nodes.size() || (request.stage() == v1::CLUSTER && live.size() >= 2)) {
+      RunCollectivesOnAgents(&run, live, profile, deadline, progress);
+    }
   }
 
   // Transfers judged against each other (the profile or hardware bars were

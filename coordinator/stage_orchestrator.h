@@ -20,14 +20,33 @@
 namespace nodeprobe::coordinator {
 
 using ProgressFn = std::function<void(const std::string&)>;
+// Called with the run as it stands after each part that took long (a
+// cluster round), so that the store has what was measured so far.
+using CheckpointFn = std::function<void(const v1::StageRun&)>;
+
+// At most this many tasks are waited on at once by one stage: every wait
+// holds a thread, and a fleet's stage must not hold one per node or pair.
+inline constexpr size_t kMaxConcurrentAsks = 256;
 
 // `run` comes in with id, stage, nodes and start time; it is returned
 // complete (state, verdict, reports, findings).
-v1::StageRun RunStageOnAgents(v1::StageRun run,
-                              const std::vector<std::shared_ptr<AgentSession>>& nodes,
-                              const v1::RunStageRequest& request, const Profile& profile,
-                              absl::Time deadline,
-                              const ProgressFn& progress);
+v1::StageRun RunStageOnAgents(
+    v1::StageRun run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+    const v1::RunStageRequest& request, const Profile& profile, absl::Time deadline,
+    const ProgressFn& progress, const CheckpointFn& checkpoint = [](const v1::StageRun&) {});
+
+// What the two-node stage measures between two nodes, added to `run`: for
+// each selected rail pair (rails pair by order; `only_rails` narrows them
+// when not empty) and each direction, the path MTU, then a transfer (RDMA
+// WRITE when both ends are RDMA ports with an address, TCP otherwise). A
+// node that fails a task ends the pair with AGENT_LOST/TASK_TIMEOUT.
+void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
+                 const v1::RunStageRequest& request, absl::Time deadline,
+                 const ProgressFn& progress, const std::vector<int>& only_rails = {});
+
+// The index of the rail called `rail_name` among `session`'s rails (a
+// PairResult names the receiving end's rail); 0 for "tcp".
+int RailIndex(const AgentSession& session, const std::string& rail_name);
 
 // The address a rail's traffic should go to on `session`'s node: the rail's
 // first IPv4 address, else the address the agent connected from.

@@ -119,6 +119,11 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NETDEV_ERRORS_GREW", "an interface's error counters grew during a transfer"},
       {"NETDEV_PAUSE_FRAMES", "flow-control pauses during a transfer above the profile's rate"},
       {"NOTHING_MEASURED", "a run or pair produced no measurement (everything skipped)"},
+      // Cluster stage (coordinator/blame.h)
+      {"SUSPECT_NODE", "a node measured low with most of its partners (FAIL when its retest confirms it)"},
+      {"SUSPECT_RAIL", "one rail of a node measured low with most partners, its other rails fine"},
+      {"SUSPECT_LINK", "one pair measured low while both ends were fine with others"},
+      {"CLUSTER_INCOMPLETE", "the stage deadline passed before every round ran"},
   };
   return kCodes;
 }

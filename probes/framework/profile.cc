@@ -215,6 +215,28 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseCluster(const YAML::Node& node, Profile& p) {
+    if (!node.IsMap()) return Error(node, "cluster must be a mapping");
+    static const std::vector<std::string> kKeys = {"suspect_share", "retest"};
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string name = "cluster." + key;
+      if (key == "retest") {
+        absl::StatusOr<bool> v = Bool(kv.second, name);
+        if (!v.ok()) return v.status();
+        p.cluster.retest = *v;
+      } else if (key == "suspect_share") {
+        absl::StatusOr<double> v = Number(kv.second, name);
+        if (!v.ok()) return v.status();
+        if (*v <= 0 || *v >= 1) return Error(kv.second, name + " must be in (0, 1), e.g. 0.5");
+        p.cluster.suspect_share = *v;
+      } else {
+        return UnknownKey(kv.first, "cluster.", kKeys);
+      }
+    }
+    return absl::OkStatus();
+  }
+
   static bool IsRunKey(const std::string& key) {
     return key == "collectives" || key == "min_bytes" || key == "max_bytes" ||
            key == "step_factor" || key == "sizes" || key == "iters" || key == "warmup_iters" ||
@@ -466,8 +488,8 @@ class ProfileParser {
       return Error(root, "a profile must be a mapping (rdma:, locality:, "
                          "versions:, exceptions:)");
     }
-    static const std::vector<std::string> kKeys = {"rdma", "mtu", "locality", "transfer", "nccl",
-                                                   "versions", "exceptions"};
+    static const std::vector<std::string> kKeys = {"rdma",     "mtu",      "locality",  "transfer",
+                                                   "nccl",     "cluster",  "versions",  "exceptions"};
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
@@ -482,6 +504,8 @@ class ProfileParser {
           s = ParseTransfer(kv.second, p);
         } else if (key == "nccl") {
           s = ParseNccl(kv.second, p);
+        } else if (key == "cluster") {
+          s = ParseCluster(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

@@ -35,6 +35,9 @@
 //     iters: 20                         # timed; warmup_iters: 5
 //     op_timeout_s: 60                  # one size of one collective
 //     env: { NCCL_IB_QPS_PER_CONNECTION: "4" }  # NCCL_* set for our runs
+//   cluster:                           # the cluster stage's blame (coordinator/blame.h)
+//     suspect_share: 0.5               # suspect: low with more than this share of partners
+//     retest: true                     # retest suspects against a node that passed all
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -80,6 +83,13 @@ struct TransferBars {
   v1::Verdict error_counters_grew = v1::FAIL;
 };
 
+// How the cluster stage assigns blame for low transfers (the low bar itself
+// is transfer.min_fraction_of_best_pair).
+struct ClusterRules {
+  double suspect_share = 0.5;
+  bool retest = true;
+};
+
 struct Profile {
   // The file it came from ("" when none was given).
   std::string source;
@@ -92,6 +102,7 @@ struct Profile {
   std::vector<std::string> mtu_interfaces;
 
   TransferBars transfer;
+  ClusterRules cluster;
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;

@@ -1,0 +1,124 @@
+// File: blame.cc
+#include "coordinator/blame.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace nodeprobe::coordinator {
+namespace {
+
+using Unit = std::pair<int, int>;  // node, rail
+
+struct Share {
+  std::set<int> partners;
+  std::set<int> low_partners;
+  std::vector<int> low;  // measurement indices
+};
+
+}  // namespace
+
+std::vector<double> BestOfKind(const std::vector<Measurement>& m) {
+  std::map<std::string, double> best;
+  for (const Measurement& x : m) best[x.kind] = std::max(best[x.kind], x.gbps);
+  std::vector<double> out;
+  out.reserve(m.size());
+  for (const Measurement& x : m) out.push_back(best[x.kind]);
+  return out;
+}
+
+std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules) {
+  const std::vector<double> best = BestOfKind(m);
+  std::vector<bool> low(m.size()), explained(m.size(), false);
+  for (size_t i = 0; i < m.size(); ++i) low[i] = m[i].gbps < best[i] * rules.min_fraction_of_best;
+
+  std::map<int, std::set<int>> rails_of;  // node -> rails it measured
+  for (const Measurement& x : m) {
+    rails_of[x.from].insert(x.rail);
+    rails_of[x.to].insert(x.rail);
+  }
+
+  // 1. Greedy (node, rail) suspects.
+  std::map<Unit, Suspect> unit_suspects;
+  while (true) {
+    std::map<Unit, Share> shares;
+    for (size_t i = 0; i < m.size(); ++i) {
+      if (explained[i]) continue;
+      const Measurement& x = m[i];
+      for (auto [self, other] : {std::pair{x.from, x.to}, std::pair{x.to, x.from}}) {
+        Share& s = shares[{self, x.rail}];
+        s.partners.insert(other);
+        if (low[i]) {
+          s.low_partners.insert(other);
+          s.low.push_back(static_cast<int>(i));
+        }
+      }
+    }
+    const Share* pick = nullptr;
+    Unit pick_unit;
+    double pick_share = rules.suspect_share;
+    for (const auto& [unit, s] : shares) {
+      if (s.partners.size() < 2 || unit_suspects.count(unit)) continue;
+      const double share = static_cast<double>(s.low_partners.size()) / s.partners.size();
+      // Ties go to the unit with more low partners, then the lower index.
+      if (share > pick_share ||
+          (pick && share == pick_share && s.low_partners.size() > pick->low_partners.size())) {
+        pick = &s;
+        pick_unit = unit;
+        pick_share = share;
+      }
+    }
+    if (!pick) break;
+    Suspect sus;
+    sus.kind = Suspect::kRail;
+    sus.node = pick_unit.first;
+    sus.rail = pick_unit.second;
+    sus.low = static_cast<int>(pick->low_partners.size());
+    sus.partners = static_cast<int>(pick->partners.size());
+    sus.evidence = pick->low;
+    for (int i : pick->low) explained[i] = true;
+    unit_suspects[pick_unit] = std::move(sus);
+  }
+
+  // 2. A node suspect on every rail it measured is the suspect itself.
+  std::vector<Suspect> out;
+  std::map<int, std::vector<Suspect>> by_node;
+  for (auto& [unit, s] : unit_suspects) by_node[unit.first].push_back(std::move(s));
+  for (auto& [node, list] : by_node) {
+    if (list.size() == rails_of[node].size()) {
+      Suspect whole;
+      whole.kind = Suspect::kNode;
+      whole.node = node;
+      for (const Suspect& s : list) {
+        whole.low = std::max(whole.low, s.low);
+        whole.partners = std::max(whole.partners, s.partners);
+        whole.evidence.insert(whole.evidence.end(), s.evidence.begin(), s.evidence.end());
+      }
+      std::sort(whole.evidence.begin(), whole.evidence.end());
+      out.push_back(std::move(whole));
+    } else {
+      for (Suspect& s : list) out.push_back(std::move(s));
+    }
+  }
+
+  // 3. What is left low is the link between the two.
+  std::map<std::tuple<int, int, int>, Suspect> links;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (!low[i] || explained[i]) continue;
+    const int a = std::min(m[i].from, m[i].to);
+    const int b = std::max(m[i].from, m[i].to);
+    Suspect& s = links[{a, b, m[i].rail}];
+    s.kind = Suspect::kLink;
+    s.node = a;
+    s.other = b;
+    s.rail = m[i].rail;
+    s.low = 1;
+    s.partners = 1;
+    s.evidence.push_back(static_cast<int>(i));
+  }
+  for (auto& [key, s] : links) out.push_back(std::move(s));
+  return out;
+}
+
+}  // namespace nodeprobe::coordinator

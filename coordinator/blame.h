@@ -1,0 +1,59 @@
+// File: blame.h
+// Who is to blame for a cluster run's low transfers. Input: every
+// directional measurement of the run (nodes and rails as indices, a kind
+// so that only like is compared with like). A measurement is low below
+// `min_fraction_of_best` of the best of its kind (ClusterKit's 93% rule,
+// transfer.min_fraction_of_best_pair); blame is relative to the run, so a
+// fabric that is slow everywhere blames nobody here (the absolute bars on
+// each pair say so instead).
+//
+// Explaining the low measurements, greedily:
+//   1. per (node, rail): the share of its partners on that rail with whom
+//      it measured low (either direction). The unit with the highest share
+//      above `suspect_share` (0.5; at least 2 partners, so that a single
+//      pair never convicts one end) is a suspect; its low measurements are
+//      explained and leave the counts; repeat. Removing what a suspect
+//      explains keeps a second bad node from dragging healthy partners
+//      over the share (two bad nodes of four: each good node is low with
+//      2 of 3 partners until the first bad node is taken out).
+//   2. a node that is suspect on every rail it measured is a NODE suspect;
+//      otherwise its suspect rails are RAIL suspects.
+//   3. low measurements left unexplained are LINK suspects (one per
+//      unordered pair and rail).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nodeprobe::coordinator {
+
+struct Measurement {
+  int from = 0;
+  int to = 0;
+  int rail = 0;
+  std::string kind;  // transport/op/size: comparable measurements
+  double gbps = 0;
+};
+
+struct Suspect {
+  enum Kind { kNode, kRail, kLink };
+  Kind kind = kNode;
+  int node = 0;
+  int other = -1;  // kLink: the pair's other node
+  int rail = -1;   // kRail, kLink (kNode: every rail)
+  int low = 0;     // partners it was low with
+  int partners = 0;
+  std::vector<int> evidence;  // indices of the low measurements explained
+};
+
+struct BlameRules {
+  double min_fraction_of_best = 0.93;
+  double suspect_share = 0.5;
+};
+
+// The best figure of each measurement's kind (by index of `m`).
+std::vector<double> BestOfKind(const std::vector<Measurement>& m);
+
+std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules);
+
+}  // namespace nodeprobe::coordinator

@@ -1,0 +1,304 @@
+// File: cluster_stage.cc
+#include "coordinator/cluster_stage.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "coordinator/blame.h"
+#include "coordinator/pairing.h"
+#include "coordinator/peer_judgement.h"
+#include "platform/bounded_for.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// Per-pair progress lines are worth reading for a handful of nodes; a
+// fleet's run says one line per round.
+constexpr size_t kChattyUpTo = 16;
+
+struct PairJob {
+  int a = 0;
+  int b = 0;
+  std::vector<int> rails;  // empty: every selected rail
+};
+
+// Runs `jobs` at once (each node is in at most one of them) and adds their
+// pairs, tagged with `round`, to `run`; a finding about a node is kept
+// once however many pairs it ended.
+void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+              const std::vector<PairJob>& jobs, uint32_t round, bool retest,
+              const v1::RunStageRequest& request, absl::Time deadline, const ProgressFn& progress,
+              bool chatty) {
+  std::vector<v1::StageRun> parts(jobs.size());
+  const ProgressFn quiet = [](const std::string&) {};
+  platform::BoundedFor(jobs.size(), kMaxConcurrentAsks, [&](size_t i) {
+    AgentSession& a = *nodes[jobs[i].a];
+    AgentSession& b = *nodes[jobs[i].b];
+    if (!a.alive() || !b.alive()) return;  // its loss is recorded once, below
+    MeasurePair(&parts[i], a, b, request, deadline, chatty ? progress : quiet, jobs[i].rails);
+  });
+  std::set<std::pair<std::string, std::string>> said;
+  for (const v1::Finding& f : run->findings()) said.insert({f.code(), f.device()});
+  for (v1::StageRun& part : parts) {
+    for (v1::PairResult& p : *part.mutable_pairs()) {
+      p.set_round(round);
+      p.set_retest(retest);
+      *run->add_pairs() = std::move(p);
+    }
+    for (v1::Finding& f : *part.mutable_findings()) {
+      if (said.insert({f.code(), f.device()}).second) *run->add_findings() = std::move(f);
+    }
+  }
+  for (const auto& n : nodes) {
+    if (!n->alive() && said.insert({"AGENT_LOST", n->node()}).second) {
+      v1::Finding* f = run->add_findings();
+      f->set_code("AGENT_LOST");
+      f->set_severity(v1::ERROR);
+      f->set_device(n->node());
+      f->set_message(absl::StrCat(n->node(), " was lost during the cluster rounds; its "
+                                             "remaining pairs were not measured"));
+      f->set_remediation("check the node and its agent (systemctl status nodeprobe-agent)");
+    }
+  }
+}
+
+std::string RailName(const AgentSession& s, int rail) {
+  return rail < s.registration().rails_size() ? s.registration().rails(rail).name() : "tcp";
+}
+
+std::string Figure(const v1::PairResult& p) {
+  std::string kind;
+  double g = 0;
+  BandwidthFigure(p, &kind, &g);
+  return absl::StrFormat("%s -> %s [%s] %.2f Gb/s", p.from_node(), p.to_node(), p.rail(), g);
+}
+
+// Who is measured again, and with whom.
+struct Retest {
+  size_t suspect = 0;
+  PairJob job;
+  int known_good = -1;  // -1: a link, measured again as it is
+};
+
+}  // namespace
+
+void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                      const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                      const Profile& profile, absl::Time deadline, const ProgressFn& progress,
+                      const CheckpointFn& checkpoint) {
+  const PairingPattern pattern =
+      request.pattern() == "ring" ? PairingPattern::kRing : PairingPattern::kAllPairs;
+  run->set_pattern(pattern == PairingPattern::kRing ? "ring" : "all-pairs");
+  const std::vector<Round> rounds = Rounds(pattern, static_cast<int>(nodes.size()));
+  const bool chatty = nodes.size() <= kChattyUpTo;
+
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    if (absl::Now() >= deadline) {
+      v1::Finding* f = run->add_findings();
+      f->set_code("CLUSTER_INCOMPLETE");
+      f->set_severity(v1::ERROR);
+      f->set_device("cluster");
+      f->set_message(absl::StrCat("the stage deadline passed after ", r, " of ", rounds.size(),
+                                  " rounds; the pairs of the rest were not measured"));
+      f->set_remediation("raise --timeout (about rounds x the time of one pair), or use "
+                         "--pattern ring for a quick pass");
+      break;
+    }
+    std::vector<PairJob> jobs;
+    for (auto [a, b] : rounds[r]) {
+      if (usable[a] && usable[b]) jobs.push_back({a, b, {}});
+    }
+    progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs"));
+    RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
+             chatty);
+    run->set_rounds(static_cast<uint32_t>(r + 1));
+    checkpoint(*run);
+  }
+
+  // Blame, from the rounds' bandwidth figures.
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->node()] = static_cast<int>(i);
+  std::vector<Measurement> m;
+  std::vector<int> pair_of;  // measurement -> index in run->pairs()
+  for (int i = 0; i < run->pairs_size(); ++i) {
+    const v1::PairResult& p = run->pairs(i);
+    Measurement x;
+    if (!BandwidthFigure(p, &x.kind, &x.gbps)) continue;
+    x.from = index[p.from_node()];
+    x.to = index[p.to_node()];
+    x.rail = RailIndex(*nodes[x.to], p.rail());
+    m.push_back(x);
+    pair_of.push_back(i);
+  }
+  const BlameRules rules{profile.transfer.min_fraction_of_best_pair,
+                         profile.cluster.suspect_share};
+  const std::vector<Suspect> suspects = FindSuspects(m, rules);
+  if (suspects.empty()) return;
+  std::map<std::string, double> best;
+  for (const Measurement& x : m) best[x.kind] = std::max(best[x.kind], x.gbps);
+
+  // Known good: answered, connected, and suspect of nothing.
+  std::set<int> tainted;
+  for (const Suspect& s : suspects) {
+    tainted.insert(s.node);
+    if (s.other >= 0) tainted.insert(s.other);
+  }
+  std::vector<int> good;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (usable[i] && nodes[i]->alive() && !tainted.count(static_cast<int>(i))) {
+      good.push_back(static_cast<int>(i));
+    }
+  }
+
+  // Retests: a rail suspect's rails of one node go in one job; rounds of
+  // retests run at once, each node (suspect or good) in one job a round.
+  std::vector<Retest> pending;
+  if (profile.cluster.retest) {
+    for (size_t i = 0; i < suspects.size(); ++i) {
+      const Suspect& s = suspects[i];
+      Retest t;
+      t.suspect = i;
+      if (s.kind == Suspect::kLink) {
+        t.job = {s.node, s.other, {s.rail}};
+      } else {
+        t.job = {s.node, -1, s.kind == Suspect::kRail ? std::vector<int>{s.rail} : std::vector<int>{}};
+      }
+      pending.push_back(t);
+    }
+  }
+  std::vector<int> retest_partner(suspects.size(), -2);  // -2: not retested
+  uint32_t retest_round = run->rounds();
+  while (!pending.empty() && absl::Now() < deadline) {
+    std::set<int> busy;
+    std::vector<Retest> now, later;
+    for (Retest& t : pending) {
+      if (busy.count(t.job.a) || (t.job.b >= 0 && busy.count(t.job.b))) {
+        later.push_back(t);
+        continue;
+      }
+      if (t.job.b < 0) {  // a node or rail suspect: the first free good node
+        auto g = std::find_if(good.begin(), good.end(), [&](int n) { return !busy.count(n); });
+        if (g == good.end()) {
+          if (!busy.empty()) later.push_back(t);  // good nodes are busy: next round
+          continue;                               // none at all: not retested
+        }
+        t.job.b = *g;
+        t.known_good = *g;
+      }
+      busy.insert(t.job.a);
+      busy.insert(t.job.b);
+      now.push_back(t);
+    }
+    if (now.empty()) break;
+    ++retest_round;
+    std::vector<PairJob> jobs;
+    for (const Retest& t : now) jobs.push_back(t.job);
+    progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", jobs.size(), " suspects"));
+    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty);
+    for (const Retest& t : now) retest_partner[t.suspect] = t.known_good;
+    pending = std::move(later);
+  }
+
+  // Verdicts on the suspects.
+  for (size_t i = 0; i < suspects.size(); ++i) {
+    const Suspect& s = suspects[i];
+    AgentSession& node = *nodes[s.node];
+    v1::Suspect* out = run->add_suspects();
+    out->set_kind(s.kind == Suspect::kNode ? "node" : s.kind == Suspect::kRail ? "rail" : "link");
+    out->set_node(node.node());
+    if (s.other >= 0) out->set_other_node(nodes[s.other]->node());
+    if (s.rail >= 0) out->set_rail(RailName(node, s.rail));
+    out->set_low(s.low);
+    out->set_partners(s.partners);
+    const bool retested = retest_partner[i] != -2;
+    out->set_retested(retested);
+    if (retest_partner[i] >= 0) out->set_known_good(nodes[retest_partner[i]]->node());
+
+    std::vector<std::string> evidence;
+    for (size_t k = 0; k < s.evidence.size() && k < 8; ++k) {
+      evidence.push_back(Figure(run->pairs(pair_of[s.evidence[k]])));
+    }
+    if (s.evidence.size() > 8) evidence.push_back(absl::StrCat("+", s.evidence.size() - 8, " more"));
+    double run_best = 0;
+    for (int e : s.evidence) run_best = std::max(run_best, best[m[e].kind]);
+
+    // The retest's figures: pairs marked retest between the suspect's ends
+    // on the rails in scope.
+    std::vector<std::string> again;
+    bool confirmed = false;
+    const int partner = s.kind == Suspect::kLink ? s.other : retest_partner[i];
+    for (const v1::PairResult& p : run->pairs()) {
+      if (!p.retest() || partner < 0) continue;
+      const std::set<std::string> ends = {p.from_node(), p.to_node()};
+      if (!ends.count(node.node()) || !ends.count(nodes[partner]->node())) continue;
+      std::string kind;
+      double g = 0;
+      if (!BandwidthFigure(p, &kind, &g)) continue;
+      const int rail = RailIndex(*nodes[index[p.to_node()]], p.rail());
+      if (s.rail >= 0 && rail != s.rail) continue;
+      again.push_back(Figure(p));
+      if (best.count(kind) && g < best[kind] * rules.min_fraction_of_best) confirmed = true;
+    }
+    out->set_confirmed(confirmed);
+
+    std::string who, code;
+    if (s.kind == Suspect::kNode) {
+      code = "SUSPECT_NODE";
+      who = node.node();
+    } else if (s.kind == Suspect::kRail) {
+      code = "SUSPECT_RAIL";
+      who = absl::StrCat(node.node(), ":", RailName(node, s.rail));
+    } else {
+      code = "SUSPECT_LINK";
+      who = absl::StrCat(node.node(), "<->", nodes[s.other]->node(), ":", RailName(node, s.rail));
+    }
+    std::string message =
+        s.kind == Suspect::kLink
+            ? absl::StrFormat("%s measured low while both ends were fine with other partners (%s; "
+                              "the run's best %.2f Gb/s, bar %.0f%%)",
+                              who, absl::StrJoin(evidence, "; "), run_best,
+                              100 * rules.min_fraction_of_best)
+            : absl::StrFormat("%s measured low with %d of %d partners (%s; the run's best %.2f "
+                              "Gb/s, bar %.0f%%)",
+                              who, s.low, s.partners, absl::StrJoin(evidence, "; "), run_best,
+                              100 * rules.min_fraction_of_best);
+    v1::Verdict severity = profile.transfer.below_peers;
+    if (!retested) {
+      absl::StrAppend(&message, profile.cluster.retest
+                                    ? "; not retested: no node outside the suspects was free"
+                                    : "; not retested (cluster.retest: false)");
+    } else if (confirmed) {
+      severity = v1::FAIL;
+      absl::StrAppend(&message, "; the retest",
+                      s.kind == Suspect::kLink ? "" : " against " + nodes[partner]->node(),
+                      " confirms it: ", absl::StrJoin(again, "; "));
+    } else {
+      severity = v1::WARN;
+      absl::StrAppend(&message, "; the retest",
+                      s.kind == Suspect::kLink ? "" : " against " + nodes[partner]->node(),
+                      " did not reproduce it (", again.empty() ? "nothing measured" : absl::StrJoin(again, "; "),
+                      "): transient, or load from elsewhere");
+    }
+    v1::Finding* f = run->add_findings();
+    f->set_code(code);
+    f->set_severity(severity);
+    f->set_device(who);
+    f->set_message(message);
+    f->set_remediation(
+        s.kind == Suspect::kNode
+            ? absl::StrCat("take ", node.node(), " out of the pool; check its NICs' link speed, "
+                           "PCIe slots, firmware and counters (nodeprobe run --stage single-node)")
+        : s.kind == Suspect::kRail
+            ? absl::StrCat("check that rail's cable, optics and switch port on ", node.node(),
+                           " (the other rails of the node are fine)")
+            : "check the path between the two: the cable or a switch port they share, "
+              "or a route only they take");
+  }
+}
+
+}  // namespace nodeprobe::coordinator

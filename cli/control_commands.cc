@@ -219,11 +219,11 @@ int RunMultiNode(const MultiNodeRun& o) {
       return Fail(absl::StrCat("--nodes names '", n, "' twice; name each node once"));
     }
   }
-  if (o.stage == "two-node" && o.nodes.size() != 2) {
-    return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
-  }
   if (o.all_nodes && o.stage != "cluster") {
     return Fail(absl::StrCat("--all is for --stage cluster; give ", o.stage, " its --nodes"));
+  }
+  if (o.stage == "two-node" && o.nodes.size() != 2) {
+    return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
   }
   if (o.stage == "cluster" && !o.all_nodes && o.nodes.size() < 2) {
     return Fail(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",

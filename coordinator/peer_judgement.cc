@@ -74,8 +74,9 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
     for (const v1::PairResult& q : run->pairs()) {
       Kind qk;
       double qg = 0;
+      // The reverse measured in the same round (a retest has its own).
       if (q.from_node() != p.to_node() || q.to_node() != p.from_node() || q.rail() != p.rail() ||
-          !Figure(q, &qk, &qg) || qk != k) {
+          q.round() != p.round() || q.retest() != p.retest() || !Figure(q, &qk, &qg) || qk != k) {
         continue;
       }
       if (g < qg * bars.min_fraction_of_reverse) {

@@ -262,7 +262,11 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   for (const auto& c : run.collectives()) v = WorseVerdict(v, c.verdict());
   for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
   run.set_verdict(v);
-  run.set_state(run.findings_size() > 0 ? "error" : "done");
+  // "error": the run itself did not go as planned (a node lost, a deadline
+  // passed); findings that judge the fabric (a suspect) leave it "done".
+  bool broken = false;
+  for (const auto& f : run.findings()) broken |= f.severity() == v1::ERROR;
+  run.set_state(broken ? "error" : "done");
   *run.mutable_finished() =
       google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(absl::Now()));
   return run;

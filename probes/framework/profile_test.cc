@@ -161,6 +161,29 @@ TEST(ParseProfileTest, ExceptionNeedsCodeAndReason) {
                    .ok());
 }
 
+TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
+  absl::StatusOr<Profile> p =
+      ParseProfile("cluster:\n  suspect_share: 0.34\n  retest: false\n", "c.yaml");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_DOUBLE_EQ(p->cluster.suspect_share, 0.34);
+  EXPECT_FALSE(p->cluster.retest);
+  absl::StatusOr<Profile> defaults = ParseProfile("", "c.yaml");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_DOUBLE_EQ(defaults->cluster.suspect_share, 0.5);
+  EXPECT_TRUE(defaults->cluster.retest);
+  for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
+           {"cluster:\n  suspect_share: 1\n", "must be in (0, 1)"},
+           {"cluster:\n  suspect_share: many\n", "cluster.suspect_share"},
+           {"cluster:\n  retest: sometimes\n", "cluster.retest"},
+           {"cluster:\n  pattern: ring\n", "suspect_share"},
+           {"cluster: [1]\n", "cluster must be a mapping"}}) {
+    absl::StatusOr<Profile> bad = ParseProfile(yaml, "c.yaml");
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_NE(bad.status().message().find(says), std::string::npos) << bad.status();
+    EXPECT_EQ(bad.status().message().rfind("c.yaml:", 0), 0u) << bad.status();
+  }
+}
+
 TEST(LoadProfileTest, MissingFileSaysHowToFix) {
   absl::StatusOr<Profile> p = LoadProfile("/nonexistent/profile.yaml");
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);

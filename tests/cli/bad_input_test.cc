@@ -9,6 +9,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -88,6 +89,23 @@ TEST(BadInputTest, NodeListsAreCheckedBeforeTheCoordinator) {
                                  "--coordinator", "127.0.0.1:1", "--insecure"});
     EXPECT_EQ(r.exit_code, 2) << nodes << ": " << r.err;
     EXPECT_TRUE(absl::StrContains(r.err, message)) << r.err;
+  }
+}
+
+TEST(BadInputTest, ClusterArgumentsAreCheckedBeforeTheCoordinator) {
+  for (const auto& [args, message] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--stage", "cluster", "--nodes", "gpu01"}, "at least 2 nodes"},
+           {{"--stage", "cluster"}, "at least 2 nodes, or --all"},
+           {{"--stage", "two-node", "--all"}, "--all is for --stage cluster"},
+           {{"--stage", "cluster", "--all", "--nodes", "a,b"}, "excludes"},
+           {{"--stage", "cluster", "--all", "--pattern", "star"}, "--pattern"}}) {
+    std::vector<std::string> argv = {"run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--coordinator", "127.0.0.1:1", "--insecure"});
+    CommandResult r = Nodeprobe(argv);
+    EXPECT_EQ(r.exit_code, 2) << absl::StrJoin(args, " ") << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, message)) << absl::StrJoin(args, " ") << ": " << r.err;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <google/protobuf/util/json_util.h>
@@ -76,7 +77,9 @@ class ControlPlaneLabTest : public ::testing::Test {
 
   pid_t StartAgent(const std::string& host, const std::string& node, bool tls,
                    const std::string& cert_name = "", std::vector<std::string> extra = {}) {
-    const std::string hub = host == "a" ? "10.83.1.1" : "10.83.2.1";
+    const std::map<std::string, std::string> hubs = {
+        {"a", "10.83.1.1"}, {"b", "10.83.2.1"}, {"d", "10.83.3.1"}, {"e", "10.83.4.1"}};
+    const std::string hub = hubs.at(host);
     std::vector<std::string> argv = {NODEPROBE_BINARY, "agent", "--coordinator",
                                      absl::StrCat(hub, ":", port_), "--node-name", node};
     AppendTls(&argv, tls, cert_name.empty() ? node : cert_name);
@@ -645,6 +648,122 @@ TEST_F(CollectiveLabTest, AnAgentKilledMidCollectiveIsARankLost) {
   ASSERT_NE(f, nullptr) << r.DebugString();
   EXPECT_NE(f->message().find("rank 2 on gpu-b"), std::string::npos) << f->message();
   EXPECT_EQ(r.collective().ranks(2).state(), "lost");
+}
+
+
+// The cluster stage on four agents (a, b, d, e around the router c), every
+// sender shaped to 1 Gbit/s; gpu-e's sender to a tenth of that.
+class ClusterLabTest : public ControlPlaneLabTest {
+ protected:
+  void SetUp() override {
+    ControlPlaneLabTest::SetUp();
+    if (IsSkipped()) return;
+    for (const char* h : {"d", "e"}) ASSERT_TRUE(lab_->AddHost(h).ok());
+    ASSERT_TRUE(lab_->Link("c", "10.83.3.1/24", "d", "10.83.3.2/24").ok());
+    ASSERT_TRUE(lab_->Link("c", "10.83.4.1/24", "e", "10.83.4.2/24").ok());
+    ASSERT_TRUE(lab_->Exec("d", "ip route add default via 10.83.3.1").ok());
+    ASSERT_TRUE(lab_->Exec("e", "ip route add default via 10.83.4.1").ok());
+    ASSERT_TRUE(lab_->Shape("d", "dc", 1000).ok());
+    ASSERT_TRUE(lab_->Shape("e", "ec", 1000).ok());
+  }
+  bool StartFourNodes() {
+    port_ = StartCoordinator(false);
+    for (const auto& [host, node] : std::vector<std::pair<std::string, std::string>>{
+             {"a", "gpu-a"}, {"b", "gpu-b"}, {"d", "gpu-d"}, {"e", "gpu-e"}}) {
+      StartAgent(host, node, false);
+    }
+    for (const char* node : {"gpu-a", "gpu-b", "gpu-d", "gpu-e"}) {
+      if (!WaitForAgent(node, false)) return false;
+    }
+    return true;
+  }
+  int Cluster(std::vector<std::string> extra, std::string* out) {
+    std::vector<std::string> args = {"run", "--stage", "cluster", "--format", "json",
+                                     "--transfer-seconds", "1", "--timeout", "120"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Client(args, false, out, absl::Seconds(150));
+  }
+};
+
+TEST_F(ClusterLabTest, TheShapedNodeIsBlamedAndItsRetestConfirmsIt) {
+  ASSERT_TRUE(lab_->Shape("e", "ec", 100).ok());
+  ASSERT_TRUE(StartFourNodes());
+  std::string out;
+  const absl::Time start = absl::Now();
+  EXPECT_EQ(Cluster({"--all"}, &out), 1) << out;
+  const absl::Duration took = absl::Now() - start;
+  v1::StageRun run = ParseRun(out);
+  EXPECT_EQ(run.stage(), v1::CLUSTER);
+  EXPECT_EQ(run.pattern(), "all-pairs");
+  EXPECT_EQ(run.rounds(), 3u);  // n - 1 for four nodes
+  EXPECT_EQ(run.nodes_size(), 4);
+  int transfers = 0, retests = 0;
+  for (const v1::PairResult& p : run.pairs()) {
+    if (!p.result().has_transfer()) continue;
+    int asymmetric = 0;  // against the reverse of its own round only
+    for (const v1::Finding& f : p.result().findings()) asymmetric += f.code() == "TRANSFER_ASYMMETRIC";
+    EXPECT_LE(asymmetric, 1) << p.DebugString();
+    if (p.retest()) {
+      ++retests;
+      continue;
+    }
+    ++transfers;
+    EXPECT_GE(p.round(), 1u);
+    EXPECT_LE(p.round(), 3u);
+  }
+  EXPECT_EQ(transfers, 12) << out;  // 6 pairs, both ways
+  EXPECT_EQ(retests, 2) << out;     // gpu-e and a good node, both ways
+  ASSERT_EQ(run.suspects_size(), 1) << out;
+  const v1::Suspect& s = run.suspects(0);
+  EXPECT_EQ(s.kind(), "node");
+  EXPECT_EQ(s.node(), "gpu-e");
+  EXPECT_EQ(s.low(), 3u);
+  EXPECT_EQ(s.partners(), 3u);
+  EXPECT_TRUE(s.retested());
+  EXPECT_TRUE(s.confirmed());
+  EXPECT_NE(s.known_good(), "gpu-e");
+  EXPECT_FALSE(s.known_good().empty());
+  bool finding = false;
+  for (const v1::Finding& f : run.findings()) {
+    if (f.code() != "SUSPECT_NODE") continue;
+    finding = true;
+    EXPECT_EQ(f.device(), "gpu-e");
+    EXPECT_EQ(f.severity(), v1::FAIL);
+    EXPECT_NE(f.message().find("3 of 3 partners"), std::string::npos) << f.message();
+    EXPECT_NE(f.message().find("confirms it"), std::string::npos) << f.message();
+  }
+  EXPECT_TRUE(finding) << out;
+  // Rounds ran their pairs at once: 6 pairs x 2 directions x >= 1 s each
+  // one after the other would take over 12 s of transfers alone.
+  std::cerr << "cluster stage on 4 nodes took " << absl::FormatDuration(took) << "\n";
+
+  // The stored run has the blame too, and the table says it.
+  std::string table;
+  EXPECT_EQ(run.state(), "done");  // the run went as planned; the fabric failed
+  ASSERT_EQ(Client({"report", "--run", run.run_id()}, false, &table), 0) << table;
+  EXPECT_NE(table.find("node gpu-e: low with 3 of 3 partners; retest against"), std::string::npos)
+      << table;
+}
+
+TEST_F(ClusterLabTest, HealthyLinksPassInEveryPattern) {
+  ASSERT_TRUE(StartFourNodes());
+  std::string out;
+  EXPECT_EQ(Cluster({"--nodes", "gpu-a,gpu-b,gpu-d,gpu-e"}, &out), 0) << out;
+  v1::StageRun run = ParseRun(out);
+  EXPECT_EQ(run.rounds(), 3u);
+  EXPECT_EQ(run.suspects_size(), 0) << out;
+  EXPECT_NE(run.verdict(), v1::FAIL);
+  // The ring: each node with its neighbour, two rounds for four nodes.
+  EXPECT_EQ(Cluster({"--all", "--pattern", "ring"}, &out), 0) << out;
+  run = ParseRun(out);
+  EXPECT_EQ(run.pattern(), "ring");
+  EXPECT_EQ(run.rounds(), 2u);
+  int transfers = 0;
+  for (const v1::PairResult& p : run.pairs()) transfers += p.result().has_transfer();
+  EXPECT_EQ(transfers, 8);  // 4 ring edges, both ways
+  // A node named twice is refused before anything starts.
+  EXPECT_EQ(Cluster({"--nodes", "gpu-a,gpu-a"}, &out), 2) << out;
+  EXPECT_NE(out.find("twice"), std::string::npos) << out;
 }
 
 }  // namespace

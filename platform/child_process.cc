@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -50,6 +51,35 @@ int ReapWithin(pid_t pid, absl::Duration grace) {
 }
 
 }  // namespace
+
+size_t WriteWithoutSigpipe(int fd, std::string_view data) {
+  // A reader that is already gone (a child whose exec failed) makes write()
+  // raise SIGPIPE, whose default action would end this process (the agent,
+  // a test): block it for this thread and take the one raised here, if
+  // any, before unblocking. A SIGPIPE pending from elsewhere is left as is.
+  sigset_t pipe_only, before, pending;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &before);
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  size_t done = 0;
+  bool broken = false;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EPIPE) broken = true;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  if (broken && !was_pending) {
+    const timespec now{};
+    while (sigtimedwait(&pipe_only, nullptr, &now) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return done;
+}
 
 absl::StatusOr<ChildProcess> ChildProcess::Start(const std::string& exe,
                                                  const std::vector<std::string>& args,
@@ -109,13 +139,7 @@ absl::StatusOr<ChildProcess> ChildProcess::Start(const std::string& exe,
   CloseFd(err[1]);
   // The input fits the pipe, so this never waits on the child.
   fcntl(in[1], F_SETFL, O_NONBLOCK);
-  size_t done = 0;
-  while (done < input.size()) {
-    ssize_t n = write(in[1], input.data() + done, input.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the child closed stdin early; it will say why
-    done += static_cast<size_t>(n);
-  }
+  WriteWithoutSigpipe(in[1], input);
   CloseFd(in[1]);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
   return ChildProcess(pid, out[0], err[0]);

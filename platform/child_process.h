@@ -13,12 +13,18 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace nodeprobe::platform {
+
+// Writes as much of `data` to `fd` as it takes without waiting (for a
+// non-blocking fd) and returns how much; a closed reader is a short count,
+// never a SIGPIPE that ends the process.
+size_t WriteWithoutSigpipe(int fd, std::string_view data);
 
 class ChildProcess {
  public:

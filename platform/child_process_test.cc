@@ -1,5 +1,8 @@
 #include "platform/child_process.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
@@ -21,6 +24,23 @@ TEST(ChildProcessTest, CollectsOutputStdinAndHowItEnded) {
   ASSERT_TRUE(ReadToEnd(*child, absl::Now() + absl::Seconds(5)).ok());
   EXPECT_EQ(*child->buffer(), "hello\n");
   EXPECT_EQ(child->Ending(), "exited with status 3: oops");
+}
+
+// The agent writes each task to its worker's stdin; a worker that died
+// before reading (exec failed) must not take the agent with it.
+TEST(ChildProcessTest, AWriteToAGoneReaderIsShortNotSigpipe) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);
+  EXPECT_EQ(WriteWithoutSigpipe(fds[1], "task"), 0u);  // alive to say so
+  sigset_t pending;
+  sigpending(&pending);
+  EXPECT_EQ(sigismember(&pending, SIGPIPE), 0) << "the SIGPIPE raised here was left pending";
+  close(fds[1]);
+  ASSERT_EQ(pipe(fds), 0);
+  EXPECT_EQ(WriteWithoutSigpipe(fds[1], "task"), 4u);
+  close(fds[0]);
+  close(fds[1]);
 }
 
 TEST(ChildProcessTest, KillsAHungChildAtItsDeadline) {

@@ -242,20 +242,26 @@ int main(int argc, char** argv) {
   v1::StageEvent ev;
   v1::StageRun run;
   std::vector<absl::Time> round_starts;
+  double cpu_rounds_start = 0, cpu_rounds_end = -1;
   absl::Time singles_done = start, retests_start = absl::InfinitePast();
   while (reader->Read(&ev)) {
     if (ev.has_run()) run = ev.run();
     if (!ev.has_progress()) continue;
     const std::string& p = ev.progress();
-    if (p.find("] round ") != std::string::npos) round_starts.push_back(absl::Now());
+    if (p.find("] round ") != std::string::npos) {
+      if (round_starts.empty()) cpu_rounds_start = CpuSeconds(coordinator);
+      round_starts.push_back(absl::Now());
+    }
     if (p.find("] retest ") != std::string::npos && retests_start == absl::InfinitePast()) {
       retests_start = absl::Now();
+      cpu_rounds_end = CpuSeconds(coordinator);
     }
     if (round_starts.empty() && p.find("single-node") != std::string::npos) singles_done = absl::Now();
   }
   const grpc::Status status = reader->Finish();
   const absl::Time end = absl::Now();
   const double cpu = CpuSeconds(coordinator) - cpu_before;
+  if (cpu_rounds_end < 0) cpu_rounds_end = cpu_before + cpu;
   const long rss_after = RssKb(coordinator);
   if (!status.ok()) {
     fprintf(stderr, "RunStage: %s\n", status.error_message().c_str());
@@ -293,7 +299,7 @@ int main(int argc, char** argv) {
          n, registered.load(), run.pattern().c_str(), run.rounds(), pairs,
          absl::ToDoubleSeconds(end - start), absl::ToDoubleSeconds(singles_done - start),
          run.rounds() ? rounds_s / run.rounds() : 0.0, first_s, cpu,
-         run.rounds() ? cpu / run.rounds() : 0.0,
+         run.rounds() ? (cpu_rounds_end - cpu_rounds_start) / run.rounds() : 0.0,
          static_cast<double>(rss_fleet - rss_before) / n,
          static_cast<double>(rss_after - rss_before) / n,
          static_cast<double>(FileBytes(db) - db_before) / n, run.suspects_size(), confirmed,

@@ -143,7 +143,14 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   }
   // A long stage (the cluster's rounds) is stored as it goes: what was
   // measured survives a coordinator that dies before the end.
-  auto checkpoint = [&](const v1::StageRun& partial) { (void)store_->Save(partial); };
+  // At most every 5 s: each save writes the whole run so far, and a fleet's
+  // all-pairs run has thousands of short rounds.
+  absl::Time last_checkpoint = absl::Now();
+  auto checkpoint = [&](const v1::StageRun& partial) {
+    if (absl::Now() - last_checkpoint < absl::Seconds(5)) return;
+    last_checkpoint = absl::Now();
+    (void)store_->Save(partial);
+  };
   run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint);
   for (const auto& a : acquired) a->Release();
   (void)store_->Save(run);

@@ -2,6 +2,7 @@
 #include "coordinator/peer_judgement.h"
 
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,6 +13,8 @@ namespace nodeprobe::coordinator {
 namespace {
 
 using Kind = std::string;
+// from, to, rail, round, retest, kind
+using Key = std::tuple<std::string, std::string, std::string, uint32_t, bool, Kind>;
 
 bool Figure(const v1::PairResult& p, Kind* kind, double* gbps) {
   return BandwidthFigure(p, kind, gbps);
@@ -39,10 +42,15 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
   const TransferBars& bars = profile.transfer;
   std::map<Kind, double> best;
   std::map<Kind, std::string> best_name;
+  // Every figure by where it was measured, so each pair finds its reverse
+  // in log time (a fleet's run has tens of thousands of pairs).
+  std::map<Key, double> figures;
   for (const v1::PairResult& p : run->pairs()) {
     Kind k;
     double g = 0;
-    if (Figure(p, &k, &g) && g > best[k]) {
+    if (!Figure(p, &k, &g)) continue;
+    figures[Key{p.from_node(), p.to_node(), p.rail(), p.round(), p.retest(), k}] = g;
+    if (g > best[k]) {
       best[k] = g;
       best_name[k] = Name(p);
     }
@@ -70,15 +78,11 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
                  "the weaker side is named first: check its rail's cable, port speed, PCIe slot "
                  "and counters, then retest it against a node that passed");
     }
-    // The same rail the other way.
-    for (const v1::PairResult& q : run->pairs()) {
-      Kind qk;
-      double qg = 0;
-      // The reverse measured in the same round (a retest has its own).
-      if (q.from_node() != p.to_node() || q.to_node() != p.from_node() || q.rail() != p.rail() ||
-          q.round() != p.round() || q.retest() != p.retest() || !Figure(q, &qk, &qg) || qk != k) {
-        continue;
-      }
+    // The same rail the other way, measured in the same round (a retest
+    // has its own reverse).
+    auto reverse = figures.find(Key{p.to_node(), p.from_node(), p.rail(), p.round(), p.retest(), k});
+    if (reverse != figures.end()) {
+      const double qg = reverse->second;
       if (g < qg * bars.min_fraction_of_reverse) {
         AddFinding(r, "TRANSFER_ASYMMETRIC", v1::FAIL, Name(p),
                    absl::StrFormat("%s moved %.2f Gb/s but the reverse direction %.2f Gb/s: this "

@@ -97,6 +97,20 @@ std::string SuspectLine(const v1::Suspect& s) {
                       s.confirmed() ? "confirmed" : "not reproduced");
 }
 
+// "incast 3 -> gpu-a [tcp]: 0.29 Gb/s (bar none), fairness 0.98, p99 52 -> 880 us"
+std::string CongestionLine(const v1::CongestionResult& c) {
+  std::string line = absl::StrFormat(
+      "%s %d -> %s [%s]: %.2f Gb/s (%s), fairness %.2f", c.pattern(), c.flows_size(),
+      c.receiver(), c.rail(), c.aggregate_gbps(),
+      c.expected_gbps() > 0 ? absl::StrFormat("bar %.2f", c.expected_gbps()) : "no bar",
+      c.fairness());
+  if (c.idle_latency().p99_us() > 0) {
+    absl::StrAppend(&line, absl::StrFormat(", p99 %.0f -> %.0f us", c.idle_latency().p99_us(),
+                                           c.loaded_latency().p99_us()));
+  }
+  return line;
+}
+
 std::string RenderRun(const v1::StageRun& run, bool color) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
@@ -125,6 +139,14 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
     absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds, ",
                     run.suspects_size(), " suspects\n");
     for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "  ", SuspectLine(s), "\n");
+  }
+  if (run.congestion_size() > 0) absl::StrAppend(&out, "\ncongestion\n");
+  for (const v1::CongestionResult& c : run.congestion()) {
+    absl::StrAppend(&out, "  ", CongestionLine(c), "  ", VerdictName(c.verdict()), "\n");
+    for (const v1::Finding& f : c.findings()) {
+      absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
+                      "\n");
+    }
   }
   for (const v1::ProbeResult& c : run.collectives()) {
     absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks, NCCL ",
@@ -173,6 +195,15 @@ std::string MarkdownRun(const v1::StageRun& run) {
                       " |\n");
     }
   }
+  if (run.congestion_size() > 0) {
+    absl::StrAppend(&out, "\n| congestion | verdict | findings |\n|---|---|---|\n");
+    for (const v1::CongestionResult& c : run.congestion()) {
+      std::vector<std::string> codes;
+      for (const v1::Finding& f : c.findings()) codes.push_back(f.code());
+      absl::StrAppend(&out, "| ", CongestionLine(c), " | ", VerdictName(c.verdict()), " | ",
+                      absl::StrJoin(codes, ", "), " |\n");
+    }
+  }
   if (run.rounds() > 0) {
     absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds\n\n");
     for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "- ", SuspectLine(s), "\n");
@@ -219,8 +250,9 @@ int RunMultiNode(const MultiNodeRun& o) {
       return Fail(absl::StrCat("--nodes names '", n, "' twice; name each node once"));
     }
   }
-  if (o.all_nodes && o.stage != "cluster") {
-    return Fail(absl::StrCat("--all is for --stage cluster; give ", o.stage, " its --nodes"));
+  if (o.all_nodes && o.stage != "cluster" && o.stage != "congestion") {
+    return Fail(absl::StrCat("--all is for --stage cluster or congestion; give ", o.stage,
+                             " its --nodes"));
   }
   if (o.stage == "two-node" && o.nodes.size() != 2) {
     return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
@@ -228,6 +260,11 @@ int RunMultiNode(const MultiNodeRun& o) {
   if (o.stage == "cluster" && !o.all_nodes && o.nodes.size() < 2) {
     return Fail(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
                              o.nodes.size()));
+  }
+  if (o.stage == "congestion" && !o.all_nodes && o.nodes.size() < 3) {
+    return Fail(absl::StrCat(
+        "the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
+        o.nodes.size()));
   }
   if (o.nodes.empty() && !o.all_nodes) {
     return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));

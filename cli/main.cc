@@ -41,9 +41,13 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand(
       "run", "Run a stage's probes on this node and print the verdict.");
   run_cmd->footer(kExitCodesHelp);
-  run_cmd->add_option("--stage", run.stage, "Stage to run")
+  run_cmd->add_option("--stage", run.stage,
+                      "Stage to run: single-node (this node, or --nodes through a "
+                      "coordinator), two-node (--nodes A,B), cluster (every pair in rounds, "
+                      "then blame and retests), congestion (incast and all-to-all at once: "
+                      "loads the fabric, run it on purpose)")
       ->required()
-      ->check(CLI::IsMember({"single-node", "two-node", "cluster"}));
+      ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion"}));
   run_cmd->add_option("--probe", run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
   run_cmd->add_option("--format", run.format, "Output format")
@@ -85,7 +89,7 @@ int main(int argc, char** argv) {
                           "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
           ->delimiter(',');
   run_cmd->add_flag("--all", multi.all_nodes,
-                    "Cluster stage: every agent connected to the coordinator")
+                    "Cluster/congestion stages: every agent connected to the coordinator")
       ->excludes(nodes_opt);
   run_cmd->add_option("--pattern", multi.pattern,
                       "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "

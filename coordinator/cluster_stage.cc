@@ -42,18 +42,15 @@ void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>
     if (!a.alive() || !b.alive()) return;  // its loss is recorded once, below
     MeasurePair(&parts[i], a, b, request, deadline, chatty ? progress : quiet, jobs[i].rails);
   });
-  std::set<std::pair<std::string, std::string>> said;
-  for (const v1::Finding& f : run->findings()) said.insert({f.code(), f.device()});
   for (v1::StageRun& part : parts) {
     for (v1::PairResult& p : *part.mutable_pairs()) {
       p.set_round(round);
       p.set_retest(retest);
-      *run->add_pairs() = std::move(p);
     }
-    for (v1::Finding& f : *part.mutable_findings()) {
-      if (said.insert({f.code(), f.device()}).second) *run->add_findings() = std::move(f);
-    }
+    AppendOnce(run, std::move(part));
   }
+  std::set<std::pair<std::string, std::string>> said;
+  for (const v1::Finding& f : run->findings()) said.insert({f.code(), f.device()});
   for (const auto& n : nodes) {
     if (!n->alive() && said.insert({"AGENT_LOST", n->node()}).second) {
       v1::Finding* f = run->add_findings();

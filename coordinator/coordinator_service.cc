@@ -48,9 +48,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("two-node needs exactly 2 nodes, got ", req->nodes_size()));
   }
-  if (req->all_nodes() && (req->stage() != v1::CLUSTER || req->nodes_size() > 0)) {
+  const bool fleet_stage = req->stage() == v1::CLUSTER || req->stage() == v1::CONGESTION;
+  if (req->all_nodes() && (!fleet_stage || req->nodes_size() > 0)) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "--all is for the cluster stage, instead of --nodes");
+                        "--all is for the cluster and congestion stages, instead of --nodes");
   }
   if (!req->pattern().empty() &&
       (req->stage() != v1::CLUSTER || (req->pattern() != "all-pairs" && req->pattern() != "ring"))) {
@@ -74,6 +75,11 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (req->stage() == v1::CLUSTER && names.size() < 2) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("the cluster stage needs at least 2 nodes, got ",
+                                     names.size()));
+  }
+  if (req->stage() == v1::CONGESTION && names.size() < 3) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("the congestion stage needs at least 3 nodes, got ",
                                      names.size()));
   }
   if (!std::isfinite(req->timeout_s()) || req->timeout_s() < 0 || req->timeout_s() > 86400) {

@@ -2,6 +2,7 @@
 #include "coordinator/stage_orchestrator.h"
 
 #include <algorithm>
+#include <set>
 #include <atomic>
 
 #include <google/protobuf/util/time_util.h>
@@ -12,6 +13,7 @@
 #include "coordinator/agent_tasks.h"
 #include "coordinator/cluster_stage.h"
 #include "coordinator/collective_stage.h"
+#include "coordinator/congestion_stage.h"
 #include "coordinator/peer_judgement.h"
 #include "probes/framework/profile.h"
 #include "platform/bounded_for.h"
@@ -20,56 +22,18 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-// Records why a node's part ended early.
-void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
-                const std::string& during) {
-  v1::Finding* f = run->add_findings();
-  const bool lost = s.code() == absl::StatusCode::kUnavailable;
-  f->set_code(lost ? "AGENT_LOST" : "TASK_TIMEOUT");
-  f->set_severity(v1::ERROR);
-  f->set_device(node);
-  f->set_message(absl::StrCat(node, " ", lost ? "was lost" : "did not answer in time",
-                              " during ", during, ": ", s.message()));
-  f->set_remediation(lost ? "check the node and its agent (systemctl status nodeprobe-agent)"
-                          : "check the node's load and raise the stage --timeout");
-}
 
 // One direction of one rail pair: `to` serves, `from` runs the transfer.
 absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
                       const v1::RunStageRequest& req, absl::Time deadline) {
-  // RDMA WRITE when both ends of the rail are RDMA ports with an address;
-  // the TCP baseline otherwise. Each end uses its rail's device and port.
-  const auto& fr = from.registration().rails();
-  const auto& tr = to.registration().rails();
-  const bool rdma = rail < fr.size() && rail < tr.size() && !fr[rail].rdma_device().empty() &&
-                    !tr[rail].rdma_device().empty() && tr[rail].ipv4_size() > 0;
-  v1::Task serve;
-  serve.set_task_id(NewTaskId());
-  v1::ServeTransfer* server = serve.mutable_serve_transfer();
-  if (rdma) {
-    server->set_device(tr[rail].rdma_device());
-    server->set_port(tr[rail].port());
-  }
+  v1::Task serve = ServeTask(to, rail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, run->profile());
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
     return ready.status();
   }
-  v1::Task go;
-  go.set_task_id(NewTaskId());
-  v1::RunTransfer* t = go.mutable_run_transfer();
-  t->set_peer_host(RailAddress(to, rail));
-  t->set_peer_port(ready->endpoint().port());
-  if (rdma) {
-    t->set_device(fr[rail].rdma_device());
-    t->set_port(fr[rail].port());
-  }
-  t->mutable_request()->set_transport(rdma ? v1::RDMA : v1::TCP);
-  t->mutable_request()->set_op(rdma ? v1::WRITE_BW : v1::STREAM_BW);
-  t->mutable_request()->set_tx_depth(128);
-  t->mutable_request()->set_streams(1);
-  t->mutable_request()->set_duration_s(req.transfer_seconds() ? req.transfer_seconds() : 3);
-  // No sizes: the node uses the op's default message size.
+  const v1::Task go = TransferTask(from, to, rail, ready->endpoint().port(), RailOp(from, to, rail),
+                                   req.transfer_seconds() ? req.transfer_seconds() : 3);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -128,6 +92,78 @@ bool RailSelected(const v1::RunStageRequest& req, const AgentSession& a, const A
 }
 
 }  // namespace
+
+void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
+                const std::string& during) {
+  v1::Finding* f = run->add_findings();
+  const bool lost = s.code() == absl::StatusCode::kUnavailable;
+  f->set_code(lost ? "AGENT_LOST" : "TASK_TIMEOUT");
+  f->set_severity(v1::ERROR);
+  f->set_device(node);
+  f->set_message(absl::StrCat(node, " ", lost ? "was lost" : "did not answer in time",
+                              " during ", during, ": ", s.message()));
+  f->set_remediation(lost ? "check the node and its agent (systemctl status nodeprobe-agent)"
+                          : "check the node's load and raise the stage --timeout");
+}
+
+void AppendOnce(v1::StageRun* run, v1::StageRun part) {
+  std::set<std::pair<std::string, std::string>> said;
+  for (const v1::Finding& f : run->findings()) said.insert({f.code(), f.device()});
+  for (v1::PairResult& p : *part.mutable_pairs()) *run->add_pairs() = std::move(p);
+  for (v1::CongestionResult& c : *part.mutable_congestion()) *run->add_congestion() = std::move(c);
+  for (v1::Finding& f : *part.mutable_findings()) {
+    if (said.insert({f.code(), f.device()}).second) *run->add_findings() = std::move(f);
+  }
+}
+
+bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail) {
+  const auto& fr = from.registration().rails();
+  const auto& tr = to.registration().rails();
+  return rail < fr.size() && rail < tr.size() && !fr[rail].rdma_device().empty() &&
+         !tr[rail].rdma_device().empty() && tr[rail].ipv4_size() > 0;
+}
+
+v1::TransferOp RailOp(const AgentSession& from, const AgentSession& to, int rail) {
+  return RdmaRail(from, to, rail) ? v1::WRITE_BW : v1::STREAM_BW;
+}
+
+v1::Task ServeTask(const AgentSession& to, int rail) {
+  v1::Task serve;
+  serve.set_task_id(NewTaskId());
+  v1::ServeTransfer* server = serve.mutable_serve_transfer();
+  const auto& tr = to.registration().rails();
+  if (rail < tr.size() && !tr[rail].rdma_device().empty()) {
+    server->set_device(tr[rail].rdma_device());
+    server->set_port(tr[rail].port());
+  }
+  return serve;
+}
+
+v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail,
+                      uint32_t server_port, v1::TransferOp op, double seconds) {
+  // RDMA when both ends of the rail are RDMA ports with an address; the
+  // TCP baseline otherwise. Each end uses its rail's device and port.
+  const bool rdma = RdmaRail(from, to, rail);
+  const auto& fr = from.registration().rails();
+  v1::Task go;
+  go.set_task_id(NewTaskId());
+  v1::RunTransfer* t = go.mutable_run_transfer();
+  t->set_peer_host(RailAddress(to, rail));
+  t->set_peer_port(server_port);
+  if (rdma) {
+    t->set_device(fr[rail].rdma_device());
+    t->set_port(fr[rail].port());
+  }
+  const bool latency = op == v1::RR_LAT || op == v1::WRITE_LAT;
+  if (latency) op = rdma ? v1::WRITE_LAT : v1::RR_LAT;
+  t->mutable_request()->set_transport(rdma ? v1::RDMA : v1::TCP);
+  t->mutable_request()->set_op(op);
+  t->mutable_request()->set_tx_depth(128);
+  t->mutable_request()->set_streams(1);
+  t->mutable_request()->set_duration_s(seconds);  // latency ops too: by duration
+  // No sizes: the node uses the op's default message size.
+  return go;
+}
 
 void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  const v1::RunStageRequest& request, absl::Time deadline,
@@ -228,6 +264,9 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   if (request.stage() == v1::CLUSTER) {
     RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);
   }
+  if (request.stage() == v1::CONGESTION) {
+    RunCongestion(&run, nodes, usable, request, profile, deadline, progress);
+  }
 
   // 3. NCCL collectives across the nodes, where they have GPUs: every
   // node of a two-node stage, the cluster's nodes still connected.
@@ -260,6 +299,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   for (const auto& rep : run.node_reports()) v = WorseVerdict(v, rep.verdict());
   for (const auto& p : run.pairs()) v = WorseVerdict(v, p.result().verdict());
   for (const auto& c : run.collectives()) v = WorseVerdict(v, c.verdict());
+  for (const auto& c : run.congestion()) v = WorseVerdict(v, c.verdict());
   for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
   run.set_verdict(v);
   // "error": the run itself did not go as planned (a node lost, a deadline

@@ -44,6 +44,27 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  const v1::RunStageRequest& request, absl::Time deadline,
                  const ProgressFn& progress, const std::vector<int>& only_rails = {});
 
+// Records why a node's part of a stage ended early: AGENT_LOST when it is
+// gone (UNAVAILABLE), TASK_TIMEOUT when it did not answer in time.
+void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
+                const std::string& during);
+
+// Adds a part of a run measured on its own (a round's pair, a congestion
+// group) to `run`: its pairs and congestion results, and each finding
+// about a node once, however many parts it ended.
+void AppendOnce(v1::StageRun* run, v1::StageRun part);
+
+// Tasks for one direction of a rail: `to` serves (ServeTask; its first
+// answer is the endpoint), `from` runs (TransferTask) against the served
+// port. RDMA when both ends of the rail are RDMA ports with an address
+// (WRITE_BW, or WRITE_LAT for a latency op), TCP otherwise (STREAM_BW or
+// RR_LAT), for `seconds`.
+bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail);
+v1::TransferOp RailOp(const AgentSession& from, const AgentSession& to, int rail);
+v1::Task ServeTask(const AgentSession& to, int rail);
+v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail,
+                      uint32_t server_port, v1::TransferOp op, double seconds);
+
 // The index of the rail called `rail_name` among `session`'s rails (a
 // PairResult names the receiving end's rail); 0 for "tcp".
 int RailIndex(const AgentSession& session, const std::string& rail_name);

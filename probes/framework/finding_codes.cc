@@ -124,6 +124,10 @@ const std::vector<FindingCode>& FindingCodes() {
       {"SUSPECT_RAIL", "one rail of a node measured low with most partners, its other rails fine"},
       {"SUSPECT_LINK", "one pair measured low while both ends were fine with others"},
       {"CLUSTER_INCOMPLETE", "the stage deadline passed before every round ran"},
+      // Congestion stage (coordinator/congestion_stage.h)
+      {"CONGESTION_AGGREGATE_BELOW_EXPECTED", "a receiver's sum of flows under incast/all-to-all is below its bar"},
+      {"CONGESTION_UNFAIR", "flows into one receiver shared it unevenly (Jain's index below the profile's)"},
+      {"CONGESTION_LATENCY", "p99 latency into a receiver blew up under load"},
   };
   return kCodes;
 }

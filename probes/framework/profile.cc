@@ -237,6 +237,52 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseCongestion(const YAML::Node& node, Profile& p) {
+    if (!node.IsMap()) return Error(node, "congestion must be a mapping");
+    static const std::vector<std::string> kKeys = {"patterns", "group_size", "incast_senders",
+                                                   "min_fairness", "max_latency_ratio"};
+    CongestionRules& c = p.congestion;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string name = "congestion." + key;
+      if (key == "patterns") {
+        if (!kv.second.IsSequence() || kv.second.size() == 0) {
+          return Error(kv.second, name + " must be a list of incast, all_to_all");
+        }
+        c.incast = c.all_to_all = false;
+        for (const auto& item : kv.second) {
+          absl::StatusOr<std::string> v = OneOf(item, name, {"incast", "all_to_all"});
+          if (!v.ok()) return v.status();
+          (*v == "incast" ? c.incast : c.all_to_all) = true;
+        }
+        continue;
+      }
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        return UnknownKey(kv.first, "congestion.", kKeys);
+      }
+      absl::StatusOr<double> v = Number(kv.second, name);
+      if (!v.ok()) return v.status();
+      if (key == "group_size") {
+        if (*v < 3 || *v > 64 || *v != static_cast<int>(*v)) {
+          return Error(kv.second, name + " must be a whole number from 3 to 64");
+        }
+        c.group_size = static_cast<int>(*v);
+      } else if (key == "incast_senders") {
+        if (*v < 1 || *v > 63 || *v != static_cast<int>(*v)) {
+          return Error(kv.second, name + " must be a whole number from 1 to 63");
+        }
+        c.incast_senders = static_cast<int>(*v);
+      } else if (key == "min_fairness") {
+        if (*v <= 0 || *v > 1) return Error(kv.second, name + " must be in (0, 1]");
+        c.min_fairness = *v;
+      } else {
+        if (*v < 1 || *v > 1e6) return Error(kv.second, name + " must be >= 1");
+        c.max_latency_ratio = *v;
+      }
+    }
+    return absl::OkStatus();
+  }
+
   static bool IsRunKey(const std::string& key) {
     return key == "collectives" || key == "min_bytes" || key == "max_bytes" ||
            key == "step_factor" || key == "sizes" || key == "iters" || key == "warmup_iters" ||
@@ -489,7 +535,8 @@ class ProfileParser {
                          "versions:, exceptions:)");
     }
     static const std::vector<std::string> kKeys = {"rdma",     "mtu",      "locality",  "transfer",
-                                                   "nccl",     "cluster",  "versions",  "exceptions"};
+                                                   "nccl",     "cluster",  "congestion",
+                                                   "versions", "exceptions"};
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
@@ -506,6 +553,8 @@ class ProfileParser {
           s = ParseNccl(kv.second, p);
         } else if (key == "cluster") {
           s = ParseCluster(kv.second, p);
+        } else if (key == "congestion") {
+          s = ParseCongestion(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

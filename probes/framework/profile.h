@@ -38,6 +38,12 @@
 //   cluster:                           # the cluster stage's blame (coordinator/blame.h)
 //     suspect_share: 0.5               # suspect: low with more than this share of partners
 //     retest: true                     # retest suspects against a node that passed all
+//   congestion:                        # the congestion stage (coordinator/congestion_stage.h)
+//     patterns: [incast, all_to_all]   # what it runs (default both)
+//     group_size: 8                    # nodes per group (incast/all-to-all inside one)
+//     incast_senders: 7                # senders per incast (default: the group's others)
+//     min_fairness: 0.8                # Jain's index over the flows, below: WARN
+//     max_latency_ratio: 10            # p99 under load / idle p99, above: WARN
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -90,6 +96,16 @@ struct ClusterRules {
   bool retest = true;
 };
 
+// How the congestion stage loads the fabric and judges what it saw.
+struct CongestionRules {
+  bool incast = true;
+  bool all_to_all = true;
+  int group_size = 8;
+  int incast_senders = 0;  // 0: every other node of the group
+  double min_fairness = 0.8;
+  double max_latency_ratio = 10;
+};
+
 struct Profile {
   // The file it came from ("" when none was given).
   std::string source;
@@ -103,6 +119,7 @@ struct Profile {
 
   TransferBars transfer;
   ClusterRules cluster;
+  CongestionRules congestion;
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;

@@ -93,12 +93,13 @@ const char* StageName(v1::Stage stage) {
     case v1::SINGLE_NODE: return "single-node";
     case v1::TWO_NODE: return "two-node";
     case v1::CLUSTER: return "cluster";
+    case v1::CONGESTION: return "congestion";
     default: return "unspecified";
   }
 }
 
 v1::Stage StageFromName(std::string_view name) {
-  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER}) {
+  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION}) {
     if (StageName(s) == name) return s;
   }
   return v1::STAGE_UNSPECIFIED;

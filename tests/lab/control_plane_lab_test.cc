@@ -18,6 +18,7 @@
 #include "nodeprobe/v1/service.pb.h"
 #include "platform/socket.h"
 #include "tests/lab/certs.h"
+#include "coordinator/congestion_stage.h"
 #include "tests/lab/lab.h"
 #include "tests/testing/fixtures.h"
 
@@ -764,6 +765,60 @@ TEST_F(ClusterLabTest, HealthyLinksPassInEveryPattern) {
   // A node named twice is refused before anything starts.
   EXPECT_EQ(Cluster({"--nodes", "gpu-a,gpu-a"}, &out), 2) << out;
   EXPECT_NE(out.find("twice"), std::string::npos) << out;
+}
+
+
+TEST_F(ClusterLabTest, IncastIntoAShapedReceiverShowsItsRateFairnessAndLatency) {
+  ASSERT_TRUE(lab_->Shape("c", "ca", 300).ok());  // into gpu-a at 300 Mbit/s
+  ASSERT_TRUE(StartFourNodes());
+  const std::string profile = dir_.path() + "/congestion.yaml";
+  testing::WriteFile(profile, "transfer:\n  tcp_stream_min_gbps: 0.5\n");
+  std::string out;
+  EXPECT_EQ(Client({"run", "--stage", "congestion", "--all", "--format", "json",
+                    "--transfer-seconds", "2", "--timeout", "120", "--profile", profile},
+                   false, &out, absl::Seconds(150)),
+            1)
+      << out;
+  v1::StageRun run = ParseRun(out);
+  EXPECT_EQ(run.stage(), v1::CONGESTION);
+  int incasts = 0, all_to_all = 0;
+  for (const v1::CongestionResult& c : run.congestion()) {
+    bool below = false;
+    for (const v1::Finding& f : c.findings()) below |= f.code() == "CONGESTION_AGGREGATE_BELOW_EXPECTED";
+    std::vector<double> flows;
+    for (const v1::PairResult& p : c.flows()) {
+      EXPECT_EQ(p.to_node(), c.receiver());
+      flows.push_back(p.result().transfer().results(0).bw_avg_gbps());
+    }
+    EXPECT_NEAR(c.fairness(), coordinator::JainIndex(flows), 1e-9);
+    EXPECT_GT(c.fairness(), 0);
+    EXPECT_LE(c.fairness(), 1.0 + 1e-9);
+    EXPECT_DOUBLE_EQ(c.expected_gbps(), 0.5);
+    if (c.pattern() == "all-to-all") {
+      ++all_to_all;
+      EXPECT_EQ(c.flows_size(), 3);
+      continue;
+    }
+    ++incasts;
+    ASSERT_EQ(c.flows_size(), 3) << c.DebugString();  // 3 -> 1
+    EXPECT_GT(c.idle_latency().p99_us(), 0);
+    EXPECT_GT(c.loaded_latency().p99_us(), 0);
+    if (c.receiver() == "gpu-a") {
+      // The receiver at its shaped rate (goodput of 300 Mbit/s ~ 0.29).
+      EXPECT_GT(c.aggregate_gbps(), 0.2) << c.DebugString();
+      EXPECT_LT(c.aggregate_gbps(), 0.32) << c.DebugString();
+      EXPECT_TRUE(below) << c.DebugString();
+      EXPECT_EQ(c.verdict(), v1::FAIL);
+    } else {
+      EXPECT_FALSE(below) << c.DebugString();
+      EXPECT_GT(c.aggregate_gbps(), 0.5);
+    }
+  }
+  EXPECT_EQ(incasts, 4) << out;
+  EXPECT_EQ(all_to_all, 4) << out;
+  std::string table;
+  ASSERT_EQ(Client({"report", "--run", run.run_id()}, false, &table), 0) << table;
+  EXPECT_NE(table.find("incast 3 -> gpu-a [tcp]: 0."), std::string::npos) << table;
 }
 
 }  // namespace

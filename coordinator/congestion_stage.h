@@ -1,0 +1,51 @@
+// File: congestion_stage.h
+// Deliberate congestion (`run --stage congestion`, opt-in): the nodes are
+// cut into groups (congestion.group_size, 8), and inside each group
+//   incast:     each node in turn receives from k others at once
+//               (congestion.incast_senders; default the group's others),
+//               with a latency probe from the first sender before the load
+//               and during it;
+//   all-to-all: every node sends to every other at once.
+// Groups run at once; inside a group, one episode at a time. Each flow is
+// the two-node stage's transfer on the first rail; its own bandwidth bar
+// does not apply (under incast each flow gets a share), its counter
+// findings do. Per receiver: the flows' sum against the receiver's bar,
+// Jain's fairness index over the flows, the latency blow-up:
+//   CONGESTION_AGGREGATE_BELOW_EXPECTED  FAIL: the sum below the bar (the
+//       profile's transfer.<transport>_<op>_min_gbps, else the rail's rate x
+//       transfer.min_fraction_of_line_rate; none: said so)
+//   CONGESTION_UNFAIR                    WARN: index below congestion.min_fairness
+//   CONGESTION_LATENCY                   WARN: loaded p99 above
+//                                        congestion.max_latency_ratio x idle p99
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "coordinator/agent_registry.h"
+#include "coordinator/stage_orchestrator.h"
+#include "nodeprobe/v1/service.pb.h"
+#include "probes/framework/profile.h"
+
+namespace nodeprobe::coordinator {
+
+// Jain's index (sum x)^2 / (n sum x^2): 1 when every flow got the same,
+// 1/n when one got everything; 0 for no flows.
+double JainIndex(const std::vector<double>& x);
+
+// Groups of `size` over `n` nodes, in order; a remainder too small for a
+// group of its own (< 3) joins the last group.
+std::vector<std::vector<int>> CongestionGroups(int n, int size);
+
+// Fills aggregate, fairness, findings and verdict of `r` from its flows
+// and latencies. `rail_rate_gbps`: the receiver rail's signalling rate (0:
+// unknown).
+void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r);
+
+// Adds run->congestion (and findings about nodes that failed a task).
+void RunCongestion(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                   const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                   const Profile& profile, absl::Time deadline, const ProgressFn& progress);
+
+}  // namespace nodeprobe::coordinator

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "agent/link_flap.h"
 #include "nodeprobe_version.h"
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
@@ -133,6 +134,19 @@ void Agent::HandleTask(const v1::Task& received) {
   }
   if (task.has_run_collective()) {
     RunCollectiveTask(task, deadline);
+    return;
+  }
+  if (task.has_flap_link()) {
+    std::vector<std::string> rails;
+    for (const v1::Rail& r : BuildRegistration().rails()) {
+      if (!r.netdev().empty()) rails.push_back(r.netdev());
+    }
+    v1::TaskResult* result = reply.mutable_result();
+    result->set_task_id(task.task_id());
+    *result->mutable_result() = FlapLink(task.flap_link(), options_.allow_disruptive, rails,
+                                         options_.self_exe, deadline);
+    result->mutable_result()->set_node(options_.node_name);
+    Write(reply);
     return;
   }
   *reply.mutable_result() = tasks::RunTask(options_.self_exe, task, deadline);

@@ -37,6 +37,10 @@ struct AgentOptions {
   coordinator::TlsFiles tls;
   std::string self_exe = "/proc/self/exe";  // runs tasks as `self_exe task`
   absl::Duration max_backoff = absl::Seconds(30);
+  // Takes part in the failure stage (FlapLink: its links taken down on the
+  // coordinator's request). Off by default: a node set aside for failure
+  // tests is started with --allow-disruptive.
+  bool allow_disruptive = false;
 };
 
 class Agent {

@@ -117,6 +117,9 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
                                  VerdictName(run.verdict()), " (", run.state(), ")\n");
   absl::StrAppend(&out, "judged by profile: ",
                   run.profile().source().empty() ? "none" : run.profile().source(), "\n");
+  if (!run.operator_identity().empty()) {
+    absl::StrAppend(&out, "run by: ", run.operator_identity(), "\n");
+  }
   for (const v1::StageReport& r : run.node_reports()) {
     absl::StrAppend(&out, "\n", RenderStageTable(r, color));
   }
@@ -139,6 +142,18 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
     absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds, ",
                     run.suspects_size(), " suspects\n");
     for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "  ", SuspectLine(s), "\n");
+  }
+  for (const v1::FailureResult& f : run.failures()) {
+    absl::StrAppend(&out, "\nfailure ", f.scenario(), " on ", f.node(), " [", f.rail(), "] toward ",
+                    f.peer(), ": ", VerdictName(f.verdict()), "\n");
+    absl::StrAppend(&out, absl::StrFormat("  detected in %.2f s; transfer %s; traffic again %.2f s "
+                                          "after the link's return\n",
+                                          f.detect_s(), f.transfer_outcome(), f.recover_s()));
+    for (const std::string& a : f.actions()) absl::StrAppend(&out, "  ", a, "\n");
+    for (const v1::Finding& x : f.findings()) {
+      absl::StrAppend(&out, "    ", VerdictName(x.severity()), " ", x.code(), ": ", x.message(),
+                      "\n");
+    }
   }
   if (run.congestion_size() > 0) absl::StrAppend(&out, "\ncongestion\n");
   for (const v1::CongestionResult& c : run.congestion()) {
@@ -194,6 +209,12 @@ std::string MarkdownRun(const v1::StageRun& run) {
                       p.rail(), " | ", PairFigure(p), " | ", VerdictName(p.result().verdict()),
                       " |\n");
     }
+  }
+  for (const v1::FailureResult& f : run.failures()) {
+    absl::StrAppend(&out, "\n## failure: ", f.scenario(), " on ", f.node(), " (", f.rail(),
+                    "): **", VerdictName(f.verdict()), "**\n\n- run by: ", f.operator_identity(),
+                    "\n- transfer: ", f.transfer_outcome(), "\n");
+    for (const std::string& a : f.actions()) absl::StrAppend(&out, "- ", a, "\n");
   }
   if (run.congestion_size() > 0) {
     absl::StrAppend(&out, "\n| congestion | verdict | findings |\n|---|---|---|\n");
@@ -261,6 +282,14 @@ int RunMultiNode(const MultiNodeRun& o) {
     return Fail(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
                              o.nodes.size()));
   }
+  if (o.stage == "failure" && !o.allow_disruptive) {
+    return Fail("the failure stage takes a node's link down mid-transfer; it runs only with "
+                "--allow-disruptive");
+  }
+  if (o.stage == "failure" && o.nodes.size() != 2) {
+    return Fail(absl::StrCat("the failure stage needs exactly 2 nodes in --nodes (the first "
+                             "one's link goes down), got ", o.nodes.size()));
+  }
   if (o.stage == "congestion" && !o.all_nodes && o.nodes.size() < 3) {
     return Fail(absl::StrCat(
         "the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
@@ -277,6 +306,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
   req.set_all_nodes(o.all_nodes);
+  req.set_allow_disruptive(o.allow_disruptive);
   if (o.stage == "cluster") req.set_pattern(o.pattern);
   for (const auto& r : o.rails) req.add_rails(r);
   req.set_timeout_s(o.timeout_s);
@@ -336,6 +366,10 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       ->capture_default_str();
   agent_cmd->add_option("--node-name", aopts->node_name,
                         "Name to register (default: host name; must match the certificate)");
+  agent_cmd->add_flag("--allow-disruptive", aopts->allow_disruptive,
+                      "Take part in the failure stage: let the coordinator take this node's "
+                      "rail links down for a few seconds (restored by a detached process even "
+                      "if the agent dies). Off by default");
   // Local only (never set by the coordinator): lets tests substitute a task
   // worker that hangs, to check that the agent kills it at its deadline.
   agent_cmd->add_option("--task-worker", aopts->self_exe,

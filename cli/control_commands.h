@@ -25,6 +25,7 @@ struct MultiNodeRun {
   std::vector<std::string> nodes;
   bool all_nodes = false;              // cluster: every connected agent
   std::string pattern = "all-pairs";   // cluster: all-pairs | ring
+  bool allow_disruptive = false;       // failure: the operator's yes
   std::vector<std::string> rails;
   std::string coordinator;
   coordinator::TlsFiles tls;

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "agent/link_flap.h"
 #include "cli/control_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/mtu_command.h"
@@ -45,9 +46,10 @@ int main(int argc, char** argv) {
                       "Stage to run: single-node (this node, or --nodes through a "
                       "coordinator), two-node (--nodes A,B), cluster (every pair in rounds, "
                       "then blame and retests), congestion (incast and all-to-all at once: "
-                      "loads the fabric, run it on purpose)")
+                      "loads the fabric, run it on purpose), failure (takes a link down "
+                      "mid-transfer: --allow-disruptive)")
       ->required()
-      ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion"}));
+      ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion", "failure"}));
   run_cmd->add_option("--probe", run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
   run_cmd->add_option("--format", run.format, "Output format")
@@ -91,6 +93,9 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--all", multi.all_nodes,
                     "Cluster/congestion stages: every agent connected to the coordinator")
       ->excludes(nodes_opt);
+  run_cmd->add_flag("--allow-disruptive", multi.allow_disruptive,
+                    "Failure stage: yes, take the first node's link toward the second down "
+                    "for a few seconds (its agent must allow it too)");
   run_cmd->add_option("--pattern", multi.pattern,
                       "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "
                       "ring (each node with its neighbour: 2-3 rounds)")
@@ -136,6 +141,14 @@ int main(int argc, char** argv) {
   // and for `run`; hidden from --help.
   CLI::App* task_cmd = app.add_subcommand("task", "Run one task from stdin (internal)");
   task_cmd->group("");
+  // Internal: the failure stage's flapper, started detached by an agent
+  // that allows it (agent/link_flap.h); hidden from --help.
+  std::string flap_netdev;
+  double flap_seconds = 0;
+  CLI::App* flap_cmd = app.add_subcommand("link-flap", "Take an interface down, then up (internal)");
+  flap_cmd->group("");
+  flap_cmd->add_option("--netdev", flap_netdev)->required();
+  flap_cmd->add_option("--down-seconds", flap_seconds)->required()->check(CLI::Range(0.1, 60.0));
 
   std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
   std::function<int()> mtu_cmd = nodeprobe::cli::AddMtuCommand(app);
@@ -191,6 +204,7 @@ int main(int argc, char** argv) {
   if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
   if (*findings_cmd) return nodeprobe::cli::ListFindingsCommand(findings_format);
   if (*task_cmd) return nodeprobe::tasks::TaskWorkerMain();
+  if (*flap_cmd) return nodeprobe::agent::LinkFlapMain(flap_netdev, flap_seconds);
   if (int rc = transfer_cmd(); rc >= 0) return rc;
   if (int rc = mtu_cmd(); rc >= 0) return rc;
   if (int rc = nccl_log_cmd(); rc >= 0) return rc;

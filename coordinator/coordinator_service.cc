@@ -77,6 +77,15 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                         absl::StrCat("the cluster stage needs at least 2 nodes, got ",
                                      names.size()));
   }
+  if (req->stage() == v1::FAILURE && !req->allow_disruptive()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "the failure stage takes links down: it runs only with "
+                        "--allow-disruptive (and agents started with --allow-disruptive)");
+  }
+  if (req->stage() == v1::FAILURE && names.size() != 2) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("the failure stage needs exactly 2 nodes, got ", names.size()));
+  }
   if (req->stage() == v1::CONGESTION && names.size() < 3) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("the congestion stage needs at least 3 nodes, got ",
@@ -132,6 +141,15 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   for (const auto& n : names) run.add_nodes(n);
   *run.mutable_profile() = profile;
   run.set_state("running");
+  // Who asked: the client certificate's identity (mTLS), kept with the run
+  // and with every disruptive action.
+  if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
+    const std::vector<grpc::string_ref> ids = auth->GetPeerIdentity();
+    run.set_operator_identity(ids.empty() ? "authenticated, no name"
+                                          : std::string(ids.front().data(), ids.front().size()));
+  } else {
+    run.set_operator_identity("unauthenticated (plaintext coordinator)");
+  }
   *run.mutable_started() = Now();
   absl::Status saved = store_->Save(run);
   platform::Mutex write_mu;

@@ -14,6 +14,7 @@
 #include "coordinator/cluster_stage.h"
 #include "coordinator/collective_stage.h"
 #include "coordinator/congestion_stage.h"
+#include "coordinator/failure_stage.h"
 #include "coordinator/peer_judgement.h"
 #include "probes/framework/profile.h"
 #include "platform/bounded_for.h"
@@ -267,6 +268,9 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   if (request.stage() == v1::CONGESTION) {
     RunCongestion(&run, nodes, usable, request, profile, deadline, progress);
   }
+  if (request.stage() == v1::FAILURE) {
+    RunFailure(&run, nodes, usable, request, profile, deadline, progress);
+  }
 
   // 3. NCCL collectives across the nodes, where they have GPUs: every
   // node of a two-node stage, the cluster's nodes still connected.
@@ -300,6 +304,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   for (const auto& p : run.pairs()) v = WorseVerdict(v, p.result().verdict());
   for (const auto& c : run.collectives()) v = WorseVerdict(v, c.verdict());
   for (const auto& c : run.congestion()) v = WorseVerdict(v, c.verdict());
+  for (const auto& c : run.failures()) v = WorseVerdict(v, c.verdict());
   for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
   run.set_verdict(v);
   // "error": the run itself did not go as planned (a node lost, a deadline

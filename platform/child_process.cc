@@ -2,6 +2,7 @@
 #include "platform/child_process.h"
 
 #include <errno.h>
+#include <string.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -79,6 +80,37 @@ size_t WriteWithoutSigpipe(int fd, std::string_view data) {
   }
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return done;
+}
+
+absl::Status StartDetached(const std::string& exe, const std::vector<std::string>& args) {
+  std::vector<char*> argv;  // built before fork: nothing is allocated after
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", strerror(errno)));
+  if (pid == 0) {
+    setsid();
+    if (fork() != 0) _exit(0);  // the grandchild is adopted by init
+    const int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      dup2(null, 0);
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
+      for (int fd = 3; fd < 1024; ++fd) close(fd);
+    }
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ChildProcess> ChildProcess::Start(const std::string& exe,

@@ -26,6 +26,12 @@ namespace nodeprobe::platform {
 // never a SIGPIPE that ends the process.
 size_t WriteWithoutSigpipe(int fd, std::string_view data);
 
+// Starts `exe args...` detached: its own session, not this process's
+// child (double fork), no parent-death signal, stdio on /dev/null. What it
+// does outlives this process; for work that must finish even if we die
+// (putting a link back up). Returns once the intermediate child is reaped.
+absl::Status StartDetached(const std::string& exe, const std::vector<std::string>& args);
+
 class ChildProcess {
  public:
   // Starts `exe args...` with `input` on stdin (then closed; at most 1 MiB),

@@ -4,6 +4,7 @@
 // lower device (IFLA_LINK) and the master (bond/bridge).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,21 @@ struct NetLink {
 };
 
 absl::StatusOr<std::vector<NetLink>> ReadLinks();
+
+// Sets `name` administratively up or down (RTM_NEWLINK through libnl, as
+// `ip link set` does; needs CAP_NET_ADMIN). NOT_FOUND when there is no
+// such interface.
+absl::Status SetLinkUp(const std::string& name, bool up);
+// Taking a link down makes the kernel drop every route through it; only
+// the connected ones come back with it. Runs `flap` between a snapshot of
+// the IPv4 routes whose nexthop is `name` (all tables; kernel-made ones
+// left out) and putting back those that are missing afterwards, so a
+// failure test leaves the routing table as it found it. Returns flap's
+// status, or the first route that could not be put back.
+absl::Status KeepingRoutes(const std::string& name, const std::function<absl::Status()>& flap,
+                           int* restored = nullptr);
+
+// Whether `name` is administratively up; NOT_FOUND when absent.
+absl::StatusOr<bool> LinkIsUp(const std::string& name);
 
 }  // namespace nodeprobe::platform

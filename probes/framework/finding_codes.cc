@@ -128,6 +128,11 @@ const std::vector<FindingCode>& FindingCodes() {
       {"CONGESTION_AGGREGATE_BELOW_EXPECTED", "a receiver's sum of flows under incast/all-to-all is below its bar"},
       {"CONGESTION_UNFAIR", "flows into one receiver shared it unevenly (Jain's index below the profile's)"},
       {"CONGESTION_LATENCY", "p99 latency into a receiver blew up under load"},
+      // Failure stage (coordinator/failure_stage.h)
+      {"FAILURE_REFUSED", "the agent would not or could not take its link down (no --allow-disruptive)"},
+      {"FAILURE_NOT_RESTORED", "a link taken down by the failure stage stayed down"},
+      {"FAILURE_NOT_RECOVERED", "no good transfer soon enough after the link came back"},
+      {"FAILURE_HUNG", "a transfer neither finished nor failed when its link went away"},
   };
   return kCodes;
 }

@@ -283,6 +283,28 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseFailure(const YAML::Node& node, Profile& p) {
+    if (!node.IsMap()) return Error(node, "failure must be a mapping");
+    static const std::vector<std::string> kKeys = {"link_down_s", "max_recover_s"};
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string name = "failure." + key;
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        return UnknownKey(kv.first, "failure.", kKeys);
+      }
+      absl::StatusOr<double> v = Number(kv.second, name);
+      if (!v.ok()) return v.status();
+      if (key == "link_down_s") {
+        if (*v < 0.1 || *v > 60) return Error(kv.second, name + " must be 0.1 to 60 (seconds)");
+        p.failure.link_down_s = *v;
+      } else {
+        if (*v < 1 || *v > 600) return Error(kv.second, name + " must be 1 to 600 (seconds)");
+        p.failure.max_recover_s = *v;
+      }
+    }
+    return absl::OkStatus();
+  }
+
   static bool IsRunKey(const std::string& key) {
     return key == "collectives" || key == "min_bytes" || key == "max_bytes" ||
            key == "step_factor" || key == "sizes" || key == "iters" || key == "warmup_iters" ||
@@ -536,7 +558,7 @@ class ProfileParser {
     }
     static const std::vector<std::string> kKeys = {"rdma",     "mtu",      "locality",  "transfer",
                                                    "nccl",     "cluster",  "congestion",
-                                                   "versions", "exceptions"};
+                                                   "failure",  "versions", "exceptions"};
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
@@ -555,6 +577,8 @@ class ProfileParser {
           s = ParseCluster(kv.second, p);
         } else if (key == "congestion") {
           s = ParseCongestion(kv.second, p);
+        } else if (key == "failure") {
+          s = ParseFailure(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

@@ -44,6 +44,9 @@
 //     incast_senders: 7                # senders per incast (default: the group's others)
 //     min_fairness: 0.8                # Jain's index over the flows, below: WARN
 //     max_latency_ratio: 10            # p99 under load / idle p99, above: WARN
+//   failure:                           # the failure stage (coordinator/failure_stage.h)
+//     link_down_s: 3                   # how long the link stays down
+//     max_recover_s: 30                # a good transfer within this of the link's return
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -106,6 +109,11 @@ struct CongestionRules {
   double max_latency_ratio = 10;
 };
 
+struct FailureRules {
+  double link_down_s = 3;
+  double max_recover_s = 30;
+};
+
 struct Profile {
   // The file it came from ("" when none was given).
   std::string source;
@@ -120,6 +128,7 @@ struct Profile {
   TransferBars transfer;
   ClusterRules cluster;
   CongestionRules congestion;
+  FailureRules failure;
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;

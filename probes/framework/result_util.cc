@@ -94,12 +94,13 @@ const char* StageName(v1::Stage stage) {
     case v1::TWO_NODE: return "two-node";
     case v1::CLUSTER: return "cluster";
     case v1::CONGESTION: return "congestion";
+    case v1::FAILURE: return "failure";
     default: return "unspecified";
   }
 }
 
 v1::Stage StageFromName(std::string_view name) {
-  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION}) {
+  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION, v1::FAILURE}) {
     if (StageName(s) == name) return s;
   }
   return v1::STAGE_UNSPECIFIED;

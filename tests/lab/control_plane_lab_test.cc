@@ -821,5 +821,108 @@ TEST_F(ClusterLabTest, IncastIntoAShapedReceiverShowsItsRateFairnessAndLatency) 
   EXPECT_NE(table.find("incast 3 -> gpu-a [tcp]: 0."), std::string::npos) << table;
 }
 
+
+// Failure injection between gpu-a and gpu-b: gpu-a's link toward the
+// router (its only one) goes down for 2 s in the middle of a transfer.
+class FailureLabTest : public ControlPlaneLabTest {
+ protected:
+  bool StartDisruptiveFleet(bool allow) {
+    port_ = StartCoordinator(false);
+    std::vector<std::string> extra;
+    if (allow) extra.push_back("--allow-disruptive");
+    agent_a_ = StartAgent("a", "gpu-a", false, "", extra);
+    agent_b_ = StartAgent("b", "gpu-b", false, "", extra);
+    profile_ = dir_.path() + "/failure.yaml";
+    testing::WriteFile(profile_, "failure:\n  link_down_s: 2\n");
+    return WaitForAgent("gpu-a", false) && WaitForAgent("gpu-b", false);
+  }
+  std::vector<std::string> Stage(bool allow) {
+    std::vector<std::string> args = {"run", "--stage", "failure", "--nodes", "gpu-a,gpu-b",
+                                     "--format", "json", "--timeout", "90", "--profile", profile_};
+    if (allow) args.push_back("--allow-disruptive");
+    return args;
+  }
+  bool LinkUp() { return lab_->Exec("a", "ip -o link show ac | grep -q ',UP'").ok(); }
+  pid_t agent_a_ = -1;
+  std::string profile_;
+};
+
+TEST_F(FailureLabTest, ItRefusesWithoutTheOperatorsAndTheAgentsYes) {
+  ASSERT_TRUE(StartDisruptiveFleet(false));
+  std::string out;
+  EXPECT_EQ(Client(Stage(false), false, &out), 2) << out;
+  EXPECT_NE(out.find("--allow-disruptive"), std::string::npos) << out;
+  // The operator says yes, the agents (started without it) say no.
+  EXPECT_EQ(Client(Stage(true), false, &out, absl::Seconds(120)), 3) << out;
+  v1::StageRun run = ParseRun(out);
+  ASSERT_EQ(run.failures_size(), 1) << out;
+  bool refused = false;
+  for (const v1::Finding& f : run.failures(0).findings()) refused |= f.code() == "FAILURE_REFUSED";
+  EXPECT_TRUE(refused) << run.failures(0).DebugString();
+  EXPECT_TRUE(LinkUp());
+}
+
+TEST_F(FailureLabTest, ALinkDownMidTransferIsDetectedRecordedAndRestored) {
+  ASSERT_TRUE(StartDisruptiveFleet(true));
+  std::string out;
+  const int rc = Client(Stage(true), false, &out, absl::Seconds(120));
+  EXPECT_TRUE(rc == 0 || rc == 1) << out;
+  v1::StageRun run = ParseRun(out);
+  ASSERT_EQ(run.failures_size(), 1) << out;
+  const v1::FailureResult& f = run.failures(0);
+  EXPECT_EQ(f.node(), "gpu-a");
+  EXPECT_EQ(f.flap().verdict(), v1::PASS) << f.DebugString();
+  const v1::LinkFlapReport& lf = f.flap().link_flap();
+  EXPECT_EQ(lf.netdev(), "ac");
+  EXPECT_TRUE(lf.restored());
+  EXPECT_EQ(lf.restored_by(), "flapper");
+  const double down_for = (lf.up_at().seconds() - lf.down_at().seconds()) +
+                          (lf.up_at().nanos() - lf.down_at().nanos()) / 1e9;
+  EXPECT_GT(down_for, 1.8) << f.DebugString();
+  EXPECT_LT(down_for, 3.0) << f.DebugString();
+  EXPECT_LT(f.detect_s(), 1.0);
+  EXPECT_FALSE(f.transfer_outcome().empty());
+  EXPECT_GE(f.recover_s(), 0);
+  EXPECT_LT(f.recover_s(), 5);  // routes put back: traffic at once
+  EXPECT_EQ(f.findings_size(), 0) << f.DebugString();
+  // The routes that went with the link came back with it.
+  EXPECT_TRUE(lab_->Exec("a", "ip route show default | grep -q 10.83.1.1").ok());
+  // The evidence says what was done, when and by whom.
+  ASSERT_GE(f.actions_size(), 5) << f.DebugString();
+  bool by_whom = false;
+  for (const std::string& a : f.actions()) by_whom |= a.find("operator: unauthenticated") != std::string::npos;
+  EXPECT_TRUE(by_whom) << f.DebugString();
+  EXPECT_EQ(run.operator_identity(), "unauthenticated (plaintext coordinator)");
+  EXPECT_TRUE(LinkUp());
+}
+
+TEST_F(FailureLabTest, TheLinkComesBackEvenWhenTheAgentIsKilledWhileItIsDown) {
+  ASSERT_TRUE(StartDisruptiveFleet(true));
+  std::vector<std::string> argv = {NODEPROBE_BINARY};
+  for (const std::string& a : Stage(true)) argv.push_back(a);
+  argv.insert(argv.end(), {"--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"});
+  auto stage = lab_->Spawn("c", argv, "stage.log");
+  ASSERT_TRUE(stage.ok());
+  bool went_down = false;
+  for (int i = 0; i < 300 && !went_down; ++i) {
+    went_down = !LinkUp();
+    if (!went_down) usleep(50000);
+  }
+  ASSERT_TRUE(went_down) << lab_->ReadLog("stage.log");
+  ASSERT_EQ(kill(agent_a_, SIGKILL), 0);
+  // The detached flapper puts it back after its 2 s.
+  bool back = false;
+  for (int i = 0; i < 100 && !back; ++i) {
+    back = LinkUp();
+    if (!back) usleep(50000);
+  }
+  EXPECT_TRUE(back);
+  usleep(300000);  // the flapper puts the routes back right after the link
+  EXPECT_TRUE(lab_->Exec("a", "ip route show default | grep -q 10.83.1.1").ok());
+  auto rc = lab_->Wait(*stage, absl::Seconds(120));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_NE(*rc, 0) << lab_->ReadLog("stage.log");  // gpu-a was lost: not a pass
+}
+
 }  // namespace
 }  // namespace nodeprobe::lab

@@ -1,0 +1,154 @@
+// File: link_flap.cc
+#include "agent/link_flap.h"
+
+#include <signal.h>
+
+#include <algorithm>
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "platform/child_process.h"
+#include "platform/netlink_links.h"
+#include "platform/route.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::agent {
+namespace {
+
+google::protobuf::Timestamp Stamp(absl::Time t) {
+  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(t));
+}
+
+v1::ProbeResult Refused(const std::string& why, const std::string& fix) {
+  return ErrorResult("link-flap", "FAILURE_REFUSED", why, fix);
+}
+
+// Polls the link every 20 ms until it is `up` or `until` passes.
+bool WaitFor(const std::string& netdev, bool up, absl::Time until, absl::Time* seen) {
+  while (true) {
+    absl::StatusOr<bool> now = platform::LinkIsUp(netdev);
+    if (now.ok() && *now == up) {
+      *seen = absl::Now();
+      return true;
+    }
+    if (absl::Now() >= until) return false;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+}  // namespace
+
+int LinkFlapMain(const std::string& netdev, double down_seconds) {
+  // Detached from the agent; a hang-up or terminal signal must not stop it
+  // between down and up.
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  // The routes through the link go with it: they are put back after.
+  const absl::Status s = platform::KeepingRoutes(netdev, [&] {
+    if (absl::Status down = platform::SetLinkUp(netdev, false); !down.ok()) return down;
+    absl::SleepFor(absl::Seconds(down_seconds));
+    absl::Status up;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      up = platform::SetLinkUp(netdev, true);
+      if (up.ok()) break;
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    return up;
+  });
+  return s.ok() ? 0 : 1;
+}
+
+v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
+                         const std::vector<std::string>& rail_netdevs,
+                         const std::string& self_exe, absl::Time deadline) {
+  if (!allowed) {
+    return Refused("this agent does not take its links down on a coordinator's request "
+                   "(it was not started with --allow-disruptive)",
+                   "start the agent with --allow-disruptive on nodes set aside for failure tests");
+  }
+  const double seconds = request.down_seconds();
+  if (!(seconds >= 0.1 && seconds <= 60)) {
+    return Refused(absl::StrFormat("a link down for %g s is outside 0.1-60 s", seconds),
+                   "set failure.link_down_s in the profile between 0.1 and 60");
+  }
+  std::string netdev = request.netdev();
+  if (!netdev.empty() &&
+      std::find(rail_netdevs.begin(), rail_netdevs.end(), netdev) == rail_netdevs.end()) {
+    return Refused(absl::StrCat("'", netdev, "' is not one of this node's rails"),
+                   "name a rail's interface, or none to use the one routing to the peer");
+  }
+  if (netdev.empty()) {
+    absl::StatusOr<platform::Egress> egress = platform::EgressTo(request.peer_host());
+    if (!egress.ok()) {
+      return Refused(absl::StrCat("no route to ", request.peer_host(), ": ",
+                                  egress.status().message()),
+                     "check the peer's address");
+    }
+    netdev = egress->netdev;
+  }
+  if (netdev.empty() || netdev == "lo") {
+    return Refused(absl::StrCat("the path to ", request.peer_host(), " is loopback"),
+                   "fail a link between two nodes, not a node to itself");
+  }
+  absl::StatusOr<bool> up = platform::LinkIsUp(netdev);
+  if (!up.ok() || !*up) {
+    return Refused(absl::StrCat(netdev, up.ok() ? " is already down" : " cannot be read: ",
+                                up.ok() ? "" : up.status().message()),
+                   "bring the link up before a failure test");
+  }
+
+  v1::ProbeResult r;
+  r.set_probe("link-flap");
+  v1::LinkFlapReport* report = r.mutable_link_flap();
+  report->set_netdev(netdev);
+  report->set_down_seconds(seconds);
+  const absl::Time asked = absl::Now();
+  *report->mutable_asked_at() = Stamp(asked);
+  absl::Status started =
+      platform::StartDetached(self_exe, {"link-flap", "--netdev", netdev, "--down-seconds",
+                                         absl::StrFormat("%.3f", seconds)});
+  if (!started.ok()) {
+    return ErrorResult("link-flap", "FAILURE_REFUSED",
+                       absl::StrCat("the flapper did not start: ", started.message()),
+                       "check the agent's binary and CAP_NET_ADMIN");
+  }
+  absl::Time down_at, up_at;
+  const bool went_down = WaitFor(netdev, false, std::min(deadline, asked + absl::Seconds(2)), &down_at);
+  if (went_down) *report->mutable_down_at() = Stamp(down_at);
+  const absl::Time give_up = std::min(deadline, asked + absl::Seconds(seconds + 3));
+  bool back = WaitFor(netdev, true, give_up, &up_at);
+  report->set_restored_by("flapper");
+  if (!back) {
+    // The flapper is gone or stuck: put the link back from here.
+    (void)platform::SetLinkUp(netdev, true);
+    back = WaitFor(netdev, true, absl::Now() + absl::Seconds(2), &up_at);
+    report->set_restored_by("agent");
+  }
+  if (back) *report->mutable_up_at() = Stamp(up_at);
+  report->set_restored(back);
+  if (!went_down) {
+    AddFinding(&r, "FAILURE_REFUSED", v1::ERROR, netdev,
+               absl::StrCat(netdev, " was never seen down within 2 s of asking"),
+               "the agent needs CAP_NET_ADMIN (the unit's AmbientCapabilities)");
+  }
+  if (!back) {
+    AddFinding(&r, "FAILURE_NOT_RESTORED", v1::FAIL, netdev,
+               absl::StrCat(netdev, " is still down after the failure test"),
+               absl::StrCat("bring it up by hand (ip link set ", netdev, " up) and check the node"));
+  }
+  r.set_verdict(r.findings_size() == 0 ? v1::PASS
+                : back                 ? v1::ERROR
+                                       : v1::FAIL);
+  if (went_down && back) {
+    r.set_reason(absl::StrFormat("%s down %.2f s after asking, up again after %.2f s (%s)",
+                                 netdev, absl::ToDoubleSeconds(down_at - asked),
+                                 absl::ToDoubleSeconds(up_at - down_at), report->restored_by()));
+  }
+  return r;
+}
+
+}  // namespace nodeprobe::agent

@@ -1,0 +1,199 @@
+// File: failure_stage.cc
+#include "coordinator/failure_stage.h"
+
+#include <google/protobuf/util/time_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "coordinator/agent_tasks.h"
+#include "coordinator/peer_judgement.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr int kRail = 0;
+
+absl::Time FromStamp(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixNanos(TimeUtil::TimestampToNanoseconds(t));
+}
+
+std::string When(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
+}
+
+v1::Finding* Add(v1::FailureResult* r, const std::string& code, v1::Verdict severity,
+                 std::string message, std::string remediation) {
+  v1::Finding* f = r->add_findings();
+  f->set_code(code);
+  f->set_severity(severity);
+  f->set_device(absl::StrCat(r->node(), ":", r->rail()));
+  f->set_message(std::move(message));
+  f->set_remediation(std::move(remediation));
+  return f;
+}
+
+// One short transfer from -> to; true when it moved data without error.
+bool GoodTransfer(AgentSession& from, AgentSession& to, const v1::AcceptanceProfile& profile,
+                  absl::Time deadline) {
+  v1::Task serve = ServeTask(to, kRail);
+  absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, profile);
+  if (!ready.ok() || !ready->has_endpoint()) return false;
+  v1::Task go = TransferTask(from, to, kRail, ready->endpoint().port(), RailOp(from, to, kRail), 1);
+  absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, profile);
+  Cancel(to, serve.task_id());
+  if (!result.ok()) return false;
+  v1::PairResult p;
+  *p.mutable_result() = result->result().result();
+  std::string kind;
+  double g = 0;
+  return p.result().verdict() != v1::ERROR && BandwidthFigure(p, &kind, &g) && g > 0;
+}
+
+}  // namespace
+
+void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                const Profile& profile, absl::Time deadline, const ProgressFn& progress) {
+  if (nodes.size() < 2 || !usable[0] || !usable[1]) {
+    v1::Finding* f = run->add_findings();
+    f->set_code("NOTHING_MEASURED");
+    f->set_severity(v1::ERROR);
+    f->set_device("failure");
+    f->set_message("the failure stage needs its first two nodes to have answered their probes");
+    f->set_remediation("fix those nodes first (nodeprobe run --stage single-node --nodes ...)");
+    return;
+  }
+  AgentSession& a = *nodes[0];
+  AgentSession& b = *nodes[1];
+  const v1::AcceptanceProfile& ap = run->profile();
+  const double down = profile.failure.link_down_s;
+  v1::FailureResult* r = run->add_failures();
+  r->set_scenario("link-down");
+  r->set_node(a.node());
+  r->set_peer(b.node());
+  r->set_rail(a.registration().rails_size() > kRail ? a.registration().rails(kRail).name() : "tcp");
+  r->set_operator_identity(run->operator_identity());
+  r->set_rails(std::max(1, a.registration().rails_size()));
+  auto act = [&](const std::string& what) {
+    r->add_actions(absl::StrCat(When(absl::Now()), " ", what));
+    progress(what);
+  };
+
+  // The transfer the failure will hit: long enough to see the link come back.
+  v1::Task serve = ServeTask(b, kRail);
+  absl::StatusOr<v1::AgentMessage> ready = Ask(b, serve, deadline, ap);
+  if (!ready.ok()) {
+    NodeFailed(run, b.node(), ready.status(), "failure set-up");
+    r->set_verdict(v1::ERROR);
+    return;
+  }
+  const double seconds = down + 6;
+  v1::Task go = TransferTask(a, b, kRail, ready->endpoint().port(), RailOp(a, b, kRail), seconds);
+  if (absl::Status s = Send(a, go, deadline, ap); !s.ok()) {
+    NodeFailed(run, a.node(), s, "the failure stage's transfer");
+    Cancel(b, serve.task_id());
+    r->set_verdict(v1::ERROR);
+    return;
+  }
+  act(absl::StrFormat("transfer %s -> %s [%s] started for %.0f s", a.node(), b.node(), r->rail(),
+                      seconds));
+  absl::SleepFor(absl::Seconds(2));
+
+  v1::Task flap;
+  flap.set_task_id(NewTaskId());
+  flap.mutable_flap_link()->set_peer_host(RailAddress(b, kRail));
+  if (a.registration().rails_size() > kRail) {
+    flap.mutable_flap_link()->set_netdev(a.registration().rails(kRail).netdev());
+  }
+  flap.mutable_flap_link()->set_down_seconds(down);
+  act(absl::StrFormat("%s asked to take its link toward %s down for %.1f s (operator: %s)",
+                      a.node(), RailAddress(b, kRail), down, r->operator_identity()));
+  absl::StatusOr<v1::AgentMessage> flapped = Ask(a, flap, deadline, ap);
+  absl::Time up_at = absl::Now();
+  if (!flapped.ok()) {
+    NodeFailed(run, a.node(), flapped.status(), "the link flap");
+  } else {
+    *r->mutable_flap() = flapped->result().result();
+    const v1::LinkFlapReport& lf = r->flap().link_flap();
+    if (lf.has_down_at()) {
+      act(absl::StrCat(a.node(), ": ", lf.netdev(), " seen down at ", When(FromStamp(lf.down_at()))));
+      r->set_detect_s(absl::ToDoubleSeconds(FromStamp(lf.down_at()) - FromStamp(lf.asked_at())));
+    }
+    if (lf.has_up_at()) {
+      up_at = FromStamp(lf.up_at());
+      act(absl::StrCat(a.node(), ": ", lf.netdev(), " seen up again at ", When(up_at), " (by the ",
+                       lf.restored_by(), ")"));
+    }
+    for (const v1::Finding& f : r->flap().findings()) *r->add_findings() = f;
+    if (!lf.restored() && r->flap().verdict() != v1::ERROR) {
+      Add(r, "FAILURE_NOT_RESTORED", v1::FAIL,
+          absl::StrCat(a.node(), "'s ", lf.netdev(), " is still down after the test"),
+          "bring it up by hand and check the node");
+    }
+  }
+
+  // Recovery: short transfers from the moment the link is back (beside
+  // what is left of the hit transfer) until one is good.
+  const absl::Time give_up = std::min(deadline, up_at + absl::Seconds(profile.failure.max_recover_s));
+  bool recovered = false;
+  while (!recovered && absl::Now() < give_up && a.alive() && b.alive()) {
+    recovered = GoodTransfer(a, b, ap, give_up);
+    if (!recovered) absl::SleepFor(absl::Milliseconds(200));
+  }
+  if (recovered) {
+    r->set_recover_s(std::max(0.0, absl::ToDoubleSeconds(absl::Now() - up_at)));
+    act(absl::StrFormat("traffic flows again %.2f s after the link came back", r->recover_s()));
+  } else if (a.alive() && b.alive()) {
+    Add(r, "FAILURE_NOT_RECOVERED", v1::FAIL,
+        absl::StrFormat("no good transfer %s -> %s within %.0f s of the link coming back",
+                        a.node(), b.node(), profile.failure.max_recover_s),
+        "check the link's state, its routes/ARP and the switch port after the flap");
+  }
+  // What the transfer made of it.
+  absl::StatusOr<v1::AgentMessage> result =
+      a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 30)));
+  Cancel(b, serve.task_id());
+  if (!result.ok()) {
+    r->set_transfer_outcome("hung");
+    Add(r, "FAILURE_HUNG", v1::FAIL,
+        absl::StrCat("the transfer ", a.node(), " -> ", b.node(),
+                     " neither finished nor failed by its deadline: ", result.status().message()),
+        "a transfer must end (or fail) by itself when its path goes away: check the "
+        "transfer engine's idle timeout on that node");
+  } else {
+    v1::PairResult* p = r->mutable_transfer();
+    p->set_from_node(a.node());
+    p->set_to_node(b.node());
+    p->set_rail(r->rail());
+    *p->mutable_result() = result->result().result();
+    std::string kind;
+    double g = 0;
+    const bool moved = BandwidthFigure(*p, &kind, &g);
+    std::string code;
+    for (const v1::Finding& f : p->result().findings()) {
+      if (f.severity() == v1::ERROR || f.severity() == v1::FAIL) {
+        code = f.code();
+        break;
+      }
+    }
+    if (p->result().verdict() == v1::ERROR || !moved) {
+      r->set_transfer_outcome(absl::StrCat("errored cleanly: ", code.empty() ? "no data" : code));
+    } else {
+      r->set_transfer_outcome(absl::StrFormat("resumed: %.2f Gb/s over the whole %.0f s", g, seconds));
+    }
+    act(absl::StrCat("transfer ended: ", r->transfer_outcome()));
+  }
+
+  if (r->rails() <= 1) {
+    act(absl::StrCat(a.node(), " has one rail: there was no other for traffic to move to"));
+  }
+  v1::Verdict v = v1::PASS;
+  for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
+  r->set_verdict(v);
+}
+
+}  // namespace nodeprobe::coordinator

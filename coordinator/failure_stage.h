@@ -1,0 +1,34 @@
+// File: failure_stage.h
+// Failure injection (`run --stage failure --allow-disruptive`): on the
+// first two nodes, a transfer from A to B on the first rail, and two
+// seconds into it A's agent takes its interface toward B down for
+// failure.link_down_s (agent/link_flap.h; the agent must allow it). Then
+// short transfers until one succeeds. Recorded: every action with its
+// time and the operator who ran the stage, when the link was seen down and
+// up, whether the transfer errored cleanly, resumed or hung, how long until
+// traffic flowed again, and how many rails A has for traffic to move to.
+//   FAILURE_NOT_RESTORED   FAIL: the link stayed down
+//   FAILURE_NOT_RECOVERED  FAIL: no good transfer within failure.max_recover_s
+//   FAILURE_HUNG           FAIL: the transfer neither finished nor failed by its deadline
+//   FAILURE_REFUSED        ERROR: the agent would not (or could not) flap the link
+// The agent-restart and coordinator-restart scenarios are not built: they
+// need a supervisor that restarts the agent (systemd), not a task.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "coordinator/agent_registry.h"
+#include "coordinator/stage_orchestrator.h"
+#include "nodeprobe/v1/service.pb.h"
+#include "probes/framework/profile.h"
+
+namespace nodeprobe::coordinator {
+
+void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                const Profile& profile, absl::Time deadline, const ProgressFn& progress);
+
+}  // namespace nodeprobe::coordinator

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <iostream>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -276,6 +277,9 @@ absl::Status Agent::Session() {
 }
 
 void Agent::Run() {
+  // A failure test interrupted with the agent (its flapper killed with the
+  // unit's cgroup) left a link down: put it up before anything else.
+  for (const std::string& line : RestoreLinksLeftDown()) std::cerr << "nodeprobe agent: " << line << "\n";
   std::mt19937 rng(std::random_device{}());
   absl::Duration delay = absl::Seconds(1);
   while (!stopping_) {

@@ -2,8 +2,12 @@
 #include "agent/link_flap.h"
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <google/protobuf/util/time_util.h>
 
@@ -39,7 +43,49 @@ bool WaitFor(const std::string& netdev, bool up, absl::Time until, absl::Time* s
   }
 }
 
+// This network namespace's inode: markers of lab agents in other
+// namespaces (one filesystem) are not ours to act on.
+std::string NetnsId() {
+  struct stat st {};
+  if (stat("/proc/self/ns/net", &st) != 0) return "0";
+  return absl::StrCat(st.st_ino);
+}
+
+std::string MarkerPath(const std::string& netdev) {
+  return absl::StrCat(FlapMarkerDir(), "/flapping/", NetnsId(), "-", netdev);
+}
+
 }  // namespace
+
+std::string FlapMarkerDir() {
+  for (const char* var : {"NODEPROBE_RUNTIME_DIR", "RUNTIME_DIRECTORY"}) {
+    const char* v = getenv(var);
+    if (v && *v) return v;
+  }
+  return "/run/nodeprobe";
+}
+
+std::vector<std::string> RestoreLinksLeftDown() {
+  std::vector<std::string> done;
+  const std::string dir = FlapMarkerDir() + "/flapping";
+  const std::string prefix = NetnsId() + "-";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string netdev = name.substr(prefix.size());
+    std::ifstream in(entry.path());
+    pid_t pid = 0;
+    in >> pid;
+    if (pid > 0 && kill(pid, 0) == 0) continue;  // its flapper is still at work
+    const absl::Status up = platform::SetLinkUp(netdev, true);
+    done.push_back(up.ok() ? absl::StrCat(netdev, " was left down by a failure test; put up")
+                           : absl::StrCat(netdev, " was left down by a failure test and could "
+                                                  "not be put up: ", up.message()));
+    if (up.ok() || absl::IsNotFound(up)) std::filesystem::remove(entry.path(), ec);
+  }
+  return done;
+}
 
 int LinkFlapMain(const std::string& netdev, double down_seconds) {
   // Detached from the agent; a hang-up or terminal signal must not stop it
@@ -47,6 +93,13 @@ int LinkFlapMain(const std::string& netdev, double down_seconds) {
   signal(SIGHUP, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
+  std::error_code ec;
+  std::filesystem::create_directories(FlapMarkerDir() + "/flapping", ec);
+  const std::string marker = MarkerPath(netdev);
+  {
+    std::ofstream out(marker, std::ios::trunc);
+    out << getpid() << "\n";
+  }
   // The routes through the link go with it: they are put back after.
   const absl::Status s = platform::KeepingRoutes(netdev, [&] {
     if (absl::Status down = platform::SetLinkUp(netdev, false); !down.ok()) return down;
@@ -59,6 +112,7 @@ int LinkFlapMain(const std::string& netdev, double down_seconds) {
     }
     return up;
   });
+  if (platform::LinkIsUp(netdev).value_or(false)) std::filesystem::remove(marker, ec);
   return s.ok() ? 0 : 1;
 }
 

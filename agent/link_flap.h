@@ -20,7 +20,19 @@
 namespace nodeprobe::agent {
 
 // The detached flapper: down, sleep, up (retried); exit 0 when it is up.
+// While the link is down a marker (its pid) lies in FlapMarkerDir(), named
+// by network namespace and interface, so that a flapper killed with its
+// agent's cgroup (systemctl stop) is undone when the agent starts again.
 int LinkFlapMain(const std::string& netdev, double down_seconds);
+
+// $NODEPROBE_RUNTIME_DIR, else $RUNTIME_DIRECTORY (systemd), else
+// /run/nodeprobe; markers go in its flapping/ folder.
+std::string FlapMarkerDir();
+
+// At agent start: every marker of this network namespace whose flapper is
+// gone has its link put up again and is removed. Returns what it did, one
+// line per link, for the log.
+std::vector<std::string> RestoreLinksLeftDown();
 
 // ProbeResult "link-flap" (detail.link_flap): PASS when the link went down
 // and is up again at the end; FAILURE_REFUSED (ERROR) for a request this

@@ -184,6 +184,36 @@ TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
   }
 }
 
+TEST(ParseProfileTest, CongestionAndFailureKeysAreReadAndChecked) {
+  absl::StatusOr<Profile> p = ParseProfile(
+      "congestion:\n  patterns: [incast]\n  group_size: 4\n  incast_senders: 2\n"
+      "  min_fairness: 0.7\n  max_latency_ratio: 20\nfailure:\n  link_down_s: 1.5\n"
+      "  max_recover_s: 10\n",
+      "f.yaml");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->congestion.incast);
+  EXPECT_FALSE(p->congestion.all_to_all);
+  EXPECT_EQ(p->congestion.group_size, 4);
+  EXPECT_EQ(p->congestion.incast_senders, 2);
+  EXPECT_DOUBLE_EQ(p->congestion.min_fairness, 0.7);
+  EXPECT_DOUBLE_EQ(p->congestion.max_latency_ratio, 20);
+  EXPECT_DOUBLE_EQ(p->failure.link_down_s, 1.5);
+  EXPECT_DOUBLE_EQ(p->failure.max_recover_s, 10);
+  for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
+           {"congestion:\n  patterns: [storm]\n", "congestion.patterns"},
+           {"congestion:\n  patterns: []\n", "must be a list"},
+           {"congestion:\n  group_size: 2\n", "3 to 64"},
+           {"congestion:\n  group_size: 4.5\n", "whole number"},
+           {"congestion:\n  min_fairness: 0\n", "(0, 1]"},
+           {"congestion:\n  burst: 1\n", "group_size"},
+           {"failure:\n  link_down_s: 600\n", "0.1 to 60"},
+           {"failure:\n  reboot: true\n", "link_down_s"}}) {
+    absl::StatusOr<Profile> bad = ParseProfile(yaml, "f.yaml");
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_NE(bad.status().message().find(says), std::string::npos) << bad.status();
+  }
+}
+
 TEST(LoadProfileTest, MissingFileSaysHowToFix) {
   absl::StatusOr<Profile> p = LoadProfile("/nonexistent/profile.yaml");
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);

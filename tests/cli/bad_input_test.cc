@@ -92,14 +92,18 @@ TEST(BadInputTest, NodeListsAreCheckedBeforeTheCoordinator) {
   }
 }
 
-TEST(BadInputTest, ClusterArgumentsAreCheckedBeforeTheCoordinator) {
+TEST(BadInputTest, FleetStageArgumentsAreCheckedBeforeTheCoordinator) {
   for (const auto& [args, message] :
        std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--stage", "cluster", "--nodes", "gpu01"}, "at least 2 nodes"},
            {{"--stage", "cluster"}, "at least 2 nodes, or --all"},
            {{"--stage", "two-node", "--all"}, "--all is for --stage cluster"},
            {{"--stage", "cluster", "--all", "--nodes", "a,b"}, "excludes"},
-           {{"--stage", "cluster", "--all", "--pattern", "star"}, "--pattern"}}) {
+           {{"--stage", "cluster", "--all", "--pattern", "star"}, "--pattern"},
+           {{"--stage", "congestion", "--nodes", "a,b"}, "at least 3 nodes"},
+           {{"--stage", "failure", "--nodes", "a,b"}, "--allow-disruptive"},
+           {{"--stage", "failure", "--allow-disruptive", "--nodes", "a,b,c"}, "exactly 2 nodes"},
+           {{"--stage", "failure", "--allow-disruptive", "--all"}, "--all is for"}}) {
     std::vector<std::string> argv = {"run"};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--coordinator", "127.0.0.1:1", "--insecure"});

@@ -826,6 +826,13 @@ TEST_F(ClusterLabTest, IncastIntoAShapedReceiverShowsItsRateFairnessAndLatency) 
 // router (its only one) goes down for 2 s in the middle of a transfer.
 class FailureLabTest : public ControlPlaneLabTest {
  protected:
+  void SetUp() override {
+    ControlPlaneLabTest::SetUp();
+    if (IsSkipped()) return;
+    // The agents and flappers inherit it (Lab::Spawn).
+    setenv("NODEPROBE_RUNTIME_DIR", dir_.path().c_str(), 1);
+  }
+  void TearDown() override { unsetenv("NODEPROBE_RUNTIME_DIR"); }
   bool StartDisruptiveFleet(bool allow) {
     port_ = StartCoordinator(false);
     std::vector<std::string> extra;
@@ -922,6 +929,45 @@ TEST_F(FailureLabTest, TheLinkComesBackEvenWhenTheAgentIsKilledWhileItIsDown) {
   auto rc = lab_->Wait(*stage, absl::Seconds(120));
   ASSERT_TRUE(rc.ok());
   EXPECT_NE(*rc, 0) << lab_->ReadLog("stage.log");  // gpu-a was lost: not a pass
+}
+
+TEST_F(FailureLabTest, AFlapperKilledWithItsAgentIsUndoneWhenTheAgentStartsAgain) {
+  ASSERT_TRUE(StartDisruptiveFleet(true));
+  std::vector<std::string> argv = {NODEPROBE_BINARY};
+  for (const std::string& a : Stage(true)) argv.push_back(a);
+  argv.insert(argv.end(), {"--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"});
+  auto stage = lab_->Spawn("c", argv, "stage.log");
+  ASSERT_TRUE(stage.ok());
+  bool went_down = false;
+  for (int i = 0; i < 300 && !went_down; ++i) {
+    went_down = !LinkUp();
+    if (!went_down) usleep(50000);
+  }
+  ASSERT_TRUE(went_down);
+  // What `systemctl stop` does to the unit's cgroup: the agent and its
+  // flapper die together, the link still down.
+  std::string marker;
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path() + "/flapping")) {
+    marker = e.path();
+  }
+  ASSERT_FALSE(marker.empty());
+  pid_t flapper = 0;
+  std::ifstream(marker) >> flapper;
+  ASSERT_GT(flapper, 0);
+  ASSERT_EQ(kill(agent_a_, SIGKILL), 0);
+  ASSERT_EQ(kill(flapper, SIGKILL), 0);
+  usleep(2500000);  // past the flap's 2 s: nobody put it back
+  EXPECT_FALSE(LinkUp());
+  // The agent starts again and undoes it first.
+  StartAgent("a", "gpu-a", false, "", {"--allow-disruptive"});
+  bool back = false;
+  for (int i = 0; i < 100 && !back; ++i) {
+    back = LinkUp();
+    if (!back) usleep(50000);
+  }
+  EXPECT_TRUE(back);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  (void)lab_->Wait(*stage, absl::Seconds(120));
 }
 
 }  // namespace

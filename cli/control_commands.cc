@@ -278,7 +278,13 @@ int RunMultiNode(const MultiNodeRun& o) {
   if (o.stage == "two-node" && o.nodes.size() != 2) {
     return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
   }
-  if (o.stage == "cluster" && !o.all_nodes && o.nodes.size() < 2) {
+  if (!o.resume.empty() && o.stage != "cluster") {
+    return Fail("--resume is for --stage cluster (a cluster run that was interrupted)");
+  }
+  if (!o.resume.empty() && (o.all_nodes || !o.nodes.empty())) {
+    return Fail("--resume takes the run's own nodes; leave out --nodes and --all");
+  }
+  if (o.stage == "cluster" && o.resume.empty() && !o.all_nodes && o.nodes.size() < 2) {
     return Fail(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
                              o.nodes.size()));
   }
@@ -295,7 +301,7 @@ int RunMultiNode(const MultiNodeRun& o) {
         "the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
         o.nodes.size()));
   }
-  if (o.nodes.empty() && !o.all_nodes) {
+  if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
   auto address = coordinator::ResolveCoordinator(o.coordinator);
@@ -307,6 +313,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   for (const auto& n : o.nodes) req.add_nodes(n);
   req.set_all_nodes(o.all_nodes);
   req.set_allow_disruptive(o.allow_disruptive);
+  req.set_resume_run_id(o.resume);
   if (o.stage == "cluster") req.set_pattern(o.pattern);
   for (const auto& r : o.rails) req.add_rails(r);
   req.set_timeout_s(o.timeout_s);

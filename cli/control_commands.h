@@ -26,6 +26,7 @@ struct MultiNodeRun {
   bool all_nodes = false;              // cluster: every connected agent
   std::string pattern = "all-pairs";   // cluster: all-pairs | ring
   bool allow_disruptive = false;       // failure: the operator's yes
+  std::string resume;                  // cluster: a stored run to go on with
   std::vector<std::string> rails;
   std::string coordinator;
   coordinator::TlsFiles tls;

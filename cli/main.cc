@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--allow-disruptive", multi.allow_disruptive,
                     "Failure stage: yes, take the first node's link toward the second down "
                     "for a few seconds (its agent must allow it too)");
+  run_cmd->add_option("--resume", multi.resume,
+                      "Cluster stage: go on with this interrupted run (see `nodeprobe runs`): "
+                      "its measured pairs are kept, the rest run");
   run_cmd->add_option("--pattern", multi.pattern,
                       "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "
                       "ring (each node with its neighbour: 2-3 rounds)")

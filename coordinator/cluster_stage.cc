@@ -93,6 +93,12 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   run->set_pattern(pattern == PairingPattern::kRing ? "ring" : "all-pairs");
   const std::vector<Round> rounds = Rounds(pattern, static_cast<int>(nodes.size()));
   const bool chatty = nodes.size() <= kChattyUpTo;
+  // A resumed run keeps the pairs it measured before it was interrupted.
+  std::set<std::pair<std::string, std::string>> measured;
+  for (const v1::PairResult& p : run->pairs()) {
+    if (p.retest()) continue;
+    measured.insert({std::min(p.from_node(), p.to_node()), std::max(p.from_node(), p.to_node())});
+  }
 
   for (size_t r = 0; r < rounds.size(); ++r) {
     if (absl::Now() >= deadline) {
@@ -107,10 +113,18 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
       break;
     }
     std::vector<PairJob> jobs;
+    size_t kept = 0;
     for (auto [a, b] : rounds[r]) {
-      if (usable[a] && usable[b]) jobs.push_back({a, b, {}});
+      const std::string& x = nodes[a]->node();
+      const std::string& y = nodes[b]->node();
+      if (measured.count({std::min(x, y), std::max(x, y)})) {
+        ++kept;
+      } else if (usable[a] && usable[b]) {
+        jobs.push_back({a, b, {}});
+      }
     }
-    progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs"));
+    progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs",
+                          kept ? absl::StrCat(" (", kept, " kept from before)") : ""));
     RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
              chatty);
     run->set_rounds(static_cast<uint32_t>(r + 1));

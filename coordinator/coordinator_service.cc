@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include <google/protobuf/util/time_util.h>
@@ -44,6 +45,26 @@ grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* CoordinatorSe
 grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                           const v1::RunStageRequest* req,
                                           grpc::ServerWriter<v1::StageEvent>* writer) {
+  // A resumed run brings its own nodes, pattern and profile.
+  v1::RunStageRequest effective;
+  std::optional<v1::StageRun> resumed;
+  if (!req->resume_run_id().empty()) {
+    absl::StatusOr<v1::StageRun> stored = ResumableRun(*req);
+    if (!stored.ok()) {
+      return grpc::Status(stored.status().code() == absl::StatusCode::kNotFound
+                              ? grpc::StatusCode::NOT_FOUND
+                              : grpc::StatusCode::INVALID_ARGUMENT,
+                          std::string(stored.status().message()));
+    }
+    effective = *req;
+    effective.clear_nodes();
+    for (const std::string& n : stored->nodes()) effective.add_nodes(n);
+    effective.set_all_nodes(false);
+    effective.set_pattern(stored->pattern());
+    *effective.mutable_profile() = stored->profile();
+    resumed = *std::move(stored);
+    req = &effective;
+  }
   if (req->stage() == v1::TWO_NODE && req->nodes_size() != 2) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("two-node needs exactly 2 nodes, got ", req->nodes_size()));
@@ -136,10 +157,24 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     acquired.push_back(s);
   }
   v1::StageRun run;
-  run.set_run_id(NewRunId());
-  run.set_stage(req->stage());
-  for (const auto& n : names) run.add_nodes(n);
-  *run.mutable_profile() = profile;
+  if (resumed) {
+    // Kept: the rounds' pairs. Judged again from them: everything else.
+    run = *std::move(resumed);
+    run.set_resumed(run.resumed() + 1);
+    run.clear_node_reports();
+    run.clear_findings();
+    run.clear_suspects();
+    run.clear_collectives();
+    auto* pairs = run.mutable_pairs();
+    pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
+                                [](const v1::PairResult& p) { return p.retest(); }),
+                 pairs->end());
+  } else {
+    run.set_run_id(NewRunId());
+    run.set_stage(req->stage());
+    for (const auto& n : names) run.add_nodes(n);
+    *run.mutable_profile() = profile;
+  }
   run.set_state("running");
   // Who asked: the client certificate's identity (mTLS), kept with the run
   // and with every disruptive action.
@@ -167,9 +202,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   }
   // A long stage (the cluster's rounds) is stored as it goes: what was
   // measured survives a coordinator that dies before the end.
-  // At most every 5 s: each save writes the whole run so far, and a fleet's
-  // all-pairs run has thousands of short rounds.
-  absl::Time last_checkpoint = absl::Now();
+  // The first round at once, then at most every 5 s: each save writes the
+  // whole run so far, and a fleet's all-pairs run has thousands of short
+  // rounds.
+  absl::Time last_checkpoint = absl::InfinitePast();
   auto checkpoint = [&](const v1::StageRun& partial) {
     if (absl::Now() - last_checkpoint < absl::Seconds(5)) return;
     last_checkpoint = absl::Now();
@@ -182,6 +218,28 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   *last.mutable_run() = run;
   writer->Write(last);
   return grpc::Status::OK;
+}
+
+absl::StatusOr<v1::StageRun> CoordinatorService::ResumableRun(const v1::RunStageRequest& req) {
+  if (req.stage() != v1::CLUSTER) {
+    return absl::FailedPreconditionError("only cluster runs resume (--stage cluster --resume ID)");
+  }
+  absl::StatusOr<v1::StageRun> stored = store_->Get(req.resume_run_id());
+  if (!stored.ok()) return stored.status();
+  if (stored->stage() != v1::CLUSTER) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", req.resume_run_id(), " is a ", StageName(stored->stage()),
+                     " run; only cluster runs resume"));
+  }
+  if (stored->state() == "done") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", req.resume_run_id(), " finished; there is nothing to resume"));
+  }
+  if (stored->state() == "running") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", req.resume_run_id(), " is still running"));
+  }
+  return stored;
 }
 
 grpc::Status CoordinatorService::ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,

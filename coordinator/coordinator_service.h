@@ -52,6 +52,10 @@ class CoordinatorService final
   AgentRegistry& registry() { return registry_; }
 
  private:
+  // The stored cluster run `req.resume_run_id` names, when it can go on:
+  // NOT_FOUND, or FAILED_PRECONDITION saying why not.
+  absl::StatusOr<v1::StageRun> ResumableRun(const v1::RunStageRequest& req);
+
   RunStore* store_;
   bool check_identity_;
   absl::Duration heartbeat_;

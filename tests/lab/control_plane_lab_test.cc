@@ -970,5 +970,46 @@ TEST_F(FailureLabTest, AFlapperKilledWithItsAgentIsUndoneWhenTheAgentStartsAgain
   (void)lab_->Wait(*stage, absl::Seconds(120));
 }
 
+
+TEST_F(ClusterLabTest, AnInterruptedRunResumesWithWhatItHadMeasured) {
+  ASSERT_TRUE(StartFourNodes());
+  auto stage = lab_->Spawn("c",
+                           {NODEPROBE_BINARY, "run", "--stage", "cluster", "--all",
+                            "--transfer-seconds", "1", "--timeout", "120", "--coordinator",
+                            absl::StrCat("10.83.1.1:", port_), "--insecure"},
+                           "first.log");
+  ASSERT_TRUE(stage.ok());
+  // Round 1 is stored (the first checkpoint is at once); kill it in round 3.
+  ASSERT_TRUE(lab_->WaitForLog("first.log", "round 3/3", absl::Seconds(60)).ok())
+      << lab_->ReadLog("first.log");
+  kill(coordinator_pid_, SIGKILL);
+  (void)lab_->Wait(coordinator_pid_, absl::Seconds(5));
+  (void)lab_->Wait(*stage, absl::Seconds(20));
+  const std::string first = lab_->ReadLog("first.log");
+  const size_t at = first.find("[");
+  ASSERT_NE(at, std::string::npos) << first;
+  const std::string id = first.substr(at + 1, first.find("]", at) - at - 1);
+  StartCoordinator(false, port_);
+  for (const char* node : {"gpu-a", "gpu-b", "gpu-d", "gpu-e"}) ASSERT_TRUE(WaitForAgent(node, false));
+  std::string out;
+  // Not for other stages, nor with nodes of its own.
+  EXPECT_EQ(Client({"run", "--stage", "two-node", "--resume", id}, false, &out), 2) << out;
+  EXPECT_EQ(Client({"run", "--stage", "cluster", "--resume", id, "--all"}, false, &out), 2) << out;
+  EXPECT_EQ(Cluster({"--resume", id}, &out), 0) << out;
+  v1::StageRun run = ParseRun(out);
+  EXPECT_EQ(run.run_id(), id);
+  EXPECT_EQ(run.resumed(), 1u);
+  EXPECT_EQ(run.state(), "done");
+  EXPECT_EQ(run.rounds(), 3u);
+  EXPECT_NE(out.find("(2 kept from before)"), std::string::npos) << out;
+  int transfers = 0;
+  for (const v1::PairResult& p : run.pairs()) transfers += p.result().has_transfer() && !p.retest();
+  EXPECT_EQ(transfers, 12) << out;  // each pair once, both ways: nothing twice
+  for (const v1::Finding& f : run.findings()) EXPECT_NE(f.code(), "COORDINATOR_RESTARTED");
+  // A finished run does not resume.
+  EXPECT_EQ(Cluster({"--resume", id}, &out), 2) << out;
+  EXPECT_NE(out.find("nothing to resume"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace nodeprobe::lab

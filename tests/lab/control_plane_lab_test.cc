@@ -850,6 +850,20 @@ class FailureLabTest : public ControlPlaneLabTest {
     return args;
   }
   bool LinkUp() { return lab_->Exec("a", "ip -o link show ac | grep -q ',UP'").ok(); }
+  // Starts the failure stage in c (not waited for) and returns once gpu-a's
+  // link is down.
+  absl::StatusOr<pid_t> SpawnUntilTheLinkIsDown() {
+    std::vector<std::string> argv = {NODEPROBE_BINARY};
+    for (const std::string& a : Stage(true)) argv.push_back(a);
+    argv.insert(argv.end(), {"--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"});
+    absl::StatusOr<pid_t> stage = lab_->Spawn("c", argv, "stage.log");
+    if (!stage.ok()) return stage;
+    for (int i = 0; i < 300; ++i) {
+      if (!LinkUp()) return stage;
+      usleep(50000);
+    }
+    return absl::DeadlineExceededError("the link never went down: " + lab_->ReadLog("stage.log"));
+  }
   pid_t agent_a_ = -1;
   std::string profile_;
 };
@@ -905,17 +919,8 @@ TEST_F(FailureLabTest, ALinkDownMidTransferIsDetectedRecordedAndRestored) {
 
 TEST_F(FailureLabTest, TheLinkComesBackEvenWhenTheAgentIsKilledWhileItIsDown) {
   ASSERT_TRUE(StartDisruptiveFleet(true));
-  std::vector<std::string> argv = {NODEPROBE_BINARY};
-  for (const std::string& a : Stage(true)) argv.push_back(a);
-  argv.insert(argv.end(), {"--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"});
-  auto stage = lab_->Spawn("c", argv, "stage.log");
-  ASSERT_TRUE(stage.ok());
-  bool went_down = false;
-  for (int i = 0; i < 300 && !went_down; ++i) {
-    went_down = !LinkUp();
-    if (!went_down) usleep(50000);
-  }
-  ASSERT_TRUE(went_down) << lab_->ReadLog("stage.log");
+  absl::StatusOr<pid_t> stage = SpawnUntilTheLinkIsDown();
+  ASSERT_TRUE(stage.ok()) << stage.status();
   ASSERT_EQ(kill(agent_a_, SIGKILL), 0);
   // The detached flapper puts it back after its 2 s.
   bool back = false;
@@ -933,17 +938,8 @@ TEST_F(FailureLabTest, TheLinkComesBackEvenWhenTheAgentIsKilledWhileItIsDown) {
 
 TEST_F(FailureLabTest, AFlapperKilledWithItsAgentIsUndoneWhenTheAgentStartsAgain) {
   ASSERT_TRUE(StartDisruptiveFleet(true));
-  std::vector<std::string> argv = {NODEPROBE_BINARY};
-  for (const std::string& a : Stage(true)) argv.push_back(a);
-  argv.insert(argv.end(), {"--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"});
-  auto stage = lab_->Spawn("c", argv, "stage.log");
-  ASSERT_TRUE(stage.ok());
-  bool went_down = false;
-  for (int i = 0; i < 300 && !went_down; ++i) {
-    went_down = !LinkUp();
-    if (!went_down) usleep(50000);
-  }
-  ASSERT_TRUE(went_down);
+  absl::StatusOr<pid_t> stage = SpawnUntilTheLinkIsDown();
+  ASSERT_TRUE(stage.ok()) << stage.status();
   // What `systemctl stop` does to the unit's cgroup: the agent and its
   // flapper die together, the link still down.
   std::string marker;

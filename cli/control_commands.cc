@@ -19,6 +19,7 @@
 #include "cli/signals.h"
 #include "cli/table_renderer.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/run_pages.h"
 #include "coordinator/server_limits.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 #include "platform/mutex.h"
@@ -335,6 +336,17 @@ int RunMultiNode(const MultiNodeRun& o) {
   grpc::Status s = reader->Finish();
   if (!s.ok()) return RpcFail(s, *address);
   if (!finished) return Fail("the coordinator ended the stage without a report", kExitCouldNotRun);
+  if (coordinator::IsPartial(run)) {  // a large run: the rest in pages
+    absl::StatusOr<v1::StageRun> whole =
+        coordinator::FetchRun(stub.get(), run.run_id(), absl::Now() + absl::Seconds(120));
+    if (!whole.ok()) {
+      return Fail(absl::StrCat("run ", run.run_id(), " finished but could not be read back: ",
+                               whole.status().message(), " (nodeprobe report --run ",
+                               run.run_id(), ")"),
+                  kExitCouldNotRun);
+    }
+    run = *std::move(whole);
+  }
   if (o.format == "json") {
     auto json = ToJson(run);
     if (!json.ok()) return kExitCouldNotRun;
@@ -525,11 +537,14 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         }
         return kExitOk;
       }
-      v1::GetRunRequest req;
-      req.set_run_id(*report_run);
-      v1::StageRun run;
-      grpc::Status s = stub->GetRun(&ctx, req, &run);
-      if (!s.ok()) return RpcFail(s, *address);
+      absl::StatusOr<v1::StageRun> fetched =
+          coordinator::FetchRun(stub.get(), *report_run, absl::Now() + absl::Seconds(60));
+      if (!fetched.ok()) {
+        return RpcFail(grpc::Status(static_cast<grpc::StatusCode>(fetched.status().code()),
+                                    std::string(fetched.status().message())),
+                       *address);
+      }
+      const v1::StageRun& run = *fetched;
       if (*report_format == "json") {
         auto json = ToJson(run);
         if (json.ok()) std::cout << *json;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_reactor.h"
+#include "coordinator/run_pages.h"
 #include "coordinator/server_limits.h"
 #include "coordinator/stage_orchestrator.h"
 #include "probes/framework/profile.h"
@@ -214,8 +215,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint);
   for (const auto& a : acquired) a->Release();
   (void)store_->Save(run);
+  // A run too large for one message goes out as its first page; the
+  // client asks GetRun for the rest.
   v1::StageEvent last;
-  *last.mutable_run() = run;
+  *last.mutable_run() = run.ByteSizeLong() > kRunPageBytes ? RunPage(run, 0, 0) : run;
   writer->Write(last);
   return grpc::Status::OK;
 }
@@ -274,7 +277,7 @@ grpc::Status CoordinatorService::GetRun(grpc::ServerContext*, const v1::GetRunRe
                             : grpc::StatusCode::INTERNAL,
                         std::string(run.status().message()));
   }
-  *resp = *std::move(run);
+  *resp = RunPage(*run, req->reports_offset(), req->pairs_offset());
   return grpc::Status::OK;
 }
 

@@ -21,17 +21,25 @@ struct Share {
 
 std::vector<double> BestOfKind(const std::vector<Measurement>& m) {
   std::map<std::string, double> best;
-  for (const Measurement& x : m) best[x.kind] = std::max(best[x.kind], x.gbps);
+  for (const Measurement& x : m) {
+    auto [it, fresh] = best.emplace(x.kind, x.gbps);
+    if (!fresh) it->second = x.latency ? std::min(it->second, x.gbps) : std::max(it->second, x.gbps);
+  }
   std::vector<double> out;
   out.reserve(m.size());
   for (const Measurement& x : m) out.push_back(best[x.kind]);
   return out;
 }
 
+bool IsLow(const Measurement& x, double best, const BlameRules& rules) {
+  return x.latency ? x.gbps > best * rules.max_latency_ratio
+                   : x.gbps < best * rules.min_fraction_of_best;
+}
+
 std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules) {
   const std::vector<double> best = BestOfKind(m);
   std::vector<bool> low(m.size()), explained(m.size(), false);
-  for (size_t i = 0; i < m.size(); ++i) low[i] = m[i].gbps < best[i] * rules.min_fraction_of_best;
+  for (size_t i = 0; i < m.size(); ++i) low[i] = IsLow(m[i], best[i], rules);
 
   std::map<int, std::set<int>> rails_of;  // node -> rails it measured
   for (const Measurement& x : m) {

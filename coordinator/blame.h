@@ -1,5 +1,5 @@
 // File: blame.h
-// Who is to blame for a cluster run's low transfers. Input: every
+// Who is to blame for a cluster run's low transfers (and high latencies). Input: every
 // directional measurement of the run (nodes and rails as indices, a kind
 // so that only like is compared with like). A measurement is low below
 // `min_fraction_of_best` of the best of its kind (ClusterKit's 93% rule,
@@ -32,7 +32,8 @@ struct Measurement {
   int to = 0;
   int rail = 0;
   std::string kind;  // transport/op/size: comparable measurements
-  double gbps = 0;
+  double gbps = 0;   // bandwidth; or, with `latency`, the median in us
+  bool latency = false;
 };
 
 struct Suspect {
@@ -49,10 +50,17 @@ struct Suspect {
 struct BlameRules {
   double min_fraction_of_best = 0.93;
   double suspect_share = 0.5;
+  // A latency is bad above this many times the run's best (lowest) of its
+  // kind (the published 2.1x rule).
+  double max_latency_ratio = 2.1;
 };
 
-// The best figure of each measurement's kind (by index of `m`).
+// The best figure of each measurement's kind (by index of `m`): the
+// highest bandwidth, the lowest latency.
 std::vector<double> BestOfKind(const std::vector<Measurement>& m);
+
+// Whether `x` is bad against `best`, the best of its kind.
+bool IsLow(const Measurement& x, double best, const BlameRules& rules);
 
 std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules);
 

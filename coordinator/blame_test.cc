@@ -95,6 +95,30 @@ TEST(BlameTest, KindsAreComparedOnlyWithTheirOwn) {
   EXPECT_TRUE(FindSuspects(m, {}).empty());
 }
 
+TEST(BlameTest, ALatencyAboveTwicePlusTheBestConvictsToo) {
+  // Bandwidth fine everywhere; node 3's round trips take 5x the best.
+  std::vector<Measurement> m = Matrix(4, 1, [](int, int, int) { return 10.0; });
+  for (const Round& round : AllPairsRounds(4)) {
+    for (auto [a, b] : round) {
+      for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+        Measurement x{from, to, 0, "tcp rr_lat", (from == 3 || to == 3) ? 50.0 : 10.0};
+        x.latency = true;
+        m.push_back(x);
+      }
+    }
+  }
+  auto s = FindSuspects(m, {});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].kind, Suspect::kNode);
+  EXPECT_EQ(s[0].node, 3);
+  // 2x the best is within the 2.1x rule.
+  for (Measurement& x : m) {
+    if (x.latency && x.gbps == 50.0) x.gbps = 20.0;
+  }
+  EXPECT_TRUE(FindSuspects(m, {}).empty());
+  EXPECT_EQ(BestOfKind(m).back(), 10.0);  // the lowest latency is the best
+}
+
 TEST(BlameTest, TheShareIsTunable) {
   // Node 0 low with 2 of 4 partners: not above the default half, but above
   // a stricter profile's 0.4.

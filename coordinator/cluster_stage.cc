@@ -33,14 +33,15 @@ struct PairJob {
 void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
               const std::vector<PairJob>& jobs, uint32_t round, bool retest,
               const v1::RunStageRequest& request, absl::Time deadline, const ProgressFn& progress,
-              bool chatty) {
+              bool chatty, bool latency) {
   std::vector<v1::StageRun> parts(jobs.size());
   const ProgressFn quiet = [](const std::string&) {};
   platform::BoundedFor(jobs.size(), kMaxConcurrentAsks, [&](size_t i) {
     AgentSession& a = *nodes[jobs[i].a];
     AgentSession& b = *nodes[jobs[i].b];
     if (!a.alive() || !b.alive()) return;  // its loss is recorded once, below
-    MeasurePair(&parts[i], a, b, request, deadline, chatty ? progress : quiet, jobs[i].rails);
+    MeasurePair(&parts[i], a, b, request, deadline, chatty ? progress : quiet, jobs[i].rails,
+                latency);
   });
   for (v1::StageRun& part : parts) {
     for (v1::PairResult& p : *part.mutable_pairs()) {
@@ -71,6 +72,9 @@ std::string RailName(const AgentSession& s, int rail) {
 std::string Figure(const v1::PairResult& p) {
   std::string kind;
   double g = 0;
+  if (LatencyFigure(p, &kind, &g)) {
+    return absl::StrFormat("%s -> %s [%s] %.1f us", p.from_node(), p.to_node(), p.rail(), g);
+  }
   BandwidthFigure(p, &kind, &g);
   return absl::StrFormat("%s -> %s [%s] %.2f Gb/s", p.from_node(), p.to_node(), p.rail(), g);
 }
@@ -126,7 +130,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs",
                           kept ? absl::StrCat(" (", kept, " kept from before)") : ""));
     RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
-             chatty);
+             chatty, profile.cluster.latency);
     run->set_rounds(static_cast<uint32_t>(r + 1));
     checkpoint(*run);
   }
@@ -139,7 +143,9 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   for (int i = 0; i < run->pairs_size(); ++i) {
     const v1::PairResult& p = run->pairs(i);
     Measurement x;
-    if (!BandwidthFigure(p, &x.kind, &x.gbps)) continue;
+    if (!BandwidthFigure(p, &x.kind, &x.gbps) && !LatencyFigure(p, &x.kind, &x.gbps)) continue;
+    x.latency = p.result().transfer().op() == v1::RR_LAT ||
+                p.result().transfer().op() == v1::WRITE_LAT;
     x.from = index[p.from_node()];
     x.to = index[p.to_node()];
     x.rail = RailIndex(*nodes[x.to], p.rail());
@@ -147,11 +153,12 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     pair_of.push_back(i);
   }
   const BlameRules rules{profile.transfer.min_fraction_of_best_pair,
-                         profile.cluster.suspect_share};
+                         profile.cluster.suspect_share, profile.cluster.max_latency_ratio};
   const std::vector<Suspect> suspects = FindSuspects(m, rules);
   if (suspects.empty()) return;
   std::map<std::string, double> best;
-  for (const Measurement& x : m) best[x.kind] = std::max(best[x.kind], x.gbps);
+  const std::vector<double> best_of = BestOfKind(m);
+  for (size_t i = 0; i < m.size(); ++i) best[m[i].kind] = best_of[i];
 
   // Known good: answered, connected, and suspect of nothing.
   std::set<int> tainted;
@@ -210,7 +217,8 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     std::vector<PairJob> jobs;
     for (const Retest& t : now) jobs.push_back(t.job);
     progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", jobs.size(), " suspects"));
-    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty);
+    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
+             profile.cluster.latency);
     for (const Retest& t : now) retest_partner[t.suspect] = t.known_good;
     pending = std::move(later);
   }
@@ -236,7 +244,9 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     }
     if (s.evidence.size() > 8) evidence.push_back(absl::StrCat("+", s.evidence.size() - 8, " more"));
     double run_best = 0;
-    for (int e : s.evidence) run_best = std::max(run_best, best[m[e].kind]);
+    for (int e : s.evidence) {
+      if (!m[e].latency) run_best = std::max(run_best, best[m[e].kind]);
+    }
 
     // The retest's figures: pairs marked retest between the suspect's ends
     // on the rails in scope.
@@ -247,13 +257,14 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
       if (!p.retest() || partner < 0) continue;
       const std::set<std::string> ends = {p.from_node(), p.to_node()};
       if (!ends.count(node.node()) || !ends.count(nodes[partner]->node())) continue;
-      std::string kind;
-      double g = 0;
-      if (!BandwidthFigure(p, &kind, &g)) continue;
+      Measurement x;
+      if (!BandwidthFigure(p, &x.kind, &x.gbps) && !LatencyFigure(p, &x.kind, &x.gbps)) continue;
+      x.latency = p.result().transfer().op() == v1::RR_LAT ||
+                  p.result().transfer().op() == v1::WRITE_LAT;
       const int rail = RailIndex(*nodes[index[p.to_node()]], p.rail());
       if (s.rail >= 0 && rail != s.rail) continue;
       again.push_back(Figure(p));
-      if (best.count(kind) && g < best[kind] * rules.min_fraction_of_best) confirmed = true;
+      if (best.count(x.kind) && IsLow(x, best[x.kind], rules)) confirmed = true;
     }
     out->set_confirmed(confirmed);
 
@@ -268,16 +279,27 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
       code = "SUSPECT_LINK";
       who = absl::StrCat(node.node(), "<->", nodes[s.other]->node(), ":", RailName(node, s.rail));
     }
+    // The bars that convicted it: bandwidth, latency, or both.
+    double run_lowest_us = 0;
+    for (int e : s.evidence) {
+      if (m[e].latency) run_lowest_us = best[m[e].kind];
+    }
+    std::vector<std::string> bars;
+    if (run_best > 0) {
+      bars.push_back(absl::StrFormat("the run's best %.2f Gb/s, bar %.0f%%", run_best,
+                                     100 * rules.min_fraction_of_best));
+    }
+    if (run_lowest_us > 0) {
+      bars.push_back(absl::StrFormat("the run's lowest latency %.1f us, bar x%.1f", run_lowest_us,
+                                     rules.max_latency_ratio));
+    }
     std::string message =
         s.kind == Suspect::kLink
             ? absl::StrFormat("%s measured low while both ends were fine with other partners (%s; "
-                              "the run's best %.2f Gb/s, bar %.0f%%)",
-                              who, absl::StrJoin(evidence, "; "), run_best,
-                              100 * rules.min_fraction_of_best)
-            : absl::StrFormat("%s measured low with %d of %d partners (%s; the run's best %.2f "
-                              "Gb/s, bar %.0f%%)",
-                              who, s.low, s.partners, absl::StrJoin(evidence, "; "), run_best,
-                              100 * rules.min_fraction_of_best);
+                              "%s)",
+                              who, absl::StrJoin(evidence, "; "), absl::StrJoin(bars, "; "))
+            : absl::StrFormat("%s measured low with %d of %d partners (%s; %s)", who, s.low,
+                              s.partners, absl::StrJoin(evidence, "; "), absl::StrJoin(bars, "; "));
     v1::Verdict severity = profile.transfer.below_peers;
     if (!retested) {
       absl::StrAppend(&message, profile.cluster.retest

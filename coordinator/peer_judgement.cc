@@ -38,6 +38,18 @@ bool BandwidthFigure(const v1::PairResult& p, std::string* kind, double* gbps) {
   return true;
 }
 
+bool LatencyFigure(const v1::PairResult& p, std::string* kind, double* median_us) {
+  if (!p.result().has_transfer()) return false;
+  const v1::TransferReport& t = p.result().transfer();
+  if ((t.op() != v1::RR_LAT && t.op() != v1::WRITE_LAT) || t.results_size() == 0) return false;
+  const v1::TransferResult& row = t.results(0);
+  if (row.partial() || row.latency().median_us() <= 0) return false;
+  *kind = absl::StrCat(v1::Transport_Name(t.transport()), " ", v1::TransferOp_Name(t.op()), " ",
+                       row.size(), " B");
+  *median_us = row.latency().median_us();
+  return true;
+}
+
 void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
   const TransferBars& bars = profile.transfer;
   std::map<Kind, double> best;

@@ -22,6 +22,8 @@ namespace nodeprobe::coordinator {
 // latency test) and its kind ("TCP STREAM_BW 131072 B"): only pairs of one
 // kind are compared.
 bool BandwidthFigure(const v1::PairResult& p, std::string* kind, double* gbps);
+// The same for a latency test: its median in us.
+bool LatencyFigure(const v1::PairResult& p, std::string* kind, double* median_us);
 
 // Adds the findings to the pairs' results and re-derives their verdicts
 // (profile exceptions included).

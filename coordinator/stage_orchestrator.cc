@@ -25,16 +25,19 @@ namespace {
 
 
 // One direction of one rail pair: `to` serves, `from` runs the transfer.
+// With `latency`, a one-second latency test (RR_LAT, or WRITE_LAT on RDMA).
 absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
-                      const v1::RunStageRequest& req, absl::Time deadline) {
+                      const v1::RunStageRequest& req, absl::Time deadline, bool latency = false) {
   v1::Task serve = ServeTask(to, rail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, run->profile());
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
     return ready.status();
   }
-  const v1::Task go = TransferTask(from, to, rail, ready->endpoint().port(), RailOp(from, to, rail),
-                                   req.transfer_seconds() ? req.transfer_seconds() : 3);
+  const v1::Task go =
+      latency ? TransferTask(from, to, rail, ready->endpoint().port(), v1::RR_LAT, 1)
+              : TransferTask(from, to, rail, ready->endpoint().port(), RailOp(from, to, rail),
+                             req.transfer_seconds() ? req.transfer_seconds() : 3);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -168,7 +171,7 @@ v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail
 
 void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  const v1::RunStageRequest& request, absl::Time deadline,
-                 const ProgressFn& progress, const std::vector<int>& only_rails) {
+                 const ProgressFn& progress, const std::vector<int>& only_rails, bool latency) {
   const int rails =
       std::max(1, std::min(a.registration().rails_size(), b.registration().rails_size()));
   AgentSession* ends[2] = {&a, &b};
@@ -185,6 +188,7 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
       PathMtu(run, from, to, r, deadline);
       progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
       if (!Transfer(run, from, to, r, request, deadline).ok()) return;
+      if (latency && !Transfer(run, from, to, r, request, deadline, true).ok()) return;
     }
   }
 }

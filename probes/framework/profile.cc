@@ -217,14 +217,20 @@ class ProfileParser {
 
   absl::Status ParseCluster(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "cluster must be a mapping");
-    static const std::vector<std::string> kKeys = {"suspect_share", "retest"};
+    static const std::vector<std::string> kKeys = {"suspect_share", "retest", "latency",
+                                                   "max_latency_ratio"};
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       const std::string name = "cluster." + key;
-      if (key == "retest") {
+      if (key == "retest" || key == "latency") {
         absl::StatusOr<bool> v = Bool(kv.second, name);
         if (!v.ok()) return v.status();
-        p.cluster.retest = *v;
+        (key == "retest" ? p.cluster.retest : p.cluster.latency) = *v;
+      } else if (key == "max_latency_ratio") {
+        absl::StatusOr<double> v = Number(kv.second, name);
+        if (!v.ok()) return v.status();
+        if (*v <= 1 || *v > 1000) return Error(kv.second, name + " must be above 1, e.g. 2.1");
+        p.cluster.max_latency_ratio = *v;
       } else if (key == "suspect_share") {
         absl::StatusOr<double> v = Number(kv.second, name);
         if (!v.ok()) return v.status();

@@ -38,6 +38,8 @@
 //   cluster:                           # the cluster stage's blame (coordinator/blame.h)
 //     suspect_share: 0.5               # suspect: low with more than this share of partners
 //     retest: true                     # retest suspects against a node that passed all
+//     latency: false                   # also a latency test per pair and direction
+//     max_latency_ratio: 2.1           # a latency above this x the run's best is bad
 //   congestion:                        # the congestion stage (coordinator/congestion_stage.h)
 //     patterns: [incast, all_to_all]   # what it runs (default both)
 //     group_size: 8                    # nodes per group (incast/all-to-all inside one)
@@ -97,6 +99,8 @@ struct TransferBars {
 struct ClusterRules {
   double suspect_share = 0.5;
   bool retest = true;
+  bool latency = false;
+  double max_latency_ratio = 2.1;
 };
 
 // How the congestion stage loads the fabric and judges what it saw.

@@ -163,8 +163,12 @@ TEST(ParseProfileTest, ExceptionNeedsCodeAndReason) {
 
 TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
   absl::StatusOr<Profile> p =
-      ParseProfile("cluster:\n  suspect_share: 0.34\n  retest: false\n", "c.yaml");
+      ParseProfile("cluster:\n  suspect_share: 0.34\n  retest: false\n  latency: true\n"
+                   "  max_latency_ratio: 3\n",
+                   "c.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->cluster.latency);
+  EXPECT_DOUBLE_EQ(p->cluster.max_latency_ratio, 3);
   EXPECT_DOUBLE_EQ(p->cluster.suspect_share, 0.34);
   EXPECT_FALSE(p->cluster.retest);
   absl::StatusOr<Profile> defaults = ParseProfile("", "c.yaml");
@@ -175,6 +179,7 @@ TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
            {"cluster:\n  suspect_share: 1\n", "must be in (0, 1)"},
            {"cluster:\n  suspect_share: many\n", "cluster.suspect_share"},
            {"cluster:\n  retest: sometimes\n", "cluster.retest"},
+           {"cluster:\n  max_latency_ratio: 1\n", "above 1"},
            {"cluster:\n  pattern: ring\n", "suspect_share"},
            {"cluster: [1]\n", "cluster must be a mapping"}}) {
     absl::StatusOr<Profile> bad = ParseProfile(yaml, "c.yaml");

@@ -139,7 +139,8 @@ void Agent::HandleTask(const v1::Task& received) {
   }
   if (task.has_flap_link()) {
     std::vector<std::string> rails;
-    for (const v1::Rail& r : BuildRegistration().rails()) {
+    const v1::Registration registration = BuildRegistration();  // outlives the loop
+    for (const v1::Rail& r : registration.rails()) {
       if (!r.netdev().empty()) rails.push_back(r.netdev());
     }
     v1::TaskResult* result = reply.mutable_result();

@@ -840,7 +840,14 @@ class FailureLabTest : public ControlPlaneLabTest {
     // The agents and flappers inherit it (Lab::Spawn).
     setenv("NODEPROBE_RUNTIME_DIR", dir_.path().c_str(), 1);
   }
-  void TearDown() override { unsetenv("NODEPROBE_RUNTIME_DIR"); }
+  void TearDown() override {
+    unsetenv("NODEPROBE_RUNTIME_DIR");
+    if (HasFailure() && lab_) {  // what the agents said, before the lab goes
+      for (const char* log : {"agent-gpu-a-a.log", "agent-gpu-b-b.log"}) {
+        std::cerr << "--- " << log << "\n" << lab_->ReadLog(log) << "\n";
+      }
+    }
+  }
   bool StartDisruptiveFleet(bool allow) {
     port_ = StartCoordinator(false);
     std::vector<std::string> extra;

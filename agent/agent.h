@@ -7,6 +7,12 @@
 // agent, so a hung driver call never takes the agent with it. Idle, it
 // only heartbeats.
 //
+// Disruptive work only with --allow-disruptive: the failure stage's
+// FlapLink takes one of this node's links down for seconds through a
+// detached flapper (agent/link_flap.h), which puts it and its routes back
+// even if the agent dies; a flap the agent finds unfinished at start (its
+// marker under the runtime directory) is undone first.
+//
 // Ports it opens: no TCP listener of its own toward the network (it dials
 // the coordinator); the path-MTU responder on UDP 18516 (or any free port,
 // announced at registration) which answers only cookie-checked probes;

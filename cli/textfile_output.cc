@@ -5,29 +5,18 @@
 
 #include <cctype>
 #include <fstream>
-#include <map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::cli {
 namespace {
 
-std::string Escape(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out.push_back('\\');
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
-// Label names must match [a-zA-Z_][a-zA-Z0-9_]*.
+// Label names must match [a-zA-Z_][a-zA-Z0-9_]* (prometheus-cpp throws on
+// others): measurement label keys come from probes and are made to fit.
 std::string LabelName(const std::string& k) {
   std::string out;
   for (char c : k) out.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
@@ -38,52 +27,48 @@ std::string LabelName(const std::string& k) {
 }  // namespace
 
 std::string RenderPrometheus(const v1::StageReport& report) {
+  // prometheus-cpp's registry and text serializer: the exposition format
+  // (escaping, label order, HELP/TYPE) is the library's, not ours.
+  prometheus::Registry registry;
   const std::string stage = StageName(report.stage());
-  std::string out;
-  absl::StrAppend(&out,
-                  "# HELP nodeprobe_stage_verdict 1 for the verdict of the last stage run.\n"
-                  "# TYPE nodeprobe_stage_verdict gauge\n",
-                  "nodeprobe_stage_verdict{stage=\"", stage, "\",verdict=\"",
-                  VerdictName(report.verdict()), "\"} 1\n",
-                  "# HELP nodeprobe_last_run_timestamp_seconds When the stage finished.\n"
-                  "# TYPE nodeprobe_last_run_timestamp_seconds gauge\n",
-                  "nodeprobe_last_run_timestamp_seconds{stage=\"", stage, "\"} ",
-                  report.finished().seconds(), "\n",
-                  "# HELP nodeprobe_probe_verdict 1 for each probe's verdict.\n"
-                  "# TYPE nodeprobe_probe_verdict gauge\n");
+  prometheus::BuildGauge()
+      .Name("nodeprobe_stage_verdict")
+      .Help("1 for the verdict of the last stage run.")
+      .Register(registry)
+      .Add({{"stage", stage}, {"verdict", VerdictName(report.verdict())}})
+      .Set(1);
+  prometheus::BuildGauge()
+      .Name("nodeprobe_last_run_timestamp_seconds")
+      .Help("When the stage finished.")
+      .Register(registry)
+      .Add({{"stage", stage}})
+      .Set(static_cast<double>(report.finished().seconds()));
+  auto& probes = prometheus::BuildGauge()
+                     .Name("nodeprobe_probe_verdict")
+                     .Help("1 for each probe's verdict.")
+                     .Register(registry);
+  auto& findings = prometheus::BuildGauge()
+                       .Name("nodeprobe_findings")
+                       .Help("Findings by probe, code and severity.")
+                       .Register(registry);
+  auto& measurements = prometheus::BuildGauge()
+                           .Name("nodeprobe_measurement")
+                           .Help("Every measurement a probe took.")
+                           .Register(registry);
   for (const v1::ProbeResult& r : report.results()) {
-    absl::StrAppend(&out, "nodeprobe_probe_verdict{probe=\"", Escape(r.probe()),
-                    "\",verdict=\"", VerdictName(r.verdict()), "\"} 1\n");
-  }
-  absl::StrAppend(&out,
-                  "# HELP nodeprobe_findings Findings by probe, code and severity.\n"
-                  "# TYPE nodeprobe_findings gauge\n");
-  for (const v1::ProbeResult& r : report.results()) {
-    std::map<std::pair<std::string, std::string>, int> counts;
-    for (const v1::Finding& f : r.findings()) ++counts[{f.code(), VerdictName(f.severity())}];
-    for (const auto& [key, n] : counts) {
-      absl::StrAppend(&out, "nodeprobe_findings{probe=\"", Escape(r.probe()), "\",code=\"",
-                      Escape(key.first), "\",severity=\"", key.second, "\"} ", n, "\n");
+    probes.Add({{"probe", r.probe()}, {"verdict", VerdictName(r.verdict())}}).Set(1);
+    for (const v1::Finding& f : r.findings()) {
+      findings
+          .Add({{"probe", r.probe()}, {"code", f.code()}, {"severity", VerdictName(f.severity())}})
+          .Increment();
     }
-  }
-  absl::StrAppend(&out,
-                  "# HELP nodeprobe_measurement Every measurement a probe took.\n"
-                  "# TYPE nodeprobe_measurement gauge\n");
-  for (const v1::ProbeResult& r : report.results()) {
     for (const v1::Measurement& m : r.measurements()) {
-      std::string labels = absl::StrCat("probe=\"", Escape(r.probe()), "\",name=\"",
-                                        Escape(m.name()), "\",unit=\"", Escape(m.unit()), "\"");
-      std::map<std::string, std::string> sorted(m.labels().begin(), m.labels().end());
-      for (const auto& [k, v] : sorted) {
-        const std::string name = LabelName(k);
-        if (name == "probe" || name == "name" || name == "unit") continue;
-        absl::StrAppend(&labels, ",", name, "=\"", Escape(v), "\"");
-      }
-      absl::StrAppend(&out, "nodeprobe_measurement{", labels, "} ",
-                      absl::StrFormat("%.17g", m.value()), "\n");
+      prometheus::Labels labels = {{"probe", r.probe()}, {"name", m.name()}, {"unit", m.unit()}};
+      for (const auto& [k, v] : m.labels()) labels.emplace(LabelName(k), v);  // theirs kept
+      measurements.Add(labels).Set(m.value());
     }
   }
-  return out;
+  return prometheus::TextSerializer().Serialize(registry.Collect());
 }
 
 absl::Status WriteTextfile(const std::string& dir, const v1::StageReport& report) {

@@ -1,6 +1,8 @@
 #include "cli/textfile_output.h"
 
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include "gtest/gtest.h"
 #include "probes/framework/result_util.h"
@@ -30,12 +32,13 @@ TEST(RenderPrometheusTest, WritesVerdictsFindingCountsAndMeasurements) {
             std::string::npos) << text;
   EXPECT_NE(text.find("nodeprobe_probe_verdict{probe=\"rdma-devices\",verdict=\"WARN\"} 1\n"),
             std::string::npos);
-  EXPECT_NE(text.find("nodeprobe_findings{probe=\"rdma-devices\",code=\"RDMA_ERROR_COUNTERS_"
-                      "NONZERO\",severity=\"WARN\"} 2\n"),
-            std::string::npos);
-  // Label names are sanitized, values escaped.
-  EXPECT_NE(text.find("nodeprobe_measurement{probe=\"rdma-devices\",name=\"rdma_port_rate\","
-                      "unit=\"Gb/s\",device=\"mlx4_0\",odd_key=\"a\\\"b\",port=\"1\"} 40\n"),
+  EXPECT_NE(text.find("nodeprobe_findings{code=\"RDMA_ERROR_COUNTERS_NONZERO\","
+                      "probe=\"rdma-devices\",severity=\"WARN\"} 2\n"),
+            std::string::npos) << text;
+  // Label names are sanitized, values escaped (labels in name order, as
+  // prometheus-cpp writes them).
+  EXPECT_NE(text.find("nodeprobe_measurement{device=\"mlx4_0\",name=\"rdma_port_rate\","
+                      "odd_key=\"a\\\"b\",port=\"1\",probe=\"rdma-devices\",unit=\"Gb/s\"} 40\n"),
             std::string::npos) << text;
   EXPECT_NE(text.find("nodeprobe_last_run_timestamp_seconds{stage=\"single-node\"} 1764660000"),
             std::string::npos);
@@ -51,6 +54,22 @@ TEST(WriteTextfileTest, WritesAtomicallyAndNamesAnUnwritableDirectory) {
   absl::Status bad = WriteTextfile("/proc/no-such-dir", Report());
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("/proc/no-such-dir"), std::string::npos);
+}
+
+// Prometheus' own linter accepts the file node_exporter will serve.
+TEST(WriteTextfileTest, PromtoolAcceptsIt) {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool is not installed (Debian package prometheus)";
+  }
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteTextfile(dir.path(), Report()).ok());
+  const std::string cmd = "promtool check metrics < " + dir.path() + "/nodeprobe.prom > " +
+                          dir.path() + "/lint.txt 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream lint(dir.path() + "/lint.txt");
+  const std::string said((std::istreambuf_iterator<char>(lint)), {});
+  EXPECT_EQ(rc, 0) << said;
+  EXPECT_TRUE(said.empty()) << said;  // no lint warnings either
 }
 
 }  // namespace

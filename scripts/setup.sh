@@ -14,6 +14,7 @@ NODEPROBE_PACKAGES=(
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev
+  prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev
   iproute2 iperf3 openssl bzip2 tar
   clang libclang-rt-14-dev

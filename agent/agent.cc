@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "agent/agent_metrics.h"
 #include "agent/link_flap.h"
 #include "nodeprobe_version.h"
 #include "platform/file_tree.h"
@@ -98,6 +99,9 @@ void Agent::HandleTask(const v1::Task& received) {
     task.mutable_run_probes()->clear_host();
     task.mutable_run_probes()->set_node_name(options_.node_name);
   }
+  if (options_.metrics && task.kind_case() != v1::Task::KIND_NOT_SET) {
+    options_.metrics->Task(task.GetDescriptor()->FindFieldByNumber(task.kind_case())->name());
+  }
   v1::AgentMessage reply;
   if (task.has_serve_transfer()) {
     // The server runs until the coordinator cancels the task, the session
@@ -153,6 +157,10 @@ void Agent::HandleTask(const v1::Task& received) {
   }
   *reply.mutable_result() = tasks::RunTask(options_.self_exe, task, deadline);
   reply.mutable_result()->mutable_result()->set_node(options_.node_name);
+  if (options_.metrics && task.has_run_probes()) options_.metrics->Report(reply.result().report());
+  if (options_.metrics && task.has_run_transfer()) {
+    options_.metrics->Transfer(reply.result().result());
+  }
   Write(reply);
 }
 
@@ -230,6 +238,10 @@ absl::Status Agent::Session() {
     if (msg.has_ack()) {
       ++registrations_;
       connected_ = true;
+      if (options_.metrics) {
+        options_.metrics->Registered();
+        options_.metrics->Connected(true);
+      }
       if (msg.ack().heartbeat_interval_s() > 0) {
         heartbeat = absl::Seconds(msg.ack().heartbeat_interval_s());
       }
@@ -257,6 +269,7 @@ absl::Status Agent::Session() {
     }
   }
   connected_ = false;
+  if (options_.metrics) options_.metrics->Connected(false);
   {
     platform::MutexLock l(&mu_);
     session_over = true;

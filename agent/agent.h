@@ -47,6 +47,9 @@ struct AgentOptions {
   // coordinator's request). Off by default: a node set aside for failure
   // tests is started with --allow-disruptive.
   bool allow_disruptive = false;
+  // Counts sessions and tasks and keeps the last results for /metrics
+  // (nullptr: none).
+  class AgentMetrics* metrics = nullptr;
 };
 
 class Agent {

@@ -18,6 +18,7 @@
 #include "cli/run_command.h"
 #include "cli/signals.h"
 #include "cli/table_renderer.h"
+#include "agent/agent_metrics.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/run_pages.h"
 #include "coordinator/server_limits.h"
@@ -383,6 +384,10 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   agent_cmd->add_option("--health-listen", *health,
                         "Local gRPC health endpoint (\"\" disables)")
       ->capture_default_str();
+  auto metrics_listen = std::make_shared<std::string>("0.0.0.0:18519");
+  agent_cmd->add_option("--metrics-listen", *metrics_listen,
+                        "Prometheus /metrics (HTTP, read-only) on this address; \"\" disables")
+      ->capture_default_str();
   agent_cmd->add_option("--node-name", aopts->node_name,
                         "Name to register (default: host name; must match the certificate)");
   agent_cmd->add_flag("--allow-disruptive", aopts->allow_disruptive,
@@ -459,6 +464,17 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       if (!o.tls.insecure) {
         auto creds = coordinator::ClientCredentials(o.tls);
         if (!creds.ok()) return Fail(std::string(creds.status().message()));
+      }
+      agent::AgentMetrics metrics;
+      if (!metrics_listen->empty()) {
+        absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
+        if (!port.ok()) {
+          return Fail(absl::StrCat(port.status().message(),
+                                   " (another agent here? pass another --metrics-listen or \"\")"),
+                      kExitCouldNotRun);
+        }
+        std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
+        o.metrics = &metrics;
       }
       agent::Agent agent(o);
       // AgentLocal and the standard gRPC health service, on loopback, for

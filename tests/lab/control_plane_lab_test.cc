@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -524,6 +525,72 @@ TEST_F(ControlPlaneLabTest, TheAgentsHealthEndpointAnswersThroughTheCommand) {
             std::string::npos);
 }
 
+
+// A real Prometheus (Debian's) in c scrapes both agents' /metrics; its
+// query API has their series, and promtool accepts what they serve.
+TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
+  if (std::system("command -v prometheus > /dev/null && command -v promtool > /dev/null") != 0) {
+    GTEST_SKIP() << "prometheus/promtool are not installed (Debian package prometheus)";
+  }
+  ASSERT_TRUE(StartPlaintextFleet());
+  std::string out;
+  ASSERT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--transfer-seconds",
+                    "1"},
+                   false, &out),
+            0)
+      << out;
+  // What the agent serves, linted by promtool.
+  auto lint = lab_->Spawn("a", {"bash", "-c",
+                                "exec 3<>/dev/tcp/127.0.0.1/18519 && "
+                                "printf 'GET /metrics HTTP/1.0\r\nHost: a\r\n\r\n' >&3 && "
+                                "sed '1,/^\r$/d' <&3 | tee /dev/stderr | promtool check metrics"},
+                          "lint.log");
+  ASSERT_TRUE(lint.ok());
+  auto rc = lab_->Wait(*lint, absl::Seconds(20));
+  ASSERT_TRUE(rc.ok());
+  const std::string served = lab_->ReadLog("lint.log");
+  EXPECT_EQ(*rc, 0) << served;
+  EXPECT_NE(served.find("nodeprobe_agent_connected 1"), std::string::npos) << served;
+  EXPECT_NE(served.find("nodeprobe_agent_tasks_total{kind=\"run_transfer\"} 1"), std::string::npos)
+      << served;
+  EXPECT_NE(served.find("nodeprobe_probe_verdict{probe=\"inventory\",verdict=\"PASS\"} 1"),
+            std::string::npos)
+      << served;
+  EXPECT_NE(served.find("nodeprobe_transfer_bandwidth_bytes_per_second{op=\"STREAM_BW\""),
+            std::string::npos)
+      << served;
+
+  const std::string cfg = dir_.path() + "/prometheus.yml";
+  testing::WriteFile(cfg,
+                     "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: nodeprobe\n"
+                     "    static_configs:\n      - targets: ['10.83.1.2:18519', '10.83.2.2:18519']\n");
+  auto prom = lab_->Spawn("c", {"prometheus", "--config.file=" + cfg,
+                                "--storage.tsdb.path=" + dir_.path() + "/tsdb",
+                                "--web.listen-address=127.0.0.1:19090"},
+                          "prometheus.log");
+  ASSERT_TRUE(prom.ok());
+  std::string answer;
+  for (int i = 0; i < 60; ++i) {
+    usleep(500000);
+    auto q = lab_->Spawn("c", {"bash", "-c",
+                               "exec 3<>/dev/tcp/127.0.0.1/19090 && printf 'GET "
+                               "/api/v1/query?query=nodeprobe_agent_connected HTTP/1.0\r\n\r\n' "
+                               ">&3 && cat <&3"},
+                         absl::StrCat("query", i, ".log"));
+    if (!q.ok() || !lab_->Wait(*q, absl::Seconds(10)).ok()) continue;
+    answer = lab_->ReadLog(absl::StrCat("query", i, ".log"));
+    if (answer.find("10.83.1.2:18519") != std::string::npos &&
+        answer.find("10.83.2.2:18519") != std::string::npos) {
+      break;
+    }
+  }
+  EXPECT_NE(answer.find("\"instance\":\"10.83.1.2:18519\""), std::string::npos)
+      << answer << lab_->ReadLog("prometheus.log");
+  EXPECT_NE(answer.find("\"instance\":\"10.83.2.2:18519\""), std::string::npos) << answer;
+  EXPECT_NE(answer.find(",\"1\"]"), std::string::npos) << answer;  // connected = 1
+  kill(*prom, SIGTERM);
+  (void)lab_->Wait(*prom, absl::Seconds(10));
+}
 
 // NCCL across the nodes over the coordinator, on the fake CUDA runtime and
 // NCCL (tests/fakes/fake_nccl.cc) with two GPUs per node: four ranks in

@@ -1,0 +1,83 @@
+// File: agent_metrics.cc
+#include "agent/agent_metrics.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "probes/framework/result_util.h"
+#include "prometheus/text_serializer.h"
+
+namespace nodeprobe::agent {
+
+AgentMetrics::AgentMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
+  connected_ = &prometheus::BuildGauge()
+                    .Name("nodeprobe_agent_connected")
+                    .Help("1 while the agent holds its stream to the coordinator.")
+                    .Register(*registry_)
+                    .Add({});
+  registrations_ = &prometheus::BuildCounter()
+                        .Name("nodeprobe_agent_registrations_total")
+                        .Help("Sessions with the coordinator since the agent started.")
+                        .Register(*registry_)
+                        .Add({});
+  tasks_ = &prometheus::BuildCounter()
+                .Name("nodeprobe_agent_tasks_total")
+                .Help("Tasks received from the coordinator, by kind.")
+                .Register(*registry_);
+  last_run_ = &prometheus::BuildGauge()
+                   .Name("nodeprobe_last_run_timestamp_seconds")
+                   .Help("When the last run of a stage on this node finished.")
+                   .Register(*registry_);
+  probe_verdict_ = &prometheus::BuildGauge()
+                        .Name("nodeprobe_probe_verdict")
+                        .Help("The last single-node run's verdict of each probe (a state set).")
+                        .Register(*registry_);
+  transfer_bps_ = &prometheus::BuildGauge()
+                       .Name("nodeprobe_transfer_bandwidth_bytes_per_second")
+                       .Help("The last transfer this node sent, by peer and op.")
+                       .Register(*registry_);
+}
+
+absl::StatusOr<int> AgentMetrics::Serve(const std::string& listen) {
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(listen);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
+  }
+  exposer_->RegisterCollectable(registry_);
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+void AgentMetrics::Connected(bool connected) { connected_->Set(connected ? 1 : 0); }
+
+void AgentMetrics::Registered() { registrations_->Increment(); }
+
+void AgentMetrics::Task(const std::string& kind) { tasks_->Add({{"kind", kind}}).Increment(); }
+
+void AgentMetrics::Report(const v1::StageReport& report) {
+  last_run_->Add({{"stage", StageName(report.stage())}})
+      .Set(static_cast<double>(report.finished().seconds()));
+  for (const v1::ProbeResult& r : report.results()) {
+    for (v1::Verdict v : {v1::PASS, v1::WARN, v1::FAIL, v1::ERROR, v1::SKIP}) {
+      probe_verdict_->Add({{"probe", r.probe()}, {"verdict", VerdictName(v)}})
+          .Set(r.verdict() == v ? 1 : 0);
+    }
+  }
+}
+
+void AgentMetrics::Transfer(const v1::ProbeResult& result) {
+  if (!result.has_transfer() || result.transfer().results_size() == 0) return;
+  const v1::TransferReport& t = result.transfer();
+  const double gbps = t.results(0).bw_avg_gbps();
+  if (gbps <= 0) return;
+  // Bytes, Prometheus' base unit (promtool's lint refuses bits).
+  transfer_bps_->Add({{"peer", t.peer()}, {"op", v1::TransferOp_Name(t.op())}})
+      .Set(gbps * 1e9 / 8);
+}
+
+std::string AgentMetrics::Text() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace nodeprobe::agent

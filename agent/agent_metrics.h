@@ -1,0 +1,53 @@
+// File: agent_metrics.h
+// The agent's /metrics for Prometheus, through prometheus-cpp (its
+// registry, its civetweb exposer): whether it is connected, sessions and
+// tasks so far, and the last single-node report and transfers it ran:
+//   nodeprobe_agent_connected                       gauge 0/1
+//   nodeprobe_agent_registrations_total             counter
+//   nodeprobe_agent_tasks_total{kind}               counter
+//   nodeprobe_last_run_timestamp_seconds{stage}     gauge
+//   nodeprobe_probe_verdict{probe,verdict}          state set (1 for the verdict, 0 the rest)
+//   nodeprobe_transfer_bandwidth_bytes_per_second{peer,op}  gauge, the last of each
+// (bytes, not the bits the issue named: promtool's lint wants base units)
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
+
+namespace nodeprobe::agent {
+
+class AgentMetrics {
+ public:
+  AgentMetrics();
+  // Serves /metrics on `listen` ("0.0.0.0:18519"); the port in use (0 asks
+  // for any). UNAVAILABLE when it cannot listen.
+  absl::StatusOr<int> Serve(const std::string& listen);
+
+  void Connected(bool connected);
+  void Registered();
+  void Task(const std::string& kind);
+  void Report(const v1::StageReport& report);
+  void Transfer(const v1::ProbeResult& result);
+
+  // The exposition as a scrape would get it (tests).
+  std::string Text() const;
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  prometheus::Gauge* connected_;
+  prometheus::Counter* registrations_;
+  prometheus::Family<prometheus::Counter>* tasks_;
+  prometheus::Family<prometheus::Gauge>* last_run_;
+  prometheus::Family<prometheus::Gauge>* probe_verdict_;
+  prometheus::Family<prometheus::Gauge>* transfer_bps_;
+};
+
+}  // namespace nodeprobe::agent

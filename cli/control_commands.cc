@@ -364,6 +364,10 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       "coordinator", "Run the coordinator: agents connect to it, it runs multi-node stages "
                      "and keeps every run in SQLite.");
   coord->add_option("--listen", copts->listen, "Address to listen on")->capture_default_str();
+  copts->metrics_listen = "0.0.0.0:18520";
+  coord->add_option("--metrics-listen", copts->metrics_listen,
+                    "Prometheus /metrics (HTTP, read-only) on this address; \"\" disables")
+      ->capture_default_str();
   coord->add_option("--db", copts->db_path,
                     "Run database (default /var/lib/nodeprobe/runs.db as root, else "
                     "$XDG_DATA_HOME/nodeprobe/runs.db)");
@@ -448,6 +452,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       }
       std::cout << "nodeprobe coordinator listening on port " << server->port()
                 << (copts->tls.insecure ? " (insecure)" : " (mutual TLS)");
+      if (server->metrics_port() > 0) std::cout << "; metrics on " << server->metrics_port();
       if (server->interrupted_runs() > 0) {
         std::cout << "; " << server->interrupted_runs() << " interrupted runs marked ERROR";
       }
@@ -469,9 +474,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       if (!metrics_listen->empty()) {
         absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
         if (!port.ok()) {
-          return Fail(absl::StrCat(port.status().message(),
-                                   " (another agent here? pass another --metrics-listen or \"\")"),
-                      kExitCouldNotRun);
+          return Fail(std::string(port.status().message()), kExitCouldNotRun);
         }
         std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
         o.metrics = &metrics;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <random>
 
@@ -215,6 +216,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint);
   for (const auto& a : acquired) a->Release();
   (void)store_->Save(run);
+  if (metrics_) {
+    metrics_->StageFinished(run.stage(), run.verdict(),
+                            absl::Seconds(run.finished().seconds() - run.started().seconds()));
+  }
   // A run too large for one message goes out as its first page; the
   // client asks GetRun for the rest.
   v1::StageEvent last;
@@ -294,8 +299,15 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       !parsed.ok()) {
     return parsed.status();
   }
+  if (!o.metrics_listen.empty()) {
+    s->metrics_ = std::make_unique<CoordinatorMetrics>();
+    absl::StatusOr<int> port = s->metrics_->Serve(o.metrics_listen);
+    if (!port.ok()) return port.status();
+    s->metrics_port_ = *port;
+  }
   s->service_ = std::make_unique<CoordinatorService>(s->store_.get(), !o.tls.insecure,
-                                                     o.heartbeat, o.default_profile);
+                                                     o.heartbeat, o.default_profile,
+                                                     s->metrics_.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *creds, &s->port_);
@@ -308,7 +320,25 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   }
   CoordinatorServer* self = s.get();
   const absl::Duration silence = o.silence;
-  s->reaper_ = std::thread([self, silence] {
+  const std::string db_path = o.db_path.empty() ? DefaultDbPath() : o.db_path;
+  auto refresh = [self, db_path] {
+    if (!self->metrics_) return;
+    size_t connected = 0, busy = 0;
+    for (const auto& a : self->service_->registry().All()) {
+      connected += a->alive();
+      busy += a->busy();
+    }
+    self->metrics_->Agents(connected, busy);
+    double bytes = 0;
+    for (const char* suffix : {"", "-wal"}) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(db_path + suffix, ec);
+      if (!ec) bytes += static_cast<double>(size);
+    }
+    self->metrics_->StoreBytes(bytes);
+  };
+  refresh();
+  s->reaper_ = std::thread([self, silence, refresh] {
     while (true) {
       {
         platform::MutexLock l(&self->mu_);  // guards only stopping_
@@ -317,6 +347,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
         if (self->stopping_) break;
       }
       self->service_->registry().ReapSilent(silence);
+      refresh();
       // gRPC frees what a flood of connections held, but glibc keeps the
       // freed pages in its arenas: hand them back, so the daemon's RSS
       // returns toward its baseline (bench/stranger_flood.sh: 5.6x idle

@@ -9,6 +9,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "coordinator/agent_registry.h"
+#include "coordinator/coordinator_metrics.h"
 #include "coordinator/credentials.h"
 #include "coordinator/run_store.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
@@ -24,6 +25,8 @@ struct CoordinatorOptions {
   absl::Duration silence = absl::Seconds(30);
   // Judges runs that name no profile (source "" = none).
   v1::AcceptanceProfile default_profile;
+  // Prometheus /metrics ("" = none; the CLI's default is 0.0.0.0:18520).
+  std::string metrics_listen;
 };
 
 // Connect is on the callback API (no thread per agent); the CLI-facing
@@ -32,11 +35,13 @@ class CoordinatorService final
     : public v1::Coordinator::WithCallbackMethod_Connect<v1::Coordinator::Service> {
  public:
   CoordinatorService(RunStore* store, bool check_identity, absl::Duration heartbeat,
-                     v1::AcceptanceProfile default_profile = {})
+                     v1::AcceptanceProfile default_profile = {},
+                     CoordinatorMetrics* metrics = nullptr)
       : store_(store),
         check_identity_(check_identity),
         heartbeat_(heartbeat),
-        default_profile_(std::move(default_profile)) {}
+        default_profile_(std::move(default_profile)),
+        metrics_(metrics) {}
 
   grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* Connect(
       grpc::CallbackServerContext* ctx) override;
@@ -60,6 +65,7 @@ class CoordinatorService final
   bool check_identity_;
   absl::Duration heartbeat_;
   v1::AcceptanceProfile default_profile_;
+  CoordinatorMetrics* metrics_;
   AgentRegistry registry_;
 };
 
@@ -73,10 +79,13 @@ class CoordinatorServer {
   void Wait();
   void Shutdown();
   int interrupted_runs() const { return store_->interrupted_on_open(); }
+  int metrics_port() const { return metrics_port_; }
 
  private:
   CoordinatorServer() = default;
   std::unique_ptr<RunStore> store_;
+  std::unique_ptr<CoordinatorMetrics> metrics_;
+  int metrics_port_ = 0;
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::thread reaper_;

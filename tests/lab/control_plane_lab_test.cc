@@ -526,8 +526,9 @@ TEST_F(ControlPlaneLabTest, TheAgentsHealthEndpointAnswersThroughTheCommand) {
 }
 
 
-// A real Prometheus (Debian's) in c scrapes both agents' /metrics; its
-// query API has their series, and promtool accepts what they serve.
+// A real Prometheus (Debian's) in c scrapes both agents' and the
+// coordinator's /metrics; its query API has their series, and promtool
+// accepts what they serve.
 TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
   if (std::system("command -v prometheus > /dev/null && command -v promtool > /dev/null") != 0) {
     GTEST_SKIP() << "prometheus/promtool are not installed (Debian package prometheus)";
@@ -563,7 +564,8 @@ TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
   const std::string cfg = dir_.path() + "/prometheus.yml";
   testing::WriteFile(cfg,
                      "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: nodeprobe\n"
-                     "    static_configs:\n      - targets: ['10.83.1.2:18519', '10.83.2.2:18519']\n");
+                     "    static_configs:\n      - targets: ['10.83.1.2:18519', '10.83.2.2:18519', "
+                     "'127.0.0.1:18520']\n");
   auto prom = lab_->Spawn("c", {"prometheus", "--config.file=" + cfg,
                                 "--storage.tsdb.path=" + dir_.path() + "/tsdb",
                                 "--web.listen-address=127.0.0.1:19090"},
@@ -588,6 +590,36 @@ TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
       << answer << lab_->ReadLog("prometheus.log");
   EXPECT_NE(answer.find("\"instance\":\"10.83.2.2:18519\""), std::string::npos) << answer;
   EXPECT_NE(answer.find(",\"1\"]"), std::string::npos) << answer;  // connected = 1
+  // The coordinator's own: both agents connected (refreshed every 10 s),
+  // the stages it ran.
+  for (int i = 0; i < 60; ++i) {
+    auto q = lab_->Spawn("c", {"bash", "-c",
+                               "exec 3<>/dev/tcp/127.0.0.1/19090 && printf 'GET "
+                               "/api/v1/query?query=nodeprobe_coordinator_agents HTTP/1.0\r\n\r\n' "
+                               ">&3 && cat <&3"},
+                         absl::StrCat("cquery", i, ".log"));
+    if (q.ok() && lab_->Wait(*q, absl::Seconds(10)).ok()) {
+      answer = lab_->ReadLog(absl::StrCat("cquery", i, ".log"));
+      if (answer.find(",\"2\"]") != std::string::npos) break;
+    }
+    usleep(500000);
+  }
+  EXPECT_NE(answer.find("\"state\":\"connected\""), std::string::npos) << answer;
+  EXPECT_NE(answer.find(",\"2\"]"), std::string::npos) << answer;
+  auto clint = lab_->Spawn("c", {"bash", "-c",
+                                 "exec 3<>/dev/tcp/127.0.0.1/18520 && "
+                                 "printf 'GET /metrics HTTP/1.0\r\nHost: c\r\n\r\n' >&3 && "
+                                 "sed '1,/^\r$/d' <&3 | tee /dev/stderr | promtool check metrics"},
+                           "clint.log");
+  ASSERT_TRUE(clint.ok());
+  rc = lab_->Wait(*clint, absl::Seconds(20));
+  ASSERT_TRUE(rc.ok());
+  const std::string coordinator_served = lab_->ReadLog("clint.log");
+  EXPECT_EQ(*rc, 0) << coordinator_served;
+  EXPECT_NE(coordinator_served.find("nodeprobe_coordinator_stage_runs_total{stage=\"two-node\","
+                                    "verdict=\"PASS\"} 1"),
+            std::string::npos)
+      << coordinator_served;
   kill(*prom, SIGTERM);
   (void)lab_->Wait(*prom, absl::Seconds(10));
 }

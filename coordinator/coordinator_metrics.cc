@@ -1,0 +1,65 @@
+// File: coordinator_metrics.cc
+#include "coordinator/coordinator_metrics.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "probes/framework/result_util.h"
+#include "prometheus/text_serializer.h"
+
+namespace nodeprobe::coordinator {
+
+CoordinatorMetrics::CoordinatorMetrics() : registry_(std::make_shared<prometheus::Registry>()) {
+  auto& agents = prometheus::BuildGauge()
+                     .Name("nodeprobe_coordinator_agents")
+                     .Help("Agents connected, and of those busy with a stage.")
+                     .Register(*registry_);
+  connected_ = &agents.Add({{"state", "connected"}});
+  busy_ = &agents.Add({{"state", "busy"}});
+  runs_ = &prometheus::BuildCounter()
+               .Name("nodeprobe_coordinator_stage_runs_total")
+               .Help("Stage runs finished, by stage and verdict.")
+               .Register(*registry_);
+  duration_ = &prometheus::BuildHistogram()
+                   .Name("nodeprobe_coordinator_stage_duration_seconds")
+                   .Help("How long stage runs took.")
+                   .Register(*registry_);
+  store_ = &prometheus::BuildGauge()
+                .Name("nodeprobe_coordinator_store_bytes")
+                .Help("The run store's size on disk (database and WAL).")
+                .Register(*registry_)
+                .Add({});
+}
+
+absl::StatusOr<int> CoordinatorMetrics::Serve(const std::string& listen) {
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(listen);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what(),
+                                               " (in use? pass another --metrics-listen, or \"\")"));
+  }
+  exposer_->RegisterCollectable(registry_);
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+void CoordinatorMetrics::Agents(size_t connected, size_t busy) {
+  connected_->Set(static_cast<double>(connected));
+  busy_->Set(static_cast<double>(busy));
+}
+
+void CoordinatorMetrics::StageFinished(v1::Stage stage, v1::Verdict verdict, absl::Duration took) {
+  runs_->Add({{"stage", StageName(stage)}, {"verdict", VerdictName(verdict)}}).Increment();
+  // 1 s to 6 h: a single-node stage to a fleet's all-pairs run.
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      1, 5, 15, 60, 300, 900, 3600, 4 * 3600.0, 6 * 3600.0};
+  duration_->Add({{"stage", StageName(stage)}}, kBuckets).Observe(absl::ToDoubleSeconds(took));
+}
+
+void CoordinatorMetrics::StoreBytes(double bytes) { store_->Set(bytes); }
+
+std::string CoordinatorMetrics::Text() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace nodeprobe::coordinator

@@ -1,11 +1,8 @@
 // File: agent_metrics.cc
 #include "agent/agent_metrics.h"
 
-#include <exception>
-
-#include "absl/strings/str_cat.h"
+#include "coordinator/metrics_http.h"
 #include "probes/framework/result_util.h"
-#include "prometheus/text_serializer.h"
 
 namespace nodeprobe::agent {
 
@@ -39,15 +36,10 @@ AgentMetrics::AgentMetrics() : registry_(std::make_shared<prometheus::Registry>(
 }
 
 absl::StatusOr<int> AgentMetrics::Serve(const std::string& listen) {
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(listen);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what(),
-                                               " (in use? pass another --metrics-listen, or \"\")"));
-  }
-  exposer_->RegisterCollectable(registry_);
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  return ports.empty() ? 0 : ports.front();
+  absl::StatusOr<coordinator::MetricsEndpoint> e = coordinator::ServeMetrics(listen, registry_);
+  if (!e.ok()) return e.status();
+  exposer_ = std::move(e->exposer);
+  return e->port;
 }
 
 void AgentMetrics::Connected(bool connected) { connected_->Set(connected ? 1 : 0); }
@@ -77,8 +69,6 @@ void AgentMetrics::Transfer(const v1::ProbeResult& result) {
       .Set(gbps * 1e9 / 8);
 }
 
-std::string AgentMetrics::Text() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
-}
+std::string AgentMetrics::Text() const { return coordinator::Exposition(*registry_); }
 
 }  // namespace nodeprobe::agent

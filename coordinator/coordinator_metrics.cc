@@ -1,11 +1,8 @@
 // File: coordinator_metrics.cc
 #include "coordinator/coordinator_metrics.h"
 
-#include <exception>
-
-#include "absl/strings/str_cat.h"
+#include "coordinator/metrics_http.h"
 #include "probes/framework/result_util.h"
-#include "prometheus/text_serializer.h"
 
 namespace nodeprobe::coordinator {
 
@@ -32,15 +29,10 @@ CoordinatorMetrics::CoordinatorMetrics() : registry_(std::make_shared<prometheus
 }
 
 absl::StatusOr<int> CoordinatorMetrics::Serve(const std::string& listen) {
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(listen);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what(),
-                                               " (in use? pass another --metrics-listen, or \"\")"));
-  }
-  exposer_->RegisterCollectable(registry_);
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  return ports.empty() ? 0 : ports.front();
+  absl::StatusOr<coordinator::MetricsEndpoint> e = coordinator::ServeMetrics(listen, registry_);
+  if (!e.ok()) return e.status();
+  exposer_ = std::move(e->exposer);
+  return e->port;
 }
 
 void CoordinatorMetrics::Agents(size_t connected, size_t busy) {
@@ -58,8 +50,6 @@ void CoordinatorMetrics::StageFinished(v1::Stage stage, v1::Verdict verdict, abs
 
 void CoordinatorMetrics::StoreBytes(double bytes) { store_->Set(bytes); }
 
-std::string CoordinatorMetrics::Text() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
-}
+std::string CoordinatorMetrics::Text() const { return coordinator::Exposition(*registry_); }
 
 }  // namespace nodeprobe::coordinator

@@ -18,6 +18,7 @@
 #include "platform/rdma_sysfs.h"
 #include "platform/verbs_qp.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
+#include "probes/transfer/rdma_handshake.h"
 #include "probes/transfer/rdma_loops.h"
 #include "probes/transfer/transfer_stats.h"
 
@@ -299,9 +300,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   }
   if (req.bidirectional()) {
     // Our QP is RTS: the server may start its half now.
-    v1::ControlMessage go;
-    go.mutable_go();
-    s = platform::WriteMessage(control->get(), go, absl::Now() + t.setup);
+    s = SendGo(control->get(), t);
     if (!s.ok()) return fail(s);
   }
   BwOutcome bw;
@@ -316,27 +315,21 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   out.result.set_bw_peak_gbps(f.peak_gbps);
   out.result.set_bw_avg_mibps(f.avg_mibps);
   out.result.set_msg_rate_mpps(f.msg_rate_mpps);
-  v1::ControlMessage done;
-  done.mutable_done()->set_bytes(out.result.bytes());
-  if (!s.ok()) done.mutable_done()->set_error(std::string(s.message()));
-  (void)platform::WriteMessage(control->get(), done, absl::Now() + t.setup);
+  v1::TransferDone mine;
+  mine.set_bytes(out.result.bytes());
+  if (!s.ok()) mine.set_error(std::string(s.message()));
+  absl::StatusOr<v1::TransferDone> theirs =
+      FinishClient(control->get(), mine, req.bidirectional() && s.ok(), t);
+  if (s.ok() && !theirs.ok()) s = theirs.status();
   if (s.ok() && req.bidirectional()) {
     // The server ran the same loop toward us; like perftest -b, the figure
     // is the sum of both directions.
-    v1::ControlMessage theirs;
-    s = platform::ReadMessage(control->get(), &theirs, absl::Now() + t.setup + t.idle);
-    if (s.ok() && theirs.has_done() && theirs.done().error().empty()) {
-      BandwidthFigures r = ComputeBandwidthFromBytes(theirs.done().bytes(),
-                                                     theirs.done().first_ns(),
-                                                     theirs.done().last_ns());
-      out.result.set_bytes(out.result.bytes() + theirs.done().bytes());
-      out.result.set_bw_avg_gbps(out.result.bw_avg_gbps() + r.avg_gbps);
-      out.result.set_bw_peak_gbps(out.result.bw_peak_gbps() + theirs.done().peak_gbps());
-      out.result.set_bw_avg_mibps(out.result.bw_avg_mibps() + r.avg_mibps);
-    } else if (s.ok()) {
-      s = absl::UnavailableError(absl::StrCat(
-          "server: ", theirs.has_done() ? theirs.done().error() : "no result"));
-    }
+    BandwidthFigures r =
+        ComputeBandwidthFromBytes(theirs->bytes(), theirs->first_ns(), theirs->last_ns());
+    out.result.set_bytes(out.result.bytes() + theirs->bytes());
+    out.result.set_bw_avg_gbps(out.result.bw_avg_gbps() + r.avg_gbps);
+    out.result.set_bw_peak_gbps(out.result.bw_peak_gbps() + theirs->peak_gbps());
+    out.result.set_bw_avg_mibps(out.result.bw_avg_mibps() + r.avg_mibps);
   }
   if (!s.ok()) {
     out.result.set_partial(true);
@@ -441,21 +434,19 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
   if (req.bidirectional() && (req.op() == v1::WRITE_BW || req.op() == v1::READ_BW)) {
     // Our half of a bidirectional run, once the client's QP is RTS (its
     // Go), toward the client; then our figures after the client's Done.
-    v1::ControlMessage go;
-    if (!platform::ReadMessage(control, &go, absl::Now() + t.setup).ok() || !go.has_go()) return;
-    BwOutcome bw;
-    BwLoop(*qp, remote_qp, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(),
-           t.idle, &bw);
-    v1::ControlMessage done;
-    (void)platform::ReadMessage(control, &done, absl::Now() + t.setup + t.idle);
-    const BandwidthFigures f = bw.record.Figures(req.size());
-    v1::ControlMessage mine;
-    mine.mutable_done()->set_bytes(bw.record.count() * req.size());
-    mine.mutable_done()->set_first_ns(bw.record.first_post_ns());
-    mine.mutable_done()->set_last_ns(bw.record.last_ns());
-    mine.mutable_done()->set_peak_gbps(f.peak_gbps);
-    if (!bw.status.ok()) mine.mutable_done()->set_error(std::string(bw.status.message()));
-    (void)platform::WriteMessage(control, mine, absl::Now() + t.setup);
+    ServeBidirectionalHalf(control, t, [&] {
+      BwOutcome bw;
+      BwLoop(*qp, remote_qp, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(),
+             t.idle, &bw);
+      const BandwidthFigures f = bw.record.Figures(req.size());
+      v1::TransferDone mine;
+      mine.set_bytes(bw.record.count() * req.size());
+      mine.set_first_ns(bw.record.first_post_ns());
+      mine.set_last_ns(bw.record.last_ns());
+      mine.set_peak_gbps(f.peak_gbps);
+      if (!bw.status.ok()) mine.set_error(std::string(bw.status.message()));
+      return mine;
+    });
     return;
   }
   // WRITE/READ land in (or leave) our buffer without us: wait for Done.

@@ -40,6 +40,20 @@ class RdmaPortChoiceTest : public ::testing::Test {
     testing::WriteFile(p + "/gid_attrs/ndevs/0", netdev + "\n");
     testing::WriteFile(p + "/gid_attrs/ndevs/3", netdev + "\n");
   }
+  // A second InfiniBand rail: <device>:1 ACTIVE with port GID `gid`, its
+  // IPoIB interface `netdev` carrying that GID in its hardware address.
+  void AddIbRail(const std::string& device, const std::string& netdev, const std::string& gid,
+                 const std::string& hwaddr) {
+    const std::string p = host_->sys_root + "/class/infiniband/" + device + "/ports/1";
+    testing::WriteFile(p + "/state", "4: ACTIVE\n");
+    testing::WriteFile(p + "/phys_state", "5: LinkUp\n");
+    testing::WriteFile(p + "/link_layer", "InfiniBand\n");
+    testing::WriteFile(p + "/rate", "200 Gb/sec (4X HDR)\n");
+    testing::WriteFile(p + "/gids/0", gid + "\n");
+    const std::string n = host_->sys_root + "/class/net/" + netdev;
+    testing::WriteFile(n + "/type", "32\n");
+    testing::WriteFile(n + "/address", hwaddr + "\n");
+  }
   std::unique_ptr<testing::CapturedHost> host_;
 };
 
@@ -105,6 +119,40 @@ TEST_F(RdmaPortChoiceTest, AGidIndexAloneOnTwoPortsIsAmbiguousAndAPortNarrowsADe
   EXPECT_TRUE(Choose("eth0", "mlx4_0", {}, std::nullopt, 1).ok());
   EXPECT_EQ(Choose("ib0", "", {}, std::nullopt, 1).status().code(),
             absl::StatusCode::kInvalidArgument);  // a port without its device
+}
+
+// Multi-rail InfiniBand: the peer on each rail's subnet is reached through
+// that rail's IPoIB interface, so each rail measures its own HCA (not the
+// first IB device by name, which every rail used to get).
+TEST_F(RdmaPortChoiceTest, TwoInfinibandRailsInTwoSubnetsEachMeasureTheirOwnHca) {
+  AddIbRail("mlx5_0", "ib1", "fe80:0000:0000:0000:b859:9f03:00d4:2a10",
+            "00:00:10:87:fe:80:00:00:00:00:00:00:b8:59:9f:03:00:d4:2a:10");
+  auto rail0 = Choose("ib0");
+  ASSERT_TRUE(rail0.ok()) << rail0.status();
+  EXPECT_EQ(rail0->device, "mlx4_0");
+  auto rail1 = Choose("ib1");
+  ASSERT_TRUE(rail1.ok()) << rail1.status();
+  EXPECT_EQ(rail1->device, "mlx5_0");
+  EXPECT_EQ(rail1->port, 1);
+  EXPECT_FALSE(rail1->use_grh);
+  // Naming the other rail's device for ib1's peer is honoured as named
+  // (out-of-band exchange), never swapped for the route's.
+  auto named = Choose("ib1", "mlx4_0");
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->device, "mlx4_0");
+}
+
+// RoCE over a VLAN: the GID table names the VLAN interface, and the route
+// leaves by it (or by an alias label of it).
+TEST_F(RdmaPortChoiceTest, ARocePortIsFoundThroughItsVlanInterface) {
+  AddRocePort("4: ACTIVE", "mlx5_1", "eth1.100");
+  auto vlan = Choose("eth1.100", "", {"192.168.7.5"});
+  ASSERT_TRUE(vlan.ok()) << vlan.status();
+  EXPECT_EQ(vlan->device, "mlx5_1");
+  EXPECT_EQ(vlan->gid.index, 3u);
+  EXPECT_TRUE(Choose("eth1.100:7", "", {"192.168.7.5"}).ok());
+  // The parent interface carries no GID of this port.
+  EXPECT_FALSE(Choose("eth1", "", {"192.168.7.5"}).ok());
 }
 
 }  // namespace

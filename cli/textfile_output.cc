@@ -55,7 +55,18 @@ std::string RenderPrometheus(const v1::StageReport& report) {
                            .Name("nodeprobe_measurement")
                            .Help("Every measurement a probe took.")
                            .Register(registry);
+  // The version matrix as an info metric (value 1, the version a label), so
+  // that fleet drift is one PromQL query (deploy/prometheus/nodeprobe-rules.yml).
+  auto& components = prometheus::BuildGauge()
+                         .Name("nodeprobe_component_info")
+                         .Help("1 for each installed component's version (the version matrix).")
+                         .Register(registry);
   for (const v1::ProbeResult& r : report.results()) {
+    for (const v1::Component& c : r.inventory().components()) {
+      if (!c.present()) continue;
+      components.Add({{"component", c.name()}, {"device", c.device()}, {"version", c.version()}})
+          .Set(1);
+    }
     probes.Add({{"probe", r.probe()}, {"verdict", VerdictName(r.verdict())}}).Set(1);
     for (const v1::Finding& f : r.findings()) {
       findings

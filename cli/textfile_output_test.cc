@@ -23,6 +23,21 @@ v1::StageReport Report() {
   AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:2", "m", "f");
   AddMeasurement(p, "rdma_port_rate", 40, "Gb/s", {{"device", "mlx4_0"}, {"port", "1"},
                                                    {"odd key", "a\"b"}});
+  v1::ProbeResult* inv = r.add_results();
+  inv->set_probe("inventory");
+  inv->set_verdict(v1::PASS);
+  v1::Component* kernel = inv->mutable_inventory()->add_components();
+  kernel->set_name("kernel");
+  kernel->set_present(true);
+  kernel->set_version("6.1.0-28-amd64");
+  v1::Component* fw = inv->mutable_inventory()->add_components();
+  fw->set_name("hca_firmware");
+  fw->set_device("mlx5_0");
+  fw->set_present(true);
+  fw->set_version("28.39.1002");
+  v1::Component* nccl = inv->mutable_inventory()->add_components();
+  nccl->set_name("nccl");
+  nccl->set_present(false);
   return r;
 }
 
@@ -42,6 +57,14 @@ TEST(RenderPrometheusTest, WritesVerdictsFindingCountsAndMeasurements) {
             std::string::npos) << text;
   EXPECT_NE(text.find("nodeprobe_last_run_timestamp_seconds{stage=\"single-node\"} 1764660000"),
             std::string::npos);
+  // The version matrix: installed components only.
+  EXPECT_NE(text.find("nodeprobe_component_info{component=\"kernel\",device=\"\","
+                      "version=\"6.1.0-28-amd64\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("nodeprobe_component_info{component=\"hca_firmware\",device=\"mlx5_0\","
+                      "version=\"28.39.1002\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("component=\"nccl\""), std::string::npos) << text;
 }
 
 TEST(WriteTextfileTest, WritesAtomicallyAndNamesAnUnwritableDirectory) {

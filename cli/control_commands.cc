@@ -134,8 +134,8 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
       for (const v1::Finding& f : p.result().findings()) {
         absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ",
                         f.message(), "\n");
-        if (!f.exception_reason().empty()) {
-          absl::StrAppend(&out, "      accepted: ", f.exception_reason(), "\n");
+        if (const std::string note = ExceptionNote(f); !note.empty()) {
+          absl::StrAppend(&out, "      ", note, "\n");
         }
       }
     }
@@ -195,9 +195,8 @@ std::string MarkdownRun(const v1::StageRun& run) {
     for (const v1::ProbeResult& p : r.results()) {
       std::vector<std::string> codes;
       for (const auto& f : p.findings()) {
-        codes.push_back(f.exception_reason().empty()
-                            ? f.code()
-                            : absl::StrCat(f.code(), " (accepted: ", f.exception_reason(), ")"));
+        const std::string note = ExceptionNote(f);
+        codes.push_back(note.empty() ? f.code() : absl::StrCat(f.code(), " (", note, ")"));
       }
       absl::StrAppend(&out, "| ", r.node(), " | ", p.probe(), " | ", VerdictName(p.verdict()),
                       " | ", absl::StrJoin(codes, ", "), " |\n");

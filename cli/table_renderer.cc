@@ -183,8 +183,8 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
       absl::StrAppend(&body, "  ", severity, " ", f.code(),
                       f.device().empty() ? "" : absl::StrCat(" [", f.device(), "]"),
                       ": ", f.message(), "\n");
-      if (!f.exception_reason().empty()) {
-        absl::StrAppend(&body, "       accepted: ", f.exception_reason(), "\n");
+      if (const std::string note = ExceptionNote(f); !note.empty()) {
+        absl::StrAppend(&body, "       ", note, "\n");
       }
       if (!f.remediation().empty()) {
         absl::StrAppend(&body, "       fix: ", f.remediation(), "\n");

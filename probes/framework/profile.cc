@@ -23,6 +23,20 @@
 namespace nodeprobe {
 namespace {
 
+// An exception's expiry: a date (valid through that day, UTC) or an RFC 3339
+// time.
+absl::StatusOr<absl::Time> ParseExpiry(const std::string& text) {
+  absl::Time t;
+  std::string err;
+  if (absl::ParseTime("%Y-%m-%d", text, absl::UTCTimeZone(), &t, &err)) {
+    return t + absl::Hours(24);
+  }
+  if (absl::ParseTime(absl::RFC3339_full, text, &t, &err)) return t;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "exceptions.expires '", text, "' is not a date (write 2027-01-31, or an RFC 3339 time "
+      "such as 2027-01-31T18:00:00Z)"));
+}
+
 class ProfileParser {
  public:
   explicit ProfileParser(std::string_view source) : source_(source) {}
@@ -441,7 +455,8 @@ class ProfileParser {
     if (!list.IsSequence()) {
       return Error(list, "exceptions must be a list of {code, device, reason}");
     }
-    static const std::vector<std::string> kKeys = {"code", "device", "reason"};
+    static const std::vector<std::string> kKeys = {"code", "device", "reason", "owner",
+                                                   "expires"};
     for (const YAML::Node& item : list) {
       if (!item.IsMap()) {
         return Error(item, "each exception must be a mapping with code, "
@@ -451,7 +466,8 @@ class ProfileParser {
       for (const auto& kv : item) {
         const std::string key = kv.first.as<std::string>();
         absl::StatusOr<std::string> v = String(kv.second, "exceptions." + key);
-        if (key == "code" || key == "device" || key == "reason") {
+        if (key == "code" || key == "device" || key == "reason" || key == "owner" ||
+            key == "expires") {
           if (!v.ok()) return v.status();
         }
         if (key == "code") {
@@ -460,6 +476,13 @@ class ProfileParser {
           e.device = *v;
         } else if (key == "reason") {
           e.reason = *v;
+        } else if (key == "owner") {
+          e.owner = *v;
+        } else if (key == "expires") {
+          absl::StatusOr<absl::Time> at = ParseExpiry(*v);
+          if (!at.ok()) return Error(kv.second, std::string(at.status().message()));
+          e.expires = *v;
+          e.expires_at = *at;
         } else {
           return UnknownKey(kv.first, "exceptions[].", kKeys);
         }

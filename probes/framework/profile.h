@@ -55,6 +55,10 @@
 //     - code: RDMA_ERROR_COUNTERS_NONZERO
 //       device: mlx5_3:1               # "mlx5_3" matches every port
 //       reason: "cable replacement scheduled, OPS-1234"
+//       owner: "fabric-team@example.org"   # who answers for it (recorded)
+//       expires: 2027-01-31             # through that day (UTC), or an RFC 3339
+//                                       # time; expired: no longer applied, and
+//                                       # the finding says so
 #pragma once
 
 #include <map>
@@ -64,6 +68,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "nodeprobe/v1/result.pb.h"
 
 namespace nodeprobe {
@@ -72,6 +77,11 @@ struct ProfileException {
   std::string code;
   std::string device;
   std::string reason;
+  std::string owner;
+  std::string expires;                    // as written, for the record
+  std::optional<absl::Time> expires_at;   // none: never expires
+
+  bool ExpiredAt(absl::Time now) const { return expires_at && now >= *expires_at; }
 };
 
 // How transfers are judged (probes/transfer/expectations.h). Absolute
@@ -154,6 +164,7 @@ struct Profile {
 
   // The exception that covers (code, device), or nullptr. An exception's
   // device matches the finding's device exactly, or as its "dev:" prefix.
+  // An expired one is returned too (the caller records it, unapplied).
   const ProfileException* FindException(std::string_view code,
                                         std::string_view device) const;
 };

@@ -156,6 +156,21 @@ TEST(ParseProfileTest, HostileYamlIsRefusedQuickly) {
 
 TEST(ParseProfileTest, ExceptionNeedsCodeAndReason) {
   EXPECT_FALSE(ParseProfile("exceptions:\n  - code: X\n", "f.yaml").ok());
+  // An expiry that is not a date says how to write one.
+  absl::StatusOr<Profile> bad_date = ParseProfile(
+      "exceptions:\n  - code: RDMA_PORT_DOWN\n    reason: r\n    expires: next week\n",
+      "f.yaml");
+  ASSERT_FALSE(bad_date.ok());
+  EXPECT_NE(bad_date.status().message().find("f.yaml:4"), std::string::npos) << bad_date.status();
+  EXPECT_NE(bad_date.status().message().find("write 2027-01-31"), std::string::npos)
+      << bad_date.status();
+  absl::StatusOr<Profile> rfc = ParseProfile(
+      "exceptions:\n  - code: RDMA_PORT_DOWN\n    reason: r\n    owner: o\n"
+      "    expires: 2027-01-31T18:00:00Z\n",
+      "f.yaml");
+  ASSERT_TRUE(rfc.ok()) << rfc.status();
+  EXPECT_EQ(rfc->exceptions[0].owner, "o");
+  EXPECT_EQ(*rfc->exceptions[0].expires_at, absl::FromUnixSeconds(1801418400));
   EXPECT_FALSE(ParseProfile("exceptions:\n  - code: X\n    reason: r\n    who: me\n",
                             "f.yaml")
                    .ok());

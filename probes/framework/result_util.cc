@@ -1,6 +1,8 @@
 // File: result_util.cc
 #include "probes/framework/result_util.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace nodeprobe {
 
 v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
@@ -13,6 +15,21 @@ v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
   f->set_message(std::move(message));
   f->set_remediation(std::move(remediation));
   return f;
+}
+
+std::string ExceptionNote(const v1::Finding& f) {
+  std::string who;
+  if (!f.exception_owner().empty()) absl::StrAppend(&who, "owner ", f.exception_owner());
+  if (f.exception_expired()) {
+    return absl::StrCat("exception expired ", f.exception_expires(),
+                        who.empty() ? "" : absl::StrCat(" (", who, ")"), ": not applied");
+  }
+  if (f.exception_reason().empty()) return "";
+  if (!f.exception_expires().empty()) {
+    absl::StrAppend(&who, who.empty() ? "" : ", ", "until ", f.exception_expires());
+  }
+  return absl::StrCat("accepted: ", f.exception_reason(),
+                      who.empty() ? "" : absl::StrCat(" (", who, ")"));
 }
 
 v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,

@@ -15,6 +15,11 @@ v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
                         v1::Verdict severity, std::string_view device,
                         std::string message, std::string remediation);
 
+// What a profile exception did to a finding, for people: "accepted: REASON
+// (owner O, until E)", "exception expired E (owner O): not applied", or ""
+// when none covered it.
+std::string ExceptionNote(const v1::Finding& finding);
+
 // A result for something that could not run: verdict ERROR, the message
 // as its reason and as one finding with `code`.
 v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,

@@ -38,3 +38,25 @@ TEST(StageNameTest, RoundTripsAndRejectsUnknown) {
 
 }  // namespace
 }  // namespace nodeprobe
+
+namespace nodeprobe {
+namespace {
+
+TEST(ExceptionNoteTest, SaysWhatTheExceptionDid) {
+  v1::Finding f;
+  EXPECT_EQ(ExceptionNote(f), "");
+  f.set_exception_reason("cable swap (exception in p.yaml)");
+  EXPECT_EQ(ExceptionNote(f), "accepted: cable swap (exception in p.yaml)");
+  f.set_exception_owner("fabric-team");
+  f.set_exception_expires("2027-01-31");
+  EXPECT_EQ(ExceptionNote(f),
+            "accepted: cable swap (exception in p.yaml) (owner fabric-team, until 2027-01-31)");
+  v1::Finding expired;
+  expired.set_exception_expired(true);
+  expired.set_exception_expires("2026-11-30");
+  expired.set_exception_owner("fabric-team");
+  EXPECT_EQ(ExceptionNote(expired), "exception expired 2026-11-30 (owner fabric-team): not applied");
+}
+
+}  // namespace
+}  // namespace nodeprobe

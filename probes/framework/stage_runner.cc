@@ -20,14 +20,20 @@ google::protobuf::Timestamp Now() {
 
 }  // namespace
 
-void FinalizeResult(const Profile& profile, v1::ProbeResult* result) {
+void FinalizeResult(const Profile& profile, v1::ProbeResult* result, absl::Time now) {
   for (v1::Finding& f : *result->mutable_findings()) {
     if (f.severity() != v1::FAIL) continue;
-    if (const ProfileException* e = profile.FindException(f.code(), f.device())) {
-      f.set_severity(v1::WARN);
-      f.set_exception_reason(
-          absl::StrCat(e->reason, " (exception in ", profile.source, ")"));
+    const ProfileException* e = profile.FindException(f.code(), f.device());
+    if (e == nullptr) continue;
+    f.set_exception_owner(e->owner);
+    f.set_exception_expires(e->expires);
+    if (e->ExpiredAt(now)) {
+      // An acceptance record must not carry a waiver past its date.
+      f.set_exception_expired(true);
+      continue;
     }
+    f.set_severity(v1::WARN);
+    f.set_exception_reason(absl::StrCat(e->reason, " (exception in ", profile.source, ")"));
   }
   const v1::Verdict from_findings = VerdictFromFindings(*result);
   switch (result->verdict()) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/framework/probe.h"
 
@@ -30,7 +31,9 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
 // WARN or PASS. A probe may only choose SKIP (nothing to judge here) when
 // it holds no WARN/FAIL/ERROR finding, and ERROR (could not run), which a
 // FAIL finding still outranks; it can never make a verdict better than its
-// findings.
-void FinalizeResult(const Profile& profile, v1::ProbeResult* result);
+// findings. An exception past its expiry at `now` is not applied; the
+// finding records it (exception_expired, owner, expiry).
+void FinalizeResult(const Profile& profile, v1::ProbeResult* result,
+                    absl::Time now = absl::Now());
 
 }  // namespace nodeprobe

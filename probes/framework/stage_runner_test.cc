@@ -140,6 +140,36 @@ TEST(FinalizeResultTest, AnAcceptedFailInASkippedResultIsWarn) {
   EXPECT_EQ(r.verdict(), v1::WARN);
 }
 
+TEST(FinalizeResultTest, AnExpiredExceptionIsRecordedButNotApplied) {
+  absl::StatusOr<Profile> profile = ParseProfile(
+      "exceptions:\n"
+      "  - code: RDMA_PORT_DOWN\n    device: mlx5_0\n    reason: cable swap OPS-7\n"
+      "    owner: fabric-team\n    expires: 2026-12-31\n",
+      "p.yaml");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  auto judged_at = [&](const char* when) {
+    v1::ProbeResult r;
+    AddFinding(&r, "RDMA_PORT_DOWN", v1::FAIL, "mlx5_0:1", "m", "r");
+    absl::Time t;
+    std::string err;
+    EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, when, &t, &err)) << err;
+    FinalizeResult(*profile, &r, t);
+    return r;
+  };
+  // Valid through the last day it names (UTC).
+  v1::ProbeResult before = judged_at("2026-12-31T23:59:59Z");
+  EXPECT_EQ(before.verdict(), v1::WARN);
+  EXPECT_EQ(before.findings(0).exception_owner(), "fabric-team");
+  EXPECT_EQ(before.findings(0).exception_expires(), "2026-12-31");
+  EXPECT_FALSE(before.findings(0).exception_expired());
+  v1::ProbeResult after = judged_at("2027-01-01T00:00:00Z");
+  EXPECT_EQ(after.verdict(), v1::FAIL);
+  EXPECT_EQ(after.findings(0).severity(), v1::FAIL);
+  EXPECT_TRUE(after.findings(0).exception_expired());
+  EXPECT_TRUE(after.findings(0).exception_reason().empty());
+  EXPECT_EQ(after.findings(0).exception_owner(), "fabric-team");
+}
+
 TEST(ProbeRegistryTest, RejectsDuplicateNamesAndListsSorted) {
   ProbeRegistry registry;
   ASSERT_TRUE(registry.Register(std::make_unique<FakeProbe>("zeta", v1::ProbeResult())).ok());

@@ -15,7 +15,9 @@
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/junit_output.h"
 #include "cli/run_command.h"
+#include "cli/run_rendering.h"
 #include "cli/signals.h"
 #include "cli/table_renderer.h"
 #include "agent/agent_metrics.h"
@@ -47,201 +49,6 @@ int RpcFail(const grpc::Status& s, const std::string& address) {
                       s.error_code() == grpc::StatusCode::NOT_FOUND
                   ? kExitUsage
                   : kExitCouldNotRun);
-}
-
-// "path MTU 1500 of 9000" or "stream_bw 9.41 Gb/s".
-std::string PairFigure(const v1::PairResult& p) {
-  if (p.result().has_mtu()) {
-    const auto& paths = p.result().mtu().paths();
-    if (paths.empty()) return "path MTU ?";
-    return absl::StrCat("path MTU ", paths[0].path_mtu(), " of ", paths[0].iface_mtu());
-  }
-  const auto& t = p.result().transfer();
-  const bool latency = transfer::IsLatencyOp(t.op());
-  std::string figure =
-      latency ? absl::StrFormat("%.2f us", t.results_size() ? t.results(0).latency().median_us() : 0)
-              : absl::StrFormat("%.2f Gb/s", t.results_size() ? t.results(0).bw_avg_gbps() : 0);
-  std::string bar = t.expected() > 0
-                        ? absl::StrFormat(" (bar %.2f from %s)", t.expected(), t.expected_source())
-                        : " (no bar: " + t.expected_basis() + ")";
-  return absl::StrCat(transfer::OpName(t.op()), " ", figure, bar);
-}
-
-// One line per collective: its largest size's figures.
-std::vector<std::string> CollectiveLines(const v1::ProbeResult& r) {
-  std::vector<std::string> out;
-  for (const v1::CollectiveRow* row : nccl::LargestRows(r.collective())) {
-    out.push_back(absl::StrFormat("%s at %llu B: %.1f us, algbw %.2f GB/s, busbw %.2f GB/s, "
-                                  "slowest rank %d",
-                                  row->collective(), static_cast<unsigned long long>(row->size()),
-                                  row->time_us(), row->algbw_gbps(), row->busbw_gbps(),
-                                  row->slowest_rank()));
-  }
-  return out;
-}
-
-// "r2 " for a cluster round's pair, "retest " for a suspect's retest.
-std::string RoundTag(const v1::PairResult& p) {
-  if (p.retest()) return "retest ";
-  return p.round() > 0 ? absl::StrCat("r", p.round(), " ") : "";
-}
-
-std::string SuspectLine(const v1::Suspect& s) {
-  std::string who = s.kind() == "link" ? absl::StrCat(s.node(), "<->", s.other_node(), " [",
-                                                      s.rail(), "]")
-                    : s.kind() == "rail" ? absl::StrCat(s.node(), " [", s.rail(), "]")
-                                         : s.node();
-  std::string line = absl::StrCat(s.kind(), " ", who);
-  if (s.kind() != "link") absl::StrAppend(&line, ": low with ", s.low(), " of ", s.partners(), " partners");
-  if (!s.retested()) return absl::StrCat(line, "; not retested");
-  return absl::StrCat(line, "; retest",
-                      s.known_good().empty() ? "" : " against " + s.known_good(), ": ",
-                      s.confirmed() ? "confirmed" : "not reproduced");
-}
-
-// "incast 3 -> gpu-a [tcp]: 0.29 Gb/s (bar none), fairness 0.98, p99 52 -> 880 us"
-std::string CongestionLine(const v1::CongestionResult& c) {
-  std::string line = absl::StrFormat(
-      "%s %d -> %s [%s]: %.2f Gb/s (%s), fairness %.2f", c.pattern(), c.flows_size(),
-      c.receiver(), c.rail(), c.aggregate_gbps(),
-      c.expected_gbps() > 0 ? absl::StrFormat("bar %.2f", c.expected_gbps()) : "no bar",
-      c.fairness());
-  if (c.idle_latency().p99_us() > 0) {
-    absl::StrAppend(&line, absl::StrFormat(", p99 %.0f -> %.0f us", c.idle_latency().p99_us(),
-                                           c.loaded_latency().p99_us()));
-  }
-  return line;
-}
-
-std::string RenderRun(const v1::StageRun& run, bool color) {
-  std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
-                                 absl::StrJoin(run.nodes(), ", "), ": ",
-                                 VerdictName(run.verdict()), " (", run.state(), ")\n");
-  absl::StrAppend(&out, "judged by profile: ",
-                  run.profile().source().empty() ? "none" : run.profile().source(), "\n");
-  if (!run.operator_identity().empty()) {
-    absl::StrAppend(&out, "run by: ", run.operator_identity(), "\n");
-  }
-  for (const v1::StageReport& r : run.node_reports()) {
-    absl::StrAppend(&out, "\n", RenderStageTable(r, color));
-  }
-  if (run.pairs_size() > 0) {
-    absl::StrAppend(&out, "\nbetween the nodes\n");
-    for (const v1::PairResult& p : run.pairs()) {
-      const std::string figure = PairFigure(p);
-      absl::StrAppend(&out, "  ", RoundTag(p), p.from_node(), " -> ", p.to_node(), " [",
-                      p.rail(), "] ", figure, "  ", VerdictName(p.result().verdict()), "\n");
-      for (const v1::Finding& f : p.result().findings()) {
-        absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ",
-                        f.message(), "\n");
-        if (const std::string note = ExceptionNote(f); !note.empty()) {
-          absl::StrAppend(&out, "      ", note, "\n");
-        }
-      }
-    }
-  }
-  if (run.rounds() > 0) {
-    absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds, ",
-                    run.suspects_size(), " suspects\n");
-    for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "  ", SuspectLine(s), "\n");
-  }
-  for (const v1::FailureResult& f : run.failures()) {
-    absl::StrAppend(&out, "\nfailure ", f.scenario(), " on ", f.node(), " [", f.rail(), "] toward ",
-                    f.peer(), ": ", VerdictName(f.verdict()), "\n");
-    absl::StrAppend(&out, absl::StrFormat("  detected in %.2f s; transfer %s; traffic again %.2f s "
-                                          "after the link's return\n",
-                                          f.detect_s(), f.transfer_outcome(), f.recover_s()));
-    for (const std::string& a : f.actions()) absl::StrAppend(&out, "  ", a, "\n");
-    for (const v1::Finding& x : f.findings()) {
-      absl::StrAppend(&out, "    ", VerdictName(x.severity()), " ", x.code(), ": ", x.message(),
-                      "\n");
-    }
-  }
-  if (run.congestion_size() > 0) absl::StrAppend(&out, "\ncongestion\n");
-  for (const v1::CongestionResult& c : run.congestion()) {
-    absl::StrAppend(&out, "  ", CongestionLine(c), "  ", VerdictName(c.verdict()), "\n");
-    for (const v1::Finding& f : c.findings()) {
-      absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
-                      "\n");
-    }
-  }
-  for (const v1::ProbeResult& c : run.collectives()) {
-    absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks, NCCL ",
-                    c.collective().nccl_version(), " (", c.collective().rank_order(), "): ",
-                    VerdictName(c.verdict()), c.reason().empty() ? "" : " " + c.reason(), "\n");
-    for (const std::string& line : CollectiveLines(c)) absl::StrAppend(&out, "  ", line, "\n");
-    for (const v1::Finding& f : c.findings()) {
-      absl::StrAppend(&out, "    ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
-                      "\n");
-    }
-  }
-  for (const v1::Finding& f : run.findings()) {
-    absl::StrAppend(&out, "\n", VerdictName(f.severity()), " ", f.code(), " [", f.device(),
-                    "]: ", f.message(), "\n  fix: ", f.remediation(), "\n");
-  }
-  return out;
-}
-
-std::string MarkdownRun(const v1::StageRun& run) {
-  std::string out = absl::StrCat("# nodeprobe run ", run.run_id(), "\n\n",
-                                 "- stage: ", StageName(run.stage()), "\n- nodes: ",
-                                 absl::StrJoin(run.nodes(), ", "), "\n- verdict: **",
-                                 VerdictName(run.verdict()), "** (", run.state(), ")\n",
-                                 "- profile: ",
-                                 run.profile().source().empty() ? "none" : run.profile().source(),
-                                 "\n\n");
-  absl::StrAppend(&out, "| node | probe | verdict | findings |\n|---|---|---|---|\n");
-  for (const v1::StageReport& r : run.node_reports()) {
-    for (const v1::ProbeResult& p : r.results()) {
-      std::vector<std::string> codes;
-      for (const auto& f : p.findings()) {
-        const std::string note = ExceptionNote(f);
-        codes.push_back(note.empty() ? f.code() : absl::StrCat(f.code(), " (", note, ")"));
-      }
-      absl::StrAppend(&out, "| ", r.node(), " | ", p.probe(), " | ", VerdictName(p.verdict()),
-                      " | ", absl::StrJoin(codes, ", "), " |\n");
-    }
-  }
-  if (run.pairs_size()) {
-    absl::StrAppend(&out, "\n| round | from | to | rail | measured | verdict |\n"
-                          "|---|---|---|---|---|---|\n");
-    for (const v1::PairResult& p : run.pairs()) {
-      absl::StrAppend(&out, "| ", RoundTag(p), " | ", p.from_node(), " | ", p.to_node(), " | ",
-                      p.rail(), " | ", PairFigure(p), " | ", VerdictName(p.result().verdict()),
-                      " |\n");
-    }
-  }
-  for (const v1::FailureResult& f : run.failures()) {
-    absl::StrAppend(&out, "\n## failure: ", f.scenario(), " on ", f.node(), " (", f.rail(),
-                    "): **", VerdictName(f.verdict()), "**\n\n- run by: ", f.operator_identity(),
-                    "\n- transfer: ", f.transfer_outcome(), "\n");
-    for (const std::string& a : f.actions()) absl::StrAppend(&out, "- ", a, "\n");
-  }
-  if (run.congestion_size() > 0) {
-    absl::StrAppend(&out, "\n| congestion | verdict | findings |\n|---|---|---|\n");
-    for (const v1::CongestionResult& c : run.congestion()) {
-      std::vector<std::string> codes;
-      for (const v1::Finding& f : c.findings()) codes.push_back(f.code());
-      absl::StrAppend(&out, "| ", CongestionLine(c), " | ", VerdictName(c.verdict()), " | ",
-                      absl::StrJoin(codes, ", "), " |\n");
-    }
-  }
-  if (run.rounds() > 0) {
-    absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds\n\n");
-    for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "- ", SuspectLine(s), "\n");
-  }
-  for (const v1::ProbeResult& c : run.collectives()) {
-    absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks (",
-                    c.collective().rank_order(), "): **", VerdictName(c.verdict()), "**\n\n");
-    for (const std::string& line : CollectiveLines(c)) absl::StrAppend(&out, "- ", line, "\n");
-    for (const v1::Finding& f : c.findings()) {
-      absl::StrAppend(&out, "- **", f.code(), "**: ", f.message(), "\n");
-    }
-  }
-  for (const v1::Finding& f : run.findings()) {
-    absl::StrAppend(&out, "\n- **", f.code(), "** (", f.device(), "): ", f.message(), "\n");
-  }
-  return out;
 }
 
 }  // namespace
@@ -351,6 +158,8 @@ int RunMultiNode(const MultiNodeRun& o) {
     auto json = ToJson(run);
     if (!json.ok()) return kExitCouldNotRun;
     std::cout << *json;
+  } else if (o.format == "junit") {
+    std::cout << JunitRun(run);
   } else if (!o.quiet) {
     std::cout << RenderRun(run, StdoutWantsColor());
   }
@@ -427,8 +236,9 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   CLI::App* report_cmd = app.add_subcommand("report", "Print one stored run.");
   AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
   report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)")->required();
-  report_cmd->add_option("--format", *report_format, "table, json or md")
-      ->check(CLI::IsMember({"table", "json", "md"}));
+  report_cmd->add_option("--format", *report_format,
+                         "table, json (protobuf JSON), md, or junit (JUnit XML for CI systems)")
+      ->check(CLI::IsMember({"table", "json", "md", "junit"}));
 
   return [=]() -> int {
     if (coord->parsed()) {
@@ -568,6 +378,8 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         if (json.ok()) std::cout << *json;
       } else if (*report_format == "md") {
         std::cout << MarkdownRun(run);
+      } else if (*report_format == "junit") {
+        std::cout << JunitRun(run);
       } else {
         std::cout << RenderRun(run, StdoutWantsColor());
       }

@@ -52,8 +52,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion", "failure"}));
   run_cmd->add_option("--probe", run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
-  run_cmd->add_option("--format", run.format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
+  run_cmd->add_option("--format", run.format,
+                      "table, json (protobuf JSON) or junit (JUnit XML for CI systems)")
+      ->check(CLI::IsMember({"table", "json", "junit"}))
       ->capture_default_str();
   run_cmd->add_option("--profile", run.profile_path,
                       "Acceptance profile (YAML): expected rates, link layer, "

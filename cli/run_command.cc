@@ -11,6 +11,7 @@
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/junit_output.h"
 #include "cli/table_renderer.h"
 #include "cli/textfile_output.h"
 #include "platform/netns.h"
@@ -102,6 +103,8 @@ int RunCommand(const RunOptions& options) {
       return kExitCouldNotRun;
     }
     std::cout << *json;
+  } else if (options.format == "junit") {
+    std::cout << JunitReport(report);
   } else if (!options.quiet) {
     std::cout << RenderStageTable(report, StdoutWantsColor());
   }

@@ -1,0 +1,153 @@
+// JUnit XML read back with libxml2's strict parser (no recovery, no
+// network): one testcase per result, the counts CI systems show, and what
+// a failing case carries.
+#include "cli/junit_output.h"
+
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+v1::ProbeResult Result(const std::string& probe, v1::Verdict v) {
+  v1::ProbeResult r;
+  r.set_probe(probe);
+  r.set_verdict(v);
+  r.mutable_started()->set_seconds(1764660000);
+  r.mutable_finished()->set_seconds(1764660002);
+  return r;
+}
+
+v1::StageRun SampleRun() {
+  v1::StageRun run;
+  run.set_run_id("r-7");
+  run.set_stage(v1::TWO_NODE);
+  run.set_verdict(v1::FAIL);
+  v1::StageReport* a = run.add_node_reports();
+  a->set_node("gpu01");
+  a->set_stage(v1::SINGLE_NODE);
+  *a->add_results() = Result("inventory", v1::PASS);
+  v1::ProbeResult pcie = Result("pcie", v1::FAIL);
+  // Markup in a message is text, not structure.
+  AddFinding(&pcie, "PCIE_LINK_WIDTH_DEGRADED", v1::FAIL, "0000:82:00.0",
+             "x8 < x16 & \"trained short\" <really>", "reseat the card");
+  *a->add_results() = pcie;
+  v1::ProbeResult gpu = Result("gpu", v1::SKIP);
+  gpu.set_reason("no NVIDIA driver");
+  *a->add_results() = gpu;
+  v1::StageReport* b = run.add_node_reports();
+  b->set_node("gpu02");
+  b->set_stage(v1::SINGLE_NODE);
+  v1::ProbeResult rdma = Result("rdma-devices", v1::WARN);
+  AddFinding(&rdma, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx5_0:1", "symbol_error 3", "");
+  *b->add_results() = rdma;
+  v1::ProbeResult mtu = Result("mtu", v1::ERROR);
+  AddFinding(&mtu, "PROBE_COULD_NOT_RUN", v1::ERROR, "", "netlink refused", "run as root");
+  *b->add_results() = mtu;
+  v1::PairResult* p = run.add_pairs();
+  p->set_from_node("gpu01");
+  p->set_to_node("gpu02");
+  p->set_rail("eth0");
+  p->mutable_result()->set_verdict(v1::FAIL);
+  p->mutable_result()->mutable_transfer()->set_op(v1::STREAM_BW);
+  p->mutable_result()->mutable_transfer()->add_results()->set_bw_avg_gbps(0.1);
+  AddFinding(p->mutable_result(), "TRANSFER_ASYMMETRIC", v1::FAIL, "eth0", "0.10 vs 9.40 Gb/s",
+             "");
+  v1::Finding* lost = run.add_findings();
+  lost->set_code("AGENT_LOST");
+  lost->set_severity(v1::ERROR);
+  lost->set_device("gpu03");
+  lost->set_message("gone");
+  return run;
+}
+
+struct Doc {
+  explicit Doc(const std::string& xml)
+      : doc(xmlReadMemory(xml.data(), static_cast<int>(xml.size()), "junit.xml", nullptr,
+                          XML_PARSE_NONET | XML_PARSE_NOBLANKS)) {}
+  ~Doc() {
+    if (doc) xmlFreeDoc(doc);
+  }
+  double Number(const std::string& xpath) const {
+    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
+    double v = o ? xmlXPathCastToNumber(o) : -1;
+    if (o) xmlXPathFreeObject(o);
+    xmlXPathFreeContext(ctx);
+    return v;
+  }
+  std::string String(const std::string& xpath) const {
+    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
+    std::string v;
+    if (o) {
+      xmlChar* s = xmlXPathCastToString(o);
+      v = reinterpret_cast<const char*>(s);
+      xmlFree(s);
+      xmlXPathFreeObject(o);
+    }
+    xmlXPathFreeContext(ctx);
+    return v;
+  }
+  xmlDocPtr doc;
+};
+
+TEST(JunitRunTest, OneTestcasePerResultWithTheCountsCiSystemsShow) {
+  const std::string xml = JunitRun(SampleRun());
+  Doc d(xml);
+  ASSERT_NE(d.doc, nullptr) << xml;
+  // 5 probe results + 1 pair + the run's own findings.
+  EXPECT_EQ(d.Number("count(//testcase)"), 7) << xml;
+  EXPECT_EQ(d.Number("number(/testsuites/@tests)"), 7);
+  EXPECT_EQ(d.Number("number(/testsuites/@failures)"), 2);  // pcie, the pair
+  EXPECT_EQ(d.Number("number(/testsuites/@errors)"), 2);    // mtu, the run
+  EXPECT_EQ(d.Number("number(/testsuites/@skipped)"), 1);   // gpu
+  EXPECT_EQ(d.Number("count(/testsuites/testsuite)"), 4);   // gpu01, gpu02, pairs, run
+  for (int i = 1; i <= 4; ++i) {
+    const std::string suite = "/testsuites/testsuite[" + std::to_string(i) + "]";
+    EXPECT_EQ(d.Number("number(" + suite + "/@tests)"), d.Number("count(" + suite + "/testcase)"));
+  }
+  EXPECT_EQ(d.String("//testcase[@name='pcie']/@classname"), "nodeprobe.gpu01");
+  EXPECT_EQ(d.String("//testcase[@name='pcie']/@time"), "2.000");
+  EXPECT_EQ(d.String("//testcase[@name='pcie']/failure/@type"), "PCIE_LINK_WIDTH_DEGRADED");
+  EXPECT_EQ(d.String("//testcase[@name='pcie']/failure/@message"),
+            "PCIE_LINK_WIDTH_DEGRADED: x8 < x16 & \"trained short\" <really>");
+  EXPECT_NE(d.String("//testcase[@name='pcie']/failure").find("fix: reseat the card"),
+            std::string::npos);
+  EXPECT_EQ(d.String("//testcase[@name='gpu']/skipped/@message"), "no NVIDIA driver");
+  EXPECT_EQ(d.String("//testcase[@name='mtu']/error/@type"), "PROBE_COULD_NOT_RUN");
+  // WARN passes, with its findings where a reader looks.
+  EXPECT_EQ(d.Number("count(//testcase[@name='rdma-devices']/*[self::failure or self::error])"),
+            0);
+  EXPECT_NE(d.String("//testcase[@name='rdma-devices']/system-out")
+                .find("WARN RDMA_ERROR_COUNTERS_NONZERO [mlx5_0:1]: symbol_error 3"),
+            std::string::npos);
+  EXPECT_EQ(d.String("//testsuite[@name='pairs']/testcase/@name"),
+            "gpu01 -> gpu02 [eth0] transfer");
+  EXPECT_EQ(d.String("//testsuite[@name='pairs']/testcase/failure/@type"), "TRANSFER_ASYMMETRIC");
+  EXPECT_EQ(d.String("//testsuite[@name='run']/testcase/error/@type"), "AGENT_LOST");
+}
+
+TEST(JunitReportTest, ALocalStageIsOneSuite) {
+  v1::StageReport r;
+  r.set_node("gpu01");
+  r.set_stage(v1::SINGLE_NODE);
+  *r.add_results() = Result("pcie", v1::PASS);
+  *r.add_results() = Result("gpu", v1::SKIP);
+  Doc d(JunitReport(r));
+  ASSERT_NE(d.doc, nullptr);
+  EXPECT_EQ(d.Number("count(/testsuites/testsuite)"), 1);
+  EXPECT_EQ(d.String("/testsuites/testsuite/@name"), "gpu01 single-node");
+  EXPECT_EQ(d.Number("count(//testcase)"), 2);
+  EXPECT_EQ(d.Number("number(/testsuites/@failures)"), 0);
+  EXPECT_EQ(d.Number("number(/testsuites/@skipped)"), 1);
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

@@ -252,8 +252,19 @@ absl::StatusOr<v1::StageRun> CoordinatorService::ResumableRun(const v1::RunStage
 
 grpc::Status CoordinatorService::ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,
                                            v1::ListNodesResponse* resp) {
+  absl::StatusOr<std::map<std::string, LastReport>> last = store_->LastReports();
+  if (!last.ok()) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(last.status().message()));
+  }
   for (const auto& s : registry_.All()) {
     v1::NodeInfo* n = resp->add_nodes();
+    if (auto it = last->find(s->node()); it != last->end()) {
+      n->set_last_run_id(it->second.run_id);
+      n->set_last_stage(it->second.stage);
+      n->set_last_verdict(it->second.verdict);
+      n->mutable_last_report()->set_seconds(it->second.finished);
+      *n->mutable_last_inventory() = it->second.inventory.components();
+    }
     n->set_name(s->node());
     n->set_connected(s->alive());
     n->set_busy(s->busy());

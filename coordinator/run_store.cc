@@ -74,7 +74,11 @@ absl::Status RunStore::Migrate() {
       "  id TEXT PRIMARY KEY, stage TEXT NOT NULL, nodes TEXT NOT NULL,"
       "  state TEXT NOT NULL, verdict TEXT NOT NULL, started INTEGER NOT NULL,"
       "  record BLOB NOT NULL);"
-      "CREATE INDEX IF NOT EXISTS runs_started ON runs(started);";
+      "CREATE INDEX IF NOT EXISTS runs_started ON runs(started);"
+      // Added beside schema 1 (a new table only; older files gain it here).
+      "CREATE TABLE IF NOT EXISTS node_last_report ("
+      "  node TEXT PRIMARY KEY, run_id TEXT NOT NULL, stage TEXT NOT NULL,"
+      "  verdict TEXT NOT NULL, finished INTEGER NOT NULL, inventory BLOB);";
   if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
     return SqlError(db_, "create schema");
   }
@@ -146,7 +150,55 @@ absl::Status RunStore::SaveLocked(const v1::StageRun& run) {
   sqlite3_bind_int64(q.s, 6, run.started().seconds());
   sqlite3_bind_blob(q.s, 7, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(q.s) != SQLITE_DONE) return SqlError(db_, "save run");
+  if (run.state() == "running") return absl::OkStatus();
+  // Each node's own report, when it is newer than the one kept.
+  for (const v1::StageReport& r : run.node_reports()) {
+    if (r.node().empty()) continue;
+    Stmt u;
+    sqlite3_prepare_v2(db_,
+                       "INSERT INTO node_last_report (node, run_id, stage, verdict, finished, "
+                       "inventory) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(node) DO UPDATE "
+                       "SET run_id = ?2, stage = ?3, verdict = ?4, finished = ?5, inventory = ?6 "
+                       "WHERE ?5 >= node_last_report.finished",
+                       -1, &u.s, nullptr);
+    sqlite3_bind_text(u.s, 1, r.node().c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(u.s, 2, run.run_id().c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(u.s, 3, StageName(r.stage()), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(u.s, 4, VerdictName(r.verdict()), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(u.s, 5, r.finished().seconds());
+    std::string inventory;
+    for (const v1::ProbeResult& p : r.results()) {
+      if (p.has_inventory()) inventory = p.inventory().SerializeAsString();
+    }
+    sqlite3_bind_blob(u.s, 6, inventory.data(), static_cast<int>(inventory.size()),
+                      SQLITE_TRANSIENT);
+    if (sqlite3_step(u.s) != SQLITE_DONE) return SqlError(db_, "save node report");
+  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::map<std::string, LastReport>> RunStore::LastReports() {
+  platform::MutexLock l(&mu_);
+  Stmt q;
+  sqlite3_prepare_v2(db_, "SELECT node, run_id, stage, verdict, finished, inventory FROM node_last_report",
+                     -1, &q.s, nullptr);
+  std::map<std::string, LastReport> out;
+  int rc;
+  while ((rc = sqlite3_step(q.s)) == SQLITE_ROW) {
+    auto text = [&](int col) {
+      const unsigned char* t = sqlite3_column_text(q.s, col);
+      return std::string(t ? reinterpret_cast<const char*>(t) : "");
+    };
+    LastReport r{text(1), StageFromName(text(2)), VerdictFromName(text(3)),
+                 sqlite3_column_int64(q.s, 4), {}};
+    if (sqlite3_column_bytes(q.s, 5) > 0 &&
+        !r.inventory.ParseFromArray(sqlite3_column_blob(q.s, 5), sqlite3_column_bytes(q.s, 5))) {
+      r.inventory.Clear();  // unreadable: the registration's is used instead
+    }
+    out[text(0)] = std::move(r);
+  }
+  if (rc != SQLITE_DONE) return SqlError(db_, "read node reports");
+  return out;
 }
 
 absl::StatusOr<v1::StageRun> RunStore::Get(const std::string& run_id) {

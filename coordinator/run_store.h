@@ -5,6 +5,7 @@
 // "coordinator restarted": runs are never lost or left "running".
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,16 @@ struct sqlite3;
 
 namespace nodeprobe::coordinator {
 
+// A node's own report in the newest finished run that holds one: what
+// `nodeprobe fleet` shows as its last verdict.
+struct LastReport {
+  std::string run_id;
+  v1::Stage stage = v1::STAGE_UNSPECIFIED;
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
+  int64_t finished = 0;  // unix seconds
+  v1::Inventory inventory;  // its inventory probe's version matrix, if it ran
+};
+
 class RunStore {
  public:
   // Opens (creating) the database and closes out runs left "running".
@@ -27,6 +38,8 @@ class RunStore {
   absl::StatusOr<v1::StageRun> Get(const std::string& run_id);
   // Newest first, at most `limit`.
   absl::StatusOr<std::vector<v1::StageRun>> List(int limit);
+  // node -> its last report (only finished runs count).
+  absl::StatusOr<std::map<std::string, LastReport>> LastReports();
   // How many runs the last Open() found interrupted.
   int interrupted_on_open() const { return interrupted_; }
 

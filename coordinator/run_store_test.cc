@@ -1,5 +1,8 @@
 #include "coordinator/run_store.h"
 
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
 
@@ -33,6 +36,46 @@ TEST(RunStoreTest, SavesUpdatesListsAndGets) {
   ASSERT_TRUE(r1.ok());
   EXPECT_EQ(r1->state(), "done");
   EXPECT_EQ((*store)->Get("nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(RunStoreTest, EachNodesLastReportIsItsNewestFinishedOne) {
+  testing::TempDir dir;
+  auto store = RunStore::Open(dir.path() + "/runs.db");
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto with_reports = [](const std::string& id, const std::string& state,
+                         std::vector<std::tuple<std::string, v1::Verdict, int64_t>> reports) {
+    v1::StageRun r = MakeRun(id, state, 100);
+    for (const auto& [node, verdict, finished] : reports) {
+      v1::StageReport* rep = r.add_node_reports();
+      rep->set_node(node);
+      rep->set_stage(v1::SINGLE_NODE);
+      rep->set_verdict(verdict);
+      rep->mutable_finished()->set_seconds(finished);
+      v1::Component* k = rep->add_results()->mutable_inventory()->add_components();
+      k->set_name("kernel");
+      k->set_present(true);
+      k->set_version(absl::StrCat("6.1.", finished));
+    }
+    return r;
+  };
+  ASSERT_TRUE((*store)->Save(with_reports("r1", "done", {{"a", v1::PASS, 1000},
+                                                          {"b", v1::FAIL, 1000}})).ok());
+  // A newer run of b; then an older run stored late does not win; a run in
+  // flight does not count.
+  ASSERT_TRUE((*store)->Save(with_reports("r2", "done", {{"b", v1::PASS, 2000}})).ok());
+  ASSERT_TRUE((*store)->Save(with_reports("r0", "done", {{"b", v1::ERROR, 500}})).ok());
+  ASSERT_TRUE((*store)->Save(with_reports("r3", "running", {{"a", v1::FAIL, 3000}})).ok());
+  auto last = (*store)->LastReports();
+  ASSERT_TRUE(last.ok()) << last.status();
+  ASSERT_EQ(last->size(), 2u);
+  EXPECT_EQ(last->at("a").run_id, "r1");
+  EXPECT_EQ(last->at("a").verdict, v1::PASS);
+  EXPECT_EQ(last->at("b").run_id, "r2");
+  EXPECT_EQ(last->at("b").verdict, v1::PASS);
+  EXPECT_EQ(last->at("b").finished, 2000);
+  EXPECT_EQ(last->at("b").stage, v1::SINGLE_NODE);
+  ASSERT_EQ(last->at("b").inventory.components_size(), 1);
+  EXPECT_EQ(last->at("b").inventory.components(0).version(), "6.1.2000");
 }
 
 TEST(RunStoreTest, RunInFlightAtRestartBecomesErrorNotLost) {

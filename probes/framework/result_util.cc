@@ -116,6 +116,13 @@ const char* StageName(v1::Stage stage) {
   }
 }
 
+v1::Verdict VerdictFromName(std::string_view name) {
+  for (v1::Verdict v : {v1::PASS, v1::WARN, v1::FAIL, v1::SKIP, v1::ERROR}) {
+    if (VerdictName(v) == name) return v;
+  }
+  return v1::VERDICT_UNSPECIFIED;
+}
+
 v1::Stage StageFromName(std::string_view name) {
   for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION, v1::FAILURE}) {
     if (StageName(s) == name) return s;

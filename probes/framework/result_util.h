@@ -49,6 +49,8 @@ v1::Verdict CombineVerdicts(
     const google::protobuf::RepeatedPtrField<v1::ProbeResult>& results);
 
 const char* VerdictName(v1::Verdict verdict);
+// VERDICT_UNSPECIFIED for an unknown name.
+v1::Verdict VerdictFromName(std::string_view name);
 const char* StageName(v1::Stage stage);  // "single-node", ...
 // NOT_FOUND-free parse: STAGE_UNSPECIFIED for an unknown name.
 v1::Stage StageFromName(std::string_view name);

@@ -1,0 +1,165 @@
+// File: fleet_command.cc
+#include "cli/fleet_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cli/control_commands.h"
+#include "cli/exit_codes.h"
+#include "cli/json_output.h"
+#include "coordinator/credentials.h"
+#include "coordinator/version_matrix.h"
+#include "nodeprobe/v1/service.grpc.pb.h"
+#include "probes/framework/profile.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+// "3d 4h", "2h 5m", "40s".
+std::string Age(absl::Duration d) {
+  const int64_t s = absl::ToInt64Seconds(d);
+  if (s < 0) return "0s";
+  if (s >= 86400) return absl::StrCat(s / 86400, "d ", (s % 86400) / 3600, "h");
+  if (s >= 3600) return absl::StrCat(s / 3600, "h ", (s % 3600) / 60, "m");
+  if (s >= 60) return absl::StrCat(s / 60, "m");
+  return absl::StrCat(s, "s");
+}
+
+}  // namespace
+
+v1::FleetView BuildFleetView(const v1::ListNodesResponse& nodes,
+                             const std::map<std::string, std::string>& pins) {
+  v1::FleetView view;
+  std::vector<coordinator::NodeComponents> fleet;
+  for (const v1::NodeInfo& n : nodes.nodes()) {
+    *view.add_nodes() = n;
+    // The node's last full inventory; else what it registered with.
+    const auto& inv =
+        n.last_inventory_size() > 0 ? n.last_inventory() : n.registration().inventory();
+    fleet.push_back({n.name(), {inv.begin(), inv.end()}});
+  }
+  for (const coordinator::ComponentRow& row : coordinator::VersionMatrix(fleet, pins)) {
+    v1::VersionRow* r = view.add_versions();
+    r->set_component(row.component);
+    r->set_majority(row.majority);
+    r->set_pinned(row.pinned);
+    for (const auto& [node, v] : row.versions) (*r->mutable_versions())[node] = v;
+    for (const std::string& d : row.drifted) r->add_drifted(d);
+  }
+  return view;
+}
+
+std::string RenderFleet(const v1::FleetView& view, absl::Time now) {
+  std::string out = absl::StrFormat("%-20s %-10s %-10s %-8s %-9s %s\n", "node", "agent",
+                                    "connected", "last", "age", "run");
+  for (const v1::NodeInfo& n : view.nodes()) {
+    const bool reported = !n.last_run_id().empty();
+    absl::StrAppend(
+        &out, absl::StrFormat(
+                  "%-20s %-10s %-10s %-8s %-9s %s\n", n.name(), n.registration().agent_version(),
+                  n.connected() ? (n.busy() ? "yes, busy" : "yes") : "no",
+                  reported ? VerdictName(n.last_verdict()) : "-",
+                  reported ? Age(now - absl::FromUnixSeconds(n.last_report().seconds())) : "-",
+                  reported ? absl::StrCat(n.last_run_id(), " (", StageName(n.last_stage()), ")")
+                           : "no run yet"));
+  }
+  int drifted = 0;
+  for (const v1::VersionRow& r : view.versions()) drifted += r.drifted_size() > 0;
+  absl::StrAppend(&out, "\nversions across ", view.nodes_size(), " nodes: ", drifted,
+                  " of ", view.versions_size(), " components drift\n");
+  for (const v1::VersionRow& r : view.versions()) {
+    std::string line = absl::StrFormat("  %-28s %-24s", r.component(),
+                                       r.majority().empty() ? "(none)" : r.majority());
+    if (!r.pinned().empty()) absl::StrAppend(&line, " pin ", r.pinned());
+    if (r.drifted_size() > 0) {
+      std::vector<std::string> off;
+      for (const std::string& node : r.drifted()) {
+        auto v = r.versions().find(node);
+        const std::string found = v == r.versions().end() || v->second.empty()
+                                      ? "not reported"
+                                      : v->second;
+        off.push_back(absl::StrCat(node, " ", found));
+      }
+      absl::StrAppend(&line, "  DRIFT: ", absl::StrJoin(off, ", "));
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+int FleetExitCode(const v1::FleetView& view) {
+  v1::Verdict worst = v1::PASS;
+  for (const v1::NodeInfo& n : view.nodes()) {
+    if (!n.last_run_id().empty()) worst = WorseVerdict(worst, n.last_verdict());
+  }
+  for (const v1::VersionRow& r : view.versions()) {
+    if (r.pinned().empty()) continue;
+    for (const std::string& node : r.drifted()) {
+      auto v = r.versions().find(node);
+      if (v == r.versions().end() || !VersionMatches(r.pinned(), v->second)) worst = v1::FAIL;
+    }
+  }
+  return ExitCodeForVerdict(worst);
+}
+
+std::function<int()> AddFleetCommand(CLI::App& app) {
+  struct Options {
+    std::string coordinator;
+    coordinator::TlsFiles tls;
+    std::string format = "table";
+    std::string profile;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "fleet", "Every agent with its last verdict and age, and the version matrix across the "
+               "fleet with drift (exit 1: a node's last verdict FAIL or a version off the "
+               "profile's pin; 3: a last verdict ERROR).");
+  AddControlFlags(cmd, &o->coordinator, &o->tls);
+  cmd->add_option("--format", o->format, "table or json (protobuf JSON)")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--profile", o->profile,
+                  "Acceptance profile whose versions: pins the matrix is checked against");
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    auto fail = [](const std::string& m, int code) {
+      std::cerr << "nodeprobe: error: " << m << "\n";
+      return code;
+    };
+    std::map<std::string, std::string> pins;
+    if (!o->profile.empty()) {
+      absl::StatusOr<Profile> p = LoadProfile(o->profile);
+      if (!p.ok()) return fail(std::string(p.status().message()), kExitUsage);
+      pins = p->versions;
+    }
+    auto address = coordinator::ResolveCoordinator(o->coordinator);
+    if (!address.ok()) return fail(std::string(address.status().message()), kExitUsage);
+    auto channel = coordinator::Dial(*address, o->tls);
+    if (!channel.ok()) return fail(std::string(channel.status().message()), kExitUsage);
+    auto stub = v1::Coordinator::NewStub(*channel);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    v1::ListNodesResponse resp;
+    grpc::Status s = stub->ListNodes(&ctx, v1::ListNodesRequest(), &resp);
+    if (!s.ok()) {
+      return fail(absl::StrCat("coordinator ", *address, ": ", s.error_message(),
+                               " (check the address and TLS flags)"),
+                  kExitCouldNotRun);
+    }
+    const v1::FleetView view = BuildFleetView(resp, pins);
+    if (o->format == "json") {
+      absl::StatusOr<std::string> json = ToJson(view);
+      if (!json.ok()) return fail(std::string(json.status().message()), kExitCouldNotRun);
+      std::cout << *json;
+    } else {
+      std::cout << RenderFleet(view, absl::Now());
+    }
+    return FleetExitCode(view);
+  };
+}
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,54 @@
+// File: version_matrix.cc
+#include "coordinator/version_matrix.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "probes/framework/profile.h"
+
+namespace nodeprobe::coordinator {
+
+std::vector<ComponentRow> VersionMatrix(const std::vector<NodeComponents>& nodes,
+                                        const std::map<std::string, std::string>& pins) {
+  std::map<std::string, ComponentRow> rows;
+  for (const NodeComponents& n : nodes) {
+    for (const v1::Component& c : n.components) {
+      const std::string key =
+          c.device().empty() ? c.name() : absl::StrCat(c.name(), " ", c.device());
+      ComponentRow& row = rows[key];
+      row.component = key;
+      row.name = c.name();
+      row.versions[n.node] = c.present() ? c.version() : "absent";
+    }
+  }
+  std::vector<ComponentRow> out;
+  for (auto& [key, row] : rows) {
+    std::map<std::string, int> count;
+    for (const auto& [node, v] : row.versions) {
+      if (v != "absent") ++count[v];
+    }
+    int best = 0;
+    for (const auto& [v, k] : count) {
+      if (k >= best) {  // ascending order: a tie goes to the greater version
+        best = k;
+        row.majority = v;
+      }
+    }
+    if (auto pin = pins.find(row.name); pin != pins.end()) row.pinned = pin->second;
+    // Every node of the fleet is in the matrix: one that does not report
+    // a component others have is drift too.
+    for (const NodeComponents& n : nodes) {
+      auto v = row.versions.find(n.node);
+      const std::string found = v == row.versions.end() ? "" : v->second;
+      const bool off_majority = found != row.majority;
+      const bool off_pin = !row.pinned.empty() && !VersionMatches(row.pinned, found);
+      if (off_majority || off_pin) row.drifted.push_back(n.node);
+    }
+    std::sort(row.drifted.begin(), row.drifted.end());
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace nodeprobe::coordinator

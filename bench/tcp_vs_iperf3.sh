@@ -5,8 +5,10 @@
 #
 # Paths: loopback, and a veth pair between two network namespaces this
 # script creates (and removes). Streams: 1 and 4. Both tools report what the
-# receiver got; the table shows medians and the ratio nodeprobe/iperf3
-# (target >= 1.0 at 1 stream: nodeprobe must not under-report a link).
+# receiver got; the table shows medians and the ratio nodeprobe/iperf3 at
+# each tool's defaults (nodeprobe writes 1 MiB on one stream and 512 KiB per
+# stream on several, iperf3 128 KiB; target >= 1.0: nodeprobe must not
+# under-report a link), and iperf3 at -l 1M beside them.
 # Needs root for the namespaces and iperf3 (Debian package) on PATH.
 set -euo pipefail
 BUILD="${1:-build}"
@@ -48,26 +50,31 @@ bench_path() {
   $srv iperf3 -s -p 5299 >/dev/null 2>&1 &
   IPERF_PID=$!
   sleep 0.3
-  local np_vals=() ip_vals=()
+  local np_vals=() ip_vals=() ipl_vals=()
   for _ in $(seq "$REPS"); do
     np_vals+=("$($cli "$NP" transfer run --peer "$host:$np_port" --duration "$SECS" \
         --streams "$streams" --format json | python3 -c \
         'import json,sys; print(json.load(sys.stdin)["transfer"]["results"][0]["bw_avg_gbps"])')")
     ip_vals+=("$($cli iperf3 -c "$host" -p 5299 -t "$SECS" -P "$streams" -J | python3 -c \
         'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9)')")
+    ipl_vals+=("$($cli iperf3 -c "$host" -p 5299 -t "$SECS" -P "$streams" -l 1M -J | python3 -c \
+        'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e9)')")
   done
   kill "$NP_PID"; wait "$NP_PID" 2>/dev/null || true; NP_PID=""
   kill "$IPERF_PID"; wait "$IPERF_PID" 2>/dev/null || true; IPERF_PID=""
-  local np_med ip_med
+  local np_med ip_med ipl_med
   np_med=$(printf '%s\n' "${np_vals[@]}" | median)
   ip_med=$(printf '%s\n' "${ip_vals[@]}" | median)
-  printf '%-9s %-8s %-16.2f %-16.2f %-8.3f\n' "$label" "$streams" "$np_med" "$ip_med" \
-    "$(python3 -c "print($np_med/$ip_med)")"
+  ipl_med=$(printf '%s\n' "${ipl_vals[@]}" | median)
+  printf '%-9s %-8s %-11.2f %-11.2f %-7.3f %-13.2f %-7.3f\n' "$label" "$streams" "$np_med" \
+    "$ip_med" "$(python3 -c "print($np_med/$ip_med)")" "$ipl_med" \
+    "$(python3 -c "print($np_med/$ipl_med)")"
   rm -f "$out"
 }
 
 echo "nodeprobe vs iperf3, TCP receiver Gb/s, median of $REPS runs of ${SECS}s"
-printf '%-9s %-8s %-16s %-16s %-8s\n' path streams nodeprobe iperf3 ratio
+printf '%-9s %-8s %-11s %-11s %-7s %-13s %-7s\n' path streams nodeprobe iperf3 ratio \
+  "iperf3 -l 1M" ratio
 for streams in 1 4; do
   bench_path loopback "" "" 127.0.0.1 "$streams"
   bench_path veth "ip netns exec $NS_A" "ip netns exec $NS_B" 10.78.0.2 "$streams"

@@ -143,7 +143,7 @@ int Run(const RunOptions& o) {
     if (!sizes.ok()) return usage(absl::StrCat("--size: ", sizes.status().message()));
     for (uint64_t s : *sizes) task.add_sizes(s);
   } else {
-    task.add_sizes(transfer::DefaultSize(rdma ? v1::RDMA : v1::TCP, op));
+    task.add_sizes(transfer::DefaultSize(rdma ? v1::RDMA : v1::TCP, op, o.streams));
   }
   if (o.iterations_set && o.iterations <= 0) {
     return usage(absl::StrCat("--iterations ", o.iterations, " must be a positive count"));

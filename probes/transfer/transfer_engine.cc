@@ -52,7 +52,7 @@ struct ReceiveTally {
 };
 
 // The receiver reads in chunks of at least this, whatever the sender's
-// message size: fewer syscalls per byte, as iperf3's 128 KiB reads.
+// message size: fewer syscalls per byte (iperf3 reads 128 KiB).
 constexpr size_t kReceiveChunk = 256 * 1024;
 
 // Streams are served from one thread each way, trying every socket and

@@ -99,9 +99,10 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
   return result;
 }
 
-uint64_t DefaultSize(v1::Transport transport, v1::TransferOp op) {
+uint64_t DefaultSize(v1::Transport transport, v1::TransferOp op, uint32_t streams) {
   if (IsLatencyOp(op)) return 2;
-  return transport == v1::TCP ? 128 * 1024 : 64 * 1024;
+  if (transport != v1::TCP) return 64 * 1024;
+  return streams > 1 ? 512 * 1024 : 1024 * 1024;
 }
 
 std::vector<uint64_t> AllSizes() {

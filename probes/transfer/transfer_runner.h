@@ -30,9 +30,14 @@ struct TransferPlan {
 v1::ProbeResult RunTransfer(const TransferPlan& plan);
 
 // The default message size of an op: perftest's for RDMA (64 KiB, latency
-// 2 B), iperf3's 128 KiB write for TCP streams (TCP has no messages on the
-// wire; larger writes cost fewer syscalls per byte).
-uint64_t DefaultSize(v1::Transport transport, v1::TransferOp op);
+// 2 B). TCP has no messages on the wire, so the write size is the engine's
+// choice, not the link's, and it should leave the link as the limit. Measured
+// on this project's 2-core VM (NOTES.md, session 8; medians of 5 x 3 s):
+// one stream reads most at 1 MiB writes (loopback 34 Gb/s, veth 25, iperf3's
+// 128 KiB default 21 and 17); several streams share one sending thread
+// round-robin and read most at 512 KiB each (loopback 34, veth 34-40; at
+// 1 MiB each, 4 streams over veth fall to 25, and iperf3 -l 1M to 17).
+uint64_t DefaultSize(v1::Transport transport, v1::TransferOp op, uint32_t streams = 1);
 
 // perftest's -a sweep: 2 B .. 8 MiB, doubling.
 std::vector<uint64_t> AllSizes();

@@ -227,6 +227,14 @@ TEST(AllSizesTest, SweepsTwoBytesToEightMiB) {
   EXPECT_EQ(s.size(), 23u);
 }
 
+TEST(DefaultSizeTest, PerftestsForRdmaAndPerStreamCountForTcp) {
+  EXPECT_EQ(DefaultSize(v1::RDMA, v1::WRITE_BW), 65536u);
+  EXPECT_EQ(DefaultSize(v1::RDMA, v1::WRITE_LAT), 2u);
+  EXPECT_EQ(DefaultSize(v1::TCP, v1::RR_LAT, 4), 2u);
+  EXPECT_EQ(DefaultSize(v1::TCP, v1::STREAM_BW), 1u << 20);
+  EXPECT_EQ(DefaultSize(v1::TCP, v1::STREAM_BW, 4), 512u << 10);
+}
+
 TEST(OpNameTest, RoundTrips) {
   EXPECT_EQ(OpFromName("write_bw"), v1::WRITE_BW);
   EXPECT_EQ(OpName(v1::RR_LAT), "rr_lat");

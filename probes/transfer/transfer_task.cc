@@ -84,7 +84,9 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   plan.peer.port = static_cast<uint16_t>(t.peer_port());
   plan.request = t.request();
   plan.sizes.assign(t.sizes().begin(), t.sizes().end());
-  if (plan.sizes.empty()) plan.sizes = {DefaultSize(t.request().transport(), t.request().op())};
+  if (plan.sizes.empty()) {
+    plan.sizes = {DefaultSize(t.request().transport(), t.request().op(), t.request().streams())};
+  }
   plan.timeouts.idle = idle_timeout;
   v1::ProbeResult result;
   absl::StatusOr<platform::Egress> egress = platform::EgressTo(t.peer_host());

@@ -378,8 +378,12 @@ void CoordinatorServer::Shutdown() {
     stopping_ = true;
     cv_.SignalAll();
   }
-  for (const auto& a : service_->registry().All()) a->Lose();
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  // Start() may have failed before the service or the server existed: its
+  // error is the one-line message, never a crash on the way out.
+  if (service_) {
+    for (const auto& a : service_->registry().All()) a->Lose();
+  }
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }
 
 CoordinatorServer::~CoordinatorServer() {

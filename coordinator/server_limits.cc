@@ -21,6 +21,10 @@ void ApplyServerLimits(grpc::ServerBuilder* builder, const GrpcServerLimits& lim
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, limits.keepalive_time_ms);
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, limits.keepalive_timeout_ms);
   builder->AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, limits.max_metadata_bytes);
+  // gRPC sets SO_REUSEPORT by default: a second coordinator (or agent health
+  // endpoint) on the same address would bind too and take half of the
+  // connections. One owner per port: the second fails to start.
+  builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
 }
 
 }  // namespace nodeprobe::coordinator

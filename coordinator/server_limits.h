@@ -33,7 +33,8 @@ struct GrpcServerLimits {
   int max_metadata_bytes = 16 << 10;
 };
 
-// Sets the limits (and nodeprobe's message size) on a builder.
+// Sets the limits (and nodeprobe's message size) on a builder, and turns off
+// gRPC's default SO_REUSEPORT (one process per port).
 void ApplyServerLimits(grpc::ServerBuilder* builder, const GrpcServerLimits& limits = {});
 
 }  // namespace nodeprobe::coordinator

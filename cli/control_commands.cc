@@ -184,6 +184,14 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   coord->add_option("--tls-ca", copts->tls.ca, "CA that signs agents' and clients' certificates");
   coord->add_flag("--insecure", copts->tls.insecure,
                   "Plaintext and no identity checks (labs only)");
+  auto operators = std::make_shared<std::vector<std::string>>();
+  coord->add_option("--operator", *operators,
+                    "A certificate name (CN or DNS SAN) that may run stages and read runs and "
+                    "nodes (repeatable). Agents' certificates only register; with mutual TLS "
+                    "and no --operator, nobody can start a run (also $NODEPROBE_OPERATORS, "
+                    "comma-separated)")
+      ->envname("NODEPROBE_OPERATORS")
+      ->delimiter(',');
   auto coord_profile = std::make_shared<std::string>();
   coord->add_option("--profile", *coord_profile,
                     "Default acceptance profile (YAML) for runs that name none");
@@ -253,6 +261,11 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         platform::MutexLock l(&mu);
         if (server) server->Shutdown();
       });
+      copts->operators.insert(operators->begin(), operators->end());
+      if (!copts->tls.insecure && copts->operators.empty()) {
+        std::cerr << "nodeprobe coordinator: warning: no --operator: agents can register, "
+                     "nobody can run stages or read runs\n";
+      }
       auto started = coordinator::CoordinatorServer::Start(*copts);
       if (!started.ok()) return Fail(std::string(started.status().message()), kExitCouldNotRun);
       {

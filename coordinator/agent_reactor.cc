@@ -1,22 +1,19 @@
 // File: agent_reactor.cc
 #include "coordinator/agent_reactor.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "coordinator/credentials.h"
 
 namespace nodeprobe::coordinator {
 namespace {
 
 // The certificate's CN or a DNS SAN must be the node name the agent claims.
 bool IdentityMatches(const grpc::CallbackServerContext& ctx, const std::string& node) {
-  auto auth = ctx.auth_context();
-  if (!auth) return false;
-  for (const char* prop : {"x509_common_name", "x509_subject_alternative_name"}) {
-    for (const auto& v : auth->FindPropertyValues(prop)) {
-      if (std::string(v.data(), v.size()) == node) return true;
-    }
-  }
-  return false;
+  const std::vector<std::string> names = PeerNames(ctx.auth_context().get());
+  return std::find(names.begin(), names.end(), node) != names.end();
 }
 
 }  // namespace

@@ -44,9 +44,23 @@ grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* CoordinatorSe
   return new AgentReactor(ctx, &registry_, check_identity_, heartbeat_);
 }
 
+grpc::Status CoordinatorService::CheckOperator(const grpc::ServerContext& ctx) const {
+  if (!check_identity_) return grpc::Status::OK;  // plaintext: a lab, said at start
+  const std::vector<std::string> names = PeerNames(ctx.auth_context().get());
+  for (const std::string& n : names) {
+    if (operators_.count(n)) return grpc::Status::OK;
+  }
+  return grpc::Status(
+      grpc::StatusCode::PERMISSION_DENIED,
+      absl::StrCat("certificate ", names.empty() ? "(no CN or DNS name)" : absl::StrJoin(names, "/"),
+                   " is not an operator of this coordinator (agents' certificates only "
+                   "register; start the coordinator with --operator NAME for an operator's)"));
+}
+
 grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                           const v1::RunStageRequest* req,
                                           grpc::ServerWriter<v1::StageEvent>* writer) {
+  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   // A resumed run brings its own nodes, pattern and profile.
   v1::RunStageRequest effective;
   std::optional<v1::StageRun> resumed;
@@ -181,9 +195,8 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   // Who asked: the client certificate's identity (mTLS), kept with the run
   // and with every disruptive action.
   if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
-    const std::vector<grpc::string_ref> ids = auth->GetPeerIdentity();
-    run.set_operator_identity(ids.empty() ? "authenticated, no name"
-                                          : std::string(ids.front().data(), ids.front().size()));
+    const std::vector<std::string> ids = PeerNames(auth.get());
+    run.set_operator_identity(ids.empty() ? "authenticated, no name" : ids.front());
   } else {
     run.set_operator_identity("unauthenticated (plaintext coordinator)");
   }
@@ -250,8 +263,9 @@ absl::StatusOr<v1::StageRun> CoordinatorService::ResumableRun(const v1::RunStage
   return stored;
 }
 
-grpc::Status CoordinatorService::ListNodes(grpc::ServerContext*, const v1::ListNodesRequest*,
+grpc::Status CoordinatorService::ListNodes(grpc::ServerContext* ctx, const v1::ListNodesRequest*,
                                            v1::ListNodesResponse* resp) {
+  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   absl::StatusOr<std::map<std::string, LastReport>> last = store_->LastReports();
   if (!last.ok()) {
     return grpc::Status(grpc::StatusCode::INTERNAL, std::string(last.status().message()));
@@ -276,16 +290,18 @@ grpc::Status CoordinatorService::ListNodes(grpc::ServerContext*, const v1::ListN
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorService::ListRuns(grpc::ServerContext*, const v1::ListRunsRequest* req,
+grpc::Status CoordinatorService::ListRuns(grpc::ServerContext* ctx, const v1::ListRunsRequest* req,
                                           v1::ListRunsResponse* resp) {
+  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   auto runs = store_->List(req->limit() ? static_cast<int>(req->limit()) : 100);
   if (!runs.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, std::string(runs.status().message()));
   for (auto& r : *runs) *resp->add_runs() = std::move(r);
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinatorService::GetRun(grpc::ServerContext*, const v1::GetRunRequest* req,
+grpc::Status CoordinatorService::GetRun(grpc::ServerContext* ctx, const v1::GetRunRequest* req,
                                         v1::StageRun* resp) {
+  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   auto run = store_->Get(req->run_id());
   if (!run.ok()) {
     return grpc::Status(run.status().code() == absl::StatusCode::kNotFound
@@ -319,6 +335,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   s->service_ = std::make_unique<CoordinatorService>(s->store_.get(), !o.tls.insecure,
                                                      o.heartbeat, o.default_profile,
                                                      s->metrics_.get());
+  s->service_->SetOperators(o.operators);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *creds, &s->port_);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include <grpcpp/grpcpp.h>
@@ -27,6 +28,10 @@ struct CoordinatorOptions {
   v1::AcceptanceProfile default_profile;
   // Prometheus /metrics ("" = none; the CLI's default is 0.0.0.0:18520).
   std::string metrics_listen;
+  // Certificate names (CN or DNS SAN) allowed to run stages and read runs
+  // and nodes. With mutual TLS and none listed, nobody is: an agent's
+  // certificate (any the CA signed) must not start a stage or read reports.
+  std::set<std::string> operators;
 };
 
 // Connect is on the callback API (no thread per agent); the CLI-facing
@@ -55,11 +60,15 @@ class CoordinatorService final
                       v1::StageRun* resp) override;
 
   AgentRegistry& registry() { return registry_; }
+  void SetOperators(std::set<std::string> operators) { operators_ = std::move(operators); }
 
  private:
   // The stored cluster run `req.resume_run_id` names, when it can go on:
   // NOT_FOUND, or FAILED_PRECONDITION saying why not.
   absl::StatusOr<v1::StageRun> ResumableRun(const v1::RunStageRequest& req);
+  // OK for an operator (or anyone on a plaintext coordinator, a lab's);
+  // PERMISSION_DENIED naming the certificate and the flag otherwise.
+  grpc::Status CheckOperator(const grpc::ServerContext& ctx) const;
 
   RunStore* store_;
   bool check_identity_;
@@ -67,6 +76,7 @@ class CoordinatorService final
   v1::AcceptanceProfile default_profile_;
   CoordinatorMetrics* metrics_;
   AgentRegistry registry_;
+  std::set<std::string> operators_;
 };
 
 // A running coordinator: server, service, store and the reaper of silent

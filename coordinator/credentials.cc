@@ -97,4 +97,15 @@ absl::StatusOr<std::string> ResolveCoordinator(const std::string& flag,
       "or put `coordinator: HOST:PORT` in ", config_path));
 }
 
+std::vector<std::string> PeerNames(const grpc::AuthContext* auth) {
+  std::vector<std::string> out;
+  if (auth == nullptr || !auth->IsPeerAuthenticated()) return out;
+  for (const char* prop : {GRPC_X509_CN_PROPERTY_NAME, GRPC_PEER_DNS_PROPERTY_NAME}) {
+    for (const grpc::string_ref& v : auth->FindPropertyValues(prop)) {
+      out.emplace_back(v.data(), v.size());
+    }
+  }
+  return out;
+}
+
 }  // namespace nodeprobe::coordinator

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -23,6 +24,11 @@ struct TlsFiles {
 
 // INVALID_ARGUMENT naming the missing flag or unreadable file.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsFiles& f);
+
+// The names an authenticated peer's certificate gives it: its CN and its
+// DNS SANs, nothing else (an e-mail, URI or IP SAN names no node and no
+// operator). Empty for an unauthenticated peer.
+std::vector<std::string> PeerNames(const grpc::AuthContext* auth);
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(const TlsFiles& f);
 
 // Channel with nodeprobe's limits (message size) to `address`.

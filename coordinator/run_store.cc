@@ -1,7 +1,9 @@
 // File: run_store.cc
 #include "coordinator/run_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -38,7 +40,20 @@ std::string DefaultDbPath() {
 absl::StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path) {
   std::error_code ec;
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  // Runs hold every node's topology, versions and findings: the directory
+  // we create is 0700, the database (and its WAL files, which SQLite makes
+  // with the database's mode) 0600.
+  if (!parent.empty() && !std::filesystem::exists(parent, ec)) {
+    std::filesystem::create_directories(parent, ec);
+    if (!ec) chmod(parent.c_str(), 0700);
+  }
+  {
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      fchmod(fd, 0600);
+      close(fd);
+    }
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                             SQLITE_OPEN_FULLMUTEX,

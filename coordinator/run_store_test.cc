@@ -1,5 +1,7 @@
 #include "coordinator/run_store.h"
 
+#include <sys/stat.h>
+
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +78,23 @@ TEST(RunStoreTest, EachNodesLastReportIsItsNewestFinishedOne) {
   EXPECT_EQ(last->at("b").stage, v1::SINGLE_NODE);
   ASSERT_EQ(last->at("b").inventory.components_size(), 1);
   EXPECT_EQ(last->at("b").inventory.components(0).version(), "6.1.2000");
+}
+
+TEST(RunStoreTest, TheStoreIsReadableByItsOwnerOnly) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/state/runs.db";
+  const mode_t old = umask(0);  // even with a permissive umask
+  auto store = RunStore::Open(path);
+  umask(old);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->Save(MakeRun("r1", "done", 100)).ok());
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat((dir.path() + "/state").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(stat((path + "-wal").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(RunStoreTest, RunInFlightAtRestartBecomesErrorNotLost) {

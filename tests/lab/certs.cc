@@ -25,18 +25,23 @@ absl::Status MakeCertificates(const std::string& dir, const std::vector<std::str
       dir, "/ca.key -out ", dir, "/ca.pem"));
   for (const std::string& name : names) {
     if (!s.ok()) return s;
-    std::string san = absl::StrCat("subjectAltName=DNS:", name);
+    std::string san = absl::StrCat("DNS:", name);
     for (const std::string& ip : ips) absl::StrAppend(&san, ",IP:", ip);
-    std::ofstream(absl::StrCat(dir, "/", name, ".ext")) << san << "\n";
-    s = Run(absl::StrCat("openssl req -newkey rsa:2048 -nodes -subj /CN=", name, " -keyout ",
-                         dir, "/", name, ".key -out ", dir, "/", name, ".csr"));
-    if (s.ok()) {
-      s = Run(absl::StrCat("openssl x509 -req -in ", dir, "/", name, ".csr -CA ", dir,
-                           "/ca.pem -CAkey ", dir, "/ca.key -CAcreateserial -days 2 -out ", dir,
-                           "/", name, ".pem -extfile ", dir, "/", name, ".ext"));
-    }
+    s = MakeCertificate(dir, name, name, san);
   }
   return s;
+}
+
+absl::Status MakeCertificate(const std::string& dir, const std::string& file,
+                             const std::string& cn, const std::string& san) {
+  std::ofstream(absl::StrCat(dir, "/", file, ".ext")) << "subjectAltName=" << san << "\n";
+  absl::Status s = Run(absl::StrCat("openssl req -newkey rsa:2048 -nodes -subj /CN=", cn,
+                                    " -keyout ", dir, "/", file, ".key -out ", dir, "/", file,
+                                    ".csr"));
+  if (!s.ok()) return s;
+  return Run(absl::StrCat("openssl x509 -req -in ", dir, "/", file, ".csr -CA ", dir,
+                          "/ca.pem -CAkey ", dir, "/ca.key -CAcreateserial -days 2 -out ", dir,
+                          "/", file, ".pem -extfile ", dir, "/", file, ".ext"));
 }
 
 }  // namespace nodeprobe::lab

@@ -15,4 +15,10 @@ namespace nodeprobe::lab {
 absl::Status MakeCertificates(const std::string& dir, const std::vector<std::string>& names,
                               const std::vector<std::string>& ips);
 
+// One more certificate from DIR's CA: DIR/FILE.pem + DIR/FILE.key with
+// CN=cn and the subjectAltName given as openssl writes it
+// ("email:gpu-x,URI:gpu-x,IP:10.0.0.1").
+absl::Status MakeCertificate(const std::string& dir, const std::string& file,
+                             const std::string& cn, const std::string& san);
+
 }  // namespace nodeprobe::lab

@@ -51,6 +51,10 @@ class ControlPlaneLabTest : public ::testing::Test {
     std::vector<std::string> argv = {NODEPROBE_BINARY, "coordinator", "--listen",
                                      absl::StrCat("0.0.0.0:", port), "--db", db_};
     AppendTls(&argv, tls, "coordinator");
+    if (tls) {
+      argv.push_back("--operator");
+      argv.push_back("cli");
+    }
     auto pid = lab_->Spawn("c", argv, absl::StrCat("coordinator", ++coordinators_, ".log"));
     EXPECT_TRUE(pid.ok());
     coordinator_pid_ = *pid;
@@ -214,6 +218,14 @@ TEST_F(ControlPlaneLabTest, MutualTlsChecksEveryParty) {
   // An agent whose certificate names another node is refused.
   StartAgent("b", "gpu-b", true, "evil");
   ASSERT_TRUE(lab_->WaitForLog("agent-gpu-b-b.log", "does not name node", absl::Seconds(10)).ok());
+  // Only the CN and DNS SANs name a node: e-mail, URI and IP SANs that
+  // spell the node's name do not.
+  ASSERT_TRUE(MakeCertificate(dir_.path(), "sans", "someone-else",
+                              "email:gpu-x,URI:gpu-x,IP:10.83.1.1,IP:10.83.2.1")
+                  .ok());
+  StartAgent("a", "gpu-x", true, "sans", {"--metrics-listen", "", "--health-listen", ""});
+  ASSERT_TRUE(lab_->WaitForLog("agent-gpu-x-a.log", "does not name node", absl::Seconds(10)).ok())
+      << lab_->ReadLog("agent-gpu-x-a.log");
   std::string out;
   EXPECT_EQ(Client({"run", "--stage", "single-node", "--nodes", "gpu-b"}, true, &out), 2) << out;
   // A client without a certificate, and a plaintext client, are refused.
@@ -222,6 +234,19 @@ TEST_F(ControlPlaneLabTest, MutualTlsChecksEveryParty) {
             0);
   EXPECT_EQ(Client({"runs"}, false, &out), 3) << out;
   EXPECT_NE(out.find("unreachable or refused"), std::string::npos) << out;
+  // An agent's certificate (signed by the same CA) registers, and nothing
+  // more: no stage, no runs, no nodes.
+  EXPECT_NE(Client({"runs"}, true, &out, absl::Seconds(30), "gpu-a"), 0);
+  EXPECT_NE(out.find("gpu-a is not an operator of this coordinator"), std::string::npos) << out;
+  EXPECT_NE(Client({"run", "--stage", "single-node", "--nodes", "gpu-a"}, true, &out,
+                   absl::Seconds(30), "gpu-a"),
+            0);
+  EXPECT_NE(out.find("is not an operator"), std::string::npos) << out;
+  EXPECT_NE(Client({"fleet"}, true, &out, absl::Seconds(30), "gpu-a"), 0);
+  EXPECT_NE(out.find("is not an operator"), std::string::npos) << out;
+  // The operator's certificate reads them.
+  EXPECT_EQ(Client({"fleet"}, true, &out), 0) << out;
+  EXPECT_NE(out.find("gpu-a"), std::string::npos) << out;
 }
 
 TEST_F(ControlPlaneLabTest, AgentKilledMidStageIsAgentLostAndOthersAreKept) {

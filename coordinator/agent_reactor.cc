@@ -2,6 +2,7 @@
 #include "coordinator/agent_reactor.h"
 
 #include <algorithm>
+#include <iostream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -50,6 +51,14 @@ void AgentReactor::Register() {
                                   "' (its CN or a DNS SAN must equal --node-name)")));
     return;
   }
+  // Who this is beyond the name it gives: its certificate, or (plaintext)
+  // its address.
+  std::string identity = PeerIp(ctx_->peer());
+  if (const auto auth = ctx_->auth_context(); auth && auth->IsPeerAuthenticated()) {
+    for (const grpc::string_ref& pem : auth->FindPropertyValues(GRPC_X509_PEM_CERT_PROPERTY_NAME)) {
+      identity.assign(pem.data(), pem.size());
+    }
+  }
   std::shared_ptr<Handle> handle = handle_;
   session_ = std::make_shared<AgentSession>(
       node, PeerIp(ctx_->peer()), in_.registration(),
@@ -60,8 +69,14 @@ void AgentReactor::Register() {
       [handle] {
         platform::MutexLock l(&handle->mu);
         if (handle->reactor != nullptr) handle->reactor->End(grpc::Status::CANCELLED);
-      });
-  registry_->Add(session_);
+      },
+      std::move(identity));
+  if (absl::Status added = registry_->Add(session_); !added.ok()) {
+    std::cerr << "nodeprobe coordinator: refused a registration: " << added.message() << "\n";
+    session_.reset();
+    End(grpc::Status(grpc::StatusCode::ALREADY_EXISTS, std::string(added.message())));
+    return;
+  }
   v1::CoordinatorMessage ack;
   ack.mutable_ack()->set_node_name(node);
   ack.mutable_ack()->set_heartbeat_interval_s(absl::ToDoubleSeconds(heartbeat_));

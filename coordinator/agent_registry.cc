@@ -106,15 +106,26 @@ bool AgentSession::busy() const {
   return busy_;
 }
 
-void AgentRegistry::Add(std::shared_ptr<AgentSession> s) {
+absl::Status AgentRegistry::Add(std::shared_ptr<AgentSession> s) {
   std::shared_ptr<AgentSession> old;
   {
     platform::MutexLock l(&mu_);
     auto it = sessions_.find(s->node());
-    if (it != sessions_.end()) old = it->second;
+    if (it != sessions_.end()) {
+      old = it->second;
+      if (old->alive() && old->identity() != s->identity()) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "node '", s->node(), "' is already connected from ", old->address(),
+            " with another ", s->identity().find("BEGIN CERTIFICATE") != std::string::npos
+                                  ? "certificate"
+                                  : "address",
+            "; stop that agent or give this one another --node-name"));
+      }
+    }
     sessions_[s->node()] = std::move(s);
   }
   if (old) old->Lose();
+  return absl::OkStatus();
 }
 
 void AgentRegistry::Remove(const std::shared_ptr<AgentSession>& s) {

@@ -25,13 +25,17 @@ class AgentSession {
  public:
   // `send` queues a message on the agent's stream (false once it is gone);
   // `end` finishes the stream. Both must be safe from any thread.
+  // `identity`: who the peer is beyond its node name: its certificate
+  // (mTLS), or its address on a plaintext coordinator.
   AgentSession(std::string node, std::string address, v1::Registration reg,
                std::function<bool(const v1::CoordinatorMessage&)> send,
-               std::function<void()> end)
+               std::function<void()> end, std::string identity = "")
       : node_(std::move(node)), address_(std::move(address)), reg_(std::move(reg)),
-        send_(std::move(send)), end_(std::move(end)), last_heartbeat_(absl::Now()) {}
+        identity_(std::move(identity)), send_(std::move(send)), end_(std::move(end)),
+        last_heartbeat_(absl::Now()) {}
 
   const std::string& node() const { return node_; }
+  const std::string& identity() const { return identity_; }
   const std::string& address() const { return address_; }  // the agent's IP
   const v1::Registration& registration() const { return reg_; }
 
@@ -65,6 +69,7 @@ class AgentSession {
   const std::string node_;
   const std::string address_;
   const v1::Registration reg_;
+  const std::string identity_;
   const std::function<bool(const v1::CoordinatorMessage&)> send_;
   const std::function<void()> end_;
   mutable platform::Mutex mu_;
@@ -79,8 +84,12 @@ class AgentSession {
 
 class AgentRegistry {
  public:
-  // A node that connects again replaces its old session (which is lost).
-  void Add(std::shared_ptr<AgentSession> s);
+  // A node that connects again with the same identity replaces its old
+  // session (which is lost): a reconnect after a network blip. A live
+  // session of the name held by another identity is kept, and the newcomer
+  // refused (ALREADY_EXISTS naming the holder's address): two agents with
+  // one --node-name must not take the name from each other in turn.
+  absl::Status Add(std::shared_ptr<AgentSession> s);
   void Remove(const std::shared_ptr<AgentSession>& s);
   std::shared_ptr<AgentSession> Find(const std::string& node) const;
   std::vector<std::shared_ptr<AgentSession>> All() const;

@@ -1,0 +1,42 @@
+#include "coordinator/agent_registry.h"
+
+#include "gtest/gtest.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+std::shared_ptr<AgentSession> Session(const std::string& node, const std::string& address,
+                                      const std::string& identity) {
+  return std::make_shared<AgentSession>(
+      node, address, v1::Registration(), [](const v1::CoordinatorMessage&) { return true; },
+      [] {}, identity);
+}
+
+TEST(AgentRegistryTest, TheSameIdentityReconnectsAndReplacesItsOldSession) {
+  AgentRegistry registry;
+  auto first = Session("gpu01", "10.0.0.1", "cert-A");
+  ASSERT_TRUE(registry.Add(first).ok());
+  auto again = Session("gpu01", "10.0.0.1", "cert-A");
+  ASSERT_TRUE(registry.Add(again).ok());
+  EXPECT_FALSE(first->alive());  // the old stream is ended
+  EXPECT_EQ(registry.Find("gpu01"), again);
+}
+
+TEST(AgentRegistryTest, AnotherIdentityCannotTakeALiveNodesName) {
+  AgentRegistry registry;
+  auto holder = Session("gpu01", "10.0.0.1", "cert-A");
+  ASSERT_TRUE(registry.Add(holder).ok());
+  absl::Status taken = registry.Add(Session("gpu01", "10.0.0.9", "10.0.0.9"));
+  EXPECT_EQ(taken.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_NE(taken.message().find("already connected from 10.0.0.1"), std::string::npos) << taken;
+  EXPECT_TRUE(holder->alive());
+  EXPECT_EQ(registry.Find("gpu01"), holder);
+  // Once the holder is gone, the name is free.
+  holder->Lose();
+  auto next = Session("gpu01", "10.0.0.9", "10.0.0.9");
+  EXPECT_TRUE(registry.Add(next).ok());
+  EXPECT_EQ(registry.Find("gpu01"), next);
+}
+
+}  // namespace
+}  // namespace nodeprobe::coordinator

@@ -15,6 +15,7 @@
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/html_report.h"
 #include "cli/junit_output.h"
 #include "cli/run_command.h"
 #include "cli/run_rendering.h"
@@ -245,8 +246,9 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
   report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)")->required();
   report_cmd->add_option("--format", *report_format,
-                         "table, json (protobuf JSON), md, or junit (JUnit XML for CI systems)")
-      ->check(CLI::IsMember({"table", "json", "md", "junit"}));
+                         "table, json (protobuf JSON), md, junit (JUnit XML for CI systems), or "
+                         "html (the acceptance record: one self-contained file)")
+      ->check(CLI::IsMember({"table", "json", "md", "junit", "html"}));
 
   return [=]() -> int {
     if (coord->parsed()) {
@@ -393,6 +395,8 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         std::cout << MarkdownRun(run);
       } else if (*report_format == "junit") {
         std::cout << JunitRun(run);
+      } else if (*report_format == "html") {
+        std::cout << HtmlRun(run);
       } else {
         std::cout << RenderRun(run, StdoutWantsColor());
       }

@@ -16,8 +16,9 @@ NODEPROBE_PACKAGES=(
   libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev
   prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev
-  iproute2 iperf3 openssl bzip2 tar
+  iproute2 iperf3 openssl libssl-dev bzip2 tar
   clang libclang-rt-14-dev
+  chromium
 )
 
 missing=()

@@ -1,0 +1,469 @@
+// File: html_report.cc
+#include "cli/html_report.h"
+
+#include <libxml/HTMLtree.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "cli/run_rendering.h"
+#include "coordinator/version_matrix.h"
+#include "nodeprobe_version.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+// Print-friendly, no web fonts, verdict colours that survive greyscale by
+// their labels.
+constexpr char kStyle[] = R"css(
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2125;max-width:1200px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ccd}
+table{border-collapse:collapse;width:100%;margin:6px 0}
+th,td{border:1px solid #d5d8dc;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f1f3f5;cursor:pointer;user-select:none}th.sorted-asc::after{content:" \25B2"}
+th.sorted-desc::after{content:" \25BC"}
+.v{font-weight:600;padding:1px 6px;border-radius:3px;white-space:nowrap}
+.PASS{background:#d3f0da;color:#14532d}.WARN{background:#fdf1c7;color:#713f12}
+.FAIL{background:#fbd5d5;color:#7f1d1d}.ERROR{background:#f5d0fe;color:#701a75}
+.SKIP,.UNSET{background:#e5e7eb;color:#374151}
+.meta td:first-child{width:180px;color:#555}.drift{background:#fdf1c7}
+pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
+svg{background:#fff;border:1px solid #d5d8dc;margin:4px 8px 8px 0}
+@media print{th{cursor:auto}details{display:block}details>*{display:block}}
+)css";
+
+// Sorts a table by the clicked column; numbers numerically. Ours, inline:
+// the file works offline and in an archive.
+constexpr char kScript[] = R"js(
+document.querySelectorAll('table.sortable').forEach(function(t){
+  t.querySelectorAll('th').forEach(function(th,i){
+    th.addEventListener('click',function(){
+      var asc=!th.classList.contains('sorted-asc');
+      t.querySelectorAll('th').forEach(function(h){h.classList.remove('sorted-asc','sorted-desc');});
+      th.classList.add(asc?'sorted-asc':'sorted-desc');
+      var body=t.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
+      rows.sort(function(a,b){
+        var x=a.cells[i].getAttribute('data-sort')||a.cells[i].textContent;
+        var y=b.cells[i].getAttribute('data-sort')||b.cells[i].textContent;
+        var nx=parseFloat(x),ny=parseFloat(y);
+        var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);
+        return asc?c:-c;});
+      rows.forEach(function(r){body.appendChild(r);});
+    });
+  });
+});
+)js";
+
+// A thin layer over libxml2's tree: every string goes in as text or as an
+// attribute value, and the library escapes it when the document is written.
+class Html {
+ public:
+  Html() : doc_(htmlNewDocNoDtD(nullptr, nullptr)) {
+    xmlCreateIntSubset(doc_, BAD_CAST "html", nullptr, nullptr);  // <!DOCTYPE html>
+    root_ = xmlNewNode(nullptr, BAD_CAST "html");
+    xmlDocSetRootElement(doc_, root_);
+    xmlNewProp(root_, BAD_CAST "lang", BAD_CAST "en");
+  }
+  ~Html() { xmlFreeDoc(doc_); }
+  Html(const Html&) = delete;
+  Html& operator=(const Html&) = delete;
+
+  xmlNodePtr root() { return root_; }
+  static xmlNodePtr El(xmlNodePtr parent, const char* name, const std::string& text = "") {
+    xmlNodePtr n = xmlNewChild(parent, nullptr, BAD_CAST name, nullptr);
+    if (!text.empty()) xmlAddChild(n, xmlNewText(BAD_CAST text.c_str()));
+    return n;
+  }
+  static void Attr(xmlNodePtr n, const char* name, const std::string& value) {
+    xmlNewProp(n, BAD_CAST name, BAD_CAST value.c_str());
+  }
+  static void Text(xmlNodePtr n, const std::string& text) {
+    xmlAddChild(n, xmlNewText(BAD_CAST text.c_str()));
+  }
+  // Content of <style> and <script>, which libxml2's HTML writer leaves
+  // unescaped (constants of this file only).
+  static void Raw(xmlNodePtr n, const char* content) {
+    xmlAddChild(n, xmlNewText(BAD_CAST content));
+  }
+  std::string Write() {
+    xmlChar* mem = nullptr;
+    int size = 0;
+    htmlDocDumpMemoryFormat(doc_, &mem, &size, 1);
+    std::string out(reinterpret_cast<const char*>(mem), static_cast<size_t>(size));
+    xmlFree(mem);
+    return out;
+  }
+
+ private:
+  xmlDocPtr doc_;
+  xmlNodePtr root_;
+};
+
+xmlNodePtr Badge(xmlNodePtr parent, v1::Verdict v) {
+  xmlNodePtr s = Html::El(parent, "span", VerdictName(v));
+  Html::Attr(s, "class", absl::StrCat("v ", VerdictName(v)));
+  return s;
+}
+
+xmlNodePtr Section(xmlNodePtr body, const std::string& title, v1::Verdict v) {
+  xmlNodePtr sec = Html::El(body, "section");
+  xmlNodePtr h = Html::El(sec, "h2", title + " ");
+  Badge(h, v);
+  return sec;
+}
+
+xmlNodePtr Table(xmlNodePtr parent, const std::vector<std::string>& head) {
+  xmlNodePtr t = Html::El(parent, "table");
+  Html::Attr(t, "class", "sortable");
+  xmlNodePtr tr = Html::El(Html::El(t, "thead"), "tr");
+  for (const std::string& h : head) Html::El(tr, "th", h);
+  return Html::El(t, "tbody");
+}
+
+xmlNodePtr Row(xmlNodePtr tbody, const std::vector<std::string>& cells) {
+  xmlNodePtr tr = Html::El(tbody, "tr");
+  for (const std::string& c : cells) Html::El(tr, "td", c);
+  return tr;
+}
+
+// A verdict cell, sortable by rank (FAIL first when sorted descending).
+void VerdictCell(xmlNodePtr tr, v1::Verdict v) {
+  xmlNodePtr td = Html::El(tr, "td");
+  Html::Attr(td, "data-sort", absl::StrCat(VerdictRank(v)));
+  Badge(td, v);
+}
+
+struct Attention {
+  v1::Verdict severity;
+  std::string where;
+  std::string what;
+  const v1::Finding* finding;
+};
+
+void Collect(std::vector<Attention>* out, const std::string& where, const std::string& what,
+             const google::protobuf::RepeatedPtrField<v1::Finding>& findings) {
+  for (const v1::Finding& f : findings) {
+    if (f.severity() == v1::FAIL || f.severity() == v1::ERROR || f.severity() == v1::WARN) {
+      out->push_back({f.severity(), where, what, &f});
+    }
+  }
+}
+
+std::string Time(const google::protobuf::Timestamp& t) {
+  if (t.seconds() == 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", absl::FromUnixSeconds(t.seconds()),
+                          absl::UTCTimeZone());
+}
+
+// busbw against size, one line per collective, log2 x axis.
+void CollectiveChart(xmlNodePtr parent, const v1::CollectiveReport& c) {
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  double max_bw = 0, min_x = 1e18, max_x = 0;
+  for (const v1::CollectiveRow& r : c.rows()) {
+    if (r.size() == 0) continue;
+    const double x = std::log2(static_cast<double>(r.size()));
+    series[r.collective()].push_back({x, r.busbw_gbps()});
+    max_bw = std::max(max_bw, r.busbw_gbps());
+    min_x = std::min(min_x, x);
+    max_x = std::max(max_x, x);
+  }
+  if (series.empty()) return;
+  const double w = 520, h = 240, l = 48, b = 28, t = 12, rgt = 120;
+  if (max_x <= min_x) max_x = min_x + 1;
+  if (max_bw <= 0) max_bw = 1;
+  auto px = [&](double x) { return l + (x - min_x) / (max_x - min_x) * (w - l - rgt); };
+  auto py = [&](double y) { return h - b - y / max_bw * (h - b - t); };
+  xmlNodePtr svg = Html::El(parent, "svg");
+  Html::Attr(svg, "width", absl::StrCat(w));
+  Html::Attr(svg, "height", absl::StrCat(h));
+  Html::Attr(svg, "role", "img");
+  Html::El(svg, "title", "bus bandwidth (GB/s) by message size (bytes)");
+  auto line = [&](double x1, double y1, double x2, double y2, const char* color) {
+    xmlNodePtr ln = Html::El(svg, "line");
+    Html::Attr(ln, "x1", absl::StrFormat("%.1f", x1));
+    Html::Attr(ln, "y1", absl::StrFormat("%.1f", y1));
+    Html::Attr(ln, "x2", absl::StrFormat("%.1f", x2));
+    Html::Attr(ln, "y2", absl::StrFormat("%.1f", y2));
+    Html::Attr(ln, "stroke", color);
+  };
+  auto text = [&](double x, double y, const std::string& s, const char* anchor) {
+    xmlNodePtr tx = Html::El(svg, "text", s);
+    Html::Attr(tx, "x", absl::StrFormat("%.1f", x));
+    Html::Attr(tx, "y", absl::StrFormat("%.1f", y));
+    Html::Attr(tx, "font-size", "10");
+    Html::Attr(tx, "text-anchor", anchor);
+  };
+  line(l, h - b, w - rgt, h - b, "#555");
+  line(l, t, l, h - b, "#555");
+  text(l - 4, t + 8, absl::StrFormat("%.1f", max_bw), "end");
+  text(l - 4, h - b, "0", "end");
+  text(l, h - b + 14, absl::StrCat(static_cast<uint64_t>(std::exp2(min_x)), " B"), "start");
+  text(w - rgt, h - b + 14, absl::StrCat(static_cast<uint64_t>(std::exp2(max_x)), " B"), "end");
+  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                  "#ff7f0e", "#8c564b", "#17becf"};
+  int i = 0;
+  for (auto& [name, pts] : series) {
+    std::sort(pts.begin(), pts.end());
+    const char* color = kColors[i % 7];
+    std::string points;
+    for (const auto& [x, y] : pts) absl::StrAppend(&points, absl::StrFormat("%.1f,%.1f ", px(x), py(y)));
+    xmlNodePtr pl = Html::El(svg, "polyline");
+    Html::Attr(pl, "points", points);
+    Html::Attr(pl, "fill", "none");
+    Html::Attr(pl, "stroke", color);
+    Html::Attr(pl, "stroke-width", "2");
+    xmlNodePtr key = Html::El(svg, "text", name);
+    Html::Attr(key, "x", absl::StrFormat("%.1f", w - rgt + 8));
+    Html::Attr(key, "y", absl::StrFormat("%.1f", t + 12.0 + 14 * i));
+    Html::Attr(key, "font-size", "11");
+    Html::Attr(key, "fill", color);
+    ++i;
+  }
+}
+
+}  // namespace
+
+std::string Sha256Hex(const std::string& data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1) return "";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) absl::StrAppend(&hex, absl::StrFormat("%02x", md[i]));
+  return hex;
+}
+
+std::string HtmlRun(const v1::StageRun& run) {
+  Html html;
+  xmlNodePtr head = Html::El(html.root(), "head");
+  xmlNodePtr meta = Html::El(head, "meta");
+  Html::Attr(meta, "charset", "utf-8");
+  Html::El(head, "title", absl::StrCat("nodeprobe ", run.run_id(), ": ",
+                                       VerdictName(run.verdict())));
+  Html::Raw(Html::El(head, "style"), kStyle);
+  xmlNodePtr body = Html::El(html.root(), "body");
+
+  // Summary.
+  xmlNodePtr h1 = Html::El(body, "h1", absl::StrCat("Acceptance record: run ", run.run_id(), " "));
+  Badge(h1, run.verdict());
+  int counts[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<std::string> nodes(run.nodes().begin(), run.nodes().end());
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) ++counts[std::clamp<int>(p.verdict(), 0, 5)];
+  }
+  for (const v1::PairResult& p : run.pairs()) ++counts[std::clamp<int>(p.result().verdict(), 0, 5)];
+  xmlNodePtr summary = Html::El(body, "table");
+  Html::Attr(summary, "class", "meta");
+  std::set<std::string> rails;
+  for (const v1::PairResult& p : run.pairs()) rails.insert(p.rail());
+  const std::string profile = run.profile().source().empty() ? "none" : run.profile().source();
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"stage", StageName(run.stage())},
+           {"nodes", absl::StrCat(nodes.size(), ": ", absl::StrJoin(nodes, ", "))},
+           {"rails", rails.empty() ? "-" : absl::StrJoin(rails, ", ")},
+           {"state", run.state()},
+           {"results", absl::StrFormat("%d PASS, %d WARN, %d FAIL, %d ERROR, %d SKIP",
+                                       counts[v1::PASS], counts[v1::WARN], counts[v1::FAIL],
+                                       counts[v1::ERROR], counts[v1::SKIP])},
+           {"run by", run.operator_identity().empty() ? "-" : run.operator_identity()},
+           {"started", Time(run.started())},
+           {"finished", Time(run.finished())},
+           {"profile", run.profile().source().empty()
+                           ? "none (judged only on what is wrong on its face)"
+                           : absl::StrCat(profile, ", sha256 ", Sha256Hex(run.profile().yaml()))},
+           {"record made by", absl::StrCat("nodeprobe ", NODEPROBE_VERSION)}}) {
+    Row(summary, {k, v});
+  }
+  if (!run.profile().yaml().empty()) {
+    xmlNodePtr d = Html::El(body, "details");
+    Html::El(d, "summary", "the profile that judged this run");
+    Html::El(d, "pre", run.profile().yaml());
+  }
+
+  // What needs attention, worst first: this is what the reader came for.
+  std::vector<Attention> items;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) Collect(&items, r.node(), p.probe(), p.findings());
+  }
+  for (const v1::PairResult& p : run.pairs()) {
+    Collect(&items, absl::StrCat(RoundTag(p), p.from_node(), " -> ", p.to_node(), " [", p.rail(), "]"),
+            PairFigure(p), p.result().findings());
+  }
+  for (const v1::ProbeResult& c : run.collectives()) {
+    Collect(&items, "all nodes", absl::StrCat("nccl, ", c.collective().nranks(), " ranks"),
+            c.findings());
+  }
+  for (const v1::CongestionResult& c : run.congestion()) {
+    Collect(&items, c.receiver(), CongestionLine(c), c.findings());
+  }
+  for (const v1::FailureResult& f : run.failures()) {
+    Collect(&items, f.node(), absl::StrCat(f.scenario(), " [", f.rail(), "]"), f.findings());
+  }
+  Collect(&items, "run", "", run.findings());
+  std::stable_sort(items.begin(), items.end(), [](const Attention& a, const Attention& b) {
+    return VerdictRank(a.severity) > VerdictRank(b.severity);
+  });
+  v1::Verdict worst = v1::PASS;
+  for (const Attention& a : items) worst = WorseVerdict(worst, a.severity);
+  xmlNodePtr attention = Section(body, "Needs attention", worst);
+  Html::Attr(attention, "id", "attention");
+  if (items.empty()) {
+    Html::El(attention, "p", "Nothing: no WARN, FAIL or ERROR finding in this run.");
+  } else {
+    xmlNodePtr tb = Table(attention, {"verdict", "where", "what", "code", "finding", "fix"});
+    for (const Attention& a : items) {
+      xmlNodePtr tr = Html::El(tb, "tr");
+      VerdictCell(tr, a.severity);
+      Html::El(tr, "td", a.where);
+      Html::El(tr, "td", a.what);
+      Html::El(tr, "td", a.finding->code());
+      xmlNodePtr msg = Html::El(tr, "td", absl::StrCat(
+          a.finding->device().empty() ? "" : absl::StrCat("[", a.finding->device(), "] "),
+          a.finding->message()));
+      if (const std::string note = ExceptionNote(*a.finding); !note.empty()) {
+        Html::El(msg, "div", note);
+      }
+      Html::El(tr, "td", a.finding->remediation());
+    }
+  }
+
+  // Nodes x probes.
+  v1::Verdict nodes_verdict = v1::SKIP;
+  for (const v1::StageReport& r : run.node_reports()) {
+    nodes_verdict = WorseVerdict(nodes_verdict, CombineVerdicts(r.results()));
+  }
+  xmlNodePtr nodes_sec = Section(body, "Nodes", nodes_verdict);
+  if (run.node_reports_size() > 0) {
+    xmlNodePtr tb = Table(nodes_sec, {"node", "probe", "verdict", "findings", "reason"});
+    for (const v1::StageReport& r : run.node_reports()) {
+      for (const v1::ProbeResult& p : r.results()) {
+        std::vector<std::string> codes;
+        for (const v1::Finding& f : p.findings()) codes.push_back(f.code());
+        xmlNodePtr tr = Html::El(tb, "tr");
+        Html::El(tr, "td", r.node());
+        Html::El(tr, "td", p.probe());
+        VerdictCell(tr, p.verdict());
+        Html::El(tr, "td", absl::StrJoin(codes, ", "));
+        Html::El(tr, "td", p.reason());
+      }
+    }
+  }
+
+  // The version matrix of the nodes in this run.
+  std::vector<coordinator::NodeComponents> fleet;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      if (!p.has_inventory()) continue;
+      fleet.push_back({r.node(), {p.inventory().components().begin(),
+                                  p.inventory().components().end()}});
+    }
+  }
+  const std::vector<coordinator::ComponentRow> matrix = coordinator::VersionMatrix(fleet);
+  bool drift = false;
+  for (const auto& row : matrix) drift |= !row.drifted.empty();
+  xmlNodePtr versions =
+      Section(body, "Version matrix", matrix.empty() ? v1::SKIP : drift ? v1::WARN : v1::PASS);
+  if (!matrix.empty()) {
+    std::vector<std::string> head = {"component"};
+    for (const auto& n : fleet) head.push_back(n.node);
+    xmlNodePtr tb = Table(versions, head);
+    for (const auto& row : matrix) {
+      xmlNodePtr tr = Html::El(tb, "tr");
+      Html::El(tr, "td", row.component);
+      for (const auto& n : fleet) {
+        auto v = row.versions.find(n.node);
+        xmlNodePtr td = Html::El(tr, "td", v == row.versions.end() ? "-" : v->second);
+        if (std::find(row.drifted.begin(), row.drifted.end(), n.node) != row.drifted.end()) {
+          Html::Attr(td, "class", "drift");
+          Html::Attr(td, "title", absl::StrCat("the fleet's majority: ", row.majority));
+        }
+      }
+    }
+  }
+
+  // Between the nodes.
+  if (run.pairs_size() > 0) {
+    v1::Verdict pv = v1::SKIP;
+    for (const v1::PairResult& p : run.pairs()) pv = WorseVerdict(pv, p.result().verdict());
+    xmlNodePtr pairs = Section(body, "Between the nodes", pv);
+    xmlNodePtr tb = Table(pairs, {"round", "from", "to", "rail", "measured", "verdict"});
+    for (const v1::PairResult& p : run.pairs()) {
+      xmlNodePtr tr = Html::El(tb, "tr");
+      Html::El(tr, "td", RoundTag(p));
+      Html::El(tr, "td", p.from_node());
+      Html::El(tr, "td", p.to_node());
+      Html::El(tr, "td", p.rail());
+      Html::El(tr, "td", PairFigure(p));
+      VerdictCell(tr, p.result().verdict());
+    }
+  }
+  for (const v1::ProbeResult& c : run.collectives()) {
+    xmlNodePtr sec = Section(body, absl::StrCat("NCCL across the nodes (", c.collective().nranks(),
+                                                " ranks)"),
+                             c.verdict());
+    CollectiveChart(sec, c.collective());
+    xmlNodePtr ul = Html::El(sec, "ul");
+    for (const std::string& line : CollectiveLines(c)) Html::El(ul, "li", line);
+  }
+  if (run.congestion_size() > 0) {
+    v1::Verdict cv = v1::SKIP;
+    for (const v1::CongestionResult& c : run.congestion()) cv = WorseVerdict(cv, c.verdict());
+    xmlNodePtr sec = Section(body, "Congestion", cv);
+    xmlNodePtr tb = Table(sec, {"receiver", "pattern", "measured", "verdict"});
+    for (const v1::CongestionResult& c : run.congestion()) {
+      xmlNodePtr tr = Html::El(tb, "tr");
+      Html::El(tr, "td", c.receiver());
+      Html::El(tr, "td", c.pattern());
+      Html::El(tr, "td", CongestionLine(c));
+      VerdictCell(tr, c.verdict());
+    }
+  }
+  if (run.failures_size() > 0) {
+    v1::Verdict fv = v1::SKIP;
+    for (const v1::FailureResult& f : run.failures()) fv = WorseVerdict(fv, f.verdict());
+    xmlNodePtr sec = Section(body, "Failure injection", fv);
+    for (const v1::FailureResult& f : run.failures()) {
+      Html::El(sec, "p", absl::StrCat(f.scenario(), " on ", f.node(), " [", f.rail(), "], run by ",
+                                      f.operator_identity(), ": transfer ", f.transfer_outcome()));
+      xmlNodePtr ul = Html::El(sec, "ul");
+      for (const std::string& a : f.actions()) Html::El(ul, "li", a);
+    }
+  }
+
+  // Exceptions: what the profile waived, who owns it, until when; and the
+  // ones that had expired and so were not applied.
+  std::vector<Attention> waived;
+  for (const Attention& a : items) {
+    if (!a.finding->exception_reason().empty() || a.finding->exception_expired()) {
+      waived.push_back(a);
+    }
+  }
+  bool expired = false;
+  for (const Attention& a : waived) expired |= a.finding->exception_expired();
+  xmlNodePtr exc = Section(body, "Exceptions", waived.empty() ? v1::SKIP
+                                               : expired      ? v1::FAIL
+                                                              : v1::WARN);
+  if (waived.empty()) {
+    Html::El(exc, "p", "None applied.");
+  } else {
+    xmlNodePtr tb = Table(exc, {"where", "code", "device", "owner", "expires", "status"});
+    for (const Attention& a : waived) {
+      Row(tb, {a.where, a.finding->code(), a.finding->device(), a.finding->exception_owner(),
+               a.finding->exception_expires(),
+               a.finding->exception_expired() ? "expired: not applied"
+                                              : a.finding->exception_reason()});
+    }
+  }
+  Html::Raw(Html::El(body, "script"), kScript);
+  return html.Write();
+}
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,24 @@
+// File: html_report.h
+// The acceptance record of a run as one self-contained HTML file (`report
+// --format html`): no network fetch, no CDN; styles, the table sorter and
+// the charts (inline SVG) are ours and inside the file. Sections, each with
+// its verdict: summary (scope, who, when, the profile with its SHA-256),
+// what needs attention (FAIL, then ERROR, then WARN, first on the page),
+// nodes x probes, the version matrix with drift, node pairs, collectives
+// (busbw vs size), congestion, failure injection, and the exceptions the
+// profile applied or let expire. Built as a libxml2 HTML tree, so every
+// text and attribute is escaped by the library.
+#pragma once
+
+#include <string>
+
+#include "nodeprobe/v1/service.pb.h"
+
+namespace nodeprobe::cli {
+
+std::string HtmlRun(const v1::StageRun& run);
+
+// Lowercase hex SHA-256 of `data` (OpenSSL's libcrypto).
+std::string Sha256Hex(const std::string& data);
+
+}  // namespace nodeprobe::cli

@@ -1,0 +1,225 @@
+// The HTML acceptance record read back with libxml2's HTML parser: failing
+// items first, every section with its verdict, text escaped, nothing
+// fetched from anywhere; and, where Debian's chromium is installed, the
+// page as a browser renders it (no console error, no network request, the
+// first FAIL above the fold).
+#include "cli/html_report.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/xpath.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "re2/re2.h"
+#include "probes/framework/result_util.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+v1::StageRun AcceptanceRun() {
+  v1::StageRun run;
+  run.set_run_id("r-42");
+  run.set_stage(v1::TWO_NODE);
+  run.set_verdict(v1::FAIL);
+  run.set_state("done");
+  run.add_nodes("gpu01");
+  run.add_nodes("gpu02");
+  run.set_operator_identity("platform-operator");
+  run.mutable_profile()->set_source("fleet.yaml");
+  run.mutable_profile()->set_yaml("transfer:\n  tcp_stream_min_gbps: 90\n");
+  for (const char* node : {"gpu01", "gpu02"}) {
+    v1::StageReport* r = run.add_node_reports();
+    r->set_node(node);
+    r->set_stage(v1::SINGLE_NODE);
+    v1::ProbeResult* inv = r->add_results();
+    inv->set_probe("inventory");
+    inv->set_verdict(v1::PASS);
+    v1::Component* d = inv->mutable_inventory()->add_components();
+    d->set_name("nvidia_driver");
+    d->set_present(true);
+    d->set_version(std::string(node) == "gpu01" ? "550.54.15" : "535.161.08");
+    v1::ProbeResult* rdma = r->add_results();
+    rdma->set_probe("rdma-devices");
+    rdma->set_verdict(v1::WARN);
+    v1::Finding* f = AddFinding(rdma, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx5_0:1",
+                                "symbol_error 3 <script>alert(1)</script>", "reseat the cable");
+    f->set_exception_reason("cable swap (exception in fleet.yaml)");
+    f->set_exception_owner("fabric-team");
+    f->set_exception_expires("2027-01-31");
+  }
+  v1::PairResult* p = run.add_pairs();
+  p->set_from_node("gpu01");
+  p->set_to_node("gpu02");
+  p->set_rail("eth0");
+  p->mutable_result()->set_verdict(v1::FAIL);
+  p->mutable_result()->mutable_transfer()->set_op(v1::STREAM_BW);
+  p->mutable_result()->mutable_transfer()->add_results()->set_bw_avg_gbps(41.2);
+  p->mutable_result()->mutable_transfer()->set_expected(90);
+  p->mutable_result()->mutable_transfer()->set_expected_source("profile");
+  AddFinding(p->mutable_result(), "TRANSFER_BELOW_EXPECTED", v1::FAIL, "eth0",
+             "41.2 Gb/s is below the profile's 90 Gb/s", "check the rail's link speed");
+  v1::ProbeResult* c = run.add_collectives();
+  c->set_probe("nccl");
+  c->set_verdict(v1::PASS);
+  c->mutable_collective()->set_nranks(16);
+  for (uint64_t size : {1024ull, 1ull << 20, 1ull << 30}) {
+    v1::CollectiveRow* row = c->mutable_collective()->add_rows();
+    row->set_collective("all_reduce");
+    row->set_size(size);
+    row->set_busbw_gbps(size == 1024 ? 0.5 : size == (1u << 20) ? 40 : 180);
+  }
+  return run;
+}
+
+struct Parsed {
+  explicit Parsed(const std::string& html)
+      : doc(htmlReadMemory(html.data(), static_cast<int>(html.size()), "record.html", "utf-8",
+                           HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING)) {}
+  ~Parsed() {
+    if (doc) xmlFreeDoc(doc);
+  }
+  std::string String(const std::string& xpath) const {
+    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
+    std::string v;
+    if (o) {
+      xmlChar* s = xmlXPathCastToString(o);
+      v = reinterpret_cast<const char*>(s);
+      xmlFree(s);
+      xmlXPathFreeObject(o);
+    }
+    xmlXPathFreeContext(ctx);
+    return v;
+  }
+  double Number(const std::string& xpath) const {
+    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
+    const double v = o ? xmlXPathCastToNumber(o) : -1;
+    if (o) xmlXPathFreeObject(o);
+    xmlXPathFreeContext(ctx);
+    return v;
+  }
+  htmlDocPtr doc;
+};
+
+TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) {
+  const std::string html = HtmlRun(AcceptanceRun());
+  EXPECT_TRUE(absl::StartsWith(html, "<!DOCTYPE html>")) << html.substr(0, 80);
+  // Self-contained: no resource from anywhere.
+  EXPECT_FALSE(absl::StrContains(html, "http://")) << html;
+  EXPECT_FALSE(absl::StrContains(html, "https://"));
+  EXPECT_FALSE(absl::StrContains(html, " src="));
+  EXPECT_FALSE(absl::StrContains(html, "<link"));
+  // A finding's text is text, never markup.
+  EXPECT_FALSE(absl::StrContains(html, "<script>alert(1)</script>"));
+  EXPECT_TRUE(absl::StrContains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  Parsed d(html);
+  ASSERT_NE(d.doc, nullptr);
+  // The first section is what needs attention, and its first row the FAIL.
+  EXPECT_EQ(d.String("(//section)[1]/@id"), "attention");
+  EXPECT_EQ(d.String("(//section)[1]/h2/span"), "FAIL");
+  EXPECT_EQ(d.String("(//section[@id='attention']//tbody/tr)[1]/td[4]"),
+            "TRANSFER_BELOW_EXPECTED");
+  EXPECT_EQ(d.Number("count(//section[@id='attention']//tbody/tr)"), 3);
+  // Summary: who, the profile and its hash.
+  EXPECT_TRUE(absl::StrContains(d.String("//table[@class='meta']"), "platform-operator"));
+  EXPECT_TRUE(absl::StrContains(
+      d.String("//table[@class='meta']"),
+      absl::StrCat("fleet.yaml, sha256 ", Sha256Hex("transfer:\n  tcp_stream_min_gbps: 90\n"))));
+  // Each section says its verdict.
+  EXPECT_EQ(d.Number("count(//section)"), d.Number("count(//section/h2/span[@class])"));
+  EXPECT_EQ(d.String("//section[h2[starts-with(., 'Version matrix')]]/h2/span"), "WARN");
+  EXPECT_EQ(d.String("//section[h2[starts-with(., 'Nodes')]]/h2/span"), "WARN");
+  EXPECT_EQ(d.Number("count(//td[@class='drift'])"), 1);  // a tie: one node is off
+  EXPECT_EQ(d.String("//section[h2[starts-with(., 'Exceptions')]]//tbody/tr[1]/td[4]"),
+            "fabric-team");
+  // The collective's curve, drawn inline.
+  EXPECT_EQ(d.Number("count(//svg//polyline)"), 1);
+  EXPECT_EQ(d.Number("count(//script)"), 1);
+}
+
+TEST(Sha256HexTest, KnownVector) {
+  EXPECT_EQ(Sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(HtmlRunTest, ChromiumRendersItWithoutErrorsOrRequestsAndTheFailAboveTheFold) {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "chromium is not installed (Debian package chromium)";
+  }
+  testing::TempDir dir;
+  std::string html = HtmlRun(AcceptanceRun());
+  // The test's own probe, appended to a copy: where the first FAIL row
+  // sits, and whether the page's sorter runs (a click sorts by verdict).
+  const std::string probe = R"(<script>
+window.addEventListener('load', function () {
+  var row = document.querySelector('#attention tbody tr');
+  var above = row.getBoundingClientRect().bottom <= window.innerHeight;
+  var th = document.querySelector('#attention th');
+  th.click();
+  document.body.setAttribute('data-probe', 'above=' + above + ';sorted=' +
+      th.classList.contains('sorted-asc'));
+});
+</script>)";
+  std::ofstream(dir.path() + "/record.html") << html;
+  std::ofstream(dir.path() + "/probe.html") << html << probe;
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+      " --disable-background-networking --disable-component-update --disable-sync"
+      " --disable-default-apps --disable-extensions --user-data-dir=" + dir.path() + "/profile"
+      " --window-size=1280,900 --enable-logging=stderr --v=0"
+      " --log-net-log=" + dir.path() + "/net.json";
+  const std::string dom = dir.path() + "/dom.html";
+  const std::string err = dir.path() + "/chromium.err";
+  ASSERT_EQ(std::system(absl::StrCat("timeout 60 chromium", flags, " --dump-dom file://",
+                                     dir.path(), "/probe.html > ", dom, " 2> ", err)
+                            .c_str()),
+            0)
+      << Slurp(err);
+  const std::string dumped = Slurp(dom);
+  EXPECT_TRUE(absl::StrContains(dumped, "data-probe=\"above=true;sorted=true\""))
+      << dumped.substr(0, 2000);
+  // No console message at all (an error in our script would be one).
+  const std::string said = Slurp(err);
+  EXPECT_FALSE(absl::StrContains(said, "CONSOLE")) << said;
+  EXPECT_FALSE(absl::StrContains(said, "Uncaught")) << said;
+  // The browser's network log: no http(s) URL was requested but the
+  // browser's own housekeeping (clock, updates, accounts), which it sends
+  // for any page, even with background networking off.
+  const std::string net = Slurp(dir.path() + "/net.json");
+  ASSERT_FALSE(net.empty());
+  re2::StringPiece in(net);
+  std::string url;
+  while (RE2::FindAndConsume(&in, R"re("url":"(https?://[^"]*)")re", &url)) {
+    const bool browsers_own = absl::StartsWith(url, "http://clients2.google.com/time/") ||
+                              absl::StartsWith(url, "https://clients2.google.com/time/") ||
+                              absl::StrContains(url, "update.googleapis.com/service/update2/") ||
+                              absl::StartsWith(url, "https://accounts.google.com/ListAccounts");
+    EXPECT_TRUE(browsers_own) << "the page asked for " << url;
+  }
+  // A screenshot of the record as printed: not blank.
+  const std::string png = dir.path() + "/record.png";
+  ASSERT_EQ(std::system(absl::StrCat("timeout 60 chromium", flags, " --screenshot=", png,
+                                     " file://", dir.path(), "/record.html > /dev/null 2>> ", err)
+                            .c_str()),
+            0)
+      << Slurp(err);
+  EXPECT_GT(Slurp(png).size(), 20000u) << "the screenshot is (nearly) blank";
+  if (const char* keep = std::getenv("NODEPROBE_KEEP_HTML")) {
+    std::system(absl::StrCat("cp ", png, " ", dir.path(), "/record.html ", keep).c_str());
+  }
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

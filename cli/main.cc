@@ -10,6 +10,7 @@
 
 #include "agent/link_flap.h"
 #include "cli/control_commands.h"
+#include "cli/evidence_command.h"
 #include "cli/fleet_command.h"
 #include "cli/exit_codes.h"
 #include "cli/mtu_command.h"
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
   std::function<int()> nccl_cmd = nodeprobe::cli::AddNcclCommand(app);
   std::function<int()> control_cmd = nodeprobe::cli::AddControlCommands(app);
   std::function<int()> fleet_cmd = nodeprobe::cli::AddFleetCommand(app);
+  std::function<int()> evidence_cmd = nodeprobe::cli::AddEvidenceCommand(app);
 
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print the nodeprobe version.");
@@ -217,6 +219,7 @@ int main(int argc, char** argv) {
   if (int rc = nccl_cmd(); rc >= 0) return rc;
   if (int rc = control_cmd(); rc >= 0) return rc;
   if (int rc = fleet_cmd(); rc >= 0) return rc;
+  if (int rc = evidence_cmd(); rc >= 0) return rc;
   if (*version_cmd) {
     std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
     return kExitOk;

@@ -1,0 +1,121 @@
+// File: evidence_bundle.cc
+#include "cli/evidence_bundle.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <stdio.h>
+
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cli/html_report.h"
+#include "cli/json_output.h"
+#include "cli/junit_output.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+struct File {
+  std::string name;
+  std::string content;
+};
+
+// A signature of `data` with the PEM private key at `path` (SHA-256; for
+// Ed25519 the key's own hash, as `openssl pkeyutl` would).
+absl::StatusOr<std::string> Sign(const std::string& data, const std::string& path) {
+  FILE* f = fopen(path.c_str(), "r");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("--sign-key ", path, ": cannot read it"));
+  }
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_PrivateKey(f, nullptr, nullptr, nullptr), &EVP_PKEY_free);
+  fclose(f);
+  if (!key) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--sign-key ", path, ": not a PEM private key (an unencrypted RSA or EC key, e.g. from "
+        "`openssl genpkey -algorithm RSA`)"));
+  }
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  size_t len = 0;
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1 ||
+      EVP_DigestSign(ctx.get(), nullptr, &len,
+                     reinterpret_cast<const unsigned char*>(data.data()), data.size()) != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--sign-key ", path, ": cannot sign with it"));
+  }
+  std::string sig(len, '\0');
+  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
+                     reinterpret_cast<const unsigned char*>(data.data()), data.size()) != 1) {
+    return absl::InternalError("signing the manifest failed");
+  }
+  sig.resize(len);
+  return sig;
+}
+
+absl::Status WriteTarGz(const std::string& path, const std::string& dir,
+                        const std::vector<File>& files) {
+  std::unique_ptr<archive, decltype(&archive_write_free)> a(archive_write_new(),
+                                                            &archive_write_free);
+  archive_write_add_filter_gzip(a.get());
+  archive_write_set_format_pax_restricted(a.get());
+  if (archive_write_open_filename(a.get(), path.c_str()) != ARCHIVE_OK) {
+    return absl::InvalidArgumentError(absl::StrCat("--out: cannot write ", path, ": ",
+                                                   archive_error_string(a.get())));
+  }
+  const time_t now = absl::ToUnixSeconds(absl::Now());
+  for (const File& f : files) {
+    std::unique_ptr<archive_entry, decltype(&archive_entry_free)> e(archive_entry_new(),
+                                                                    &archive_entry_free);
+    archive_entry_set_pathname(e.get(), absl::StrCat(dir, "/", f.name).c_str());
+    archive_entry_set_size(e.get(), static_cast<la_int64_t>(f.content.size()));
+    archive_entry_set_filetype(e.get(), AE_IFREG);
+    archive_entry_set_perm(e.get(), 0644);
+    archive_entry_set_mtime(e.get(), now, 0);
+    if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK ||
+        archive_write_data(a.get(), f.content.data(), f.content.size()) !=
+            static_cast<la_ssize_t>(f.content.size())) {
+      return absl::InternalError(absl::StrCat("writing ", path, ": ",
+                                              archive_error_string(a.get())));
+    }
+  }
+  if (archive_write_close(a.get()) != ARCHIVE_OK) {
+    return absl::InternalError(absl::StrCat("closing ", path, ": ", archive_error_string(a.get())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out,
+                                 const std::string& sign_key) {
+  absl::StatusOr<std::string> json = ToJson(run);
+  if (!json.ok()) return json.status();
+  std::vector<File> files = {{"run.json", *json},
+                             {"record.html", HtmlRun(run)},
+                             {"junit.xml", JunitRun(run)}};
+  if (!run.profile().yaml().empty()) files.push_back({"profile.yaml", run.profile().yaml()});
+  std::string manifest;
+  for (const File& f : files) absl::StrAppend(&manifest, Sha256Hex(f.content), "  ", f.name, "\n");
+  files.push_back({"MANIFEST.sha256", manifest});
+  if (!sign_key.empty()) {
+    absl::StatusOr<std::string> sig = Sign(manifest, sign_key);
+    if (!sig.ok()) return sig.status();
+    files.push_back({"MANIFEST.sha256.sig", *sig});
+  }
+  const std::string tmp = out + ".tmp";
+  const std::string dir = absl::StrCat("nodeprobe-", run.run_id().empty() ? "run" : run.run_id());
+  if (absl::Status s = WriteTarGz(tmp, dir, files); !s.ok()) {
+    remove(tmp.c_str());
+    return s;
+  }
+  if (rename(tmp.c_str(), out.c_str()) != 0) {
+    remove(tmp.c_str());
+    return absl::InternalError(absl::StrCat("--out: cannot rename ", tmp, " to ", out));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace nodeprobe::cli

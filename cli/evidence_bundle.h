@@ -1,0 +1,22 @@
+// File: evidence_bundle.h
+// The evidence bundle of a run (`nodeprobe evidence`): one .tar.gz (written
+// by libarchive) holding, under nodeprobe-RUN/, the run as protobuf JSON,
+// the HTML acceptance record, the JUnit XML, the profile that judged it,
+// and MANIFEST.sha256 in `sha256sum -c` format; with a signing key, also
+// MANIFEST.sha256.sig, a SHA-256 signature of the manifest that
+//   openssl dgst -sha256 -verify KEY.pub -signature MANIFEST.sha256.sig MANIFEST.sha256
+// checks. The archive is written to OUT.tmp and renamed: never half a file.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "nodeprobe/v1/service.pb.h"
+
+namespace nodeprobe::cli {
+
+// `sign_key`: a PEM private key (RSA, EC or Ed25519), "" for none.
+absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out,
+                                 const std::string& sign_key = "");
+
+}  // namespace nodeprobe::cli

@@ -10,6 +10,9 @@
 //
 //   fake_fleet ADDRESS N PATTERN COORDINATOR_PID DB_PATH [SLOW_NODES [SLOW_RAIL_NODES]]
 //
+// PATTERN hold:SECONDS registers the fleet, prints "registered N of N",
+// holds it for SECONDS and exits (no stage).
+//
 // SLOW_NODES / SLOW_RAIL_NODES: comma-separated node indices (default "7"
 // and "11": node 7 slow, node 11's eth1 slow). Prints rounds, wall time
 // per round, coordinator CPU seconds per round and RSS per node, store size
@@ -227,6 +230,14 @@ int main(int argc, char** argv) {
     agents.push_back(std::make_unique<FakeAgent>(stubs[i / 50].get(), i, faults, &registered));
   }
   for (int w = 0; w < 600 && registered < n; ++w) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (pattern.rfind("hold:", 0) == 0) {
+    // Only the fleet, held for a while (bench/agent_footprint.sh scrapes the
+    // coordinator's /metrics meanwhile); then gone at once.
+    printf("registered %d of %d\n", registered.load(), n);
+    fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(atoi(pattern.c_str() + 5)));
+    _exit(0);
+  }
   const long rss_fleet = RssKb(coordinator);
   const long db_before = FileBytes(db);
   const double cpu_before = CpuSeconds(coordinator);

@@ -5,9 +5,6 @@
 // first FAIL above the fold).
 #include "cli/html_report.h"
 
-#include <libxml/HTMLparser.h>
-#include <libxml/xpath.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -18,6 +15,7 @@
 #include "re2/re2.h"
 #include "probes/framework/result_util.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/xml_query.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -77,36 +75,6 @@ v1::StageRun AcceptanceRun() {
   return run;
 }
 
-struct Parsed {
-  explicit Parsed(const std::string& html)
-      : doc(htmlReadMemory(html.data(), static_cast<int>(html.size()), "record.html", "utf-8",
-                           HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING)) {}
-  ~Parsed() {
-    if (doc) xmlFreeDoc(doc);
-  }
-  std::string String(const std::string& xpath) const {
-    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
-    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
-    std::string v;
-    if (o) {
-      xmlChar* s = xmlXPathCastToString(o);
-      v = reinterpret_cast<const char*>(s);
-      xmlFree(s);
-      xmlXPathFreeObject(o);
-    }
-    xmlXPathFreeContext(ctx);
-    return v;
-  }
-  double Number(const std::string& xpath) const {
-    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
-    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
-    const double v = o ? xmlXPathCastToNumber(o) : -1;
-    if (o) xmlXPathFreeObject(o);
-    xmlXPathFreeContext(ctx);
-    return v;
-  }
-  htmlDocPtr doc;
-};
 
 TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) {
   const std::string html = HtmlRun(AcceptanceRun());
@@ -119,8 +87,8 @@ TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) 
   // A finding's text is text, never markup.
   EXPECT_FALSE(absl::StrContains(html, "<script>alert(1)</script>"));
   EXPECT_TRUE(absl::StrContains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
-  Parsed d(html);
-  ASSERT_NE(d.doc, nullptr);
+  testing::XmlQuery d = testing::XmlQuery::Html(html);
+  ASSERT_TRUE(d.ok());
   // The first section is what needs attention, and its first row the FAIL.
   EXPECT_EQ(d.String("(//section)[1]/@id"), "attention");
   EXPECT_EQ(d.String("(//section)[1]/h2/span"), "FAIL");

@@ -3,14 +3,12 @@
 // a failing case carries.
 #include "cli/junit_output.h"
 
-#include <libxml/parser.h>
-#include <libxml/xpath.h>
-
 #include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "probes/framework/result_util.h"
+#include "tests/testing/xml_query.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -67,41 +65,11 @@ v1::StageRun SampleRun() {
   return run;
 }
 
-struct Doc {
-  explicit Doc(const std::string& xml)
-      : doc(xmlReadMemory(xml.data(), static_cast<int>(xml.size()), "junit.xml", nullptr,
-                          XML_PARSE_NONET | XML_PARSE_NOBLANKS)) {}
-  ~Doc() {
-    if (doc) xmlFreeDoc(doc);
-  }
-  double Number(const std::string& xpath) const {
-    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
-    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
-    double v = o ? xmlXPathCastToNumber(o) : -1;
-    if (o) xmlXPathFreeObject(o);
-    xmlXPathFreeContext(ctx);
-    return v;
-  }
-  std::string String(const std::string& xpath) const {
-    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
-    xmlXPathObjectPtr o = xmlXPathEvalExpression(BAD_CAST xpath.c_str(), ctx);
-    std::string v;
-    if (o) {
-      xmlChar* s = xmlXPathCastToString(o);
-      v = reinterpret_cast<const char*>(s);
-      xmlFree(s);
-      xmlXPathFreeObject(o);
-    }
-    xmlXPathFreeContext(ctx);
-    return v;
-  }
-  xmlDocPtr doc;
-};
 
 TEST(JunitRunTest, OneTestcasePerResultWithTheCountsCiSystemsShow) {
   const std::string xml = JunitRun(SampleRun());
-  Doc d(xml);
-  ASSERT_NE(d.doc, nullptr) << xml;
+  testing::XmlQuery d = testing::XmlQuery::Xml(xml);
+  ASSERT_TRUE(d.ok()) << xml;
   // 5 probe results + 1 pair + the run's own findings.
   EXPECT_EQ(d.Number("count(//testcase)"), 7) << xml;
   EXPECT_EQ(d.Number("number(/testsuites/@tests)"), 7);
@@ -140,8 +108,8 @@ TEST(JunitReportTest, ALocalStageIsOneSuite) {
   r.set_stage(v1::SINGLE_NODE);
   *r.add_results() = Result("pcie", v1::PASS);
   *r.add_results() = Result("gpu", v1::SKIP);
-  Doc d(JunitReport(r));
-  ASSERT_NE(d.doc, nullptr);
+  testing::XmlQuery d = testing::XmlQuery::Xml(JunitReport(r));
+  ASSERT_TRUE(d.ok());
   EXPECT_EQ(d.Number("count(/testsuites/testsuite)"), 1);
   EXPECT_EQ(d.String("/testsuites/testsuite/@name"), "gpu01 single-node");
   EXPECT_EQ(d.Number("count(//testcase)"), 2);

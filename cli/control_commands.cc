@@ -242,9 +242,17 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   auto report_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
   auto report_run = std::make_shared<std::string>();
   auto report_format = std::make_shared<std::string>("table");
-  CLI::App* report_cmd = app.add_subcommand("report", "Print one stored run.");
+  auto report_runs = std::make_shared<std::vector<std::string>>();
+  CLI::App* report_cmd = app.add_subcommand(
+      "report", "Print one stored run, or a campaign of runs (--runs A,B,...) as one record.");
   AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
-  report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)")->required();
+  auto* one_run = report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)");
+  report_cmd
+      ->add_option("--runs", *report_runs,
+                   "Run ids of a campaign (single-node, two-node, cluster, congestion, "
+                   "failure), comma-separated: one record with what needs attention across them")
+      ->delimiter(',')
+      ->excludes(one_run);
   report_cmd->add_option("--format", *report_format,
                          "table, json (protobuf JSON), md, junit (JUnit XML for CI systems), or "
                          "html (the acceptance record: one self-contained file)")
@@ -380,14 +388,40 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         }
         return kExitOk;
       }
-      absl::StatusOr<v1::StageRun> fetched =
-          coordinator::FetchRun(stub.get(), *report_run, absl::Now() + absl::Seconds(60));
-      if (!fetched.ok()) {
-        return RpcFail(grpc::Status(static_cast<grpc::StatusCode>(fetched.status().code()),
-                                    std::string(fetched.status().message())),
-                       *address);
+      std::vector<std::string> ids = *report_runs;
+      if (!report_run->empty()) ids = {*report_run};
+      if (ids.empty()) return Fail("report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
+      std::vector<v1::StageRun> fetched_runs;
+      for (const std::string& id : ids) {
+        absl::StatusOr<v1::StageRun> fetched =
+            coordinator::FetchRun(stub.get(), id, absl::Now() + absl::Seconds(60));
+        if (!fetched.ok()) {
+          return RpcFail(grpc::Status(static_cast<grpc::StatusCode>(fetched.status().code()),
+                                      std::string(fetched.status().message())),
+                         *address);
+        }
+        fetched_runs.push_back(*std::move(fetched));
       }
-      const v1::StageRun& run = *fetched;
+      if (fetched_runs.size() > 1) {
+        if (*report_format == "json") {
+          v1::ListRunsResponse all;  // {"runs": [...]}, each whole
+          for (const v1::StageRun& r : fetched_runs) *all.add_runs() = r;
+          auto json = ToJson(all);
+          if (json.ok()) std::cout << *json;
+        } else if (*report_format == "junit") {
+          std::cout << JunitCampaign(fetched_runs);
+        } else if (*report_format == "html") {
+          std::cout << HtmlCampaign(fetched_runs);
+        } else {
+          for (const v1::StageRun& r : fetched_runs) {
+            std::cout << (*report_format == "md" ? MarkdownRun(r)
+                                                 : RenderRun(r, StdoutWantsColor()))
+                      << "\n";
+          }
+        }
+        return kExitOk;
+      }
+      const v1::StageRun& run = fetched_runs.front();
       if (*report_format == "json") {
         auto json = ToJson(run);
         if (json.ok()) std::cout << *json;

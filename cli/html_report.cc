@@ -241,18 +241,12 @@ std::string Sha256Hex(const std::string& data) {
   return hex;
 }
 
-std::string HtmlRun(const v1::StageRun& run) {
-  Html html;
-  xmlNodePtr head = Html::El(html.root(), "head");
-  xmlNodePtr meta = Html::El(head, "meta");
-  Html::Attr(meta, "charset", "utf-8");
-  Html::El(head, "title", absl::StrCat("nodeprobe ", run.run_id(), ": ",
-                                       VerdictName(run.verdict())));
-  Html::Raw(Html::El(head, "style"), kStyle);
-  xmlNodePtr body = Html::El(html.root(), "body");
+namespace {
 
-  // Summary.
-  xmlNodePtr h1 = Html::El(body, "h1", absl::StrCat("Acceptance record: run ", run.run_id(), " "));
+// The run's scope, who, when and the profile that judged it.
+void RunSummary(xmlNodePtr body, const v1::StageRun& run, const char* heading) {
+  xmlNodePtr h1 = Html::El(body, heading, absl::StrCat(
+      heading[1] == '1' ? "Acceptance record: run " : "Run ", run.run_id(), " "));
   Badge(h1, run.verdict());
   int counts[6] = {0, 0, 0, 0, 0, 0};
   std::vector<std::string> nodes(run.nodes().begin(), run.nodes().end());
@@ -288,26 +282,33 @@ std::string HtmlRun(const v1::StageRun& run) {
     Html::El(d, "pre", run.profile().yaml());
   }
 
-  // What needs attention, worst first: this is what the reader came for.
-  std::vector<Attention> items;
+}
+
+// Every WARN/FAIL/ERROR finding of the run, `prefix` before where it is.
+void CollectRun(std::vector<Attention>* out, const v1::StageRun& run, const std::string& prefix) {
+  std::vector<Attention>& items = *out;
   for (const v1::StageReport& r : run.node_reports()) {
-    for (const v1::ProbeResult& p : r.results()) Collect(&items, r.node(), p.probe(), p.findings());
+    for (const v1::ProbeResult& p : r.results()) Collect(&items, prefix + r.node(), p.probe(), p.findings());
   }
   for (const v1::PairResult& p : run.pairs()) {
-    Collect(&items, absl::StrCat(RoundTag(p), p.from_node(), " -> ", p.to_node(), " [", p.rail(), "]"),
+    Collect(&items, prefix + absl::StrCat(RoundTag(p), p.from_node(), " -> ", p.to_node(), " [", p.rail(), "]"),
             PairFigure(p), p.result().findings());
   }
   for (const v1::ProbeResult& c : run.collectives()) {
-    Collect(&items, "all nodes", absl::StrCat("nccl, ", c.collective().nranks(), " ranks"),
+    Collect(&items, prefix + "all nodes", absl::StrCat("nccl, ", c.collective().nranks(), " ranks"),
             c.findings());
   }
   for (const v1::CongestionResult& c : run.congestion()) {
-    Collect(&items, c.receiver(), CongestionLine(c), c.findings());
+    Collect(&items, prefix + c.receiver(), CongestionLine(c), c.findings());
   }
   for (const v1::FailureResult& f : run.failures()) {
-    Collect(&items, f.node(), absl::StrCat(f.scenario(), " [", f.rail(), "]"), f.findings());
+    Collect(&items, prefix + f.node(), absl::StrCat(f.scenario(), " [", f.rail(), "]"), f.findings());
   }
-  Collect(&items, "run", "", run.findings());
+  Collect(&items, prefix + "run", "", run.findings());
+}
+
+// What needs attention, worst first: this is what the reader came for.
+void AttentionSection(xmlNodePtr body, std::vector<Attention> items) {
   std::stable_sort(items.begin(), items.end(), [](const Attention& a, const Attention& b) {
     return VerdictRank(a.severity) > VerdictRank(b.severity);
   });
@@ -316,7 +317,7 @@ std::string HtmlRun(const v1::StageRun& run) {
   xmlNodePtr attention = Section(body, "Needs attention", worst);
   Html::Attr(attention, "id", "attention");
   if (items.empty()) {
-    Html::El(attention, "p", "Nothing: no WARN, FAIL or ERROR finding in this run.");
+    Html::El(attention, "p", "Nothing: no WARN, FAIL or ERROR finding.");
   } else {
     xmlNodePtr tb = Table(attention, {"verdict", "where", "what", "code", "finding", "fix"});
     for (const Attention& a : items) {
@@ -334,7 +335,11 @@ std::string HtmlRun(const v1::StageRun& run) {
       Html::El(tr, "td", a.finding->remediation());
     }
   }
+}
 
+// Nodes, versions, pairs, collectives, congestion, failure, exceptions.
+// `items`: the run's own attention items (its exceptions are among them).
+void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Attention>& items) {
   // Nodes x probes.
   v1::Verdict nodes_verdict = v1::SKIP;
   for (const v1::StageReport& r : run.node_reports()) {
@@ -462,8 +467,73 @@ std::string HtmlRun(const v1::StageRun& run) {
                                               : a.finding->exception_reason()});
     }
   }
-  Html::Raw(Html::El(body, "script"), kScript);
-  return html.Write();
+}
+
+// The page around the record: head, style, and the sorter at the end.
+struct Page {
+  Html html;
+  xmlNodePtr body = nullptr;
+  explicit Page(const std::string& title) {
+    xmlNodePtr head = Html::El(html.root(), "head");
+    xmlNodePtr meta = Html::El(head, "meta");
+    Html::Attr(meta, "charset", "utf-8");
+    Html::El(head, "title", title);
+    Html::Raw(Html::El(head, "style"), kStyle);
+    body = Html::El(html.root(), "body");
+  }
+  std::string Finish() {
+    Html::Raw(Html::El(body, "script"), kScript);
+    return html.Write();
+  }
+};
+
+}  // namespace
+
+std::string HtmlRun(const v1::StageRun& run) {
+  Page page(absl::StrCat("nodeprobe ", run.run_id(), ": ", VerdictName(run.verdict())));
+  RunSummary(page.body, run, "h1");
+  std::vector<Attention> items;
+  CollectRun(&items, run, "");
+  AttentionSection(page.body, items);
+  RunSections(page.body, run, items);
+  return page.Finish();
+}
+
+std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
+  v1::Verdict worst = v1::SKIP;
+  for (const v1::StageRun& r : runs) worst = WorseVerdict(worst, r.verdict());
+  Page page(absl::StrCat("nodeprobe campaign of ", runs.size(), " runs: ", VerdictName(worst)));
+  xmlNodePtr h1 = Html::El(page.body, "h1", absl::StrCat("Acceptance record: ", runs.size(),
+                                                          " runs "));
+  Badge(h1, worst);
+  xmlNodePtr tb = Table(page.body, {"run", "stage", "nodes", "verdict", "started", "profile"});
+  for (const v1::StageRun& r : runs) {
+    xmlNodePtr tr = Html::El(tb, "tr");
+    Html::El(tr, "td", r.run_id());
+    Html::El(tr, "td", StageName(r.stage()));
+    Html::El(tr, "td", absl::StrJoin(r.nodes(), ", "));
+    VerdictCell(tr, r.verdict());
+    Html::El(tr, "td", Time(r.started()));
+    Html::El(tr, "td", r.profile().source().empty()
+                           ? "none"
+                           : absl::StrCat(r.profile().source(), ", sha256 ",
+                                          Sha256Hex(r.profile().yaml()).substr(0, 12)));
+  }
+  // What needs attention across the campaign, worst first, then each run.
+  std::vector<std::vector<Attention>> per_run;
+  std::vector<Attention> all;
+  for (const v1::StageRun& r : runs) {
+    per_run.emplace_back();
+    CollectRun(&per_run.back(), r, absl::StrCat(r.run_id(), ": "));
+    all.insert(all.end(), per_run.back().begin(), per_run.back().end());
+  }
+  AttentionSection(page.body, all);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    xmlNodePtr article = Html::El(page.body, "article");
+    RunSummary(article, runs[i], "h2");
+    RunSections(article, runs[i], per_run[i]);
+  }
+  return page.Finish();
 }
 
 }  // namespace nodeprobe::cli

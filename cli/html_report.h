@@ -11,12 +11,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nodeprobe/v1/service.pb.h"
 
 namespace nodeprobe::cli {
 
 std::string HtmlRun(const v1::StageRun& run);
+// A campaign (`report --runs A,B,...`: single-node, two-node, cluster,
+// congestion, failure): the runs with their verdicts, what needs attention
+// across all of them first, then each run's record.
+std::string HtmlCampaign(const std::vector<v1::StageRun>& runs);
 
 // Lowercase hex SHA-256 of `data` (OpenSSL's libcrypto).
 std::string Sha256Hex(const std::string& data);

@@ -112,6 +112,27 @@ TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) 
   EXPECT_EQ(d.Number("count(//script)"), 1);
 }
 
+TEST(HtmlCampaignTest, AttentionAcrossTheRunsFirstThenEachRun) {
+  v1::StageRun single = AcceptanceRun();
+  single.set_run_id("r-41");
+  single.set_stage(v1::SINGLE_NODE);
+  single.set_verdict(v1::WARN);
+  single.clear_pairs();
+  single.clear_collectives();
+  const std::string html = HtmlCampaign({single, AcceptanceRun()});
+  testing::XmlQuery d = testing::XmlQuery::Html(html);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.String("/html/body/h1/span"), "FAIL");  // the worst run's
+  EXPECT_EQ(d.Number("count(/html/body/table[1]/tbody/tr)"), 2);
+  EXPECT_EQ(d.String("(//section)[1]/@id"), "attention");
+  // The FAIL of r-42 leads, though r-41 came first.
+  EXPECT_EQ(d.String("(//section[@id='attention']//tbody/tr)[1]/td[2]"),
+            "r-42: gpu01 -> gpu02 [eth0]");
+  EXPECT_EQ(d.Number("count(//section[@id='attention']//tbody/tr)"), 5);
+  EXPECT_EQ(d.Number("count(//article)"), 2);
+  EXPECT_EQ(d.String("(//article)[1]/h2/span"), "WARN");
+}
+
 TEST(Sha256HexTest, KnownVector) {
   EXPECT_EQ(Sha256Hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cli/run_rendering.h"
 #include "probes/framework/result_util.h"
 
@@ -199,7 +200,10 @@ std::string JunitReport(const v1::StageReport& report) {
                {NodeSuite(report)});
 }
 
-std::string JunitRun(const v1::StageRun& run) {
+namespace {
+
+// The suites of one run; names start with `prefix` (a campaign's run id).
+std::vector<Suite> RunSuites(const v1::StageRun& run, const std::string& prefix) {
   std::vector<Suite> suites;
   for (const v1::StageReport& r : run.node_reports()) suites.push_back(NodeSuite(r));
   Suite pairs{"pairs", {}};
@@ -240,8 +244,25 @@ std::string JunitRun(const v1::StageRun& run) {
     }
     suites.push_back(Suite{"run", {std::move(c)}});
   }
+  for (Suite& s : suites) s.name = prefix + s.name;
+  return suites;
+}
+
+}  // namespace
+
+std::string JunitRun(const v1::StageRun& run) {
   return Write(absl::StrCat("nodeprobe run ", run.run_id(), " (", StageName(run.stage()), ")"),
-               suites);
+               RunSuites(run, ""));
+}
+
+std::string JunitCampaign(const std::vector<v1::StageRun>& runs) {
+  std::vector<Suite> suites;
+  std::vector<std::string> ids;
+  for (const v1::StageRun& run : runs) {
+    for (Suite& s : RunSuites(run, absl::StrCat(run.run_id(), " "))) suites.push_back(std::move(s));
+    ids.push_back(run.run_id());
+  }
+  return Write(absl::StrCat("nodeprobe runs ", absl::StrJoin(ids, ",")), suites);
 }
 
 }  // namespace nodeprobe::cli

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nodeprobe/v1/result.pb.h"
 #include "nodeprobe/v1/service.pb.h"
@@ -16,6 +17,8 @@ namespace nodeprobe::cli {
 
 // `nodeprobe report --format junit`.
 std::string JunitRun(const v1::StageRun& run);
+// `report --runs A,B,...`: every run's suites, named by run id first.
+std::string JunitCampaign(const std::vector<v1::StageRun>& runs);
 // `nodeprobe run --stage single-node --format junit`.
 std::string JunitReport(const v1::StageReport& report);
 

@@ -102,6 +102,19 @@ TEST(JunitRunTest, OneTestcasePerResultWithTheCountsCiSystemsShow) {
   EXPECT_EQ(d.String("//testsuite[@name='run']/testcase/error/@type"), "AGENT_LOST");
 }
 
+TEST(JunitCampaignTest, EveryRunsSuitesNamedByTheRun) {
+  v1::StageRun a = SampleRun();
+  v1::StageRun b = SampleRun();
+  b.set_run_id("r-8");
+  testing::XmlQuery d = testing::XmlQuery::Xml(JunitCampaign({a, b}));
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.Number("count(//testcase)"), 14);
+  EXPECT_EQ(d.Number("number(/testsuites/@tests)"), 14);
+  EXPECT_EQ(d.String("/testsuites/@name"), "nodeprobe runs r-7,r-8");
+  EXPECT_EQ(d.String("/testsuites/testsuite[1]/@name"), "r-7 gpu01 single-node");
+  EXPECT_EQ(d.Number("count(//testsuite[starts-with(@name, 'r-8 ')])"), 4);
+}
+
 TEST(JunitReportTest, ALocalStageIsOneSuite) {
   v1::StageReport r;
   r.set_node("gpu01");

@@ -178,7 +178,7 @@ absl::Status RunStore::SaveLocked(const v1::StageRun& run) {
                        -1, &u.s, nullptr);
     sqlite3_bind_text(u.s, 1, r.node().c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(u.s, 2, run.run_id().c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(u.s, 3, StageName(r.stage()), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(u.s, 3, StageName(run.stage()), -1, SQLITE_TRANSIENT);  // the run's
     sqlite3_bind_text(u.s, 4, VerdictName(r.verdict()), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(u.s, 5, r.finished().seconds());
     std::string inventory;

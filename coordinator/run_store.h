@@ -22,7 +22,7 @@ namespace nodeprobe::coordinator {
 // `nodeprobe fleet` shows as its last verdict.
 struct LastReport {
   std::string run_id;
-  v1::Stage stage = v1::STAGE_UNSPECIFIED;
+  v1::Stage stage = v1::STAGE_UNSPECIFIED;  // the run's stage
   v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
   int64_t finished = 0;  // unix seconds
   v1::Inventory inventory;  // its inventory probe's version matrix, if it ran

@@ -75,7 +75,7 @@ TEST(RunStoreTest, EachNodesLastReportIsItsNewestFinishedOne) {
   EXPECT_EQ(last->at("b").run_id, "r2");
   EXPECT_EQ(last->at("b").verdict, v1::PASS);
   EXPECT_EQ(last->at("b").finished, 2000);
-  EXPECT_EQ(last->at("b").stage, v1::SINGLE_NODE);
+  EXPECT_EQ(last->at("b").stage, v1::TWO_NODE);  // the run's, not the report's
   ASSERT_EQ(last->at("b").inventory.components_size(), 1);
   EXPECT_EQ(last->at("b").inventory.components(0).version(), "6.1.2000");
 }

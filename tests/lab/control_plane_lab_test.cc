@@ -203,6 +203,21 @@ TEST_F(ControlPlaneLabTest, TwoNodeStageRunsTransfersBothWaysAndIsStored) {
   std::string md;
   ASSERT_EQ(Client({"report", "--run", run.run_id(), "--format", "md"}, false, &md), 0);
   EXPECT_NE(md.find("| gpu-a | gpu-b |"), std::string::npos) << md;
+  // The acceptance record of a campaign, and the nodes' last verdicts.
+  std::string html;
+  ASSERT_EQ(Client({"report", "--runs", absl::StrCat(run.run_id(), ",", run.run_id()), "--format",
+                    "html"},
+                   false, &html),
+            0);
+  EXPECT_NE(html.find("Acceptance record: 2 runs"), std::string::npos) << html.substr(0, 500);
+  std::string junit;
+  ASSERT_EQ(Client({"report", "--run", run.run_id(), "--format", "junit"}, false, &junit), 0);
+  EXPECT_NE(junit.find("<testcase classname=\"nodeprobe.gpu-a\" name=\"pcie\""),
+            std::string::npos)
+      << junit;
+  std::string fleet;
+  EXPECT_EQ(Client({"fleet"}, false, &fleet), 0) << fleet;
+  EXPECT_NE(fleet.find(run.run_id() + " (two-node)"), std::string::npos) << fleet;
   std::string runs;
   ASSERT_EQ(Client({"runs"}, false, &runs), 0);
   EXPECT_NE(runs.find(run.run_id()), std::string::npos);

@@ -362,6 +362,52 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
     }
   }
 
+  // Topology: each node's GPU x NIC path classes (nvidia-smi topo's) and
+  // the rail NCCL would pick per GPU; a path beyond PXB is where GPUDirect
+  // RDMA is off by NCCL's default, so it is marked.
+  std::vector<std::pair<std::string, const v1::ProbeResult*>> topologies;
+  v1::Verdict topo_verdict = v1::SKIP;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      if (!p.has_topology() || p.topology().gpus_size() == 0) continue;
+      topologies.push_back({r.node(), &p});
+      topo_verdict = WorseVerdict(topo_verdict, p.verdict());
+    }
+  }
+  if (!topologies.empty()) {
+    xmlNodePtr topo = Section(body, "Topology (GPU x NIC)", topo_verdict);
+    for (const auto& [node, p] : topologies) {
+      const v1::Topology& t = p->topology();
+      Html::El(topo, "h3", absl::StrCat(node, " (", t.source(), ")"));
+      std::vector<std::string> head = {"GPU"};
+      for (const v1::TopologyDevice& nic : t.nics()) {
+        head.push_back(absl::StrCat(nic.label(), nic.rdma_devices().empty() ? "" : " ",
+                                    absl::StrJoin(nic.rdma_devices(), ",")));
+      }
+      head.push_back("nearest rail");
+      head.push_back("GPUDirect by default");
+      xmlNodePtr tb = Table(topo, head);
+      for (int g = 0; g < t.gpus_size(); ++g) {
+        xmlNodePtr tr = Html::El(tb, "tr");
+        Html::El(tr, "td", absl::StrCat(t.gpus(g).label(), " ", t.gpus(g).pci_address()));
+        if (g < t.matrix_size()) {
+          for (const std::string& path : t.matrix(g).paths()) {
+            xmlNodePtr td = Html::El(tr, "td", path);
+            if (path == "NODE" || path == "SYS" || path == "PHB") Html::Attr(td, "class", "drift");
+          }
+        }
+        const v1::GpuRail* rail = nullptr;
+        for (const v1::GpuRail& r : t.rails()) {
+          if (r.gpu() == t.gpus(g).label()) rail = &r;
+        }
+        Html::El(tr, "td", rail ? absl::StrCat(absl::StrJoin(rail->nics(), ","), " (",
+                                               rail->path(), ")")
+                                : "-");
+        Html::El(tr, "td", rail ? (rail->gdr_by_default() ? "yes" : "no") : "-");
+      }
+    }
+  }
+
   // The version matrix of the nodes in this run.
   std::vector<coordinator::NodeComponents> fleet;
   for (const v1::StageReport& r : run.node_reports()) {

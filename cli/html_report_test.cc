@@ -42,6 +42,33 @@ v1::StageRun AcceptanceRun() {
     d->set_name("nvidia_driver");
     d->set_present(true);
     d->set_version(std::string(node) == "gpu01" ? "550.54.15" : "535.161.08");
+    if (std::string(node) == "gpu01") {
+      v1::ProbeResult* loc = r->add_results();
+      loc->set_probe("locality");
+      loc->set_verdict(v1::WARN);
+      v1::Topology* t = loc->mutable_topology();
+      t->set_source("live");
+      for (const char* g : {"GPU0", "GPU1"}) t->add_gpus()->set_label(g);
+      for (const char* n : {"NIC0", "NIC1"}) {
+        v1::TopologyDevice* nic = t->add_nics();
+        nic->set_label(n);
+        nic->add_rdma_devices(std::string(n) == "NIC0" ? "mlx5_0" : "mlx5_1");
+      }
+      for (const std::vector<const char*>& row :
+           std::vector<std::vector<const char*>>{{"PIX", "SYS"}, {"SYS", "NODE"}}) {
+        v1::TopologyRow* m = t->add_matrix();
+        for (const char* path : row) m->add_paths(path);
+      }
+      v1::GpuRail* r0 = t->add_rails();
+      r0->set_gpu("GPU0");
+      r0->add_nics("NIC0");
+      r0->set_path("PIX");
+      r0->set_gdr_by_default(true);
+      v1::GpuRail* r1 = t->add_rails();
+      r1->set_gpu("GPU1");
+      r1->add_nics("NIC1");
+      r1->set_path("NODE");
+    }
     v1::ProbeResult* rdma = r->add_results();
     rdma->set_probe("rdma-devices");
     rdma->set_verdict(v1::WARN);
@@ -104,7 +131,15 @@ TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) 
   EXPECT_EQ(d.Number("count(//section)"), d.Number("count(//section/h2/span[@class])"));
   EXPECT_EQ(d.String("//section[h2[starts-with(., 'Version matrix')]]/h2/span"), "WARN");
   EXPECT_EQ(d.String("//section[h2[starts-with(., 'Nodes')]]/h2/span"), "WARN");
-  EXPECT_EQ(d.Number("count(//td[@class='drift'])"), 1);  // a tie: one node is off
+  // A tie of versions: one node is off; the topology marks the three paths
+  // beyond PXB.
+  EXPECT_EQ(d.Number("count(//section[h2[starts-with(., 'Version matrix')]]//td[@class='drift'])"),
+            1);
+  EXPECT_EQ(d.String("//section[h2[starts-with(., 'Topology')]]/h2/span"), "WARN");
+  EXPECT_EQ(d.Number("count(//section[h2[starts-with(., 'Topology')]]//td[@class='drift'])"), 3);
+  EXPECT_EQ(d.String("//section[h2[starts-with(., 'Topology')]]//tbody/tr[2]/td[4]"),
+            "NIC1 (NODE)");
+  EXPECT_EQ(d.String("//section[h2[starts-with(., 'Topology')]]//thead//th[2]"), "NIC0 mlx5_0");
   EXPECT_EQ(d.String("//section[h2[starts-with(., 'Exceptions')]]//tbody/tr[1]/td[4]"),
             "fabric-team");
   // The collective's curve, drawn inline.

@@ -156,7 +156,7 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
     for (int i = 0; i < g && absl::Now() < deadline; ++i) {
       AgentSession& receiver = *nodes[group[i]];
       std::vector<Flow> flows;
-      for (int j = 1; j <= k; ++j) flows.push_back({group[(i + j) % g], group[i]});
+      for (int j = 1; j <= k; ++j) flows.push_back({group[(i + j) % g], group[i], "", "", true});
       progress(absl::StrCat("incast ", k, " -> ", receiver.node()));
       AgentSession& prober = *nodes[flows[0].from];
       std::optional<v1::LatencyStats> idle = Latency(part, prober, receiver, 1, deadline);
@@ -178,7 +178,7 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
     std::vector<Flow> flows;
     for (int a : group) {
       for (int b : group) {
-        if (a != b) flows.push_back({a, b});
+        if (a != b) flows.push_back({a, b, "", "", true});
       }
     }
     progress(absl::StrCat("all-to-all among ", g, " nodes: ", flows.size(), " flows"));

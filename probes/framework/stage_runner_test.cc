@@ -66,7 +66,7 @@ TEST(RunProbesTest, StageVerdictIsWorstAndSkipDoesNotCount) {
 TEST(RunProbesTest, ExceptionDowngradesOnlyMatchingFail) {
   Profile profile;
   profile.source = "p.yaml";
-  profile.exceptions.push_back({"X", "mlx5_0", "known"});
+  profile.exceptions.push_back({"X", "mlx5_0", "known", "", "", std::nullopt});
   ProbeContext ctx;
   ctx.profile = &profile;
   FakeProbe matched("m", WithFinding("X", v1::FAIL));
@@ -132,7 +132,7 @@ TEST(FinalizeResultTest, AnErrorWithoutAFindingGetsOneWithACode) {
 
 TEST(FinalizeResultTest, AnAcceptedFailInASkippedResultIsWarn) {
   Profile profile;
-  profile.exceptions.push_back({"X", "", "known"});
+  profile.exceptions.push_back({"X", "", "known", "", "", std::nullopt});
   v1::ProbeResult r;
   r.set_verdict(v1::SKIP);
   AddFinding(&r, "X", v1::FAIL, "dev", "m", "r");

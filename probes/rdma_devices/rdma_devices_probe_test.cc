@@ -110,7 +110,7 @@ TEST_F(HwlocXeonTest, ProfileExceptionDowngradesFailToWarnKeepingReason) {
   Profile p;
   p.source = "fleet.yaml";
   p.rdma_error_counters_severity = v1::FAIL;
-  p.exceptions.push_back({"RDMA_ERROR_COUNTERS_NONZERO", "mlx4_0", "OPS-42"});
+  p.exceptions.push_back({"RDMA_ERROR_COUNTERS_NONZERO", "mlx4_0", "OPS-42", "", "", std::nullopt});
   v1::ProbeResult r = RunOn(host_->sys_root, p);
   EXPECT_EQ(r.verdict(), v1::WARN);
   EXPECT_NE(r.findings(0).exception_reason().find("OPS-42"), std::string::npos);

@@ -33,24 +33,7 @@
 namespace nodeprobe::cli {
 namespace {
 
-int Fail(const std::string& message, int code = kExitUsage) {
-  std::cerr << "nodeprobe: error: " << message << "\n";
-  return code;
-}
-
-// gRPC failures the operator can act on, in one line.
-int RpcFail(const grpc::Status& s, const std::string& address) {
-  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    return Fail(absl::StrCat("coordinator ", address, " unreachable or refused the connection (",
-                             s.error_message(), "); check the address and TLS flags"),
-                kExitCouldNotRun);
-  }
-  return Fail(absl::StrCat(s.error_message()),
-              s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-                      s.error_code() == grpc::StatusCode::NOT_FOUND
-                  ? kExitUsage
-                  : kExitCouldNotRun);
-}
+int Fail(const std::string& message, int code = kExitUsage) { return ErrorExit(message, code); }
 
 }  // namespace
 
@@ -62,6 +45,32 @@ void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFi
   cmd->add_option("--tls-key", tls->key, "This party's private key (PEM)");
   cmd->add_option("--tls-ca", tls->ca, "CA bundle that signs the other parties (PEM)");
   cmd->add_flag("--insecure", tls->insecure, "Plaintext, no authentication (labs only)");
+}
+
+absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
+                                                     const coordinator::TlsFiles& tls) {
+  absl::StatusOr<std::string> address = coordinator::ResolveCoordinator(flag);
+  if (!address.ok()) return address.status();
+  auto channel = coordinator::Dial(*address, tls);
+  if (!channel.ok()) return channel.status();
+  return CoordinatorClient{*address, v1::Coordinator::NewStub(*channel)};
+}
+
+int RpcErrorExit(const grpc::Status& s, const std::string& address) {
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return ErrorExit(absl::StrCat("coordinator ", address, " unreachable or refused the connection (",
+                                  s.error_message(), "); check the address and TLS flags"),
+                     kExitCouldNotRun);
+  }
+  return ErrorExit(s.error_message(), s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                                              s.error_code() == grpc::StatusCode::NOT_FOUND
+                                          ? kExitUsage
+                                          : kExitCouldNotRun);
+}
+
+int RpcErrorExit(const absl::Status& s, const std::string& address) {
+  return RpcErrorExit(
+      grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message())), address);
 }
 
 int RunMultiNode(const MultiNodeRun& o) {
@@ -113,11 +122,10 @@ int RunMultiNode(const MultiNodeRun& o) {
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
-  auto address = coordinator::ResolveCoordinator(o.coordinator);
-  if (!address.ok()) return Fail(std::string(address.status().message()));
-  auto channel = coordinator::Dial(*address, o.tls);
-  if (!channel.ok()) return Fail(std::string(channel.status().message()));
-  auto stub = v1::Coordinator::NewStub(*channel);
+  absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
+  if (!client.ok()) return Fail(std::string(client.status().message()));
+  const std::string* address = &client->address;
+  std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
   req.set_all_nodes(o.all_nodes);
@@ -142,7 +150,7 @@ int RunMultiNode(const MultiNodeRun& o) {
     }
   }
   grpc::Status s = reader->Finish();
-  if (!s.ok()) return RpcFail(s, *address);
+  if (!s.ok()) return RpcErrorExit(s, *address);
   if (!finished) return Fail("the coordinator ended the stage without a report", kExitCouldNotRun);
   if (coordinator::IsPartial(run)) {  // a large run: the rest in pages
     absl::StatusOr<v1::StageRun> whole =
@@ -362,18 +370,17 @@ std::function<int()> AddControlCommands(CLI::App& app) {
     if (runs_cmd->parsed() || report_cmd->parsed()) {
       const bool runs = runs_cmd->parsed();
       const auto& opts = runs ? *list_opts : *report_opts;
-      auto address = coordinator::ResolveCoordinator(opts.first);
-      if (!address.ok()) return Fail(std::string(address.status().message()));
-      auto channel = coordinator::Dial(*address, opts.second);
-      if (!channel.ok()) return Fail(std::string(channel.status().message()));
-      auto stub = v1::Coordinator::NewStub(*channel);
+      absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(opts.first, opts.second);
+      if (!client.ok()) return Fail(std::string(client.status().message()));
+      const std::string* address = &client->address;
+      std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
       grpc::ClientContext ctx;
       ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
       if (runs) {
         v1::ListRunsRequest req;
         v1::ListRunsResponse resp;
         grpc::Status s = stub->ListRuns(&ctx, req, &resp);
-        if (!s.ok()) return RpcFail(s, *address);
+        if (!s.ok()) return RpcErrorExit(s, *address);
         if (*list_format == "json") {
           auto json = ToJson(resp);
           if (json.ok()) std::cout << *json;
@@ -395,44 +402,27 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       for (const std::string& id : ids) {
         absl::StatusOr<v1::StageRun> fetched =
             coordinator::FetchRun(stub.get(), id, absl::Now() + absl::Seconds(60));
-        if (!fetched.ok()) {
-          return RpcFail(grpc::Status(static_cast<grpc::StatusCode>(fetched.status().code()),
-                                      std::string(fetched.status().message())),
-                         *address);
-        }
+        if (!fetched.ok()) return RpcErrorExit(fetched.status(), *address);
         fetched_runs.push_back(*std::move(fetched));
       }
-      if (fetched_runs.size() > 1) {
-        if (*report_format == "json") {
-          v1::ListRunsResponse all;  // {"runs": [...]}, each whole
-          for (const v1::StageRun& r : fetched_runs) *all.add_runs() = r;
-          auto json = ToJson(all);
-          if (json.ok()) std::cout << *json;
-        } else if (*report_format == "junit") {
-          std::cout << JunitCampaign(fetched_runs);
-        } else if (*report_format == "html") {
-          std::cout << HtmlCampaign(fetched_runs);
-        } else {
-          for (const v1::StageRun& r : fetched_runs) {
-            std::cout << (*report_format == "md" ? MarkdownRun(r)
-                                                 : RenderRun(r, StdoutWantsColor()))
-                      << "\n";
-          }
-        }
-        return kExitOk;
-      }
-      const v1::StageRun& run = fetched_runs.front();
+      // One run, or a campaign of several: one record either way.
+      const bool campaign = fetched_runs.size() > 1;
+      const v1::StageRun& first = fetched_runs.front();
       if (*report_format == "json") {
-        auto json = ToJson(run);
+        v1::ListRunsResponse all;  // a campaign: {"runs": [...]}, each whole
+        for (const v1::StageRun& r : fetched_runs) *all.add_runs() = r;
+        auto json = campaign ? ToJson(all) : ToJson(first);
         if (json.ok()) std::cout << *json;
-      } else if (*report_format == "md") {
-        std::cout << MarkdownRun(run);
       } else if (*report_format == "junit") {
-        std::cout << JunitRun(run);
+        std::cout << (campaign ? JunitCampaign(fetched_runs) : JunitRun(first));
       } else if (*report_format == "html") {
-        std::cout << HtmlRun(run);
+        std::cout << (campaign ? HtmlCampaign(fetched_runs) : HtmlRun(first));
       } else {
-        std::cout << RenderRun(run, StdoutWantsColor());
+        for (size_t i = 0; i < fetched_runs.size(); ++i) {
+          if (i > 0) std::cout << "\n";
+          std::cout << (*report_format == "md" ? MarkdownRun(fetched_runs[i])
+                                               : RenderRun(fetched_runs[i], StdoutWantsColor()));
+        }
       }
       return kExitOk;
     }

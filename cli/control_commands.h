@@ -9,12 +9,29 @@
 
 #include <CLI/CLI.hpp>
 
+#include "absl/status/statusor.h"
 #include "coordinator/credentials.h"
+#include "nodeprobe/v1/service.grpc.pb.h"
 
 namespace nodeprobe::cli {
 
 // Adds --coordinator and the TLS flags to a command.
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls);
+
+// The coordinator a client command talks to: --coordinator, else
+// $NODEPROBE_COORDINATOR, else the config file; dialled with `tls`.
+struct CoordinatorClient {
+  std::string address;
+  std::unique_ptr<v1::Coordinator::Stub> stub;
+};
+absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
+                                                     const coordinator::TlsFiles& tls);
+
+// A failed call to the coordinator, in one line: unreachable or refused ->
+// 3 saying to check the address and TLS flags; a bad argument or an unknown
+// run -> 2; anything else (a role refused, a store error) -> 3.
+int RpcErrorExit(const grpc::Status& s, const std::string& address);
+int RpcErrorExit(const absl::Status& s, const std::string& address);
 
 // Adds coordinator, agent, runs and report; the callable runs whichever was
 // chosen and returns its exit code, or -1.

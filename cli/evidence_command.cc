@@ -44,42 +44,31 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
                   "PEM private key that signs MANIFEST.sha256 (MANIFEST.sha256.sig)");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    auto fail = [](const std::string& m, int code) {
-      std::cerr << "nodeprobe: error: " << m << "\n";
-      return code;
-    };
     v1::StageRun stage_run;
     if (!o->from_json.empty()) {
       std::ifstream in(o->from_json);
-      if (!in) return fail(absl::StrCat("--from-json ", o->from_json, ": cannot read it"), kExitUsage);
+      if (!in) return ErrorExit(absl::StrCat("--from-json ", o->from_json, ": cannot read it"), kExitUsage);
       const std::string text((std::istreambuf_iterator<char>(in)), {});
       const auto parsed = google::protobuf::util::JsonStringToMessage(text, &stage_run);
       if (!parsed.ok()) {
-        return fail(absl::StrCat("--from-json ", o->from_json, ": not a run (",
+        return ErrorExit(absl::StrCat("--from-json ", o->from_json, ": not a run (",
                                  std::string(parsed.message()), "); save one with `nodeprobe report --run ID "
                                  "--format json`"),
                     kExitUsage);
       }
     } else if (!o->run.empty()) {
-      auto address = coordinator::ResolveCoordinator(o->coordinator);
-      if (!address.ok()) return fail(std::string(address.status().message()), kExitUsage);
-      auto channel = coordinator::Dial(*address, o->tls);
-      if (!channel.ok()) return fail(std::string(channel.status().message()), kExitUsage);
-      auto stub = v1::Coordinator::NewStub(*channel);
+      absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
+      if (!client.ok()) return ErrorExit(std::string(client.status().message()), kExitUsage);
       absl::StatusOr<v1::StageRun> fetched =
-          coordinator::FetchRun(stub.get(), o->run, absl::Now() + absl::Seconds(60));
-      if (!fetched.ok()) {
-        return fail(absl::StrCat("coordinator ", *address, ": ", fetched.status().message()),
-                    fetched.status().code() == absl::StatusCode::kNotFound ? kExitUsage
-                                                                           : kExitCouldNotRun);
-      }
+          coordinator::FetchRun(client->stub.get(), o->run, absl::Now() + absl::Seconds(60));
+      if (!fetched.ok()) return RpcErrorExit(fetched.status(), client->address);
       stage_run = *std::move(fetched);
     } else {
-      return fail("evidence needs --run ID (from the coordinator) or --from-json FILE", kExitUsage);
+      return ErrorExit("evidence needs --run ID (from the coordinator) or --from-json FILE", kExitUsage);
     }
     absl::Status written = WriteEvidenceBundle(stage_run, o->out, o->sign_key);
     if (!written.ok()) {
-      return fail(std::string(written.message()),
+      return ErrorExit(std::string(written.message()),
                   written.code() == absl::StatusCode::kInvalidArgument ? kExitUsage
                                                                        : kExitCouldNotRun);
     }

@@ -2,6 +2,8 @@
 // Exit codes scripts can rely on (documented in README and --help).
 #pragma once
 
+#include <string>
+
 #include "nodeprobe/v1/result.pb.h"
 
 namespace nodeprobe::cli {
@@ -14,5 +16,8 @@ inline constexpr int kExitCouldNotRun = 3;  // any ERROR and no FAIL
 // FAIL -> 1, ERROR -> 3, anything else -> 0. A combined verdict already
 // ranks FAIL above ERROR (probes/framework/result_util.h).
 int ExitCodeForVerdict(v1::Verdict verdict);
+
+// Prints "nodeprobe: error: MESSAGE" (one line) on stderr; returns `code`.
+int ErrorExit(const std::string& message, int code = kExitUsage);
 
 }  // namespace nodeprobe::cli

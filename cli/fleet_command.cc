@@ -49,6 +49,7 @@ v1::FleetView BuildFleetView(const v1::ListNodesResponse& nodes,
     r->set_pinned(row.pinned);
     for (const auto& [node, v] : row.versions) (*r->mutable_versions())[node] = v;
     for (const std::string& d : row.drifted) r->add_drifted(d);
+    for (const std::string& d : row.off_pin) r->add_off_pin(d);
   }
   return view;
 }
@@ -97,11 +98,7 @@ int FleetExitCode(const v1::FleetView& view) {
     if (!n.last_run_id().empty()) worst = WorseVerdict(worst, n.last_verdict());
   }
   for (const v1::VersionRow& r : view.versions()) {
-    if (r.pinned().empty()) continue;
-    for (const std::string& node : r.drifted()) {
-      auto v = r.versions().find(node);
-      if (v == r.versions().end() || !VersionMatches(r.pinned(), v->second)) worst = v1::FAIL;
-    }
+    if (r.off_pin_size() > 0) worst = v1::FAIL;
   }
   return ExitCodeForVerdict(worst);
 }
@@ -126,34 +123,23 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
                   "Acceptance profile whose versions: pins the matrix is checked against");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    auto fail = [](const std::string& m, int code) {
-      std::cerr << "nodeprobe: error: " << m << "\n";
-      return code;
-    };
     std::map<std::string, std::string> pins;
     if (!o->profile.empty()) {
       absl::StatusOr<Profile> p = LoadProfile(o->profile);
-      if (!p.ok()) return fail(std::string(p.status().message()), kExitUsage);
+      if (!p.ok()) return ErrorExit(std::string(p.status().message()), kExitUsage);
       pins = p->versions;
     }
-    auto address = coordinator::ResolveCoordinator(o->coordinator);
-    if (!address.ok()) return fail(std::string(address.status().message()), kExitUsage);
-    auto channel = coordinator::Dial(*address, o->tls);
-    if (!channel.ok()) return fail(std::string(channel.status().message()), kExitUsage);
-    auto stub = v1::Coordinator::NewStub(*channel);
+    absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
+    if (!client.ok()) return ErrorExit(std::string(client.status().message()), kExitUsage);
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     v1::ListNodesResponse resp;
-    grpc::Status s = stub->ListNodes(&ctx, v1::ListNodesRequest(), &resp);
-    if (!s.ok()) {
-      return fail(absl::StrCat("coordinator ", *address, ": ", s.error_message(),
-                               " (check the address and TLS flags)"),
-                  kExitCouldNotRun);
-    }
+    grpc::Status s = client->stub->ListNodes(&ctx, v1::ListNodesRequest(), &resp);
+    if (!s.ok()) return RpcErrorExit(s, client->address);
     const v1::FleetView view = BuildFleetView(resp, pins);
     if (o->format == "json") {
       absl::StatusOr<std::string> json = ToJson(view);
-      if (!json.ok()) return fail(std::string(json.status().message()), kExitCouldNotRun);
+      if (!json.ok()) return ErrorExit(std::string(json.status().message()), kExitCouldNotRun);
       std::cout << *json;
     } else {
       std::cout << RenderFleet(view, absl::Now());

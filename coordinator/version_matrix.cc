@@ -44,8 +44,10 @@ std::vector<ComponentRow> VersionMatrix(const std::vector<NodeComponents>& nodes
       const bool off_majority = found != row.majority;
       const bool off_pin = !row.pinned.empty() && !VersionMatches(row.pinned, found);
       if (off_majority || off_pin) row.drifted.push_back(n.node);
+      if (off_pin) row.off_pin.push_back(n.node);
     }
     std::sort(row.drifted.begin(), row.drifted.end());
+    std::sort(row.off_pin.begin(), row.off_pin.end());
     out.push_back(std::move(row));
   }
   return out;

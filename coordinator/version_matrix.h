@@ -29,6 +29,7 @@ struct ComponentRow {
   std::string majority;
   std::string pinned;                 // the profile's pin, "" none
   std::vector<std::string> drifted;   // nodes off the majority or the pin, sorted
+  std::vector<std::string> off_pin;   // those of them off the pin, sorted
 };
 
 // Rows sorted by component; `pins` is the profile's versions: section.

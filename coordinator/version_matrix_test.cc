@@ -38,6 +38,7 @@ TEST(VersionMatrixTest, APinConvictsEvenTheMajority) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].pinned, "2.23");
   EXPECT_EQ(rows[0].drifted, (std::vector<std::string>{"a", "b", "c"}));  // c: off majority
+  EXPECT_EQ(rows[0].off_pin, (std::vector<std::string>{"a", "b"}));
   rows = VersionMatrix(fleet, {{"nccl", "2.21"}});
   EXPECT_EQ(rows[0].drifted, std::vector<std::string>{"c"});
 }

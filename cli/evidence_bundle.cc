@@ -24,8 +24,8 @@ struct File {
   std::string content;
 };
 
-// A signature of `data` with the PEM private key at `path` (SHA-256; for
-// Ed25519 the key's own hash, as `openssl pkeyutl` would).
+// A SHA-256 signature of `data` with the PEM private key at `path` (RSA or
+// EC: what `openssl dgst -sha256 -verify` checks).
 absl::StatusOr<std::string> Sign(const std::string& data, const std::string& path) {
   FILE* f = fopen(path.c_str(), "r");
   if (f == nullptr) {

@@ -15,7 +15,7 @@
 
 namespace nodeprobe::cli {
 
-// `sign_key`: a PEM private key (RSA, EC or Ed25519), "" for none.
+// `sign_key`: a PEM private key (RSA or EC), "" for none.
 absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out,
                                  const std::string& sign_key = "");
 

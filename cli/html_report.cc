@@ -244,9 +244,9 @@ std::string Sha256Hex(const std::string& data) {
 namespace {
 
 // The run's scope, who, when and the profile that judged it.
-void RunSummary(xmlNodePtr body, const v1::StageRun& run, const char* heading) {
-  xmlNodePtr h1 = Html::El(body, heading, absl::StrCat(
-      heading[1] == '1' ? "Acceptance record: run " : "Run ", run.run_id(), " "));
+void RunSummary(xmlNodePtr body, const v1::StageRun& run, const char* heading,
+                const std::string& title) {
+  xmlNodePtr h1 = Html::El(body, heading, absl::StrCat(title, run.run_id(), " "));
   Badge(h1, run.verdict());
   int counts[6] = {0, 0, 0, 0, 0, 0};
   std::vector<std::string> nodes(run.nodes().begin(), run.nodes().end());
@@ -537,7 +537,7 @@ struct Page {
 
 std::string HtmlRun(const v1::StageRun& run) {
   Page page(absl::StrCat("nodeprobe ", run.run_id(), ": ", VerdictName(run.verdict())));
-  RunSummary(page.body, run, "h1");
+  RunSummary(page.body, run, "h1", "Acceptance record: run ");
   std::vector<Attention> items;
   CollectRun(&items, run, "");
   AttentionSection(page.body, items);
@@ -576,7 +576,7 @@ std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
   AttentionSection(page.body, all);
   for (size_t i = 0; i < runs.size(); ++i) {
     xmlNodePtr article = Html::El(page.body, "article");
-    RunSummary(article, runs[i], "h2");
+    RunSummary(article, runs[i], "h2", "Run ");
     RunSections(article, runs[i], per_run[i]);
   }
   return page.Finish();

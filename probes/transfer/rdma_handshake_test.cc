@@ -93,9 +93,10 @@ TEST_F(ControlPair, TheServerAnswersOnlyAfterTheClientsDone) {
   EXPECT_EQ(theirs->bytes(), 1u);
 }
 
-TEST_F(ControlPair, AClientThatFailsBeforeRtsNeverStartsTheServersHalf) {
-  // The client could not bring its QP up: it reports Done with an error
-  // instead of Go. The server sends nothing toward a QP that cannot receive.
+TEST_F(ControlPair, ADoneInsteadOfAGoNeverStartsTheServersHalf) {
+  // Anything but a Go (here a Done with an error) is no leave to send: the
+  // server sends nothing toward a QP that may not receive. (A client whose
+  // QP never reached RTS just closes: the next test.)
   std::atomic<bool> loop_ran{false};
   bool served = true;
   std::thread srv([&] {

@@ -1,105 +1,114 @@
 #!/usr/bin/env bash
-# Every check that needs a GPU, in one run, with a short table at the end.
-# Made for a lent GPU machine (e.g. one H200, no RDMA NIC): it builds, runs
-# the single-node stage on the live host, and prints what the GPU-facing
-# probes saw. Exits 0 with "SKIP: no NVIDIA driver" elsewhere.
-#   hwtests/gpu_checks.sh [BUILD_DIR]
+# Every check that needs a GPU, in one run, with short tables at the end.
+# Made for a lent GPU machine (e.g. one H200, no RDMA NIC), in well under 8
+# minutes: the single-node stage on the live host (gpu, gpu-pcie-bw,
+# gpudirect, nccl and the rest), gpu-pcie-bw beside a plain cudaMemcpyAsync
+# loop, every collective on real NCCL, and all_reduce beside nccl-tests'
+# all_reduce_perf at the same sizes. Exits 0 with "SKIP: no NVIDIA driver"
+# elsewhere.
+#   hwtests/gpu_checks.sh [DIR]
+# DIR is a build directory (built here when DIR/bin/nodeprobe is missing) or
+# what hwtests/pack_for_device.sh made: DIR/bin/{nodeprobe,memcpy_reference,
+# all_reduce_perf} and DIR/lib (nodeprobe's libraries, for a machine without
+# our Debian packages). NP_HW_OUT names a folder to keep the JSON and logs in.
 set -uo pipefail
-BUILD="${1:-build}"
-if [ ! -e /proc/driver/nvidia/version ]; then
+DIR="${1:-build}"
+OUTDIR="${NP_HW_OUT:-$(mktemp -d)}"
+mkdir -p "$OUTDIR"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+if [ ! -e /proc/driver/nvidia/version ] && [ -z "${NP_HW_DRYRUN:-}" ]; then
   echo "SKIP: no NVIDIA driver on this host"; exit 0
 fi
-if [ ! -x "$BUILD/bin/nodeprobe" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-    cmake --build "$BUILD" -j "$(nproc)" --target nodeprobe >/dev/null || exit 2
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+[ -d "$DIR/lib" ] && LD_LIBRARY_PATH="$(realpath "$DIR/lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+NP="$DIR/bin/nodeprobe"
+if [ ! -x "$NP" ]; then
+  cmake -S . -B "$DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+    cmake --build "$DIR" -j "$(nproc)" --target nodeprobe >/dev/null || exit 2
 fi
+if ! "$NP" --version >/dev/null 2>"$OUTDIR/start.err"; then
+  echo "nodeprobe does not start here: $(head -1 "$OUTDIR/start.err")"; exit 2
+fi
+
+# The CUDA runtime and NCCL: the loader's path first, then the toolkit and
+# the pip wheels a CUDA image carries. nodeprobe and all_reduce_perf are
+# pointed at the same libnccl so that the comparison is like for like.
+find_lib() {
+  local hit
+  hit=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n {print $NF; exit}')
+  [ -n "$hit" ] && { echo "$hit"; return; }
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+           /opt/*/.venv/lib/python3*/site-packages/nvidia/*/lib \
+           /usr/local/lib/python3*/dist-packages/nvidia/*/lib; do
+    [ -e "$d/$1" ] && { echo "$d/$1"; return; }
+  done
+}
+# The driver's own libraries (libcuda for gpu-pcie-bw and gpudirect, NVML
+# for gpu) may sit in a mounted folder the loader was not told about.
+for lib in libcuda.so.1 libnvidia-ml.so.1; do
+  ldconfig -p 2>/dev/null | grep -q "^\s*$lib " && continue
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu; do
+    [ -e "$d/$lib" ] && { export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"; break; }
+  done
+done
+nccl_lib="${NODEPROBE_NCCL_LIBRARY:-$(find_lib libnccl.so.2)}"
+cudart_lib="${NODEPROBE_CUDART_LIBRARY:-$(find_lib libcudart.so.13)}"
+[ -n "$cudart_lib" ] || cudart_lib="$(find_lib libcudart.so.12)"
+[ -n "$nccl_lib" ] && export NODEPROBE_NCCL_LIBRARY="$nccl_lib" \
+  LD_LIBRARY_PATH="$(dirname "$nccl_lib"):$LD_LIBRARY_PATH"
+[ -n "$cudart_lib" ] && export NODEPROBE_CUDART_LIBRARY="$cudart_lib" \
+  LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cudart_lib")"
+echo "host: $(uname -r); $(nvidia-smi -L 2>/dev/null | head -2 | tr '\n' ' ')"
+echo "libs: nccl=${nccl_lib:-none} cudart=${cudart_lib:-none}"
+
+elapsed() { python3 -c "print(round($(date +%s.%N) - $1, 2))"; }
+
+# 1. The single-node stage on the live host.
 start=$(date +%s.%N)
-"$BUILD/bin/nodeprobe" run --stage single-node --format json > /tmp/np-gpu.json
+timeout 200 "$NP" run --stage single-node --format json > "$OUTDIR/stage.json" 2> "$OUTDIR/stage.err"
 rc=$?
-took=$(python3 -c "print(round($(date +%s.%N) - $start, 2))")
-python3 - "$rc" "$took" <<'PY'
-import json, sys
-rc, took = sys.argv[1], sys.argv[2]
-r = json.load(open("/tmp/np-gpu.json"))
-print(f"single-node: verdict {r['verdict']}, exit {rc}, {took} s")
-print(f"{'probe':14} {'verdict':8} findings / facts")
-for p in r["results"]:
-    facts = [f["code"] for f in p.get("findings", [])]
-    if p["probe"] == "inventory":
-        comp = {c["name"]: c for c in p["inventory"]["components"]}
-        facts = [f"{n}={comp[n]['version'] or 'absent'}" for n in
-                 ("nvidia_driver", "cuda_driver", "cuda_runtime", "nccl") if n in comp]
-    if p["probe"] == "locality" and "topology" in p:
-        t = p["topology"]
-        facts.append(f"{len(t.get('gpus', []))} GPUs, {len(t.get('nics', []))} NICs")
-    if p["probe"] == "pcie":
-        for m in p.get("measurements", []):
-            if m["name"] == "pcie_link_speed" and m["labels"].get("role") == "gpu":
-                facts.append(f"gpu {m['labels']['device']} {m['value']} GT/s")
-    if p["probe"] == "gpu" and "gpu" in p:
-        g = p["gpu"]
-        facts.append(f"driver {g.get('driver_version', '?')}")
-        for x in g.get("gpus", []):
-            facts.append(f"{x.get('name')} {x.get('bus_id')} ecc={x.get('ecc_enabled')} "
-                         f"nvlink {x.get('nvlinks_active', 0)}/{x.get('nvlinks_supported', 0)} "
-                         f"procs={x.get('compute_processes', 0)}")
-    print(f"{p['probe']:14} {p['verdict']:8} {', '.join(facts) or p.get('reason', '')}")
-PY
-
-# gpu-pcie-bw beside a plain cudaMemcpyAsync loop on GPU 0 (target: within 5%).
-if g++ -O2 -I/usr/local/cuda/include hwtests/memcpy_reference.cc -L/usr/local/cuda/lib64 \
-     -lcudart -Wl,-rpath,/usr/local/cuda/lib64 -o /tmp/np-memcpy-ref 2>/tmp/np-memcpy-ref.err; then
-  read -r ref_h2d ref_d2h < <(/tmp/np-memcpy-ref)
-  python3 - "$ref_h2d" "$ref_d2h" <<'PY'
-import json, sys
-ref = {"h2d": float(sys.argv[1]), "d2h": float(sys.argv[2])}
-r = json.load(open("/tmp/np-gpu.json"))
-for p in r["results"]:
-    if p["probe"] != "gpu-pcie-bw":
-        continue
-    for m in p.get("measurements", []):
-        d = m["labels"]["direction"]
-        line = f"gpu-pcie-bw {m['labels']['device']} {d}: {m['value']:.2f} GB/s"
-        if "expected_gbps" in m["labels"]:
-            line += f" (bar from link {m['labels']['expected_gbps']})"
-        # CUDA ordinal 0 is the first GPU the probe measured.
-        if d in ref and m["labels"]["device"] == p["measurements"][0]["labels"]["device"]:
-            line += f", cudaMemcpy {ref[d]:.2f}, ratio {m['value'] / ref[d]:.3f}"
-        print(line)
-PY
+took=$(elapsed "$start")
+if python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$OUTDIR/stage.json" 2>/dev/null; then
+  python3 "$HERE/gpu_table.py" stage "$OUTDIR/stage.json" "$rc" "$took"
 else
-  echo "memcpy reference not built: $(head -1 /tmp/np-memcpy-ref.err)"
+  echo "single-node: exit $rc after $took s, no JSON: $(tail -2 "$OUTDIR/stage.err")"
 fi
 
-# The nccl probe's collectives beside nccl-tests' all_reduce_perf, same
-# sizes (target: within 1% at the largest). With one GPU busbw is 0 by
-# nccl-tests' factor, so time and algbw are compared.
-"$BUILD/bin/nodeprobe" nccl --collective all_reduce -b 8M -e 1G -f 2 -n 20 -w 5 \
-  --format json > /tmp/np-nccl.json
-echo "nodeprobe nccl: exit $?"
-perf=$(command -v all_reduce_perf || ls /usr/local/cuda/bin/all_reduce_perf 2>/dev/null || true)
-if [ -n "$perf" ]; then
-  "$perf" -b 8M -e 1G -f 2 -n 20 -w 5 -g "$(nvidia-smi -L | wc -l)" > /tmp/np-nccl-tests.txt 2>&1
+# 2. gpu-pcie-bw beside a plain cudaMemcpyAsync loop on GPU 0 (target: within 5%).
+ref="$DIR/bin/memcpy_reference"
+if [ ! -x "$ref" ]; then
+  ref=/tmp/np-memcpy-ref
+  g++ -O2 -I/usr/local/cuda/include "$HERE/memcpy_reference.cc" -L/usr/local/cuda/lib64 \
+    -lcudart -Wl,-rpath,/usr/local/cuda/lib64 -o "$ref" 2>"$OUTDIR/memcpy-ref.err" || ref=""
 fi
-python3 - "$perf" <<'PY'
-import json, re, sys
-r = json.load(open("/tmp/np-nccl.json"))
-if r["verdict"] == "SKIP":
-    print("nccl: SKIP", r.get("reason")); sys.exit(0)
-c = r["collective"]
-ref = {}
-if sys.argv[1]:
-    for line in open("/tmp/np-nccl-tests.txt"):
-        f = line.split()
-        if len(f) >= 12 and f[0].isdigit():
-            ref[int(f[0])] = (float(f[5]), float(f[6]))  # out-of-place time, algbw
-print(f"nccl {c.get('nccl_version')} ranks {c['nranks']} verdict {r['verdict']}")
-print(f"{'size':>12} {'time us':>10} {'algbw':>8} {'busbw':>8} {'ref us':>10} {'ref algbw':>9} ratio")
-for row in c.get("rows", []):
-    size = int(row["size"]); t = row["time_us"]; a = row["algbw_gbps"]
-    rt, ra = ref.get(size, (0, 0))
-    ratio = f"{a / ra:.3f}" if ra else "-"
-    print(f"{size:>12} {t:>10.1f} {a:>8.2f} {row['busbw_gbps']:>8.2f} {rt:>10.1f} {ra:>9.2f} {ratio}")
-for f in r.get("findings", []):
-    print(f"  {f['severity']} {f['code']}: {f['message'][:160]}")
-PY
+if [ -n "$ref" ] && read -r ref_h2d ref_d2h < <(timeout 60 "$ref"); then
+  [ -s "$OUTDIR/stage.json" ] && python3 "$HERE/gpu_table.py" pcie "$OUTDIR/stage.json" "$ref_h2d" "$ref_d2h"
+  echo "cudaMemcpy reference: h2d $ref_h2d GB/s, d2h $ref_d2h GB/s"
+else
+  echo "memcpy reference did not run: $(head -1 "$OUTDIR/memcpy-ref.err" 2>/dev/null)"
+fi
+
+# 3. Every collective on real NCCL, small sweep: do they run and check out?
+start=$(date +%s.%N)
+timeout 90 "$NP" nccl -b 1M -e 64M -f 8 -n 10 -w 3 > "$OUTDIR/nccl-all.txt" 2>&1
+echo "nodeprobe nccl (all collectives, 1M..64M): exit $? in $(elapsed "$start") s"
+grep -E "^ +[a-z_]+ +[0-9]+ " "$OUTDIR/nccl-all.txt" | awk '{print $1}' | sort | uniq -c |
+  awk '{printf "  %s: %s sizes\n", $2, $1}'
+grep -E "verdict|NCCL_" "$OUTDIR/nccl-all.txt" | head -8
+
+# 4. all_reduce beside nccl-tests' all_reduce_perf, same sizes and counts
+# (target: within 1% at the largest). One GPU makes busbw 0 by nccl-tests'
+# factor 2(n-1)/n, so time and algbw are compared.
+sizes=(-b 8M -e 1G -f 2 -n 20 -w 5)
+timeout 90 "$NP" nccl --collective all_reduce "${sizes[@]}" --format json > "$OUTDIR/nccl.json"
+echo "nodeprobe nccl all_reduce: exit $?"
+perf="$DIR/bin/all_reduce_perf"
+[ -x "$perf" ] || perf=$(command -v all_reduce_perf || true)
+if [ -n "$perf" ]; then
+  timeout 90 "$perf" "${sizes[@]}" -g 1 > "$OUTDIR/all_reduce_perf.txt" 2>&1
+  echo "all_reduce_perf: exit $?"
+  python3 "$HERE/gpu_table.py" nccl "$OUTDIR/nccl.json" "$OUTDIR/all_reduce_perf.txt"
+else
+  echo "all_reduce_perf: not available"
+  python3 "$HERE/gpu_table.py" nccl "$OUTDIR/nccl.json"
+fi

@@ -21,6 +21,7 @@
 #include "platform/route.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
+#include "probes/transfer/gid_select.h"
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::agent {
@@ -79,6 +80,18 @@ v1::Registration Agent::BuildRegistration() const {
       rail->set_rate_gbps(p.rate_gbps);
       if (!p.netdevs.empty()) rail->set_netdev(p.netdevs.front());
       for (const std::string& ip : p.ipv4) rail->add_ipv4(ip);
+      if (p.link_layer == "Ethernet" && !p.netdevs.empty()) {
+        // The GID the transfers would use, for NCCL_IB_GID_INDEX.
+        for (const platform::RawRdmaDevice& dev : *devs) {
+          for (const platform::RawRdmaPort& port : dev.ports) {
+            if (dev.name != p.device || port.port != p.port) continue;
+            absl::StatusOr<transfer::GidChoice> gid = transfer::SelectGid(
+                transfer::GidTableOf(port), p.link_layer, p.netdevs.front(),
+                platform::Ipv4AddressesOf(p.netdevs.front()), std::nullopt);
+            if (gid.ok()) rail->set_gid_index(gid->index);
+          }
+        }
+      }
     }
   }
   return reg;

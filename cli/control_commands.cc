@@ -130,6 +130,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   for (const auto& n : o.nodes) req.add_nodes(n);
   req.set_all_nodes(o.all_nodes);
   req.set_allow_disruptive(o.allow_disruptive);
+  req.set_force(o.force);
   req.set_resume_run_id(o.resume);
   if (o.stage == "cluster") req.set_pattern(o.pattern);
   for (const auto& r : o.rails) req.add_rails(r);

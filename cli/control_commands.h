@@ -43,6 +43,7 @@ struct MultiNodeRun {
   bool all_nodes = false;              // cluster: every connected agent
   std::string pattern = "all-pairs";   // cluster: all-pairs | ring
   bool allow_disruptive = false;       // failure: the operator's yes
+  bool force = false;                  // intrusive work on busy nodes
   std::string resume;                  // cluster: a stored run to go on with
   std::vector<std::string> rails;
   std::string coordinator;

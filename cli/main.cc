@@ -126,6 +126,13 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--textfile", run.textfile_dir,
                       "Also write DIR/nodeprobe.prom for node_exporter's textfile collector")
       ->check(CLI::ExistingDirectory);
+  run_cmd->add_flag("--force", run.force,
+                    "Run the intrusive probes and stages (GPU copies, collectives, transfers) "
+                    "even where the busy-node guard finds GPU compute processes or a Slurm "
+                    "job: you know what runs there and that it may be disturbed");
+  run_cmd->add_flag("--sweep", run.sweep,
+                    "A scheduled health sweep: the intrusive probes SKIP unless the profile "
+                    "sets guard.intrusive_in_sweep: true");
   run_cmd->add_flag("--quiet,-q", run.quiet,
                     "Print nothing in table format; rely on the exit code");
 
@@ -206,6 +213,12 @@ int main(int argc, char** argv) {
     multi.timeout_s = run.timeout_s;
     multi.quiet = run.quiet;
     multi.profile_path = run.profile_path;
+    multi.force = run.force;
+    if (run.sweep) {
+      std::cerr << "nodeprobe: --sweep is for single-node runs on this node (the scheduled "
+                   "sweep); drop it for a stage through the coordinator\n";
+      return 2;
+    }
     return nodeprobe::cli::RunMultiNode(multi);
   }
   if (*run_cmd) return nodeprobe::cli::RunCommand(run);

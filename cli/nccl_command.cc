@@ -31,6 +31,7 @@ struct Options {
   std::string profile_path;
   std::string format = "table";
   std::string node_name;
+  bool force = false;
 };
 
 int Usage(const std::string& message) {
@@ -101,6 +102,7 @@ int Run(const Options& o) {
   rp->set_stage(v1::SINGLE_NODE);
   rp->add_probes("nccl");
   rp->set_node_name(o.node_name.empty() ? HostName() : o.node_name);
+  rp->set_force(o.force);
   v1::CollectiveOptions* opts = rp->mutable_nccl_options();
   for (const std::string& c : o.collectives) opts->add_collectives(c);
   uint64_t n = 0;
@@ -172,6 +174,9 @@ std::function<int()> AddNcclCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("--node-name", o->node_name, "Name this node in the result");
+  cmd->add_flag("--force", o->force,
+                "Run even where GPU compute processes or a Slurm job are on the node (the "
+                "busy-node guard SKIPs with NODE_BUSY otherwise)");
   return [=]() -> int { return cmd->parsed() ? Run(*o) : -1; };
 }
 

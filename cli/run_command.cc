@@ -74,6 +74,8 @@ int RunCommand(const RunOptions& options) {
   rp->mutable_host()->set_proc_root(options.host.proc_root);
   rp->mutable_host()->set_etc_root(options.host.etc_root);
   rp->mutable_host()->set_topology_xml(options.host.topology_xml);
+  rp->set_force(options.force);
+  rp->set_sweep(options.sweep);
 
   // The probes run in a worker process, so `--timeout` holds even when a
   // probe is stuck inside one read: the worker is killed, and what it had

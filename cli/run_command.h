@@ -22,6 +22,8 @@ struct RunOptions {
   std::string textfile_dir;  // also write DIR/nodeprobe.prom
   double timeout_s = 600;
   bool quiet = false;
+  bool force = false;  // intrusive probes on a busy node
+  bool sweep = false;  // scheduled: intrusive probes only if the profile says
 };
 
 // Returns the process exit code (cli/exit_codes.h).

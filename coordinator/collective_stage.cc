@@ -2,6 +2,7 @@
 #include "coordinator/collective_stage.h"
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "probes/framework/stage_runner.h"
 #include "probes/nccl/collective_judge.h"
 #include "probes/nccl/collective_math.h"
+#include "probes/nccl/hardware_bound.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -40,16 +42,27 @@ struct Slot {
 std::map<std::string, std::string> NcclEnvFor(const v1::Registration& reg,
                                               const Profile& profile) {
   std::vector<std::string> hcas, ifnames;
+  std::set<uint32_t> gids;
+  bool every_roce_gid_known = true;
   for (const v1::Rail& rail : reg.rails()) {
     if (!rail.rdma_device().empty()) {
       hcas.push_back(absl::StrCat(rail.rdma_device(), ":", rail.port() ? rail.port() : 1));
     }
     if (!rail.netdev().empty()) ifnames.push_back(rail.netdev());
+    if (rail.link_layer() == "Ethernet" && !rail.rdma_device().empty()) {
+      if (rail.has_gid_index()) gids.insert(rail.gid_index());
+      every_roce_gid_known &= rail.has_gid_index();
+    }
   }
   std::map<std::string, std::string> env;
   // "=" asks NCCL for exactly these names, not every name they prefix.
   if (!hcas.empty()) env["NCCL_IB_HCA"] = "=" + absl::StrJoin(hcas, ",");
   if (!ifnames.empty()) env["NCCL_SOCKET_IFNAME"] = "=" + absl::StrJoin(ifnames, ",");
+  // NCCL takes one GID index for every HCA: set only when the RoCE rails
+  // agree on the one our transfers use; otherwise NCCL picks its own.
+  if (gids.size() == 1 && every_roce_gid_known) {
+    env["NCCL_IB_GID_INDEX"] = absl::StrCat(*gids.begin());
+  }
   for (const auto& [k, v] : profile.nccl_env) env[k] = v;
   return env;
 }
@@ -110,11 +123,21 @@ void RunCollectivesOnAgents(v1::StageRun* run,
     ctx.busbw_min_gbps = profile.nccl_busbw_min_gbps;
     ctx.profile_source = profile.source;
     ctx.rdma_expected = true;
+    std::vector<nccl::NodeRails> rails;
     for (const auto& n : nodes) {
       bool rdma = false;
       for (const v1::Rail& rail : n->registration().rails()) rdma |= !rail.rdma_device().empty();
       ctx.rdma_expected &= rdma;
+      // The rails NCCL is given (NCCL_IB_HCA): the RDMA ones where there are.
+      nccl::NodeRails& mine = rails.emplace_back(nccl::NodeRails{n->node(), {}});
+      for (const v1::Rail& rail : n->registration().rails()) {
+        if (!rdma || !rail.rdma_device().empty()) mine.rate_gbits.push_back(rail.rate_gbps());
+      }
     }
+    const nccl::HardwareBound hardware = nccl::RailBound(rails);
+    ctx.hardware_busbw_gbps = hardware.gbps;
+    ctx.hardware_basis = hardware.basis;
+    ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
     v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
     FinalizeResult(profile, &result);
     progress(absl::StrCat("nccl across nodes: ", VerdictName(result.verdict())));

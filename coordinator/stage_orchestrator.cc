@@ -95,6 +95,17 @@ bool RailSelected(const v1::RunStageRequest& req, const AgentSession& a, const A
   return false;
 }
 
+// What the node's busy-node guard said it is busy with ("" when idle or
+// forced): the message of its first NODE_BUSY finding.
+std::string BusyWith(const v1::StageReport& report) {
+  for (const v1::ProbeResult& r : report.results()) {
+    for (const v1::Finding& f : r.findings()) {
+      if (f.code() == "NODE_BUSY") return f.message();
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
@@ -247,6 +258,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     v1::Task task;
     task.set_task_id(NewTaskId());
     task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
+    task.mutable_run_probes()->set_force(request.force());
     replies[i] = Ask(*nodes[i], task, deadline, run.profile());
   });
   std::vector<bool> usable(nodes.size(), false);
@@ -257,6 +269,19 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     }
     usable[i] = true;
     *run.add_node_reports() = replies[i]->result().report();
+    // The node's own busy-node guard held its intrusive probes back: no
+    // transfers or collectives with it either.
+    if (const std::string busy = BusyWith(replies[i]->result().report()); !busy.empty()) {
+      usable[i] = false;
+      v1::Finding* f = run.add_findings();
+      f->set_code("NODE_BUSY");
+      f->set_severity(v1::WARN);
+      f->set_device(nodes[i]->node());
+      f->set_message(absl::StrCat(nodes[i]->node(), " is busy, so nothing between it and the "
+                                  "other nodes was measured: ", busy));
+      f->set_remediation("Run the stage when the node is idle (drained), or with --force if you "
+                         "know what runs there and that it may be disturbed");
+    }
     progress(absl::StrCat(nodes[i]->node(), ": single-node ",
                           VerdictName(replies[i]->result().report().verdict())));
   }

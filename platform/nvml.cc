@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -69,6 +70,7 @@ struct Api {
   int (*retired_pending)(Device, int*) = nullptr;
   int (*throttle)(Device, unsigned long long*) = nullptr;
   int (*nvlink)(Device, unsigned, int*) = nullptr;
+  int (*nvlink_version)(Device, unsigned, unsigned*) = nullptr;
   int (*processes)(Device, unsigned*, ProcessInfo*) = nullptr;
 };
 
@@ -138,15 +140,29 @@ void ReadGpu(const Api& api, unsigned index, Device d, v1::GpuInfo* g) {
     g->set_nvlinks_supported(g->nvlinks_supported() + 1);
     if (active) {
       g->set_nvlinks_active(g->nvlinks_active() + 1);
+      unsigned version = 0;
+      if (g->nvlink_version() == 0 && api.nvlink_version != nullptr &&
+          api.nvlink_version(d, link, &version) == kSuccess) {
+        g->set_nvlink_version(version);
+      }
     } else {
       g->add_nvlinks_down(link);
     }
   }
-  // Asked with no room: SUCCESS means none, INSUFFICIENT_SIZE sets the count.
+  // Asked with no room: SUCCESS means none, INSUFFICIENT_SIZE sets the
+  // count; then asked again with room (a few more, as processes come and
+  // go) for their pids, which the busy-node guard names.
   unsigned count = 0;
   if (api.processes != nullptr) {
     const int rc = api.processes(d, &count, nullptr);
     if (rc == kSuccess || rc == kInsufficientSize) g->set_compute_processes(rc == kSuccess ? 0 : count);
+    if (rc == kInsufficientSize && count > 0) {
+      std::vector<ProcessInfo> infos(count + 8);
+      unsigned room = static_cast<unsigned>(infos.size());
+      if (api.processes(d, &room, infos.data()) == kSuccess) {
+        for (unsigned i = 0; i < room && i < infos.size(); ++i) g->add_compute_pids(infos[i].pid);
+      }
+    }
   }
 }
 
@@ -179,6 +195,7 @@ absl::StatusOr<v1::GpuReport> ReadNvmlGpus() {
   Bind(api.lib, "nvmlDeviceGetRetiredPagesPendingStatus", &api.retired_pending);
   Bind(api.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle);
   Bind(api.lib, "nvmlDeviceGetNvLinkState", &api.nvlink);
+  Bind(api.lib, "nvmlDeviceGetNvLinkVersion", &api.nvlink_version);
   Bind(api.lib, "nvmlDeviceGetComputeRunningProcesses_v3", &api.processes);
   if (api.init == nullptr || api.count == nullptr || api.handle == nullptr) {
     dlclose(api.lib);

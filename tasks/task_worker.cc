@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "platform/host_text.h"
+#include "platform/node_busy.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
@@ -72,6 +73,9 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   ctx.profile = &profile;
   ctx.node_name = rp.node_name();
   ctx.nccl_options = rp.nccl_options();
+  ctx.force = rp.force();
+  ctx.skip_intrusive = rp.sweep() && !profile.intrusive_in_sweep;
+  ctx.what_keeps_busy = [&ctx] { return platform::WhatKeepsNodeBusy(ctx.host); };
   ctx.deadline = absl::Now() + BudgetOf(task);
   v1::StageReport report = RunProbes(
       rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage(), probes, ctx,

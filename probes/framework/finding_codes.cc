@@ -81,6 +81,12 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_LOG_EMPTY", "the log holds no NCCL debug output to judge"},
       {"NCCL_WRONG_RESULT", "a collective computed wrong results"},
       {"NCCL_BUSBW_BELOW_EXPECTED", "a collective's bus bandwidth is below the profile's bar"},
+      {"NODE_BUSY",
+       "an intrusive probe or stage was not run: GPU compute processes or a Slurm job are on "
+       "the node (--force runs it anyway)"},
+      {"NCCL_BUSBW_BELOW_HARDWARE",
+       "with no profile bar, a collective's bus bandwidth is below the profile's share "
+       "(nccl.hardware_min_fraction) of what NVLink, PCIe or the rails carry"},
       {"NCCL_TIMEOUT", "ranks of a collective did not finish by its deadline, or were lost"},
       {"NCCL_ASYNC_ERROR", "NCCL reported an asynchronous error and the rank aborted"},
       {"NCCL_INIT_FAILED", "a rank could not create or join the NCCL communicator"},

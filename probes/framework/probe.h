@@ -4,6 +4,7 @@
 // ERROR); hardware that is wrong is a FAIL finding inside an OK result.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,12 @@ struct ProbeContext {
   // The nccl probe's options from the command line (set fields win over
   // the profile's).
   v1::CollectiveOptions nccl_options;
+  // The busy-node guard: what runs on the node that an intrusive probe
+  // would disturb (empty: idle); asked once, before the first intrusive
+  // probe. Unset: no guard (tests, captured trees).
+  std::function<std::vector<std::string>()> what_keeps_busy;
+  bool force = false;           // run intrusive probes on a busy node
+  bool skip_intrusive = false;  // a sweep the profile keeps non-intrusive
 };
 
 class Probe {
@@ -33,6 +40,9 @@ class Probe {
   virtual std::string_view name() const = 0;
   virtual std::vector<v1::Stage> stages() const = 0;
   virtual std::string_view purpose() const = 0;
+  // Loads the GPUs or the fabric (copies, collectives, transfers): not run
+  // on a busy node without --force, nor in a sweep unless the profile asks.
+  virtual bool intrusive() const { return false; }
   // Fills findings, measurements, evidence and detail. Leave verdict unset
   // to have it derived from the findings; set SKIP (with reason) when the
   // probe does not apply to this host.

@@ -325,6 +325,21 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseGuard(const YAML::Node& node, Profile& p) {
+    if (!node.IsMap()) return Error(node, "guard must be a mapping");
+    static const std::vector<std::string> kKeys = {"intrusive_in_sweep"};
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        return UnknownKey(kv.first, "guard.", kKeys);
+      }
+      absl::StatusOr<bool> v = Bool(kv.second, "guard." + key);
+      if (!v.ok()) return v.status();
+      p.intrusive_in_sweep = *v;
+    }
+    return absl::OkStatus();
+  }
+
   static bool IsRunKey(const std::string& key) {
     return key == "collectives" || key == "min_bytes" || key == "max_bytes" ||
            key == "step_factor" || key == "sizes" || key == "iters" || key == "warmup_iters" ||
@@ -404,7 +419,7 @@ class ProfileParser {
         "reduce_scatter_busbw_min_gbps", "alltoall_busbw_min_gbps",  "broadcast_busbw_min_gbps",
         "reduce_busbw_min_gbps",      "sendrecv_busbw_min_gbps",  "collectives",
         "min_bytes", "max_bytes", "step_factor", "sizes", "iters", "warmup_iters",
-        "op_timeout_s", "env"};
+        "op_timeout_s", "env", "hardware_min_fraction"};
     for (const auto& kv : nccl) {
       const std::string key = kv.first.as<std::string>();
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -412,6 +427,16 @@ class ProfileParser {
       }
       if (IsRunKey(key)) {
         if (absl::Status run = ParseNcclRun(key, kv.second, p); !run.ok()) return run;
+        continue;
+      }
+      if (key == "hardware_min_fraction") {
+        absl::StatusOr<double> v = Number(kv.second, "nccl.hardware_min_fraction");
+        if (!v.ok()) return v.status();
+        if (*v <= 0 || *v > 1) {
+          return Error(kv.second, "nccl.hardware_min_fraction must be above 0 and at most 1 "
+                                  "(a share of what the hardware carries, e.g. 0.6)");
+        }
+        p.nccl_hardware_min_fraction = *v;
         continue;
       }
       if (key != "topo_file") {
@@ -587,7 +612,8 @@ class ProfileParser {
     }
     static const std::vector<std::string> kKeys = {"rdma",     "mtu",      "locality",  "transfer",
                                                    "nccl",     "cluster",  "congestion",
-                                                   "failure",  "versions", "exceptions"};
+                                                   "failure",  "versions", "exceptions",
+                                                   "guard"};
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
@@ -608,6 +634,8 @@ class ProfileParser {
           s = ParseCongestion(kv.second, p);
         } else if (key == "failure") {
           s = ParseFailure(kv.second, p);
+        } else if (key == "guard") {
+          s = ParseGuard(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

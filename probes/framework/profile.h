@@ -28,6 +28,8 @@
 //     all_reduce_busbw_min_gbps: 400    # bus bandwidth at the largest size run;
 //                                       # also all_gather_, reduce_scatter_,
 //                                       # alltoall_, broadcast_, reduce_, sendrecv_
+//     hardware_min_fraction: 0.6        # with no bar: WARN below this share of
+//                                       # what NVLink/PCIe/the rails carry
 //     collectives: [all_reduce]         # what the nccl probe and stages run
 //     min_bytes: 1048576                # the sweep (or sizes: [...])
 //     max_bytes: 268435456
@@ -49,6 +51,9 @@
 //   failure:                           # the failure stage (coordinator/failure_stage.h)
 //     link_down_s: 3                   # how long the link stays down
 //     max_recover_s: 30                # a good transfer within this of the link's return
+//   guard:                             # the busy-node guard (platform/node_busy.h)
+//     intrusive_in_sweep: false        # `run --sweep` runs GPU copies, collectives,
+//                                      # loopback transfers too
 //   versions:                          # component name -> expected version
 //     nvidia_driver: "550.54.15"       # a prefix by dotted parts: "550" ok
 //   exceptions:
@@ -72,6 +77,9 @@
 #include "nodeprobe/v1/result.pb.h"
 
 namespace nodeprobe {
+
+// The nccl.hardware_min_fraction a profile that sets none gets.
+inline constexpr double kDefaultNcclHardwareMinFraction = 0.6;
 
 struct ProfileException {
   std::string code;
@@ -143,6 +151,8 @@ struct Profile {
   ClusterRules cluster;
   CongestionRules congestion;
   FailureRules failure;
+  // `run --sweep` (the scheduled sweep) runs intrusive probes too.
+  bool intrusive_in_sweep = false;
 
   // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
   bool rail_optimized = false;
@@ -153,6 +163,11 @@ struct Profile {
   // Collective ("all_reduce") -> the least bus bandwidth, in GB/s, at the
   // largest size of a run.
   std::map<std::string, double> nccl_busbw_min_gbps;
+  // With no bar, busbw below this share of the hardware's bound is WARN
+  // (probes/nccl/hardware_bound.h): 0.6 by default, a floor a healthy
+  // fabric clears at the largest sizes (nccl-tests' busbw approaches the
+  // link rate there); it catches a job running at half speed.
+  double nccl_hardware_min_fraction = kDefaultNcclHardwareMinFraction;
   // How the nccl probe and the stages run collectives (unset fields: the
   // defaults of probes/nccl/collective_math.h), and NCCL_* settings for
   // those runs.

@@ -2,10 +2,12 @@
 #include "probes/framework/stage_runner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
 #include "probes/framework/result_util.h"
@@ -66,12 +68,26 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
   report.set_nodeprobe_version(NODEPROBE_VERSION);
   *report.mutable_started() = Now();
   int index = 0;
+  std::optional<std::vector<std::string>> busy;  // asked once, when first needed
   for (Probe* probe : probes) {
     ++index;
     if (progress) progress(index, static_cast<int>(probes.size()), probe->name());
     google::protobuf::Timestamp started = Now();
     v1::ProbeResult result;
-    if (absl::Now() > ctx.deadline) {
+    if (probe->intrusive() && !ctx.force && ctx.what_keeps_busy && !busy.has_value()) {
+      busy = ctx.what_keeps_busy();
+    }
+    if (probe->intrusive() && ctx.skip_intrusive) {
+      result = SkipResult(probe->name(),
+                          "intrusive: a sweep does not load the GPUs or the fabric (profile "
+                          "guard.intrusive_in_sweep: true to run it)");
+    } else if (probe->intrusive() && !ctx.force && busy.has_value() && !busy->empty()) {
+      result = SkipResult(probe->name(), absl::StrCat("NODE_BUSY: ", absl::StrJoin(*busy, "; ")));
+      AddFinding(&result, "NODE_BUSY", v1::SKIP, "",
+                 absl::StrCat("not run: the node is busy: ", absl::StrJoin(*busy, "; ")),
+                 "Run it when the node is idle (drained), or with --force if you know what "
+                 "is running there and that it may be disturbed");
+    } else if (absl::Now() > ctx.deadline) {
       result.set_verdict(v1::ERROR);
       result.set_reason("stage deadline passed before this probe started");
       AddFinding(&result, "PROBE_DEADLINE_EXCEEDED", v1::ERROR, "",

@@ -16,6 +16,7 @@ namespace nodeprobe {
 class GpuPcieBwProbe : public Probe {
  public:
   std::string_view name() const override { return "gpu-pcie-bw"; }
+  bool intrusive() const override { return true; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
   std::string_view purpose() const override {
     return "pinned host<->GPU copy bandwidth per GPU against its negotiated PCIe link";

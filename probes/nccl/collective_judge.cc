@@ -94,31 +94,61 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
   }
   for (const v1::CollectiveRow* row : LargestRows(report)) {
     const std::string& c = row->collective();
+    const std::string size = absl::StrCat(row->size());
     auto bar = ctx.busbw_min_gbps.find(c);
     if (report.nranks() < 2 && c != "broadcast" && c != "reduce" && c != "sendrecv") {
       AddEvidence(out, absl::StrCat("expected.", c),
                   "no bar: with one rank nccl-tests' factor makes busbw 0");
       continue;
     }
+    // With one rank nothing crosses a link, so the hardware says nothing.
+    const bool hardware = ctx.hardware_busbw_gbps > 0 && report.nranks() >= 2;
+    const double share = hardware ? row->busbw_gbps() / ctx.hardware_busbw_gbps : 0;
+    const std::string of_hardware =
+        hardware ? absl::StrFormat("busbw %.2f GB/s is %.0f%% of the hardware's %.1f GB/s (%s)",
+                                   row->busbw_gbps(), 100 * share, ctx.hardware_busbw_gbps,
+                                   ctx.hardware_basis)
+                 : "";
+    if (bar == ctx.busbw_min_gbps.end() && hardware) {
+      AddEvidence(out, absl::StrCat("expected.", c),
+                  absl::StrFormat("hardware at %s B: %s; bar %.0f%% of it "
+                                  "(nccl.hardware_min_fraction)",
+                                  size, of_hardware, 100 * ctx.hardware_min_fraction));
+      if (share < ctx.hardware_min_fraction) {
+        AddFinding(out, "NCCL_BUSBW_BELOW_HARDWARE", v1::WARN, c,
+                   absl::StrFormat("%s at %s B over %u ranks: %s, below the %.0f%% bar; slowest "
+                                   "rank %d at %.1f us against a mean of %.1f us",
+                                   c, size, report.nranks(), of_hardware,
+                                   100 * ctx.hardware_min_fraction, row->slowest_rank(),
+                                   row->max_time_us(), row->time_us()),
+                   "See what NCCL used (the transports in this result: sockets, GDR off, the "
+                   "wrong HCA, P2P off), then the links named in the bound (the pcie and gpu "
+                   "probes, `nodeprobe run --stage two-node`); set nccl." + c +
+                       "_busbw_min_gbps in the profile to judge against your own figure");
+      }
+      continue;
+    }
     if (bar == ctx.busbw_min_gbps.end()) {
       AddEvidence(out, absl::StrCat("expected.", c),
-                  "no bar: the profile sets no nccl." + c +
-                      "_busbw_min_gbps (bars from NVLink/PCIe or the rails are not derived yet)");
+                  "no bar: the profile sets no nccl." + c + "_busbw_min_gbps, and " +
+                      (report.nranks() < 2 ? std::string("one rank crosses no link")
+                                           : std::string("what the links carry is not known "
+                                                         "(NVLink version, PCIe links or rail "
+                                                         "rates unreadable)")));
       continue;
     }
     AddEvidence(out, absl::StrCat("expected.", c),
                 absl::StrFormat("profile %s: nccl.%s_busbw_min_gbps = %.2f GB/s at the largest "
-                                "size (%llu B)",
-                                ctx.profile_source, c, bar->second,
-                                static_cast<unsigned long long>(row->size())));
+                                "size (%s B)%s",
+                                ctx.profile_source, c, bar->second, size,
+                                hardware ? "; " + of_hardware : ""));
     if (row->busbw_gbps() < bar->second) {
       AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL, c,
-                 absl::StrFormat("%s at %llu B over %u ranks: busbw %.2f GB/s (out of place), "
+                 absl::StrFormat("%s at %s B over %u ranks: busbw %.2f GB/s (out of place), "
                                  "below the profile's %.2f GB/s; slowest rank %d at %.1f us "
                                  "against a mean of %.1f us",
-                                 c, static_cast<unsigned long long>(row->size()), report.nranks(),
-                                 row->busbw_gbps(), bar->second, row->slowest_rank(),
-                                 row->max_time_us(), row->time_us()),
+                                 c, size, report.nranks(), row->busbw_gbps(), bar->second,
+                                 row->slowest_rank(), row->max_time_us(), row->time_us()),
                  "See what NCCL used (the transports in this result: sockets, GDR off, the "
                  "wrong HCA), then the slowest rank's rail with `nodeprobe run --stage two-node`");
     }

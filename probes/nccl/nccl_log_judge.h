@@ -9,6 +9,7 @@
 #include <string>
 
 #include "nodeprobe/v1/result.pb.h"
+#include "probes/framework/profile.h"
 
 namespace nodeprobe::nccl {
 
@@ -30,6 +31,12 @@ struct NcclLogContext {
   // The profile's nccl.<collective>_busbw_min_gbps bars.
   std::map<std::string, double> busbw_min_gbps;
   std::string profile_source;
+  // What the hardware could carry (probes/nccl/hardware_bound.h), GB/s per
+  // direction, and how it was derived; 0: unknown. Held against busbw when
+  // the profile sets no bar: below hardware_min_fraction of it is WARN.
+  double hardware_busbw_gbps = 0;
+  std::string hardware_basis;
+  double hardware_min_fraction = kDefaultNcclHardwareMinFraction;
 };
 
 // A ProbeResult for probe "nccl-log": the report as its typed detail, the

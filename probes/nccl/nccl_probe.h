@@ -12,6 +12,7 @@ namespace nodeprobe {
 class NcclProbe : public Probe {
  public:
   std::string_view name() const override { return "nccl"; }
+  bool intrusive() const override { return true; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
   std::string_view purpose() const override {
     return "NCCL collectives over this node's GPUs: busbw, wrong results, hangs, what NCCL used";

@@ -23,6 +23,7 @@ namespace nodeprobe {
 class RdmaLoopbackProbe : public Probe {
  public:
   std::string_view name() const override { return "rdma-loopback"; }
+  bool intrusive() const override { return true; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
   std::string_view purpose() const override {
     return "write_bw/write_lat through each ACTIVE RDMA port to itself (and from the nearest "

@@ -10,6 +10,15 @@
 
 namespace nodeprobe::transfer {
 
+std::vector<GidCandidate> GidTableOf(const platform::RawRdmaPort& port) {
+  std::vector<GidCandidate> table;
+  for (const platform::RawGid& g : port.gids) {
+    table.push_back({g.index, g.gid.value.value_or(""), g.type.value.value_or(""),
+                     g.netdev.value.value_or("")});
+  }
+  return table;
+}
+
 absl::StatusOr<GidChoice> SelectGid(const std::vector<GidCandidate>& table,
                                     const std::string& link_layer,
                                     const std::string& egress_netdev,

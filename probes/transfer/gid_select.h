@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "platform/rdma_sysfs.h"
 
 namespace nodeprobe::transfer {
 
@@ -30,6 +31,9 @@ struct GidChoice {
   std::string type;
   std::string reason;  // printed beside the result
 };
+
+// A port's GID table as SelectGid takes it.
+std::vector<GidCandidate> GidTableOf(const platform::RawRdmaPort& port);
 
 // `egress_netdev` and `egress_ipv4` describe the interface the route to the
 // peer leaves by (from the routing table).

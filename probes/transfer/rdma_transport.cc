@@ -183,13 +183,8 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
       if (dev.name != p->device) continue;
       for (const platform::RawRdmaPort& port : dev.ports) {
         if (port.port != p->port) continue;
-        std::vector<GidCandidate> table;
-        for (const platform::RawGid& g : port.gids) {
-          table.push_back({g.index, g.gid.value.value_or(""), g.type.value.value_or(""),
-                           g.netdev.value.value_or("")});
-        }
         absl::StatusOr<GidChoice> gid =
-            SelectGid(table, p->link_layer, netdev, egress.netdev_ipv4, gid_index);
+            SelectGid(GidTableOf(port), p->link_layer, netdev, egress.netdev_ipv4, gid_index);
         if (!gid.ok()) {
           absl::StrAppend(&why_not, dev.name, ":", port.port, ": ", gid.status().message(), "; ");
           continue;

@@ -38,10 +38,13 @@ class NcclCollectivesTest : public ::testing::Test {
   void Profile(const std::string& yaml) { testing::WriteFile(profile_, yaml); }
 
   // Runs the probe; the report's nccl result.
-  v1::ProbeResult Run(CommandResult* raw = nullptr) {
-    CommandResult r = testing::RunBinary(
-        NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "nccl", "--profile",
-                           profile_, "--format", "json", "--node-name", "gpu01"});
+  v1::ProbeResult Run(CommandResult* raw = nullptr) { return RunWith({}, raw); }
+  v1::ProbeResult RunWith(const std::vector<std::string>& extra, CommandResult* raw) {
+    std::vector<std::string> args = {"run",     "--stage",  "single-node", "--probe",
+                                     "nccl",    "--profile", profile_,     "--format",
+                                     "json",    "--node-name", "gpu01"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = testing::RunBinary(NODEPROBE_BINARY, args);
     if (raw != nullptr) *raw = r;
     v1::StageReport report;
     EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out << r.err;
@@ -159,6 +162,71 @@ TEST_F(NcclCollectivesTest, TheProfileBarJudgesBusBwAtTheLargestSize) {
   ASSERT_NE(f, nullptr) << r.DebugString();
   EXPECT_TRUE(absl::StrContains(f->message(), "below the profile's 3000.00 GB/s"));
   EXPECT_TRUE(absl::StrContains(r.evidence().at("expected.all_reduce"), "profile"));
+}
+
+TEST_F(NcclCollectivesTest, WithNoBarNvlinkIsTheHardwareBound) {
+  // The fake's four GPUs (0000:10:00.0 ...) on NVLink 4, 18 links each, as
+  // NVML would say; the fake moves well under 1 GB/s, far below 450.
+  std::string gpus;
+  for (int i = 0; i < 4; ++i) {
+    gpus += "name=NVIDIA H100,bus=0000:1" + std::to_string(i) +
+            ":00.0,nvlink=18/18,nvlink_version=4;";
+  }
+  setenv("FAKE_NVML_GPUS", gpus.c_str(), 1);
+  setenv("NODEPROBE_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  Profile("nccl:\n  collectives: [all_reduce]\n  sizes: [65536]\n  iters: 2\n"
+          "  warmup_iters: 1\n");
+  CommandResult raw;
+  v1::ProbeResult r = Run(&raw);
+  EXPECT_EQ(raw.exit_code, 0) << raw.out;  // WARN
+  const v1::Finding* f = FindingOf(r, "NCCL_BUSBW_BELOW_HARDWARE");
+  ASSERT_NE(f, nullptr) << r.DebugString();
+  EXPECT_EQ(f->severity(), v1::WARN);
+  EXPECT_TRUE(absl::StrContains(r.evidence().at("expected.all_reduce"),
+                                "NVLink 4: 18 active links x 25 GB/s"))
+      << r.evidence().at("expected.all_reduce");
+  // The operator's own share: nothing to say, the ratio still recorded.
+  Profile("nccl:\n  collectives: [all_reduce]\n  sizes: [65536]\n  iters: 2\n"
+          "  warmup_iters: 1\n  hardware_min_fraction: 0.000001\n");
+  r = Run(&raw);
+  unsetenv("FAKE_NVML_GPUS");
+  unsetenv("NODEPROBE_NVML_LIBRARY");
+  EXPECT_EQ(FindingOf(r, "NCCL_BUSBW_BELOW_HARDWARE"), nullptr) << r.DebugString();
+  EXPECT_TRUE(absl::StrContains(r.evidence().at("expected.all_reduce"), "% of the hardware's"));
+}
+
+TEST_F(NcclCollectivesTest, ABusyGpuIsSkipNodeBusyUnlessForced) {
+  // NVML says this test's own process computes on the first GPU.
+  const std::string gpus = "name=NVIDIA H100,bus=0000:10:00.0,procs=1,pids=" +
+                           std::to_string(getpid()) + ";name=NVIDIA H100,bus=0000:11:00.0";
+  setenv("FAKE_NVML_GPUS", gpus.c_str(), 1);
+  setenv("NODEPROBE_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  Profile("nccl:\n  collectives: [all_reduce]\n  sizes: [4096]\n  iters: 2\n"
+          "  warmup_iters: 1\n");
+  CommandResult raw;
+  v1::ProbeResult r = Run(&raw);
+  EXPECT_EQ(raw.exit_code, 0) << raw.out;
+  EXPECT_EQ(r.verdict(), v1::SKIP) << r.DebugString();
+  const v1::Finding* f = FindingOf(r, "NODE_BUSY");
+  ASSERT_NE(f, nullptr) << r.DebugString();
+  EXPECT_TRUE(absl::StrContains(f->message(), "GPU 0000:10:00.0: pid " + std::to_string(getpid()) +
+                                                  " (cli_test)"))
+      << f->message();
+  EXPECT_EQ(r.collective().nranks(), 0u);  // nothing ran
+  // The operator who knows.
+  r = RunWith({"--force"}, &raw);
+  EXPECT_EQ(r.verdict(), v1::PASS) << r.DebugString();
+  EXPECT_EQ(FindingOf(r, "NODE_BUSY"), nullptr);
+  unsetenv("FAKE_NVML_GPUS");
+  unsetenv("NODEPROBE_NVML_LIBRARY");
+  // A sweep leaves intrusive probes alone unless the profile asks.
+  r = RunWith({"--sweep"}, &raw);
+  EXPECT_EQ(r.verdict(), v1::SKIP);
+  EXPECT_TRUE(absl::StrContains(r.reason(), "guard.intrusive_in_sweep")) << r.reason();
+  Profile("nccl:\n  collectives: [all_reduce]\n  sizes: [4096]\n  iters: 2\n"
+          "  warmup_iters: 1\nguard:\n  intrusive_in_sweep: true\n");
+  r = RunWith({"--sweep"}, &raw);
+  EXPECT_EQ(r.verdict(), v1::PASS) << r.DebugString();
 }
 
 TEST_F(NcclCollectivesTest, NoGpuIsSkipWithTheReason) {

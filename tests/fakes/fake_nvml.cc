@@ -6,7 +6,9 @@
 //   name, bus (0000:19:00.0), vbios, ecc (0 off, 1 on, absent: unsupported),
 //   ecc_volatile, ecc_aggregate, remap (corr/unc/pending/failed; absent:
 //   unsupported), retired_pending, throttle (hex bitmask), nvlink (up/total,
-//   absent: no NVLink), procs, lost (1: the handle fails with GPU_IS_LOST).
+//   absent: no NVLink), nvlink_version, procs (a count), pids (123/456;
+//   else 4000, 4001...), lost (1: the handle fails
+//   with GPU_IS_LOST).
 // $FAKE_NVML_INIT_RC makes nvmlInit_v2 fail with that code.
 #include <cstdio>
 #include <cstdlib>
@@ -151,11 +153,29 @@ int nvmlDeviceGetNvLinkState(void* h, unsigned link, int* active) {
   *active = link < up;
   return kSuccess;
 }
+int nvmlDeviceGetNvLinkVersion(void* h, unsigned, unsigned* version) {
+  if (!Has(At(h), "nvlink_version")) return kNotSupported;
+  *version = static_cast<unsigned>(Num(At(h), "nvlink_version"));
+  return kSuccess;
+}
 int nvmlDeviceGetComputeRunningProcesses_v3(void* h, unsigned* count, void* infos) {
   const unsigned n = static_cast<unsigned>(Num(At(h), "procs"));
   if (n > *count || infos == nullptr) {
     *count = n;
     return n == 0 ? kSuccess : kInsufficientSize;
+  }
+  // pids: "pids" as 123/456, else 4000, 4001...
+  struct Info {
+    unsigned pid;
+    unsigned long long used;
+    unsigned gi, ci;
+  };
+  std::stringstream pids(Get(At(h), "pids"));
+  std::string pid;
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned value = std::getline(pids, pid, '/') ? static_cast<unsigned>(atoi(pid.c_str()))
+                                                        : 4000 + i;
+    static_cast<Info*>(infos)[i] = {value, 1ull << 30, 0, 0};
   }
   *count = n;
   return kSuccess;

@@ -81,7 +81,9 @@ if [ ! -x "$ref" ]; then
   g++ -O2 -I/usr/local/cuda/include "$HERE/memcpy_reference.cc" -L/usr/local/cuda/lib64 \
     -lcudart -Wl,-rpath,/usr/local/cuda/lib64 -o "$ref" 2>"$OUTDIR/memcpy-ref.err" || ref=""
 fi
-if [ -n "$ref" ] && read -r ref_h2d ref_d2h < <(timeout 60 "$ref"); then
+# (Its output taken once it has exited: a process still tearing down its
+# CUDA context is a GPU process to the busy-node guard of the next step.)
+if [ -n "$ref" ] && ref_out=$(timeout 60 "$ref") && read -r ref_h2d ref_d2h <<< "$ref_out"; then
   [ -s "$OUTDIR/stage.json" ] && python3 "$HERE/gpu_table.py" pcie "$OUTDIR/stage.json" "$ref_h2d" "$ref_d2h"
   echo "cudaMemcpy reference: h2d $ref_h2d GB/s, d2h $ref_d2h GB/s"
 else
@@ -111,4 +113,37 @@ if [ -n "$perf" ]; then
 else
   echo "all_reduce_perf: not available"
   python3 "$HERE/gpu_table.py" nccl "$OUTDIR/nccl.json"
+fi
+
+# 5. The busy-node guard on a real GPU: a process holding the GPU (PyTorch,
+# where the image has it) must make the intrusive probes SKIP NODE_BUSY
+# naming its pid, and --force must run them anyway.
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  python3 -c "import torch, time; x = torch.ones(1 << 20, device='cuda'); time.sleep(120)" &
+  holder=$!
+  for _ in $(seq 1 60); do
+    nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -q . && break
+    sleep 0.5
+  done
+  timeout 60 "$NP" run --stage single-node --probe nccl --probe gpu-pcie-bw --probe gpu \
+    --format json > "$OUTDIR/busy.json"
+  busy_rc=$?
+  timeout 60 "$NP" run --stage single-node --probe gpu-pcie-bw --force --format json \
+    > "$OUTDIR/forced.json"
+  forced_rc=$?
+  kill "$holder"; wait "$holder" 2>/dev/null
+  python3 - "$OUTDIR/busy.json" "$OUTDIR/forced.json" "$holder" "$busy_rc" "$forced_rc" <<'PY'
+import json, sys
+busy, forced = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+print(f"busy-node guard (holder pid {sys.argv[3]}): exit {sys.argv[4]}, forced exit {sys.argv[5]}")
+for p in busy["results"] + [dict(forced["results"][0], probe="gpu-pcie-bw --force")]:
+    codes = [f["code"] for f in p.get("findings", [])]
+    extra = p.get("reason", "")
+    if p["probe"] == "gpu":
+        extra = "pids " + ",".join(str(x) for g in p.get("gpu", {}).get("gpus", [])
+                                    for x in g.get("compute_pids", []))
+    print(f"  {p['probe']:22} {p['verdict']:6} {' '.join(codes)} {extra[:150]}")
+PY
+else
+  echo "busy-node guard: no PyTorch here to hold the GPU; not checked"
 fi

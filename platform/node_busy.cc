@@ -1,12 +1,14 @@
 // File: node_busy.cc
 #include "platform/node_busy.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "platform/nvml.h"
 
 namespace nodeprobe::platform {
@@ -66,12 +68,28 @@ std::vector<std::string> GpuProcessesRunning(const v1::GpuReport& gpus, const Fi
   return out;
 }
 
-std::vector<std::string> WhatKeepsNodeBusy(const HostPaths& host) {
-  if (host.IsCaptured()) return {};
-  const FileTree proc(host.proc_root);
+namespace {
+
+std::vector<std::string> SeenOnce(const FileTree& proc) {
   std::vector<std::string> out = SlurmJobsRunning(proc);
   if (absl::StatusOr<v1::GpuReport> gpus = ReadNvmlGpus(); gpus.ok()) {
     for (std::string& p : GpuProcessesRunning(*gpus, proc)) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> WhatKeepsNodeBusy(const HostPaths& host, absl::Duration confirm) {
+  if (host.IsCaptured()) return {};
+  const FileTree proc(host.proc_root);
+  std::vector<std::string> first = SeenOnce(proc);
+  if (first.empty()) return first;
+  absl::SleepFor(confirm);
+  const std::vector<std::string> again = SeenOnce(proc);
+  std::vector<std::string> out;
+  for (std::string& s : first) {
+    if (std::find(again.begin(), again.end(), s) != again.end()) out.push_back(std::move(s));
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "nodeprobe/v1/gpu.pb.h"
 #include "platform/file_tree.h"
 #include "platform/host_paths.h"
@@ -28,8 +29,12 @@ std::vector<std::string> SlurmJobsRunning(const FileTree& proc);
 std::vector<std::string> GpuProcessesRunning(const v1::GpuReport& gpus, const FileTree& proc);
 
 // Both, on the live host (NVML through dlopen: call it from a task worker,
-// never the agent). Empty: the node is idle. A captured tree says nothing
-// about the live node: empty.
-std::vector<std::string> WhatKeepsNodeBusy(const HostPaths& host);
+// never the agent). Empty: the node is idle. What is seen is looked at
+// again after `confirm` and only what is still there counts: a process
+// tearing down its CUDA context (seen on an H200: our own copy loop, just
+// ended) is not a job. A captured tree says nothing about the live node:
+// empty.
+std::vector<std::string> WhatKeepsNodeBusy(const HostPaths& host,
+                                           absl::Duration confirm = absl::Seconds(2));
 
 }  // namespace nodeprobe::platform

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -18,13 +19,14 @@ namespace {
 
 // A process that looks like a Slurm job step to /proc: comm "slurmstepd"
 // (the executable's name) and the title slurmstepd gives itself.
-pid_t StartStep(const std::string& dir, const std::string& title) {
+pid_t StartStep(const std::string& dir, const std::string& title,
+                const char* seconds = "30") {
   const std::string exe = dir + "/slurmstepd";
   std::filesystem::copy_file("/bin/sleep", exe,
                              std::filesystem::copy_options::overwrite_existing);
   const pid_t pid = fork();
   if (pid == 0) {
-    execl(exe.c_str(), title.c_str(), "30", static_cast<char*>(nullptr));
+    execl(exe.c_str(), title.c_str(), seconds, static_cast<char*>(nullptr));
     _exit(127);
   }
   return pid;
@@ -51,6 +53,27 @@ TEST(NodeBusyTest, ARunningJobStepIsNamedWithItsJobOnce) {
   EXPECT_EQ(jobs[0].rfind("Slurm job 4242 (slurmstepd pid ", 0), 0u) << jobs[0];
   // Gone with its steps.
   EXPECT_TRUE(SlurmJobsRunning(proc).empty());
+}
+
+// Seen, then looked at again: what is gone by then did not keep the node
+// busy; what stays does.
+TEST(NodeBusyTest, OnlyWhatIsStillThereAfterTheSecondLookCounts) {
+  testing::TempDir dir;
+  const pid_t ending = StartStep(dir.path(), "slurmstepd: [5.0]", "0.4");
+  for (int i = 0; i < 100 && SlurmJobsRunning(FileTree("/proc")).empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  // Reaped while the guard waits, as slurmd reaps its steps.
+  std::thread reaper([ending] { waitpid(ending, nullptr, 0); });
+  EXPECT_TRUE(WhatKeepsNodeBusy(HostPaths{}, absl::Seconds(1)).empty());
+  reaper.join();
+  const pid_t staying = StartStep(dir.path(), "slurmstepd: [6.extern]");
+  std::vector<std::string> busy;
+  for (int i = 0; i < 20 && busy.empty(); ++i) busy = WhatKeepsNodeBusy(HostPaths{}, absl::Milliseconds(50));
+  kill(staying, SIGKILL);
+  waitpid(staying, nullptr, 0);
+  ASSERT_EQ(busy.size(), 1u);
+  EXPECT_NE(busy[0].find("Slurm job 6 "), std::string::npos) << busy[0];
 }
 
 TEST(NodeBusyTest, GpuProcessesAreNamedWhereVisible) {

@@ -17,6 +17,7 @@
 #include "cli/nccl_command.h"
 #include "cli/nccl_log_command.h"
 #include "cli/run_command.h"
+#include "cli/slurm_health.h"
 #include "cli/transfer_command.h"
 #include "nodeprobe_version.h"
 #include "tasks/task_worker.h"
@@ -170,6 +171,7 @@ int main(int argc, char** argv) {
   std::function<int()> control_cmd = nodeprobe::cli::AddControlCommands(app);
   std::function<int()> fleet_cmd = nodeprobe::cli::AddFleetCommand(app);
   std::function<int()> evidence_cmd = nodeprobe::cli::AddEvidenceCommand(app);
+  std::function<int()> slurm_health_cmd = nodeprobe::cli::AddSlurmHealthCommand(app);
 
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print the nodeprobe version.");
@@ -233,6 +235,7 @@ int main(int argc, char** argv) {
   if (int rc = control_cmd(); rc >= 0) return rc;
   if (int rc = fleet_cmd(); rc >= 0) return rc;
   if (int rc = evidence_cmd(); rc >= 0) return rc;
+  if (int rc = slurm_health_cmd(); rc >= 0) return rc;
   if (*version_cmd) {
     std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
     return kExitOk;

@@ -31,12 +31,12 @@ int UsageError(const std::string& message) {
 
 }  // namespace
 
-int RunCommand(const RunOptions& options) {
+absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   ProbeRegistry registry = BuiltinProbes();
   v1::Stage stage = StageFromName(options.stage);
   if (stage == v1::STAGE_UNSPECIFIED) {
-    return UsageError(absl::StrCat("unknown stage '", options.stage,
-                                   "' (valid: single-node, two-node, cluster)"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown stage '", options.stage,
+                                                   "' (valid: single-node, two-node, cluster)"));
   }
 
   std::vector<Probe*> probes;
@@ -46,9 +46,8 @@ int RunCommand(const RunOptions& options) {
     for (const std::string& name : options.probes) {
       Probe* p = registry.Find(name);
       if (p == nullptr) {
-        return UsageError(absl::StrCat("unknown probe '", name, "' (valid: ",
-                                       absl::StrJoin(registry.Names(), ", "),
-                                       ")"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "unknown probe '", name, "' (valid: ", absl::StrJoin(registry.Names(), ", "), ")"));
       }
       probes.push_back(p);
     }
@@ -56,14 +55,14 @@ int RunCommand(const RunOptions& options) {
 
   if (!options.netns.empty()) {
     absl::Status s = platform::EnterNetns(options.netns);
-    if (!s.ok()) return UsageError(std::string(s.message()));
+    if (!s.ok()) return absl::InvalidArgumentError(s.message());
   }
 
   v1::Task task;
   task.set_task_id("cli");
   if (!options.profile_path.empty()) {
     absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(options.profile_path);
-    if (!profile.ok()) return UsageError(std::string(profile.status().message()));
+    if (!profile.ok()) return absl::InvalidArgumentError(profile.status().message());
     *task.mutable_profile() = *std::move(profile);
   }
   v1::RunProbes* rp = task.mutable_run_probes();
@@ -89,7 +88,13 @@ int RunCommand(const RunOptions& options) {
           std::cerr << "[" << ++index << "/" << probes.size() << "] " << ev.started() << "\n";
         }
       });
-  v1::StageReport report = done.report();
+  return done.report();
+}
+
+int RunCommand(const RunOptions& options) {
+  absl::StatusOr<v1::StageReport> ran = RunStageHere(options);
+  if (!ran.ok()) return UsageError(std::string(ran.status().message()));
+  const v1::StageReport& report = *ran;
 
   if (!options.textfile_dir.empty()) {
     absl::Status written = WriteTextfile(options.textfile_dir, report);

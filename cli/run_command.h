@@ -26,7 +26,12 @@ struct RunOptions {
   bool sweep = false;  // scheduled: intrusive probes only if the profile says
 };
 
-// Returns the process exit code (cli/exit_codes.h).
+// Runs the stage's probes on this node (in a worker process, within the
+// timeout) and returns the report; INVALID_ARGUMENT for a bad stage, probe,
+// profile or netns, with the fix.
+absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options);
+
+// RunStageHere, printed. Returns the process exit code (cli/exit_codes.h).
 int RunCommand(const RunOptions& options);
 
 // A profile file read and validated here, as it travels with a task:

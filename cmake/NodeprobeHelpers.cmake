@@ -12,10 +12,16 @@ function(np_cc_library)
   target_link_libraries(${NP_NAME} PUBLIC ${NP_DEPS})
 endfunction()
 
-# np_cc_test(NAME name SRCS ... [DEPS ...] [LABELS ...])
+# np_cc_test(NAME name SRCS ... [DEPS ...] [LABELS ...] [RUN_SERIAL])
 # Each GoogleTest case becomes its own CTest test; LABELS defaults to "unit".
+# RUN_SERIAL: nothing else runs beside it (it changes what the whole
+# machine looks like, e.g. a Slurm job the busy-node guard would see).
 function(np_cc_test)
-  cmake_parse_arguments(NP "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(NP "RUN_SERIAL" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  set(serial FALSE)
+  if(NP_RUN_SERIAL)
+    set(serial TRUE)
+  endif()
   if(NOT NP_LABELS)
     set(NP_LABELS unit)
   endif()
@@ -25,5 +31,5 @@ function(np_cc_test)
     NODEPROBE_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
   gtest_discover_tests(${NP_NAME}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "${NP_LABELS}" TIMEOUT 300)
+    PROPERTIES LABELS "${NP_LABELS}" TIMEOUT 300 RUN_SERIAL ${serial})
 endfunction()

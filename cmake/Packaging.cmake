@@ -10,7 +10,12 @@ install(FILES ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-agent.service
               ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-sweep.service
               ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-sweep.timer
         DESTINATION /lib/systemd/system)
-install(FILES ${PROJECT_SOURCE_DIR}/packaging/nodeprobe.yaml DESTINATION /etc/nodeprobe)
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/nodeprobe.yaml
+              ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-health.conf
+        DESTINATION /etc/nodeprobe)
+# Slurm's HealthCheckProgram/Epilog (deploy/slurm), named in slurm.conf.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/nodeprobe-slurm-health
+        DESTINATION lib/nodeprobe)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION share/doc/nodeprobe)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/nodeprobe-rules.yml

@@ -244,6 +244,10 @@ absl::Status ChildProcess::ReadMore(absl::Time deadline) {
   return absl::OkStatus();
 }
 
+bool ChildProcess::ExitedCleanly() const {
+  return status_ >= 0 && WIFEXITED(status_) && WEXITSTATUS(status_) == 0;
+}
+
 std::string ChildProcess::Ending() {
   if (pid_ > 0) {
     // Stdout is closed, so the child is exiting: give it a moment.

@@ -53,6 +53,8 @@ class ChildProcess {
   // After eof(): how the child ended, e.g. "exit status 1", "signal 11",
   // with the last line of its stderr when it wrote one.
   std::string Ending();
+  // After Ending(): whether the child exited with status 0.
+  bool ExitedCleanly() const;
   // The child's stderr so far (last 4 KiB).
   const std::string& stderr_tail() const { return err_; }
   // SIGKILL to the group, then reap without blocking the caller.

@@ -23,6 +23,8 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" > "$work
   || { cat "$work/dpkg.log"; exit 1; }
 out=$("$root/usr/bin/nodeprobe" version)
 [ "$out" = "nodeprobe $(dpkg-deb -f "$deb" Version)" ] || { echo "installed binary says: $out"; exit 1; }
+[ -x "$root/usr/lib/nodeprobe/nodeprobe-slurm-health" ] \
+  || { echo "the Slurm health check is not installed executable"; exit 1; }
 if command -v systemd-analyze >/dev/null; then
   # The units name /usr/bin/nodeprobe, which is in the fresh root, not here.
   said=$(cd "$root/lib/systemd/system" && systemd-analyze verify --man=no nodeprobe-*.service \

@@ -15,6 +15,7 @@
 #include "coordinator/collective_stage.h"
 #include "coordinator/congestion_stage.h"
 #include "coordinator/failure_stage.h"
+#include "coordinator/collective_peers.h"
 #include "coordinator/peer_judgement.h"
 #include "probes/framework/profile.h"
 #include "platform/bounded_for.h"
@@ -316,6 +317,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   // Transfers judged against each other (the profile or hardware bars were
   // applied on the nodes).
   JudgeTransfersAgainstPeers(profile, &run);
+  JudgeCollectivesAgainstPeers(profile, &run);
 
   // A two-node stage that measured nothing between the nodes is not a pass
   // of the fabric, whatever the nodes said.

@@ -84,6 +84,9 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NODE_BUSY",
        "an intrusive probe or stage was not run: GPU compute processes or a Slurm job are on "
        "the node (--force runs it anyway)"},
+      {"NCCL_BUSBW_BELOW_PEERS",
+       "a node's own collectives move less than nccl.min_fraction_of_peers of the median of "
+       "the other nodes' in the run"},
       {"NCCL_BUSBW_BELOW_HARDWARE",
        "with no profile bar, a collective's bus bandwidth is below the profile's share "
        "(nccl.hardware_min_fraction) of what NVLink, PCIe or the rails carry"},

@@ -419,7 +419,7 @@ class ProfileParser {
         "reduce_scatter_busbw_min_gbps", "alltoall_busbw_min_gbps",  "broadcast_busbw_min_gbps",
         "reduce_busbw_min_gbps",      "sendrecv_busbw_min_gbps",  "collectives",
         "min_bytes", "max_bytes", "step_factor", "sizes", "iters", "warmup_iters",
-        "op_timeout_s", "env", "hardware_min_fraction"};
+        "op_timeout_s", "env", "hardware_min_fraction", "min_fraction_of_peers"};
     for (const auto& kv : nccl) {
       const std::string key = kv.first.as<std::string>();
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -429,14 +429,15 @@ class ProfileParser {
         if (absl::Status run = ParseNcclRun(key, kv.second, p); !run.ok()) return run;
         continue;
       }
-      if (key == "hardware_min_fraction") {
-        absl::StatusOr<double> v = Number(kv.second, "nccl.hardware_min_fraction");
+      if (key == "hardware_min_fraction" || key == "min_fraction_of_peers") {
+        absl::StatusOr<double> v = Number(kv.second, "nccl." + key);
         if (!v.ok()) return v.status();
         if (*v <= 0 || *v > 1) {
-          return Error(kv.second, "nccl.hardware_min_fraction must be above 0 and at most 1 "
-                                  "(a share of what the hardware carries, e.g. 0.6)");
+          return Error(kv.second, "nccl." + key + " must be above 0 and at most 1 (a share, "
+                                  "e.g. 0.6 of the hardware's bound or 0.9 of the peers')");
         }
-        p.nccl_hardware_min_fraction = *v;
+        (key == "hardware_min_fraction" ? p.nccl_hardware_min_fraction
+                                        : p.nccl_min_fraction_of_peers) = *v;
         continue;
       }
       if (key != "topo_file") {

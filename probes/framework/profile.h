@@ -30,6 +30,8 @@
 //                                       # alltoall_, broadcast_, reduce_, sendrecv_
 //     hardware_min_fraction: 0.6        # with no bar: WARN below this share of
 //                                       # what NVLink/PCIe/the rails carry
+//     min_fraction_of_peers: 0.9        # a node's collectives vs the median of
+//                                       # the other nodes' in a run: WARN below
 //     collectives: [all_reduce]         # what the nccl probe and stages run
 //     min_bytes: 1048576                # the sweep (or sizes: [...])
 //     max_bytes: 268435456
@@ -168,6 +170,9 @@ struct Profile {
   // fabric clears at the largest sizes (nccl-tests' busbw approaches the
   // link rate there); it catches a job running at half speed.
   double nccl_hardware_min_fraction = kDefaultNcclHardwareMinFraction;
+  // A node's own collectives below this share of the median of the other
+  // nodes' (same collective, size, ranks) are WARN (coordinator/collective_peers.h).
+  double nccl_min_fraction_of_peers = 0.9;
   // How the nccl probe and the stages run collectives (unset fields: the
   // defaults of probes/nccl/collective_math.h), and NCCL_* settings for
   // those runs.

@@ -1,0 +1,85 @@
+// File: collective_peers.cc
+#include "coordinator/collective_peers.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
+#include "probes/nccl/collective_judge.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// collective, ranks, size: only figures of one shape are compared.
+using Shape = std::tuple<std::string, uint32_t, uint64_t>;
+
+struct Figure {
+  size_t report = 0;  // index in node_reports
+  int result = 0;     // index in its results
+  double busbw = 0;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
+  std::map<Shape, std::vector<Figure>> by_shape;
+  for (size_t i = 0; i < static_cast<size_t>(run->node_reports_size()); ++i) {
+    const v1::StageReport& rep = run->node_reports(static_cast<int>(i));
+    for (int j = 0; j < rep.results_size(); ++j) {
+      const v1::ProbeResult& r = rep.results(j);
+      if (r.probe() != "nccl" || r.verdict() == v1::SKIP || !r.has_collective() ||
+          r.collective().nranks() < 2) {
+        continue;  // one rank crosses no link: nothing to compare
+      }
+      for (const v1::CollectiveRow* row : nccl::LargestRows(r.collective())) {
+        if (row->busbw_gbps() <= 0) continue;
+        by_shape[{row->collective(), r.collective().nranks(), row->size()}].push_back(
+            {i, j, row->busbw_gbps()});
+      }
+    }
+  }
+  std::vector<bool> touched(static_cast<size_t>(run->node_reports_size()), false);
+  for (const auto& [shape, figures] : by_shape) {
+    if (figures.size() < 3) continue;  // a node and at least two others
+    const auto& [collective, ranks, size] = shape;
+    for (const Figure& f : figures) {
+      std::vector<double> others;
+      for (const Figure& o : figures) {
+        if (&o != &f) others.push_back(o.busbw);
+      }
+      const double median = Median(others);
+      if (f.busbw >= profile.nccl_min_fraction_of_peers * median) continue;
+      v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(f.report));
+      v1::ProbeResult* r = rep->mutable_results(f.result);
+      AddFinding(r, "NCCL_BUSBW_BELOW_PEERS", v1::WARN, collective,
+                 absl::StrFormat("%s at %llu B over %u local ranks on %s: busbw %.2f GB/s, "
+                                 "%.0f%% of the median %.2f GB/s of the %zu other nodes (bar "
+                                 "%.0f%%: nccl.min_fraction_of_peers)",
+                                 collective, static_cast<unsigned long long>(size), ranks,
+                                 rep->node(), f.busbw, 100 * f.busbw / median, median,
+                                 others.size(), 100 * profile.nccl_min_fraction_of_peers),
+                 "Compare this node's GPU links with its peers' (the gpu probe's NVLink "
+                 "count, the pcie probe's link speeds) and what NCCL used (P2P or SHM)");
+      FinalizeResult(profile, r);
+      touched[f.report] = true;
+    }
+  }
+  for (size_t i = 0; i < touched.size(); ++i) {
+    if (!touched[i]) continue;
+    v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(i));
+    rep->set_verdict(CombineVerdicts(rep->results()));
+  }
+}
+
+}  // namespace nodeprobe::coordinator

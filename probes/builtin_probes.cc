@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "probes/cabling/cabling_probe.h"
 #include "probes/gpu/gpu_pcie_bw_probe.h"
 #include "probes/gpu/gpu_probe.h"
 #include "probes/gpudirect/gpudirect_probe.h"
@@ -29,6 +30,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<NcclProbe>());
   (void)registry.Register(std::make_unique<MtuProbe>());
   (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());
+  (void)registry.Register(std::make_unique<CablingProbe>());
   return registry;
 }
 

@@ -81,6 +81,11 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_LOG_EMPTY", "the log holds no NCCL debug output to judge"},
       {"NCCL_WRONG_RESULT", "a collective computed wrong results"},
       {"NCCL_BUSBW_BELOW_EXPECTED", "a collective's bus bandwidth is below the profile's bar"},
+      {"CABLING_RAIL_MISMATCH",
+       "a port is cabled (LLDP) to a switch the profile's rail plan (cabling.expect) does not "
+       "expect"},
+      {"CABLING_NO_NEIGHBOR", "the rail plan names an interface on which lldpd heard no LLDP"},
+      {"CABLING_NO_LLDPD", "the profile has a rail plan but the node's lldpd cannot be read"},
       {"NODE_BUSY",
        "an intrusive probe or stage was not run: GPU compute processes or a Slurm job are on "
        "the node (--force runs it anyway)"},

@@ -325,6 +325,28 @@ class ProfileParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseCabling(const YAML::Node& node, Profile& p) {
+    if (!node.IsMap()) return Error(node, "cabling must be a mapping (expect:)");
+    for (const auto& kv : node) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "expect") return UnknownKey(kv.first, "cabling.", {"expect"});
+      if (!kv.second.IsMap()) {
+        return Error(kv.second, "cabling.expect must map interfaces to switch names, e.g. "
+                                "ens1f0np0: \"leaf-rail-0-*\"");
+      }
+      for (const auto& e : kv.second) {
+        const std::string iface = e.first.as<std::string>();
+        absl::StatusOr<std::string> pattern = String(e.second, "cabling.expect." + iface);
+        if (!pattern.ok()) return pattern.status();
+        if (iface.empty() || pattern->empty()) {
+          return Error(e.second, "cabling.expect needs an interface and a non-empty pattern");
+        }
+        p.cabling_expect.emplace_back(iface, *pattern);
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status ParseGuard(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "guard must be a mapping");
     static const std::vector<std::string> kKeys = {"intrusive_in_sweep"};
@@ -614,7 +636,7 @@ class ProfileParser {
     static const std::vector<std::string> kKeys = {"rdma",     "mtu",      "locality",  "transfer",
                                                    "nccl",     "cluster",  "congestion",
                                                    "failure",  "versions", "exceptions",
-                                                   "guard"};
+                                                   "guard",    "cabling"};
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
@@ -637,6 +659,8 @@ class ProfileParser {
           s = ParseFailure(kv.second, p);
         } else if (key == "guard") {
           s = ParseGuard(kv.second, p);
+        } else if (key == "cabling") {
+          s = ParseCabling(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

@@ -53,6 +53,9 @@
 //   failure:                           # the failure stage (coordinator/failure_stage.h)
 //     link_down_s: 3                   # how long the link stays down
 //     max_recover_s: 30                # a good transfer within this of the link's return
+//   cabling:                           # the rail plan (probes/cabling)
+//     expect:                          # netdev -> the switch it goes to (a glob
+//       ens1f0np0: "leaf-rail-0-*"     # on LLDP's system name)
 //   guard:                             # the busy-node guard (platform/node_busy.h)
 //     intrusive_in_sweep: false        # `run --sweep` runs GPU copies, collectives,
 //                                      # loopback transfers too
@@ -153,6 +156,9 @@ struct Profile {
   ClusterRules cluster;
   CongestionRules congestion;
   FailureRules failure;
+  // The rail plan: netdev -> glob the LLDP neighbour's system name must
+  // match (fnmatch); source order kept for the record.
+  std::vector<std::pair<std::string, std::string>> cabling_expect;
   // `run --sweep` (the scheduled sweep) runs intrusive probes too.
   bool intrusive_in_sweep = false;
 

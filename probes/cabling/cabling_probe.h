@@ -1,0 +1,43 @@
+// File: cabling_probe.h
+// Probe `cabling`: the cabling record. For every interface the node's
+// lldpd watches, the switch and port LLDP says it is cabled to (and the
+// RDMA port behind the interface); against the profile's rail plan
+// (cabling.expect: netdev -> a glob on the switch's system name):
+//   CABLING_RAIL_MISMATCH  FAIL: cabled to a switch the plan does not expect
+//   CABLING_NO_NEIGHBOR    WARN: a planned interface with no LLDP neighbour
+//   CABLING_NO_LLDPD       ERROR: a plan to check and no lldpd to ask
+// Without a plan it records what it finds (SKIP when lldpd is absent or
+// heard nothing). InfiniBand ports have no LLDP: their neighbours come from
+// the subnet manager's view (ibnetdiscover), which this probe does not read
+// yet. Live host only.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platform/lldp_neighbors.h"
+#include "probes/framework/probe.h"
+
+namespace nodeprobe {
+
+class CablingProbe : public Probe {
+ public:
+  std::string_view name() const override { return "cabling"; }
+  std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
+  std::string_view purpose() const override {
+    return "The cabling record: each port's switch and switch port (LLDP via lldpd), checked "
+           "against the profile's rail plan";
+  }
+  absl::StatusOr<v1::ProbeResult> Run(const ProbeContext& ctx) override;
+};
+
+// The record and findings for what lldpd reported. `rdma_ports` maps a
+// netdev to the RDMA port behind it ("mlx5_0:1"); `expect` is the plan.
+v1::ProbeResult JudgeCabling(const std::vector<platform::LldpNeighbor>& neighbors,
+                             const std::vector<std::pair<std::string, std::string>>& expect,
+                             const std::map<std::string, std::string>& rdma_ports,
+                             const std::string& profile_source);
+
+}  // namespace nodeprobe

@@ -339,6 +339,104 @@ void AttentionSection(xmlNodePtr body, std::vector<Attention> items) {
 
 // Nodes, versions, pairs, collectives, congestion, failure, exceptions.
 // `items`: the run's own attention items (its exceptions are among them).
+// Each node's PCIe links (the pcie probe's measurements): what trained
+// beside what the device and its slot can do; a link below is marked.
+void PcieSection(xmlNodePtr body, const v1::StageRun& run) {
+  struct Link {
+    std::string role;
+    double speed = 0, width = 0, exp_speed = 0, exp_width = 0;
+  };
+  std::vector<std::pair<std::string, std::map<std::string, Link>>> nodes;
+  v1::Verdict verdict = v1::SKIP;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      if (p.probe() != "pcie" || p.measurements_size() == 0) continue;
+      verdict = WorseVerdict(verdict, p.verdict());
+      std::map<std::string, Link>& links = nodes.emplace_back(r.node(), std::map<std::string, Link>{}).second;
+      for (const v1::Measurement& m : p.measurements()) {
+        auto dev = m.labels().find("device");
+        if (dev == m.labels().end()) continue;
+        Link& l = links[dev->second];
+        if (auto role = m.labels().find("role"); role != m.labels().end()) l.role = role->second;
+        if (m.name() == "pcie_link_speed") l.speed = m.value();
+        if (m.name() == "pcie_link_width") l.width = m.value();
+        if (m.name() == "pcie_expected_speed") l.exp_speed = m.value();
+        if (m.name() == "pcie_expected_width") l.exp_width = m.value();
+      }
+    }
+  }
+  if (nodes.empty()) return;
+  xmlNodePtr sec = Section(body, "PCIe links", verdict);
+  xmlNodePtr tb = Table(sec, {"node", "device", "role", "trained", "capable"});
+  for (const auto& [node, links] : nodes) {
+    for (const auto& [dev, l] : links) {
+      const bool known = l.exp_speed > 0 && l.exp_width > 0;
+      xmlNodePtr tr = Row(tb, {node, dev, l.role, absl::StrFormat("%g GT/s x%g", l.speed, l.width),
+                               known ? absl::StrFormat("%g GT/s x%g", l.exp_speed, l.exp_width)
+                                     : "-"});
+      if (known && (l.speed < l.exp_speed || l.width < l.exp_width)) {
+        Html::Attr(xmlGetLastChild(tr), "class", "drift");
+      }
+    }
+  }
+}
+
+// What each port is cabled to (the cabling probe), against the rail plan.
+void CablingSection(xmlNodePtr body, const v1::StageRun& run) {
+  std::vector<std::pair<std::string, const v1::ProbeResult*>> found;
+  v1::Verdict verdict = v1::SKIP;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      if (!p.has_cabling() || p.cabling().links_size() == 0) continue;
+      found.emplace_back(r.node(), &p);
+      verdict = WorseVerdict(verdict, p.verdict());
+    }
+  }
+  if (found.empty()) return;
+  xmlNodePtr sec = Section(body, "Cabling", verdict);
+  xmlNodePtr tb = Table(sec, {"node", "interface", "RDMA port", "switch", "switch port",
+                              "rail plan"});
+  for (const auto& [node, p] : found) {
+    for (const v1::CablingLink& l : p->cabling().links()) {
+      const std::string& port = l.neighbor_port_descr().empty() ? l.neighbor_port()
+                                                                : l.neighbor_port_descr();
+      xmlNodePtr tr = Row(tb, {node, l.interface(), l.rdma_device(), l.neighbor_system(), port,
+                               l.expected().empty() ? "-" : l.expected()});
+      const bool mismatch = std::any_of(
+          p->findings().begin(), p->findings().end(), [&](const v1::Finding& f) {
+            return f.code() == "CABLING_RAIL_MISMATCH" && f.device() == l.interface();
+          });
+      if (mismatch) Html::Attr(xmlGetLastChild(tr), "class", "drift");
+    }
+  }
+}
+
+// The path MTU measured between the nodes' workload addresses.
+void MtuSection(xmlNodePtr body, const v1::StageRun& run) {
+  std::vector<const v1::PairResult*> paths;
+  v1::Verdict verdict = v1::SKIP;
+  for (const v1::PairResult& p : run.pairs()) {
+    if (!p.result().has_mtu() || p.result().mtu().paths_size() == 0) continue;
+    paths.push_back(&p);
+    verdict = WorseVerdict(verdict, p.result().verdict());
+  }
+  if (paths.empty()) return;
+  xmlNodePtr sec = Section(body, "MTU from the workload path", verdict);
+  xmlNodePtr tb = Table(sec, {"from", "to", "rail", "direction", "path MTU", "interface MTU",
+                              "limited by"});
+  for (const v1::PairResult* p : paths) {
+    for (const v1::PathMtu& m : p->result().mtu().paths()) {
+      std::string limit = m.blackhole() ? "a black hole (no ICMP)"
+                          : !m.limiting_hop().empty()
+                              ? absl::StrCat(m.limiting_hop(), " (ICMP ", m.icmp_mtu(), ")")
+                              : "-";
+      xmlNodePtr tr = Row(tb, {p->from_node(), p->to_node(), p->rail(), m.direction(),
+                               absl::StrCat(m.path_mtu()), absl::StrCat(m.iface_mtu()), limit});
+      if (m.path_mtu() < m.iface_mtu()) Html::Attr(xmlGetLastChild(tr), "class", "drift");
+    }
+  }
+}
+
 void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Attention>& items) {
   // Nodes x probes.
   v1::Verdict nodes_verdict = v1::SKIP;
@@ -408,6 +506,9 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
     }
   }
 
+  PcieSection(body, run);
+  CablingSection(body, run);
+
   // The version matrix of the nodes in this run.
   std::vector<coordinator::NodeComponents> fleet;
   for (const v1::StageReport& r : run.node_reports()) {
@@ -439,6 +540,8 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
       }
     }
   }
+
+  MtuSection(body, run);
 
   // Between the nodes.
   if (run.pairs_size() > 0) {

@@ -147,6 +147,63 @@ TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) 
   EXPECT_EQ(d.Number("count(//script)"), 1);
 }
 
+TEST(HtmlRunTest, PcieCablingAndMtuSectionsMarkWhatFallsShort) {
+  v1::StageRun run;
+  run.set_run_id("r-rec");
+  run.set_stage(v1::TWO_NODE);
+  v1::StageReport* r = run.add_node_reports();
+  r->set_node("gpu01");
+  v1::ProbeResult* pcie = r->add_results();
+  pcie->set_probe("pcie");
+  pcie->set_verdict(v1::FAIL);
+  for (const auto& [dev, width] : std::vector<std::pair<std::string, double>>{
+           {"0000:19:00.0", 16}, {"0000:3b:00.0", 8}}) {
+    const std::map<std::string, std::string> labels = {{"device", dev}, {"role", "gpu"}};
+    AddMeasurement(pcie, "pcie_link_speed", 32, "GT/s", labels);
+    AddMeasurement(pcie, "pcie_link_width", width, "lanes", labels);
+    AddMeasurement(pcie, "pcie_expected_speed", 32, "GT/s", labels);
+    AddMeasurement(pcie, "pcie_expected_width", 16, "lanes", labels);
+  }
+  v1::ProbeResult* cab = r->add_results();
+  cab->set_probe("cabling");
+  cab->set_verdict(v1::FAIL);
+  for (const auto& [iface, sw] : std::vector<std::pair<std::string, std::string>>{
+           {"ens1f0np0", "leaf-rail-0-a"}, {"ens2f0np0", "leaf-rail-0-b"}}) {
+    v1::CablingLink* l = cab->mutable_cabling()->add_links();
+    l->set_interface(iface);
+    l->set_neighbor_system(sw);
+    l->set_neighbor_port_descr("Ethernet1/7");
+    l->set_expected(iface == "ens1f0np0" ? "leaf-rail-0-*" : "leaf-rail-1-*");
+  }
+  AddFinding(cab, "CABLING_RAIL_MISMATCH", v1::FAIL, "ens2f0np0", "cabled to leaf-rail-0-b",
+             "check the cable");
+  v1::PairResult* p = run.add_pairs();
+  p->set_from_node("gpu01");
+  p->set_to_node("gpu02");
+  p->set_rail("mlx5_0:1");
+  p->mutable_result()->set_verdict(v1::FAIL);
+  v1::PathMtu* m = p->mutable_result()->mutable_mtu()->add_paths();
+  m->set_direction("here -> peer");
+  m->set_path_mtu(1500);
+  m->set_iface_mtu(9000);
+  m->set_blackhole(true);
+
+  testing::XmlQuery d = testing::XmlQuery::Html(HtmlRun(run));
+  ASSERT_TRUE(d.ok());
+  const std::string pcie_sec = "//section[h2[starts-with(., 'PCIe links')]]";
+  EXPECT_EQ(d.String(pcie_sec + "/h2/span"), "FAIL");
+  EXPECT_EQ(d.Number("count(" + pcie_sec + "//tbody/tr)"), 2);
+  EXPECT_EQ(d.String(pcie_sec + "//tr[td[@class='drift']]/td[2]"), "0000:3b:00.0");
+  EXPECT_EQ(d.String(pcie_sec + "//td[@class='drift']"), "32 GT/s x16");
+  const std::string cab_sec = "//section[h2[starts-with(., 'Cabling')]]";
+  EXPECT_EQ(d.String(cab_sec + "/h2/span"), "FAIL");
+  EXPECT_EQ(d.Number("count(" + cab_sec + "//td[@class='drift'])"), 1);
+  EXPECT_EQ(d.String(cab_sec + "//tr[td[@class='drift']]/td[4]"), "leaf-rail-0-b");
+  const std::string mtu_sec = "//section[h2[starts-with(., 'MTU from the workload path')]]";
+  EXPECT_EQ(d.String(mtu_sec + "//tbody/tr/td[5]"), "1500");
+  EXPECT_EQ(d.String(mtu_sec + "//td[@class='drift']"), "a black hole (no ICMP)");
+}
+
 TEST(HtmlCampaignTest, AttentionAcrossTheRunsFirstThenEachRun) {
   v1::StageRun single = AcceptanceRun();
   single.set_run_id("r-41");

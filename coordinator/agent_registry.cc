@@ -9,7 +9,18 @@ namespace nodeprobe::coordinator {
 
 bool AgentSession::Send(const v1::CoordinatorMessage& msg) {
   if (!alive()) return false;
+  if (msg.has_task() && msg.task().kind_case() != v1::Task::KIND_NOT_SET) {
+    const std::string kind =
+        msg.task().GetDescriptor()->FindFieldByNumber(msg.task().kind_case())->name();
+    platform::MutexLock l(&mu_);
+    if (observer_) sent_[msg.task().task_id()] = {kind, absl::Now()};
+  }
   return send_(msg);
+}
+
+void AgentSession::ObserveTasks(TaskObserver observer) {
+  platform::MutexLock l(&mu_);
+  observer_ = std::move(observer);
 }
 
 void AgentSession::Expect(const std::string& task_id) {
@@ -18,11 +29,23 @@ void AgentSession::Expect(const std::string& task_id) {
 }
 
 void AgentSession::Deliver(const std::string& task_id, v1::AgentMessage msg) {
-  platform::MutexLock l(&mu_);
-  auto it = replies_.find(task_id);
-  if (it == replies_.end()) return;  // not asked for: dropped
-  it->second = std::move(msg);
-  cv_.SignalAll();
+  TaskObserver observer;
+  std::pair<std::string, absl::Time> sent;
+  {
+    platform::MutexLock l(&mu_);
+    auto it = replies_.find(task_id);
+    if (it == replies_.end()) return;  // not asked for: dropped
+    if (msg.has_result()) {
+      if (auto s = sent_.find(task_id); s != sent_.end()) {
+        sent = s->second;
+        observer = observer_;
+        sent_.erase(s);
+      }
+    }
+    it->second = std::move(msg);
+    cv_.SignalAll();
+  }
+  if (observer) observer(sent.first, absl::Now() - sent.second);
 }
 
 absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
@@ -79,6 +102,7 @@ void AgentSession::Lose() {
     platform::MutexLock l(&mu_);
     if (!alive_) return;
     alive_ = false;
+    sent_.clear();  // never answered: not a latency
     cv_.SignalAll();
   }
   end_();
@@ -122,6 +146,7 @@ absl::Status AgentRegistry::Add(std::shared_ptr<AgentSession> s) {
             "; stop that agent or give this one another --node-name"));
       }
     }
+    if (observer_) s->ObserveTasks(observer_);
     sessions_[s->node()] = std::move(s);
   }
   if (old) old->Lose();
@@ -151,6 +176,11 @@ void AgentRegistry::ReapSilent(absl::Duration silence) {
   for (const auto& s : All()) {
     if (absl::Now() - s->last_heartbeat() > silence) s->Lose();
   }
+}
+
+void AgentRegistry::set_task_observer(TaskObserver observer) {
+  platform::MutexLock l(&mu_);
+  observer_ = std::move(observer);
 }
 
 }  // namespace nodeprobe::coordinator

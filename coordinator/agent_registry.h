@@ -21,6 +21,10 @@
 
 namespace nodeprobe::coordinator {
 
+// Told how long each task took from its sending to its result, by kind
+// ("run_probes", "run_transfer", ...): the coordinator's task latencies.
+using TaskObserver = std::function<void(const std::string& kind, absl::Duration took)>;
+
 class AgentSession {
  public:
   // `send` queues a message on the agent's stream (false once it is gone);
@@ -41,6 +45,8 @@ class AgentSession {
 
   // Sends a task; false when the stream is gone.
   bool Send(const v1::CoordinatorMessage& msg);
+  // From now on, each task's result is timed for `observer`.
+  void ObserveTasks(TaskObserver observer);
   // Registers a task whose reply Await() will collect. Replies to tasks
   // not expected are dropped, so an agent cannot grow the coordinator's
   // memory with unsolicited results.
@@ -77,6 +83,9 @@ class AgentSession {
   absl::StatusOr<v1::AgentMessage> AwaitLocked(const std::string& task_id, absl::Time deadline,
                                                bool keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::map<std::string, std::optional<v1::AgentMessage>> replies_ ABSL_GUARDED_BY(mu_);
+  // Tasks sent and not yet answered with a result: kind and when.
+  std::map<std::string, std::pair<std::string, absl::Time>> sent_ ABSL_GUARDED_BY(mu_);
+  TaskObserver observer_ ABSL_GUARDED_BY(mu_);
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_);
   bool alive_ ABSL_GUARDED_BY(mu_) = true;
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
@@ -95,9 +104,12 @@ class AgentRegistry {
   std::vector<std::shared_ptr<AgentSession>> All() const;
   // Loses every session silent for longer than `silence`.
   void ReapSilent(absl::Duration silence);
+  // Every session added from now on times its tasks for `observer`.
+  void set_task_observer(TaskObserver observer);
 
  private:
   mutable platform::Mutex mu_;
+  TaskObserver observer_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<AgentSession>> sessions_ ABSL_GUARDED_BY(mu_);
 };
 

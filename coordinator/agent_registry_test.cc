@@ -38,5 +38,30 @@ TEST(AgentRegistryTest, AnotherIdentityCannotTakeALiveNodesName) {
   EXPECT_EQ(registry.Find("gpu01"), next);
 }
 
+TEST(AgentRegistryTest, ATasksResultIsTimedByKindOnceAndOnlyAResult) {
+  AgentRegistry registry;
+  std::vector<std::pair<std::string, absl::Duration>> seen;
+  registry.set_task_observer(
+      [&](const std::string& kind, absl::Duration took) { seen.emplace_back(kind, took); });
+  auto s = Session("gpu01", "10.0.0.1", "cert-A");
+  ASSERT_TRUE(registry.Add(s).ok());
+  v1::CoordinatorMessage msg;
+  msg.mutable_task()->set_task_id("t1");
+  msg.mutable_task()->mutable_serve_transfer();
+  s->Expect("t1");
+  ASSERT_TRUE(s->Send(msg));
+  v1::AgentMessage endpoint;
+  endpoint.mutable_endpoint()->set_task_id("t1");
+  s->Deliver("t1", endpoint);  // the server's port: not the end of the task
+  EXPECT_TRUE(seen.empty());
+  v1::AgentMessage result;
+  result.mutable_result()->set_task_id("t1");
+  s->Deliver("t1", result);
+  s->Deliver("t1", result);  // a duplicate is not a second latency
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].first, "serve_transfer");
+  EXPECT_GE(seen[0].second, absl::ZeroDuration());
+}
+
 }  // namespace
 }  // namespace nodeprobe::coordinator

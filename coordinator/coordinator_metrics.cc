@@ -26,6 +26,10 @@ CoordinatorMetrics::CoordinatorMetrics() : registry_(std::make_shared<prometheus
                 .Help("The run store's size on disk (database and WAL).")
                 .Register(*registry_)
                 .Add({});
+  tasks_ = &prometheus::BuildHistogram()
+                .Name("nodeprobe_coordinator_task_seconds")
+                .Help("From sending a task to an agent to its result, by the task's kind.")
+                .Register(*registry_);
 }
 
 absl::StatusOr<int> CoordinatorMetrics::Serve(const std::string& listen) {
@@ -49,6 +53,13 @@ void CoordinatorMetrics::StageFinished(v1::Stage stage, v1::Verdict verdict, abs
 }
 
 void CoordinatorMetrics::StoreBytes(double bytes) { store_->Set(bytes); }
+
+void CoordinatorMetrics::TaskAnswered(const std::string& kind, absl::Duration took) {
+  // 10 ms (a path-MTU probe on a quiet fabric) to 30 min (a long sweep).
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      0.01, 0.05, 0.25, 1, 5, 15, 60, 300, 1800};
+  tasks_->Add({{"kind", kind}}, kBuckets).Observe(absl::ToDoubleSeconds(took));
+}
 
 std::string CoordinatorMetrics::Text() const { return coordinator::Exposition(*registry_); }
 

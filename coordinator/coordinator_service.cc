@@ -336,6 +336,10 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                                      o.heartbeat, o.default_profile,
                                                      s->metrics_.get());
   s->service_->SetOperators(o.operators);
+  if (CoordinatorMetrics* m = s->metrics_.get(); m != nullptr) {
+    s->service_->registry().set_task_observer(
+        [m](const std::string& kind, absl::Duration took) { m->TaskAnswered(kind, took); });
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *creds, &s->port_);

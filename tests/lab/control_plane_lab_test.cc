@@ -660,6 +660,14 @@ TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
                                     "verdict=\"PASS\"} 1"),
             std::string::npos)
       << coordinator_served;
+  // Tasks timed from sending to result, by kind: the nodes' probes, the
+  // transfer of each direction and the path-MTU probes.
+  for (const char* kind : {"run_probes", "run_transfer", "run_path_mtu"}) {
+    EXPECT_NE(coordinator_served.find(absl::StrCat(
+                  "nodeprobe_coordinator_task_seconds_count{kind=\"", kind, "\"} ")),
+              std::string::npos)
+        << kind;
+  }
   kill(*prom, SIGTERM);
   (void)lab_->Wait(*prom, absl::Seconds(10));
 }

@@ -24,7 +24,7 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
       "HWLOC_FSROOT", "NCCL_TOPO_FILE", "NCCL_NET_GDR_LEVEL",  // environment
       "NCCL_DEBUG_FILE", "NODEPROBE_CUDART_LIBRARY", "NODEPROBE_NCCL_LIBRARY",
       "NODEPROBE_RUNTIME_DIR", "RUNTIME_DIRECTORY", "NODEPROBE_OPERATORS",  // environment
-      "NODEPROBE_LLDPD_SOCKET",
+      "NODEPROBE_LLDPD_SOCKET", "SLURMD_NODENAME",
   };
   const std::regex literal("\"([A-Z][A-Z0-9]*(_[A-Z0-9]+)+)\"");
   int files = 0;

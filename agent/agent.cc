@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "agent/agent_metrics.h"
 #include "agent/link_flap.h"
+#include "agent/restart_in_place.h"
 #include "nodeprobe_version.h"
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
@@ -152,6 +153,29 @@ void Agent::HandleTask(const v1::Task& received) {
   }
   if (task.has_run_collective()) {
     RunCollectiveTask(task, deadline);
+    return;
+  }
+  if (task.has_restart_agent()) {
+    v1::TaskResult* result = reply.mutable_result();
+    result->set_task_id(task.task_id());
+    if (!options_.allow_disruptive) {
+      *result->mutable_result() = ErrorResult(
+          "restart-agent", "FAILURE_REFUSED",
+          "this agent was not started with --allow-disruptive: it does not restart on request",
+          "start the agent with --allow-disruptive on nodes where failure injection is wanted");
+      result->mutable_result()->set_node(options_.node_name);
+      Write(reply);
+      return;
+    }
+    result->mutable_result()->set_probe("restart-agent");
+    result->mutable_result()->set_node(options_.node_name);
+    result->mutable_result()->set_verdict(v1::PASS);
+    result->mutable_result()->set_reason("restarting in place now");
+    Write(reply);
+    std::cerr << "nodeprobe agent: restarting in place (failure injection, task "
+              << task.task_id() << ")\n";
+    absl::Status s = RestartInPlace(absl::Milliseconds(300));
+    std::cerr << "nodeprobe agent: restart failed: " << s.message() << "\n";
     return;
   }
   if (task.has_flap_link()) {

@@ -131,6 +131,7 @@ int RunMultiNode(const MultiNodeRun& o) {
   req.set_all_nodes(o.all_nodes);
   req.set_allow_disruptive(o.allow_disruptive);
   req.set_force(o.force);
+  for (const std::string& s : o.scenarios) req.add_scenarios(s);
   req.set_resume_run_id(o.resume);
   if (o.stage == "cluster") req.set_pattern(o.pattern);
   for (const auto& r : o.rails) req.add_rails(r);

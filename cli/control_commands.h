@@ -44,6 +44,7 @@ struct MultiNodeRun {
   std::string pattern = "all-pairs";   // cluster: all-pairs | ring
   bool allow_disruptive = false;       // failure: the operator's yes
   bool force = false;                  // intrusive work on busy nodes
+  std::vector<std::string> scenarios;  // failure: link-down, agent-restart
   std::string resume;                  // cluster: a stored run to go on with
   std::vector<std::string> rails;
   std::string coordinator;

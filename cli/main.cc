@@ -100,6 +100,11 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--allow-disruptive", multi.allow_disruptive,
                     "Failure stage: yes, take the first node's link toward the second down "
                     "for a few seconds (its agent must allow it too)");
+  run_cmd->add_option("--scenario", multi.scenarios,
+                      "Failure stage: link-down (default: the first node's link toward the "
+                      "second down mid-transfer) or agent-restart (the second node's agent "
+                      "restarts mid-transfer); repeatable")
+      ->check(CLI::IsMember({"link-down", "agent-restart"}));
   run_cmd->add_option("--resume", multi.resume,
                       "Cluster stage: go on with this interrupted run (see `nodeprobe runs`): "
                       "its measured pairs are kept, the rest run");

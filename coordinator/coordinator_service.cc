@@ -226,7 +226,8 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     last_checkpoint = absl::Now();
     (void)store_->Save(partial);
   };
-  run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint);
+  run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint,
+                         [this](const std::string& node) { return registry_.Find(node); });
   for (const auto& a : acquired) a->Release();
   (void)store_->Save(run);
   if (metrics_) {

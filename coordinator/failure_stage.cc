@@ -53,22 +53,9 @@ bool GoodTransfer(AgentSession& from, AgentSession& to, const v1::AcceptanceProf
   return p.result().verdict() != v1::ERROR && BandwidthFigure(p, &kind, &g) && g > 0;
 }
 
-}  // namespace
-
-void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
-                const std::vector<bool>& usable, const v1::RunStageRequest& request,
-                const Profile& profile, absl::Time deadline, const ProgressFn& progress) {
-  if (nodes.size() < 2 || !usable[0] || !usable[1]) {
-    v1::Finding* f = run->add_findings();
-    f->set_code("NOTHING_MEASURED");
-    f->set_severity(v1::ERROR);
-    f->set_device("failure");
-    f->set_message("the failure stage needs its first two nodes to have answered their probes");
-    f->set_remediation("fix those nodes first (nodeprobe run --stage single-node --nodes ...)");
-    return;
-  }
-  AgentSession& a = *nodes[0];
-  AgentSession& b = *nodes[1];
+// Scenario link-down: A's link toward B down mid-transfer, then back.
+void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile& profile,
+              absl::Time deadline, const ProgressFn& progress) {
   const v1::AcceptanceProfile& ap = run->profile();
   const double down = profile.failure.link_down_s;
   v1::FailureResult* r = run->add_failures();
@@ -194,6 +181,187 @@ void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
   v1::Verdict v = v1::PASS;
   for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
   r->set_verdict(v);
+}
+
+// Scenario agent-restart: two seconds into a transfer A -> B, B's agent
+// restarts (RestartAgent: in place, what it ran dies with it). Recorded:
+// when the coordinator lost B's stream, what A's transfer made of losing
+// its server (it must end by itself, cleanly), when B registered again and
+// a transfer through the new agent worked, and that the run's node reports
+// are all still there.
+void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const AgentFinder& find,
+                  const Profile& profile, absl::Time deadline, const ProgressFn& progress) {
+  const v1::AcceptanceProfile& ap = run->profile();
+  v1::FailureResult* r = run->add_failures();
+  r->set_scenario("agent-restart");
+  r->set_node(b.node());
+  r->set_peer(a.node());
+  r->set_rail(b.registration().rails_size() > kRail ? b.registration().rails(kRail).name() : "tcp");
+  r->set_operator_identity(run->operator_identity());
+  r->set_rails(std::max(1, b.registration().rails_size()));
+  const int reports_before = run->node_reports_size();
+  auto act = [&](const std::string& what) {
+    r->add_actions(absl::StrCat(When(absl::Now()), " ", what));
+    progress(what);
+  };
+  auto verdict = [&] {
+    v1::Verdict v = v1::PASS;
+    for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
+    r->set_verdict(v);
+  };
+
+  v1::Task serve = ServeTask(b, kRail);
+  absl::StatusOr<v1::AgentMessage> ready = Ask(b, serve, deadline, ap);
+  if (!ready.ok()) {
+    NodeFailed(run, b.node(), ready.status(), "failure set-up");
+    r->set_verdict(v1::ERROR);
+    return;
+  }
+  const double seconds = 8;
+  v1::Task go = TransferTask(a, b, kRail, ready->endpoint().port(), RailOp(a, b, kRail), seconds);
+  if (absl::Status s = Send(a, go, deadline, ap); !s.ok()) {
+    NodeFailed(run, a.node(), s, "the failure stage's transfer");
+    Cancel(b, serve.task_id());
+    r->set_verdict(v1::ERROR);
+    return;
+  }
+  act(absl::StrFormat("transfer %s -> %s [%s] started for %.0f s", a.node(), b.node(), r->rail(),
+                      seconds));
+  absl::SleepFor(absl::Seconds(2));
+
+  v1::Task restart;
+  restart.set_task_id(NewTaskId());
+  restart.mutable_restart_agent();
+  const absl::Time asked = absl::Now();
+  act(absl::StrCat(b.node(), "'s agent asked to restart (operator: ", r->operator_identity(), ")"));
+  absl::StatusOr<v1::AgentMessage> answer = Ask(b, restart, deadline, ap);
+  if (!answer.ok() || answer->result().result().verdict() == v1::ERROR) {
+    const std::string why = answer.ok() ? answer->result().result().reason()
+                                        : std::string(answer.status().message());
+    Add(r, "FAILURE_REFUSED", v1::ERROR, absl::StrCat(b.node(), "'s agent did not restart: ", why),
+        "start its agent with --allow-disruptive");
+    Cancel(b, serve.task_id());
+    (void)a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 10)));
+    verdict();
+    return;
+  }
+  // The stream goes when the old process does.
+  while (b.alive() && absl::Now() < std::min(deadline, asked + absl::Seconds(30))) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  if (b.alive()) {
+    Add(r, "FAILURE_NOT_RESTORED", v1::FAIL,
+        absl::StrCat(b.node(), "'s agent answered but its stream stayed up for 30 s"),
+        "check the agent's log: the restart did not happen");
+    verdict();
+    return;
+  }
+  const absl::Time lost = absl::Now();
+  r->set_detect_s(absl::ToDoubleSeconds(lost - asked));
+  act(absl::StrFormat("%s's stream lost %.2f s after the ask", b.node(), r->detect_s()));
+
+  // What A's transfer made of its server dying.
+  absl::StatusOr<v1::AgentMessage> result =
+      a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 30)));
+  if (!result.ok()) {
+    r->set_transfer_outcome("hung");
+    Add(r, "FAILURE_HUNG", v1::FAIL,
+        absl::StrCat("the transfer ", a.node(), " -> ", b.node(),
+                     " neither finished nor failed after its server's agent restarted: ",
+                     result.status().message()),
+        "a transfer must end by itself when its peer goes away: check the transfer engine's "
+        "idle timeout");
+  } else {
+    v1::PairResult* p = r->mutable_transfer();
+    p->set_from_node(a.node());
+    p->set_to_node(b.node());
+    p->set_rail(r->rail());
+    *p->mutable_result() = result->result().result();
+    std::string code;
+    for (const v1::Finding& f : p->result().findings()) {
+      if (f.severity() == v1::ERROR || f.severity() == v1::FAIL) {
+        code = f.code();
+        break;
+      }
+    }
+    std::string kind;
+    double g = 0;
+    r->set_transfer_outcome(p->result().verdict() == v1::ERROR || !BandwidthFigure(*p, &kind, &g)
+                                ? absl::StrCat("errored cleanly: ", code.empty() ? "no data" : code)
+                                : absl::StrFormat("completed: %.2f Gb/s", g));
+    act(absl::StrCat("transfer ended: ", r->transfer_outcome()));
+  }
+
+  // Back: registered again, and a transfer through the new agent.
+  const absl::Time give_up = std::min(deadline, lost + absl::Seconds(profile.failure.max_recover_s));
+  std::shared_ptr<AgentSession> again;
+  while (absl::Now() < give_up) {
+    again = find ? find(b.node()) : nullptr;
+    if (again && again.get() != &b && again->alive()) break;
+    again = nullptr;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  bool recovered = false;
+  if (again) {
+    act(absl::StrFormat("%s registered again %.2f s after its stream was lost", b.node(),
+                        absl::ToDoubleSeconds(absl::Now() - lost)));
+    while (!recovered && absl::Now() < give_up && a.alive() && again->alive()) {
+      recovered = GoodTransfer(a, *again, ap, give_up);
+      if (!recovered) absl::SleepFor(absl::Milliseconds(200));
+    }
+  }
+  if (recovered) {
+    r->set_recover_s(absl::ToDoubleSeconds(absl::Now() - lost));
+    act(absl::StrFormat("traffic flows through the new agent %.2f s after the old one went",
+                        r->recover_s()));
+  } else {
+    Add(r, "FAILURE_NOT_RECOVERED", v1::FAIL,
+        absl::StrFormat("%s's agent %s within %.0f s of its restart", b.node(),
+                        again ? "registered again but no transfer through it worked"
+                              : "did not register again",
+                        profile.failure.max_recover_s),
+        "check the agent's log and its unit (Restart=), and its certificate");
+  }
+  if (run->node_reports_size() != reports_before) {
+    Add(r, "FAILURE_NOT_RESTORED", v1::FAIL, "the run lost node reports during the restart",
+        "report this: what was measured before a restart must stay");
+  } else {
+    act(absl::StrFormat("the run still holds its %d node reports", reports_before));
+  }
+  verdict();
+}
+
+}  // namespace
+
+void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                const Profile& profile, absl::Time deadline, const ProgressFn& progress,
+                const AgentFinder& find) {
+  if (nodes.size() < 2 || !usable[0] || !usable[1]) {
+    v1::Finding* f = run->add_findings();
+    f->set_code("NOTHING_MEASURED");
+    f->set_severity(v1::ERROR);
+    f->set_device("failure");
+    f->set_message("the failure stage needs its first two nodes to have answered their probes");
+    f->set_remediation("fix those nodes first (nodeprobe run --stage single-node --nodes ...)");
+    return;
+  }
+  std::vector<std::string> scenarios(request.scenarios().begin(), request.scenarios().end());
+  if (scenarios.empty()) scenarios.push_back("link-down");
+  for (const std::string& scenario : scenarios) {
+    if (scenario == "link-down") {
+      LinkDown(run, *nodes[0], *nodes[1], profile, deadline, progress);
+    } else if (scenario == "agent-restart") {
+      AgentRestart(run, *nodes[0], *nodes[1], find, profile, deadline, progress);
+    } else {
+      v1::Finding* f = run->add_findings();
+      f->set_code("FAILURE_REFUSED");
+      f->set_severity(v1::ERROR);
+      f->set_device("failure");
+      f->set_message(absl::StrCat("unknown failure scenario '", scenario, "'"));
+      f->set_remediation("use link-down or agent-restart");
+    }
+  }
 }
 
 }  // namespace nodeprobe::coordinator

@@ -11,8 +11,14 @@
 //   FAILURE_NOT_RECOVERED  FAIL: no good transfer within failure.max_recover_s
 //   FAILURE_HUNG           FAIL: the transfer neither finished nor failed by its deadline
 //   FAILURE_REFUSED        ERROR: the agent would not (or could not) flap the link
-// The agent-restart and coordinator-restart scenarios are not built: they
-// need a supervisor that restarts the agent (systemd), not a task.
+// Scenario agent-restart (`--scenario agent-restart`): two seconds into a
+// transfer A -> B, B's agent restarts in place (task RestartAgent; the
+// agent must allow it): the time until the coordinator loses its stream,
+// what A's transfer made of it (it must end by itself), the time until B
+// registered again and a transfer through it worked, and that the run kept
+// its node reports. The coordinator-restart scenario is the cluster stage's
+// --resume (a run interrupted by a coordinator restart goes on, its pairs
+// kept), tested in the lab rather than injected.
 #pragma once
 
 #include <memory>
@@ -27,8 +33,10 @@
 
 namespace nodeprobe::coordinator {
 
+// `find` gives a node's current session (a restarted agent's new one).
 void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
                 const std::vector<bool>& usable, const v1::RunStageRequest& request,
-                const Profile& profile, absl::Time deadline, const ProgressFn& progress);
+                const Profile& profile, absl::Time deadline, const ProgressFn& progress,
+                const AgentFinder& find);
 
 }  // namespace nodeprobe::coordinator

@@ -249,7 +249,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
                               const std::vector<std::shared_ptr<AgentSession>>& nodes,
                               const v1::RunStageRequest& request, const Profile& profile,
                               absl::Time deadline, const ProgressFn& progress,
-                              const CheckpointFn& checkpoint) {
+                              const CheckpointFn& checkpoint, const AgentFinder& find) {
   // 1. The single-node probes everywhere, concurrently (a bounded number
   // of waits at once: a fleet's nodes share kMaxConcurrentAsks threads).
   progress(absl::StrCat("single-node probes on ", nodes.size(), " nodes"));
@@ -299,7 +299,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     RunCongestion(&run, nodes, usable, request, profile, deadline, progress);
   }
   if (request.stage() == v1::FAILURE) {
-    RunFailure(&run, nodes, usable, request, profile, deadline, progress);
+    RunFailure(&run, nodes, usable, request, profile, deadline, progress, find);
   }
 
   // 3. NCCL collectives across the nodes, where they have GPUs: every

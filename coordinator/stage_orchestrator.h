@@ -23,6 +23,8 @@ using ProgressFn = std::function<void(const std::string&)>;
 // Called with the run as it stands after each part that took long (a
 // cluster round), so that the store has what was measured so far.
 using CheckpointFn = std::function<void(const v1::StageRun&)>;
+// A node's current session (nullptr: none): a restarted agent's new one.
+using AgentFinder = std::function<std::shared_ptr<AgentSession>(const std::string&)>;
 
 // At most this many tasks are waited on at once by one stage: every wait
 // holds a thread, and a fleet's stage must not hold one per node or pair.
@@ -33,7 +35,8 @@ inline constexpr size_t kMaxConcurrentAsks = 256;
 v1::StageRun RunStageOnAgents(
     v1::StageRun run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
     const v1::RunStageRequest& request, const Profile& profile, absl::Time deadline,
-    const ProgressFn& progress, const CheckpointFn& checkpoint = [](const v1::StageRun&) {});
+    const ProgressFn& progress, const CheckpointFn& checkpoint = [](const v1::StageRun&) {},
+    const AgentFinder& find = nullptr);
 
 // What the two-node stage measures between two nodes, added to `run`: for
 // each selected rail pair (rails pair by order; `only_rails` narrows them

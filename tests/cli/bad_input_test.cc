@@ -172,7 +172,7 @@ TEST(BadInputTest, AFifoInACapturedTreeIsRefusedNotReadAndTheRunEnds) {
   EXPECT_LE(absl::Now() - start, absl::Seconds(3));
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
-  EXPECT_EQ(report.results_size(), 10) << r.out;
+  EXPECT_EQ(report.results_size(), 11) << r.out;
   bool named = false;
   for (const auto& p : report.results()) {
     for (const auto& f : p.findings()) {
@@ -202,7 +202,7 @@ TEST(BadInputTest, AProbeBlockedOnAFifoInACaptureEndsAtTheTimeoutWithTheOthersKe
   EXPECT_EQ(r.exit_code, 3) << r.err;
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
-  ASSERT_EQ(report.results_size(), 10) << r.out;
+  ASSERT_EQ(report.results_size(), 11) << r.out;
   for (const auto& p : report.results()) {
     if (p.probe() == "locality") {
       ASSERT_GE(p.findings_size(), 1);
@@ -223,7 +223,7 @@ TEST(BadInputTest, DeepTopologyXmlIsLocalityErrorAndTheOtherProbesReport) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
-  EXPECT_EQ(report.results_size(), 10);
+  EXPECT_EQ(report.results_size(), 11);
   for (const auto& p : report.results()) {
     if (p.probe() == "locality") {
       EXPECT_EQ(p.verdict(), v1::ERROR);
@@ -251,7 +251,7 @@ TEST(BadInputTest, ACaptureOfRandomBytesGivesValidJsonAndNoPass) {
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok())
       << r.err << r.out.substr(0, 2000);
-  EXPECT_EQ(report.results_size(), 10);
+  EXPECT_EQ(report.results_size(), 11);
   EXPECT_NE(report.verdict(), v1::PASS);
   EXPECT_NE(r.exit_code, 0);
 }

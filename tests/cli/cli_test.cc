@@ -219,7 +219,7 @@ TEST(CliTest, ProbesListsNameStagesAndPurpose) {
   CommandResult json = Nodeprobe({"probes", "--format", "json"});
   v1::ProbeCatalog catalog;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &catalog).ok());
-  EXPECT_EQ(catalog.probes_size(), 10);
+  EXPECT_EQ(catalog.probes_size(), 11);  // cabling is the eleventh
 }
 
 TEST(CliTest, RdmaTransferWithoutDeviceIsErrorNotCrash) {

@@ -1079,6 +1079,35 @@ TEST_F(FailureLabTest, ALinkDownMidTransferIsDetectedRecordedAndRestored) {
   EXPECT_TRUE(LinkUp());
 }
 
+TEST_F(FailureLabTest, AnAgentRestartedMidTransferIsDetectedAndComesBack) {
+  ASSERT_TRUE(StartDisruptiveFleet(true));
+  std::vector<std::string> args = Stage(true);
+  args.insert(args.end(), {"--scenario", "agent-restart"});
+  std::string out;
+  const int rc = Client(args, false, &out, absl::Seconds(120));
+  EXPECT_EQ(rc, 0) << out;
+  v1::StageRun run = ParseRun(out);
+  ASSERT_EQ(run.failures_size(), 1) << out;
+  const v1::FailureResult& f = run.failures(0);
+  std::cout << f.DebugString();  // the evidence, in the test's log
+  EXPECT_EQ(f.scenario(), "agent-restart");
+  EXPECT_EQ(f.node(), "gpu-b");
+  EXPECT_EQ(f.findings_size(), 0) << f.DebugString();
+  EXPECT_EQ(f.verdict(), v1::PASS);
+  EXPECT_GT(f.detect_s(), 0);
+  EXPECT_LT(f.detect_s(), 2.0) << f.DebugString();  // the stream goes with the process
+  EXPECT_GT(f.recover_s(), 0);
+  EXPECT_LT(f.recover_s(), 30.0) << f.DebugString();
+  EXPECT_FALSE(f.transfer_outcome().empty());
+  EXPECT_NE(f.transfer_outcome(), "hung");
+  // Restarted in place: the same pid runs a fresh agent, connected again.
+  EXPECT_EQ(kill(agent_b_, 0), 0);
+  EXPECT_TRUE(WaitForAgent("gpu-b", false));
+  bool said = false;
+  for (const std::string& a : f.actions()) said |= a.find("registered again") != std::string::npos;
+  EXPECT_TRUE(said) << f.DebugString();
+}
+
 TEST_F(FailureLabTest, TheLinkComesBackEvenWhenTheAgentIsKilledWhileItIsDown) {
   ASSERT_TRUE(StartDisruptiveFleet(true));
   absl::StatusOr<pid_t> stage = SpawnUntilTheLinkIsDown();

@@ -14,7 +14,10 @@
 // holds it for SECONDS and exits (no stage).
 //
 // SLOW_NODES / SLOW_RAIL_NODES: comma-separated node indices (default "7"
-// and "11": node 7 slow, node 11's eth1 slow). Prints rounds, wall time
+// and "11": node 7 slow, node 11's eth1 slow). $FAKE_FLEET_DRIVERS
+// ("550.54.15,550.54.15,535.161.08") gives node i the i-th NVIDIA driver
+// version, in its registration and its single-node report's inventory
+// (the version-drift test). Prints rounds, wall time
 // per round, coordinator CPU seconds per round and RSS per node, store size
 // per node, time to the first round's results, and whether the injected
 // faults were blamed (and nothing else).
@@ -48,6 +51,26 @@ namespace {
 
 std::string NodeName(int i) { return absl::StrCat("fake", 10000 + i); }
 
+// Node i's nvidia_driver from $FAKE_FLEET_DRIVERS; "" when none is given.
+std::string DriverOf(int i) {
+  const char* env = getenv("FAKE_FLEET_DRIVERS");
+  if (env == nullptr) return "";
+  std::stringstream all(env);
+  std::string v;
+  for (int k = 0; std::getline(all, v, ','); ++k) {
+    if (k == i) return v;
+  }
+  return "";
+}
+
+void AddDriver(int i, google::protobuf::RepeatedPtrField<v1::Component>* inventory) {
+  if (DriverOf(i).empty()) return;
+  v1::Component* c = inventory->Add();
+  c->set_name("nvidia_driver");
+  c->set_present(true);
+  c->set_version(DriverOf(i));
+}
+
 struct Faults {
   std::set<int> slow_nodes;
   std::set<int> slow_rail_nodes;  // eth1 slow
@@ -63,6 +86,7 @@ class FakeAgent : public grpc::ClientBidiReactor<v1::AgentMessage, v1::Coordinat
     v1::Registration* r = reg.mutable_registration();
     r->set_node_name(NodeName(index));
     r->set_agent_version("fake");
+    AddDriver(index, r->mutable_inventory());
     for (int rail = 0; rail < 2; ++rail) {
       v1::Rail* x = r->add_rails();
       x->set_name(absl::StrCat("eth", rail));
@@ -121,6 +145,12 @@ class FakeAgent : public grpc::ClientBidiReactor<v1::AgentMessage, v1::Coordinat
       r->mutable_report()->set_node(NodeName(index_));
       r->mutable_report()->set_stage(v1::SINGLE_NODE);
       r->mutable_report()->set_verdict(v1::PASS);
+      if (!DriverOf(index_).empty()) {
+        v1::ProbeResult* inv = r->mutable_report()->add_results();
+        inv->set_probe("inventory");
+        inv->set_verdict(v1::PASS);
+        AddDriver(index_, inv->mutable_inventory()->mutable_components());
+      }
     } else if (task.has_run_transfer()) {
       // The receiver's rail is the address's second octet.
       const std::string& peer = task.run_transfer().peer_host();

@@ -53,41 +53,110 @@ bool GoodTransfer(AgentSession& from, AgentSession& to, const v1::AcceptanceProf
   return p.result().verdict() != v1::ERROR && BandwidthFigure(p, &kind, &g) && g > 0;
 }
 
+// A scenario's record, `node` being where the failure is made; `act`
+// notes an action with its time and says it as progress.
+struct Scenario {
+  v1::FailureResult* r;
+  ProgressFn progress;
+  void act(const std::string& what) const {
+    r->add_actions(absl::StrCat(When(absl::Now()), " ", what));
+    progress(what);
+  }
+  void finish() const {
+    v1::Verdict v = v1::PASS;
+    for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
+    r->set_verdict(v);
+  }
+};
+
+Scenario Begin(v1::StageRun* run, const std::string& name, AgentSession& node,
+               AgentSession& peer, const ProgressFn& progress) {
+  v1::FailureResult* r = run->add_failures();
+  r->set_scenario(name);
+  r->set_node(node.node());
+  r->set_peer(peer.node());
+  r->set_rail(node.registration().rails_size() > kRail ? node.registration().rails(kRail).name()
+                                                       : "tcp");
+  r->set_operator_identity(run->operator_identity());
+  r->set_rails(std::max(1, node.registration().rails_size()));
+  return Scenario{r, progress};
+}
+
+// The transfer the failure hits: `to` serves, `from` sends for `seconds`.
+// False (the run told, the scenario ERROR) when it could not start.
+bool StartHitTransfer(v1::StageRun* run, const Scenario& sc, AgentSession& from, AgentSession& to,
+                      double seconds, absl::Time deadline, v1::Task* serve, v1::Task* go) {
+  const v1::AcceptanceProfile& ap = run->profile();
+  *serve = ServeTask(to, kRail);
+  absl::StatusOr<v1::AgentMessage> ready = Ask(to, *serve, deadline, ap);
+  if (!ready.ok()) {
+    NodeFailed(run, to.node(), ready.status(), "failure set-up");
+    sc.r->set_verdict(v1::ERROR);
+    return false;
+  }
+  *go = TransferTask(from, to, kRail, ready->endpoint().port(), RailOp(from, to, kRail), seconds);
+  if (absl::Status s = Send(from, *go, deadline, ap); !s.ok()) {
+    NodeFailed(run, from.node(), s, "the failure stage's transfer");
+    Cancel(to, serve->task_id());
+    sc.r->set_verdict(v1::ERROR);
+    return false;
+  }
+  sc.act(absl::StrFormat("transfer %s -> %s [%s] started for %.0f s", from.node(), to.node(),
+                         sc.r->rail(), seconds));
+  return true;
+}
+
+// What the hit transfer made of the failure: resumed (`ok_word`) or errored
+// cleanly, into the record; FAILURE_HUNG when it never ended.
+void RecordHitTransfer(const Scenario& sc, const std::string& from, const std::string& to,
+                       const absl::StatusOr<v1::AgentMessage>& result, const char* ok_word,
+                       const std::string& seconds_note) {
+  v1::FailureResult* r = sc.r;
+  if (!result.ok()) {
+    r->set_transfer_outcome("hung");
+    Add(r, "FAILURE_HUNG", v1::FAIL,
+        absl::StrCat("the transfer ", from, " -> ", to,
+                     " neither finished nor failed by its deadline: ", result.status().message()),
+        "a transfer must end (or fail) by itself when its path or peer goes away: check the "
+        "transfer engine's idle timeout on that node");
+    return;
+  }
+  v1::PairResult* p = r->mutable_transfer();
+  p->set_from_node(from);
+  p->set_to_node(to);
+  p->set_rail(r->rail());
+  *p->mutable_result() = result->result().result();
+  std::string kind;
+  double g = 0;
+  const bool moved = BandwidthFigure(*p, &kind, &g);
+  std::string code;
+  for (const v1::Finding& f : p->result().findings()) {
+    if (f.severity() == v1::ERROR || f.severity() == v1::FAIL) {
+      code = f.code();
+      break;
+    }
+  }
+  if (p->result().verdict() == v1::ERROR || !moved) {
+    r->set_transfer_outcome(absl::StrCat("errored cleanly: ", code.empty() ? "no data" : code));
+  } else {
+    r->set_transfer_outcome(absl::StrFormat("%s: %.2f Gb/s%s", ok_word, g, seconds_note));
+  }
+  sc.act(absl::StrCat("transfer ended: ", r->transfer_outcome()));
+}
+
 // Scenario link-down: A's link toward B down mid-transfer, then back.
 void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile& profile,
               absl::Time deadline, const ProgressFn& progress) {
   const v1::AcceptanceProfile& ap = run->profile();
   const double down = profile.failure.link_down_s;
-  v1::FailureResult* r = run->add_failures();
-  r->set_scenario("link-down");
-  r->set_node(a.node());
-  r->set_peer(b.node());
-  r->set_rail(a.registration().rails_size() > kRail ? a.registration().rails(kRail).name() : "tcp");
-  r->set_operator_identity(run->operator_identity());
-  r->set_rails(std::max(1, a.registration().rails_size()));
-  auto act = [&](const std::string& what) {
-    r->add_actions(absl::StrCat(When(absl::Now()), " ", what));
-    progress(what);
-  };
+  const Scenario sc = Begin(run, "link-down", a, b, progress);
+  v1::FailureResult* r = sc.r;
+  auto act = [&](const std::string& what) { sc.act(what); };
 
   // The transfer the failure will hit: long enough to see the link come back.
-  v1::Task serve = ServeTask(b, kRail);
-  absl::StatusOr<v1::AgentMessage> ready = Ask(b, serve, deadline, ap);
-  if (!ready.ok()) {
-    NodeFailed(run, b.node(), ready.status(), "failure set-up");
-    r->set_verdict(v1::ERROR);
-    return;
-  }
   const double seconds = down + 6;
-  v1::Task go = TransferTask(a, b, kRail, ready->endpoint().port(), RailOp(a, b, kRail), seconds);
-  if (absl::Status s = Send(a, go, deadline, ap); !s.ok()) {
-    NodeFailed(run, a.node(), s, "the failure stage's transfer");
-    Cancel(b, serve.task_id());
-    r->set_verdict(v1::ERROR);
-    return;
-  }
-  act(absl::StrFormat("transfer %s -> %s [%s] started for %.0f s", a.node(), b.node(), r->rail(),
-                      seconds));
+  v1::Task serve, go;
+  if (!StartHitTransfer(run, sc, a, b, seconds, deadline, &serve, &go)) return;
   absl::SleepFor(absl::Seconds(2));
 
   v1::Task flap;
@@ -144,43 +213,12 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
   absl::StatusOr<v1::AgentMessage> result =
       a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 30)));
   Cancel(b, serve.task_id());
-  if (!result.ok()) {
-    r->set_transfer_outcome("hung");
-    Add(r, "FAILURE_HUNG", v1::FAIL,
-        absl::StrCat("the transfer ", a.node(), " -> ", b.node(),
-                     " neither finished nor failed by its deadline: ", result.status().message()),
-        "a transfer must end (or fail) by itself when its path goes away: check the "
-        "transfer engine's idle timeout on that node");
-  } else {
-    v1::PairResult* p = r->mutable_transfer();
-    p->set_from_node(a.node());
-    p->set_to_node(b.node());
-    p->set_rail(r->rail());
-    *p->mutable_result() = result->result().result();
-    std::string kind;
-    double g = 0;
-    const bool moved = BandwidthFigure(*p, &kind, &g);
-    std::string code;
-    for (const v1::Finding& f : p->result().findings()) {
-      if (f.severity() == v1::ERROR || f.severity() == v1::FAIL) {
-        code = f.code();
-        break;
-      }
-    }
-    if (p->result().verdict() == v1::ERROR || !moved) {
-      r->set_transfer_outcome(absl::StrCat("errored cleanly: ", code.empty() ? "no data" : code));
-    } else {
-      r->set_transfer_outcome(absl::StrFormat("resumed: %.2f Gb/s over the whole %.0f s", g, seconds));
-    }
-    act(absl::StrCat("transfer ended: ", r->transfer_outcome()));
-  }
-
+  RecordHitTransfer(sc, a.node(), b.node(), result, "resumed",
+                    absl::StrFormat(" over the whole %.0f s", seconds));
   if (r->rails() <= 1) {
     act(absl::StrCat(a.node(), " has one rail: there was no other for traffic to move to"));
   }
-  v1::Verdict v = v1::PASS;
-  for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
-  r->set_verdict(v);
+  sc.finish();
 }
 
 // Scenario agent-restart: two seconds into a transfer A -> B, B's agent
@@ -192,41 +230,15 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
 void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const AgentFinder& find,
                   const Profile& profile, absl::Time deadline, const ProgressFn& progress) {
   const v1::AcceptanceProfile& ap = run->profile();
-  v1::FailureResult* r = run->add_failures();
-  r->set_scenario("agent-restart");
-  r->set_node(b.node());
-  r->set_peer(a.node());
-  r->set_rail(b.registration().rails_size() > kRail ? b.registration().rails(kRail).name() : "tcp");
-  r->set_operator_identity(run->operator_identity());
-  r->set_rails(std::max(1, b.registration().rails_size()));
+  const Scenario sc = Begin(run, "agent-restart", b, a, progress);
+  v1::FailureResult* r = sc.r;
   const int reports_before = run->node_reports_size();
-  auto act = [&](const std::string& what) {
-    r->add_actions(absl::StrCat(When(absl::Now()), " ", what));
-    progress(what);
-  };
-  auto verdict = [&] {
-    v1::Verdict v = v1::PASS;
-    for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
-    r->set_verdict(v);
-  };
+  auto act = [&](const std::string& what) { sc.act(what); };
+  auto verdict = [&] { sc.finish(); };
 
-  v1::Task serve = ServeTask(b, kRail);
-  absl::StatusOr<v1::AgentMessage> ready = Ask(b, serve, deadline, ap);
-  if (!ready.ok()) {
-    NodeFailed(run, b.node(), ready.status(), "failure set-up");
-    r->set_verdict(v1::ERROR);
-    return;
-  }
   const double seconds = 8;
-  v1::Task go = TransferTask(a, b, kRail, ready->endpoint().port(), RailOp(a, b, kRail), seconds);
-  if (absl::Status s = Send(a, go, deadline, ap); !s.ok()) {
-    NodeFailed(run, a.node(), s, "the failure stage's transfer");
-    Cancel(b, serve.task_id());
-    r->set_verdict(v1::ERROR);
-    return;
-  }
-  act(absl::StrFormat("transfer %s -> %s [%s] started for %.0f s", a.node(), b.node(), r->rail(),
-                      seconds));
+  v1::Task serve, go;
+  if (!StartHitTransfer(run, sc, a, b, seconds, deadline, &serve, &go)) return;
   absl::SleepFor(absl::Seconds(2));
 
   v1::Task restart;
@@ -263,34 +275,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
   // What A's transfer made of its server dying.
   absl::StatusOr<v1::AgentMessage> result =
       a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 30)));
-  if (!result.ok()) {
-    r->set_transfer_outcome("hung");
-    Add(r, "FAILURE_HUNG", v1::FAIL,
-        absl::StrCat("the transfer ", a.node(), " -> ", b.node(),
-                     " neither finished nor failed after its server's agent restarted: ",
-                     result.status().message()),
-        "a transfer must end by itself when its peer goes away: check the transfer engine's "
-        "idle timeout");
-  } else {
-    v1::PairResult* p = r->mutable_transfer();
-    p->set_from_node(a.node());
-    p->set_to_node(b.node());
-    p->set_rail(r->rail());
-    *p->mutable_result() = result->result().result();
-    std::string code;
-    for (const v1::Finding& f : p->result().findings()) {
-      if (f.severity() == v1::ERROR || f.severity() == v1::FAIL) {
-        code = f.code();
-        break;
-      }
-    }
-    std::string kind;
-    double g = 0;
-    r->set_transfer_outcome(p->result().verdict() == v1::ERROR || !BandwidthFigure(*p, &kind, &g)
-                                ? absl::StrCat("errored cleanly: ", code.empty() ? "no data" : code)
-                                : absl::StrFormat("completed: %.2f Gb/s", g));
-    act(absl::StrCat("transfer ended: ", r->transfer_outcome()));
-  }
+  RecordHitTransfer(sc, a.node(), b.node(), result, "completed", "");
 
   // Back: registered again, and a transfer through the new agent.
   const absl::Time give_up = std::min(deadline, lost + absl::Seconds(profile.failure.max_recover_s));

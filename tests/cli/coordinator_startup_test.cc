@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/loopback_ports.h"
 #include "tests/testing/run_binary.h"
 
 extern char** environ;
@@ -42,18 +43,6 @@ std::string LastLine(const std::string& err) {
     if (!line.empty()) last = line;
   }
   return last;
-}
-
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 TEST(CoordinatorStartupTest, EachStartupErrorIsOneLineAndExitThree) {
@@ -96,7 +85,7 @@ TEST(CoordinatorStartupTest, EachStartupErrorIsOneLineAndExitThree) {
 
 TEST(CoordinatorStartupTest, ASecondCoordinatorOnTheSameAddressDoesNotStart) {
   testing::TempDir dir;
-  const std::string listen = absl::StrCat("127.0.0.1:", FreePort());
+  const std::string listen = absl::StrCat("127.0.0.1:", testing::FreeLoopbackPort());
   const std::string first_db = dir.path() + "/first.db";
   std::vector<std::string> argv_s = {NODEPROBE_BINARY, "coordinator",  "--insecure",
                                      "--db",           first_db,       "--listen",

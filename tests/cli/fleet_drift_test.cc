@@ -4,9 +4,7 @@
 // matrix of `report --format html`). Loopback only; everything started here
 // is stopped by its PID.
 #include <google/protobuf/util/json_util.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <optional>
@@ -18,50 +16,23 @@
 #include "nodeprobe/v1/service.pb.h"
 #include "platform/child_process.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/loopback_ports.h"
 #include "tests/testing/run_binary.h"
 #include "tests/testing/xml_query.h"
 
 namespace nodeprobe {
 namespace {
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-// Until something listens on 127.0.0.1:port (the coordinator is up).
-bool WaitForListener(int port, absl::Duration timeout) {
-  const absl::Time until = absl::Now() + timeout;
-  while (absl::Now() < until) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    const bool up = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-    close(fd);
-    if (up) return true;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return false;
-}
-
 TEST(FleetDriftTest, OneNodeOnAnotherDriverIsDriftInFleetAndInTheRecord) {
   testing::TempDir dir;
-  const int port = FreePort();
+  const uint16_t port = testing::FreeLoopbackPort();
   const std::string address = absl::StrCat("127.0.0.1:", port);
   absl::StatusOr<platform::ChildProcess> coordinator = platform::ChildProcess::Start(
       NODEPROBE_BINARY, {"coordinator", "--listen", address, "--db", dir.path() + "/runs.db",
                          "--insecure", "--metrics-listen", ""});
   ASSERT_TRUE(coordinator.ok()) << coordinator.status();
-  ASSERT_TRUE(WaitForListener(port, absl::Seconds(20))) << coordinator->stderr_tail();
+  ASSERT_TRUE(testing::WaitForLoopbackListener(port, absl::Seconds(20)))
+      << coordinator->stderr_tail();
   setenv("FAKE_FLEET_DRIVERS", "550.54.15,550.54.15,535.161.08", 1);
   absl::StatusOr<platform::ChildProcess> fleet = platform::ChildProcess::Start(
       FAKE_FLEET_BINARY, {address, "3", "hold:60", std::to_string(coordinator->pid()),

@@ -5,9 +5,7 @@
 // the node with our reason; the port back up resumes it; an operator's
 // drain is left alone; a job running on the node (srun) makes intrusive
 // probes SKIP NODE_BUSY. The daemons are stopped by their PIDs.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +21,7 @@
 #include "platform/child_process.h"
 #include "platform/node_busy.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/loopback_ports.h"
 #include "tests/testing/run_binary.h"
 
 namespace nodeprobe {
@@ -33,18 +32,6 @@ using testing::RunBinary;
 using testing::WriteFile;
 
 bool Executable(const std::string& p) { return access(p.c_str(), X_OK) == 0; }
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 std::string ShortHostName() {
   char name[256] = {};
@@ -95,7 +82,7 @@ class SlurmLabTest : public ::testing::Test {
     conf_ = d + "/slurm.conf";
     WriteFile(conf_, absl::StrCat(
         "ClusterName=nodeprobe-test\nSlurmctldHost=", node_, "(127.0.0.1)\n",
-        "SlurmctldPort=", FreePort(), "\nSlurmdPort=", FreePort(), "\n",
+        "SlurmctldPort=", testing::FreeLoopbackPort(), "\nSlurmdPort=", testing::FreeLoopbackPort(), "\n",
         "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=", d, "/munge.sock\n",
         "StateSaveLocation=", d, "/state\nSlurmdSpoolDir=", d, "/spool\n",
         "SlurmctldPidFile=", d, "/slurmctld.pid\nSlurmdPidFile=", d, "/slurmd.pid\n",

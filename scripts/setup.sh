@@ -19,7 +19,7 @@ NODEPROBE_PACKAGES=(
   iproute2 iperf3 openssl libssl-dev bzip2 tar
   clang libclang-rt-14-dev
   chromium
-  slurm-wlm munge
+  slurm-wlm munge help2man
 )
 
 missing=()

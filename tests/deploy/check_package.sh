@@ -23,6 +23,10 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" > "$work
   || { cat "$work/dpkg.log"; exit 1; }
 out=$("$root/usr/bin/nodeprobe" version)
 [ "$out" = "nodeprobe $(dpkg-deb -f "$deb" Version)" ] || { echo "installed binary says: $out"; exit 1; }
+for page in nodeprobe nodeprobe-run nodeprobe-slurm-health; do
+  zcat "$root/usr/share/man/man1/$page.1.gz" 2>/dev/null | grep -q '^\.SH OPTIONS' \
+    || { echo "no man page $page(1) with its options"; exit 1; }
+done
 [ -x "$root/usr/lib/nodeprobe/nodeprobe-slurm-health" ] \
   || { echo "the Slurm health check is not installed executable"; exit 1; }
 if command -v systemd-analyze >/dev/null; then

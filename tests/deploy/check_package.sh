@@ -8,6 +8,11 @@ build="$1"
 command -v dpkg-deb >/dev/null && command -v cpack >/dev/null || { echo "no dpkg/cpack"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# What the package holds, also in a tree that built only some targets
+# (scripts/tsan.sh): the binary and its man pages.
+targets=(nodeprobe)
+command -v help2man >/dev/null && targets+=(man_pages)  # as cmake/ManPages.cmake decides
+cmake --build "$build" --target "${targets[@]}" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 (cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
 deb=$(ls "$work"/pkg/nodeprobe_*.deb)
 info=$(dpkg-deb -I "$deb")

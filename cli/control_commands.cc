@@ -31,12 +31,6 @@
 #include "probes/transfer/transfer_runner.h"
 
 namespace nodeprobe::cli {
-namespace {
-
-int Fail(const std::string& message, int code = kExitUsage) { return ErrorExit(message, code); }
-
-}  // namespace
-
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {
   cmd->add_option("--coordinator", *coordinator,
                   "Coordinator HOST:PORT (else $NODEPROBE_COORDINATOR, else "
@@ -79,51 +73,51 @@ int RunMultiNode(const MultiNodeRun& o) {
   v1::RunStageRequest req;
   if (!o.profile_path.empty()) {
     absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
-    if (!profile.ok()) return Fail(std::string(profile.status().message()));
+    if (!profile.ok()) return ErrorExit(std::string(profile.status().message()));
     *req.mutable_profile() = *std::move(profile);
   }
   std::set<std::string> seen;
   for (const std::string& n : o.nodes) {
-    if (n.empty()) return Fail("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
+    if (n.empty()) return ErrorExit("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
     if (!seen.insert(n).second) {
-      return Fail(absl::StrCat("--nodes names '", n, "' twice; name each node once"));
+      return ErrorExit(absl::StrCat("--nodes names '", n, "' twice; name each node once"));
     }
   }
   if (o.all_nodes && o.stage != "cluster" && o.stage != "congestion") {
-    return Fail(absl::StrCat("--all is for --stage cluster or congestion; give ", o.stage,
+    return ErrorExit(absl::StrCat("--all is for --stage cluster or congestion; give ", o.stage,
                              " its --nodes"));
   }
   if (o.stage == "two-node" && o.nodes.size() != 2) {
-    return Fail(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
+    return ErrorExit(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
   }
   if (!o.resume.empty() && o.stage != "cluster") {
-    return Fail("--resume is for --stage cluster (a cluster run that was interrupted)");
+    return ErrorExit("--resume is for --stage cluster (a cluster run that was interrupted)");
   }
   if (!o.resume.empty() && (o.all_nodes || !o.nodes.empty())) {
-    return Fail("--resume takes the run's own nodes; leave out --nodes and --all");
+    return ErrorExit("--resume takes the run's own nodes; leave out --nodes and --all");
   }
   if (o.stage == "cluster" && o.resume.empty() && !o.all_nodes && o.nodes.size() < 2) {
-    return Fail(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
+    return ErrorExit(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
                              o.nodes.size()));
   }
   if (o.stage == "failure" && !o.allow_disruptive) {
-    return Fail("the failure stage takes a node's link down mid-transfer; it runs only with "
+    return ErrorExit("the failure stage takes a node's link down mid-transfer; it runs only with "
                 "--allow-disruptive");
   }
   if (o.stage == "failure" && o.nodes.size() != 2) {
-    return Fail(absl::StrCat("the failure stage needs exactly 2 nodes in --nodes (the first "
+    return ErrorExit(absl::StrCat("the failure stage needs exactly 2 nodes in --nodes (the first "
                              "one's link goes down), got ", o.nodes.size()));
   }
   if (o.stage == "congestion" && !o.all_nodes && o.nodes.size() < 3) {
-    return Fail(absl::StrCat(
+    return ErrorExit(absl::StrCat(
         "the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
         o.nodes.size()));
   }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
-    return Fail(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
+    return ErrorExit(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
   absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
-  if (!client.ok()) return Fail(std::string(client.status().message()));
+  if (!client.ok()) return ErrorExit(std::string(client.status().message()));
   const std::string* address = &client->address;
   std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
   req.set_stage(StageFromName(o.stage));
@@ -153,12 +147,12 @@ int RunMultiNode(const MultiNodeRun& o) {
   }
   grpc::Status s = reader->Finish();
   if (!s.ok()) return RpcErrorExit(s, *address);
-  if (!finished) return Fail("the coordinator ended the stage without a report", kExitCouldNotRun);
+  if (!finished) return ErrorExit("the coordinator ended the stage without a report", kExitCouldNotRun);
   if (coordinator::IsPartial(run)) {  // a large run: the rest in pages
     absl::StatusOr<v1::StageRun> whole =
         coordinator::FetchRun(stub.get(), run.run_id(), absl::Now() + absl::Seconds(120));
     if (!whole.ok()) {
-      return Fail(absl::StrCat("run ", run.run_id(), " finished but could not be read back: ",
+      return ErrorExit(absl::StrCat("run ", run.run_id(), " finished but could not be read back: ",
                                whole.status().message(), " (nodeprobe report --run ",
                                run.run_id(), ")"),
                   kExitCouldNotRun);
@@ -272,7 +266,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
     if (coord->parsed()) {
       if (!coord_profile->empty()) {
         absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(*coord_profile);
-        if (!profile.ok()) return Fail(std::string(profile.status().message()));
+        if (!profile.ok()) return ErrorExit(std::string(profile.status().message()));
         copts->default_profile = *std::move(profile);
       }
       std::unique_ptr<coordinator::CoordinatorServer> server;
@@ -287,7 +281,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
                      "nobody can run stages or read runs\n";
       }
       auto started = coordinator::CoordinatorServer::Start(*copts);
-      if (!started.ok()) return Fail(std::string(started.status().message()), kExitCouldNotRun);
+      if (!started.ok()) return ErrorExit(std::string(started.status().message()), kExitCouldNotRun);
       {
         platform::MutexLock l(&mu);
         server = *std::move(started);
@@ -304,19 +298,19 @@ std::function<int()> AddControlCommands(CLI::App& app) {
     }
     if (agent_cmd->parsed()) {
       auto address = coordinator::ResolveCoordinator(aopts->coordinator);
-      if (!address.ok()) return Fail(std::string(address.status().message()));
+      if (!address.ok()) return ErrorExit(std::string(address.status().message()));
       agent::AgentOptions o = *aopts;
       o.coordinator = *address;
       if (o.node_name.empty()) o.node_name = HostName();
       if (!o.tls.insecure) {
         auto creds = coordinator::ClientCredentials(o.tls);
-        if (!creds.ok()) return Fail(std::string(creds.status().message()));
+        if (!creds.ok()) return ErrorExit(std::string(creds.status().message()));
       }
       agent::AgentMetrics metrics;
       if (!metrics_listen->empty()) {
         absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
         if (!port.ok()) {
-          return Fail(std::string(port.status().message()), kExitCouldNotRun);
+          return ErrorExit(std::string(port.status().message()), kExitCouldNotRun);
         }
         std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
         o.metrics = &metrics;
@@ -334,7 +328,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         coordinator::ApplyServerLimits(&builder);
         health_server = builder.BuildAndStart();
         if (!health_server) {
-          return Fail(absl::StrCat("cannot listen on --health-listen ", *health,
+          return ErrorExit(absl::StrCat("cannot listen on --health-listen ", *health,
                                    " (another agent here? pass another address or \"\")"),
                       kExitCouldNotRun);
         }
@@ -355,7 +349,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       v1::AgentStatus st;
       grpc::Status s = stub->Status(&ctx, v1::AgentStatusRequest(), &st);
       if (!s.ok()) {
-        return Fail(absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
+        return ErrorExit(absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
                                  "); is nodeprobe-agent running, with this --health-listen?"),
                     kExitCouldNotRun);
       }
@@ -373,7 +367,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       const bool runs = runs_cmd->parsed();
       const auto& opts = runs ? *list_opts : *report_opts;
       absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(opts.first, opts.second);
-      if (!client.ok()) return Fail(std::string(client.status().message()));
+      if (!client.ok()) return ErrorExit(std::string(client.status().message()));
       const std::string* address = &client->address;
       std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
       grpc::ClientContext ctx;
@@ -399,7 +393,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       }
       std::vector<std::string> ids = *report_runs;
       if (!report_run->empty()) ids = {*report_run};
-      if (ids.empty()) return Fail("report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
+      if (ids.empty()) return ErrorExit("report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
       std::vector<v1::StageRun> fetched_runs;
       for (const std::string& id : ids) {
         absl::StatusOr<v1::StageRun> fetched =

@@ -222,9 +222,9 @@ int main(int argc, char** argv) {
     multi.profile_path = run.profile_path;
     multi.force = run.force;
     if (run.sweep) {
-      std::cerr << "nodeprobe: --sweep is for single-node runs on this node (the scheduled "
-                   "sweep); drop it for a stage through the coordinator\n";
-      return 2;
+      return nodeprobe::cli::ErrorExit(
+          "--sweep is for single-node runs on this node (the scheduled sweep); drop it for a "
+          "stage through the coordinator");
     }
     return nodeprobe::cli::RunMultiNode(multi);
   }

@@ -34,11 +34,6 @@ struct Options {
   bool force = false;
 };
 
-int Usage(const std::string& message) {
-  std::cerr << "nodeprobe: error: " << message << "\n";
-  return kExitUsage;
-}
-
 // "1M", "64K", "8G", "4096": nccl-tests' size suffixes (powers of 1024).
 bool ParseBytes(std::string_view s, uint64_t* out) {
   uint64_t scale = 1;
@@ -95,7 +90,7 @@ int Run(const Options& o) {
   task.set_task_id("cli-nccl");
   if (!o.profile_path.empty()) {
     absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
-    if (!profile.ok()) return Usage(std::string(profile.status().message()));
+    if (!profile.ok()) return ErrorExit(std::string(profile.status().message()));
     *task.mutable_profile() = *std::move(profile);
   }
   v1::RunProbes* rp = task.mutable_run_probes();
@@ -107,11 +102,11 @@ int Run(const Options& o) {
   for (const std::string& c : o.collectives) opts->add_collectives(c);
   uint64_t n = 0;
   if (!o.min_bytes.empty()) {
-    if (!ParseBytes(o.min_bytes, &n)) return Usage("--min-bytes: a size like 8, 64K, 1M or 1G");
+    if (!ParseBytes(o.min_bytes, &n)) return ErrorExit("--min-bytes: a size like 8, 64K, 1M or 1G");
     opts->set_min_bytes(n);
   }
   if (!o.max_bytes.empty()) {
-    if (!ParseBytes(o.max_bytes, &n)) return Usage("--max-bytes: a size like 8, 64K, 1M or 1G");
+    if (!ParseBytes(o.max_bytes, &n)) return ErrorExit("--max-bytes: a size like 8, 64K, 1M or 1G");
     opts->set_max_bytes(n);
   }
   if (opts->min_bytes() > 0 && opts->max_bytes() == 0) opts->set_max_bytes(opts->min_bytes());
@@ -119,7 +114,7 @@ int Run(const Options& o) {
   if (!o.sizes.empty()) {
     for (absl::string_view s : absl::StrSplit(o.sizes, ',')) {
       if (!ParseBytes(std::string_view(s.data(), s.size()), &n)) {
-        return Usage(absl::StrCat("--sizes: '", std::string(s), "' is not a size (8, 64K, 1M, 1G)"));
+        return ErrorExit(absl::StrCat("--sizes: '", std::string(s), "' is not a size (8, 64K, 1M, 1G)"));
       }
       opts->add_sizes(n);
     }
@@ -130,7 +125,7 @@ int Run(const Options& o) {
   opts->set_skip_check(o.check == 0);
   opts->set_op_timeout_s(o.op_timeout_s);
   if (absl::Status v = nccl::ValidateOptions(nccl::WithDefaults(*opts)); !v.ok()) {
-    return Usage(std::string(v.message()));
+    return ErrorExit(std::string(v.message()));
   }
   v1::TaskResult done =
       tasks::RunTask(tasks::kSelfExe, task, absl::Now() + absl::Seconds(o.timeout_s));

@@ -32,11 +32,6 @@ struct Options {
   bool expect_gdr = false;
 };
 
-int Usage(const std::string& message) {
-  std::cerr << "nodeprobe: error: " << message << "\n";
-  return kExitUsage;
-}
-
 // The rails and GDR eligibility of each GPU in the topology.
 absl::Status AddTopology(const std::string& path, nccl::NcclLogContext* c) {
   absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(path);
@@ -101,7 +96,7 @@ int Run(const Options& o) {
   Profile profile;
   if (!o.profile_path.empty()) {
     absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
-    if (!p.ok()) return Usage(std::string(p.status().message()));
+    if (!p.ok()) return ErrorExit(std::string(p.status().message()));
     profile = *std::move(p);
   }
   nccl::NcclLogContext context;
@@ -111,7 +106,7 @@ int Run(const Options& o) {
   context.gdr_expected = o.expect_gdr;
   if (!o.topology_xml.empty()) {
     absl::Status s = AddTopology(o.topology_xml, &context);
-    if (!s.ok()) return Usage(absl::StrCat("--topology-xml: ", s.message()));
+    if (!s.ok()) return ErrorExit(absl::StrCat("--topology-xml: ", s.message()));
   }
   nccl::NcclLogParser parser;
   if (o.file == "-") {
@@ -119,10 +114,10 @@ int Run(const Options& o) {
   } else {
     struct stat st;
     if (stat(o.file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
-      return Usage(absl::StrCat(o.file, ": not a readable file (pass a log file, or - for stdin)"));
+      return ErrorExit(absl::StrCat(o.file, ": not a readable file (pass a log file, or - for stdin)"));
     }
     std::ifstream in(o.file, std::ios::binary);
-    if (!in) return Usage(absl::StrCat(o.file, ": cannot be read"));
+    if (!in) return ErrorExit(absl::StrCat(o.file, ": cannot be read"));
     parser.AddStream(in);
   }
   v1::ProbeResult result = nccl::JudgeNcclLog(parser.Report(), context);

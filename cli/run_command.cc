@@ -22,15 +22,6 @@
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
-namespace {
-
-int UsageError(const std::string& message) {
-  std::cerr << "nodeprobe: error: " << message << "\n";
-  return kExitUsage;
-}
-
-}  // namespace
-
 absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   ProbeRegistry registry = BuiltinProbes();
   v1::Stage stage = StageFromName(options.stage);
@@ -93,7 +84,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
 
 int RunCommand(const RunOptions& options) {
   absl::StatusOr<v1::StageReport> ran = RunStageHere(options);
-  if (!ran.ok()) return UsageError(std::string(ran.status().message()));
+  if (!ran.ok()) return ErrorExit(std::string(ran.status().message()));
   const v1::StageReport& report = *ran;
 
   if (!options.textfile_dir.empty()) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -337,8 +338,25 @@ void AttentionSection(xmlNodePtr body, std::vector<Attention> items) {
   }
 }
 
-// Nodes, versions, pairs, collectives, congestion, failure, exceptions.
-// `items`: the run's own attention items (its exceptions are among them).
+// The probe results of the run's nodes that `keep` picks, each with its
+// node, and the worst of their verdicts: what a per-node section shows.
+struct NodeResults {
+  std::vector<std::pair<std::string, const v1::ProbeResult*>> found;
+  v1::Verdict verdict = v1::SKIP;
+};
+NodeResults NodeResultsWhere(const v1::StageRun& run,
+                             const std::function<bool(const v1::ProbeResult&)>& keep) {
+  NodeResults out;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      if (!keep(p)) continue;
+      out.found.emplace_back(r.node(), &p);
+      out.verdict = WorseVerdict(out.verdict, p.verdict());
+    }
+  }
+  return out;
+}
+
 // Each node's PCIe links (the pcie probe's measurements): what trained
 // beside what the device and its slot can do; a link below is marked.
 void PcieSection(xmlNodePtr body, const v1::StageRun& run) {
@@ -346,29 +364,24 @@ void PcieSection(xmlNodePtr body, const v1::StageRun& run) {
     std::string role;
     double speed = 0, width = 0, exp_speed = 0, exp_width = 0;
   };
-  std::vector<std::pair<std::string, std::map<std::string, Link>>> nodes;
-  v1::Verdict verdict = v1::SKIP;
-  for (const v1::StageReport& r : run.node_reports()) {
-    for (const v1::ProbeResult& p : r.results()) {
-      if (p.probe() != "pcie" || p.measurements_size() == 0) continue;
-      verdict = WorseVerdict(verdict, p.verdict());
-      std::map<std::string, Link>& links = nodes.emplace_back(r.node(), std::map<std::string, Link>{}).second;
-      for (const v1::Measurement& m : p.measurements()) {
-        auto dev = m.labels().find("device");
-        if (dev == m.labels().end()) continue;
-        Link& l = links[dev->second];
-        if (auto role = m.labels().find("role"); role != m.labels().end()) l.role = role->second;
-        if (m.name() == "pcie_link_speed") l.speed = m.value();
-        if (m.name() == "pcie_link_width") l.width = m.value();
-        if (m.name() == "pcie_expected_speed") l.exp_speed = m.value();
-        if (m.name() == "pcie_expected_width") l.exp_width = m.value();
-      }
-    }
-  }
-  if (nodes.empty()) return;
-  xmlNodePtr sec = Section(body, "PCIe links", verdict);
+  const NodeResults pcie = NodeResultsWhere(run, [](const v1::ProbeResult& p) {
+    return p.probe() == "pcie" && p.measurements_size() > 0;
+  });
+  if (pcie.found.empty()) return;
+  xmlNodePtr sec = Section(body, "PCIe links", pcie.verdict);
   xmlNodePtr tb = Table(sec, {"node", "device", "role", "trained", "capable"});
-  for (const auto& [node, links] : nodes) {
+  for (const auto& [node, p] : pcie.found) {
+    std::map<std::string, Link> links;  // by device
+    for (const v1::Measurement& m : p->measurements()) {
+      auto dev = m.labels().find("device");
+      if (dev == m.labels().end()) continue;
+      Link& l = links[dev->second];
+      if (auto role = m.labels().find("role"); role != m.labels().end()) l.role = role->second;
+      if (m.name() == "pcie_link_speed") l.speed = m.value();
+      if (m.name() == "pcie_link_width") l.width = m.value();
+      if (m.name() == "pcie_expected_speed") l.exp_speed = m.value();
+      if (m.name() == "pcie_expected_width") l.exp_width = m.value();
+    }
     for (const auto& [dev, l] : links) {
       const bool known = l.exp_speed > 0 && l.exp_width > 0;
       xmlNodePtr tr = Row(tb, {node, dev, l.role, absl::StrFormat("%g GT/s x%g", l.speed, l.width),
@@ -383,20 +396,14 @@ void PcieSection(xmlNodePtr body, const v1::StageRun& run) {
 
 // What each port is cabled to (the cabling probe), against the rail plan.
 void CablingSection(xmlNodePtr body, const v1::StageRun& run) {
-  std::vector<std::pair<std::string, const v1::ProbeResult*>> found;
-  v1::Verdict verdict = v1::SKIP;
-  for (const v1::StageReport& r : run.node_reports()) {
-    for (const v1::ProbeResult& p : r.results()) {
-      if (!p.has_cabling() || p.cabling().links_size() == 0) continue;
-      found.emplace_back(r.node(), &p);
-      verdict = WorseVerdict(verdict, p.verdict());
-    }
-  }
-  if (found.empty()) return;
-  xmlNodePtr sec = Section(body, "Cabling", verdict);
+  const NodeResults cabling = NodeResultsWhere(run, [](const v1::ProbeResult& p) {
+    return p.has_cabling() && p.cabling().links_size() > 0;
+  });
+  if (cabling.found.empty()) return;
+  xmlNodePtr sec = Section(body, "Cabling", cabling.verdict);
   xmlNodePtr tb = Table(sec, {"node", "interface", "RDMA port", "switch", "switch port",
                               "rail plan"});
-  for (const auto& [node, p] : found) {
+  for (const auto& [node, p] : cabling.found) {
     for (const v1::CablingLink& l : p->cabling().links()) {
       const std::string& port = l.neighbor_port_descr().empty() ? l.neighbor_port()
                                                                 : l.neighbor_port_descr();
@@ -437,6 +444,8 @@ void MtuSection(xmlNodePtr body, const v1::StageRun& run) {
   }
 }
 
+// Nodes, versions, pairs, collectives, congestion, failure, exceptions.
+// `items`: the run's own attention items (its exceptions are among them).
 void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Attention>& items) {
   // Nodes x probes.
   v1::Verdict nodes_verdict = v1::SKIP;
@@ -463,18 +472,12 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
   // Topology: each node's GPU x NIC path classes (nvidia-smi topo's) and
   // the rail NCCL would pick per GPU; a path beyond PXB is where GPUDirect
   // RDMA is off by NCCL's default, so it is marked.
-  std::vector<std::pair<std::string, const v1::ProbeResult*>> topologies;
-  v1::Verdict topo_verdict = v1::SKIP;
-  for (const v1::StageReport& r : run.node_reports()) {
-    for (const v1::ProbeResult& p : r.results()) {
-      if (!p.has_topology() || p.topology().gpus_size() == 0) continue;
-      topologies.push_back({r.node(), &p});
-      topo_verdict = WorseVerdict(topo_verdict, p.verdict());
-    }
-  }
-  if (!topologies.empty()) {
-    xmlNodePtr topo = Section(body, "Topology (GPU x NIC)", topo_verdict);
-    for (const auto& [node, p] : topologies) {
+  const NodeResults topologies = NodeResultsWhere(run, [](const v1::ProbeResult& p) {
+    return p.has_topology() && p.topology().gpus_size() > 0;
+  });
+  if (!topologies.found.empty()) {
+    xmlNodePtr topo = Section(body, "Topology (GPU x NIC)", topologies.verdict);
+    for (const auto& [node, p] : topologies.found) {
       const v1::Topology& t = p->topology();
       Html::El(topo, "h3", absl::StrCat(node, " (", t.source(), ")"));
       std::vector<std::string> head = {"GPU"};

@@ -20,6 +20,29 @@ google::protobuf::Timestamp Now() {
       absl::ToUnixNanos(absl::Now()));
 }
 
+// The busy-node guard: a SKIP for an intrusive probe that must not run
+// here (a sweep keeps to non-intrusive probes; a busy node without
+// --force), else nullopt. What keeps the node busy is asked once a stage,
+// into *busy, when the first intrusive probe comes.
+std::optional<v1::ProbeResult> HeldBack(const Probe& probe, const ProbeContext& ctx,
+                                        std::optional<std::vector<std::string>>* busy) {
+  if (!probe.intrusive()) return std::nullopt;
+  if (ctx.skip_intrusive) {
+    return SkipResult(probe.name(),
+                      "intrusive: a sweep does not load the GPUs or the fabric (profile "
+                      "guard.intrusive_in_sweep: true to run it)");
+  }
+  if (ctx.force || !ctx.what_keeps_busy) return std::nullopt;
+  if (!busy->has_value()) *busy = ctx.what_keeps_busy();
+  if ((*busy)->empty()) return std::nullopt;
+  const std::string what = absl::StrJoin(**busy, "; ");
+  v1::ProbeResult r = SkipResult(probe.name(), "NODE_BUSY: " + what);
+  AddFinding(&r, "NODE_BUSY", v1::SKIP, "", "not run: the node is busy: " + what,
+             "Run it when the node is idle (drained), or with --force if you know what is "
+             "running there and that it may be disturbed");
+  return r;
+}
+
 }  // namespace
 
 void FinalizeResult(const Profile& profile, v1::ProbeResult* result, absl::Time now) {
@@ -74,19 +97,8 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
     if (progress) progress(index, static_cast<int>(probes.size()), probe->name());
     google::protobuf::Timestamp started = Now();
     v1::ProbeResult result;
-    if (probe->intrusive() && !ctx.force && ctx.what_keeps_busy && !busy.has_value()) {
-      busy = ctx.what_keeps_busy();
-    }
-    if (probe->intrusive() && ctx.skip_intrusive) {
-      result = SkipResult(probe->name(),
-                          "intrusive: a sweep does not load the GPUs or the fabric (profile "
-                          "guard.intrusive_in_sweep: true to run it)");
-    } else if (probe->intrusive() && !ctx.force && busy.has_value() && !busy->empty()) {
-      result = SkipResult(probe->name(), absl::StrCat("NODE_BUSY: ", absl::StrJoin(*busy, "; ")));
-      AddFinding(&result, "NODE_BUSY", v1::SKIP, "",
-                 absl::StrCat("not run: the node is busy: ", absl::StrJoin(*busy, "; ")),
-                 "Run it when the node is idle (drained), or with --force if you know what "
-                 "is running there and that it may be disturbed");
+    if (std::optional<v1::ProbeResult> held = HeldBack(*probe, ctx, &busy)) {
+      result = *std::move(held);
     } else if (absl::Now() > ctx.deadline) {
       result.set_verdict(v1::ERROR);
       result.set_reason("stage deadline passed before this probe started");

@@ -10,18 +10,22 @@ namespace {
 // A probe whose outcome the test chooses.
 class FakeProbe : public Probe {
  public:
-  FakeProbe(std::string name, absl::StatusOr<v1::ProbeResult> outcome)
-      : name_(std::move(name)), outcome_(std::move(outcome)) {}
+  FakeProbe(std::string name, absl::StatusOr<v1::ProbeResult> outcome, bool intrusive = false)
+      : name_(std::move(name)), outcome_(std::move(outcome)), intrusive_(intrusive) {}
   std::string_view name() const override { return name_; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
   std::string_view purpose() const override { return "test"; }
+  bool intrusive() const override { return intrusive_; }
   absl::StatusOr<v1::ProbeResult> Run(const ProbeContext&) override {
+    ++runs;
     return outcome_;
   }
+  int runs = 0;
 
  private:
   std::string name_;
   absl::StatusOr<v1::ProbeResult> outcome_;
+  bool intrusive_;
 };
 
 v1::ProbeResult WithFinding(const std::string& code, v1::Verdict severity) {
@@ -61,6 +65,53 @@ TEST(RunProbesTest, StageVerdictIsWorstAndSkipDoesNotCount) {
   EXPECT_EQ(report.verdict(), v1::WARN);
   EXPECT_TRUE(report.has_started());
   EXPECT_TRUE(report.results(0).has_finished());
+}
+
+// The busy-node guard: intrusive probes held back on a busy node (asked
+// once a stage), run with --force, and never run by a sweep.
+TEST(RunProbesTest, ABusyNodeHoldsBackOnlyIntrusiveProbesAskingOnce) {
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  int asked = 0;
+  ctx.what_keeps_busy = [&] {
+    ++asked;
+    return std::vector<std::string>{"Slurm job 7 (slurmstepd pid 42)"};
+  };
+  FakeProbe quiet("quiet", v1::ProbeResult());
+  FakeProbe copies("copies", v1::ProbeResult(), true);
+  FakeProbe collectives("collectives", v1::ProbeResult(), true);
+  v1::StageReport report = RunProbes(v1::SINGLE_NODE, {&quiet, &copies, &collectives}, ctx);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(quiet.runs, 1);
+  EXPECT_EQ(copies.runs + collectives.runs, 0);
+  EXPECT_EQ(report.results(0).verdict(), v1::PASS);
+  for (int i : {1, 2}) {
+    const v1::ProbeResult& r = report.results(i);
+    EXPECT_EQ(r.verdict(), v1::SKIP);
+    ASSERT_EQ(r.findings_size(), 1);
+    EXPECT_EQ(r.findings(0).code(), "NODE_BUSY");
+    EXPECT_EQ(r.findings(0).message(), "not run: the node is busy: Slurm job 7 (slurmstepd pid 42)");
+  }
+  ctx.force = true;
+  RunProbes(v1::SINGLE_NODE, {&copies}, ctx);
+  EXPECT_EQ(copies.runs, 1);
+  EXPECT_EQ(asked, 1);  // forced: not even asked
+  ctx.skip_intrusive = true;  // a sweep: not run even when forced
+  report = RunProbes(v1::SINGLE_NODE, {&quiet, &copies}, ctx);
+  EXPECT_EQ(copies.runs, 1);
+  EXPECT_EQ(report.results(1).verdict(), v1::SKIP);
+  EXPECT_NE(report.results(1).reason().find("guard.intrusive_in_sweep"), std::string::npos);
+}
+
+TEST(RunProbesTest, AnIdleNodeRunsIntrusiveProbes) {
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  ctx.what_keeps_busy = [] { return std::vector<std::string>{}; };
+  FakeProbe copies("copies", v1::ProbeResult(), true);
+  EXPECT_EQ(RunProbes(v1::SINGLE_NODE, {&copies}, ctx).results(0).verdict(), v1::PASS);
+  EXPECT_EQ(copies.runs, 1);
 }
 
 TEST(RunProbesTest, ExceptionDowngradesOnlyMatchingFail) {

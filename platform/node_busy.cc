@@ -7,7 +7,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "platform/nvml.h"
 
@@ -23,6 +22,15 @@ std::string CommandLine(const FileTree& proc, const std::string& pid) {
     if (c == '\0') c = ' ';
   }
   return std::string(absl::StripAsciiWhitespace(s));
+}
+
+// One look: Slurm's job steps, then the GPUs' compute processes.
+std::vector<std::string> SeenOnce(const FileTree& proc) {
+  std::vector<std::string> out = SlurmJobsRunning(proc);
+  if (absl::StatusOr<v1::GpuReport> gpus = ReadNvmlGpus(); gpus.ok()) {
+    for (std::string& p : GpuProcessesRunning(*gpus, proc)) out.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace
@@ -67,18 +75,6 @@ std::vector<std::string> GpuProcessesRunning(const v1::GpuReport& gpus, const Fi
   }
   return out;
 }
-
-namespace {
-
-std::vector<std::string> SeenOnce(const FileTree& proc) {
-  std::vector<std::string> out = SlurmJobsRunning(proc);
-  if (absl::StatusOr<v1::GpuReport> gpus = ReadNvmlGpus(); gpus.ok()) {
-    for (std::string& p : GpuProcessesRunning(*gpus, proc)) out.push_back(std::move(p));
-  }
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> WhatKeepsNodeBusy(const HostPaths& host, absl::Duration confirm) {
   if (host.IsCaptured()) return {};

@@ -59,13 +59,16 @@ TEST(NodeBusyTest, ARunningJobStepIsNamedWithItsJobOnce) {
 // busy; what stays does.
 TEST(NodeBusyTest, OnlyWhatIsStillThereAfterTheSecondLookCounts) {
   testing::TempDir dir;
-  const pid_t ending = StartStep(dir.path(), "slurmstepd: [5.0]", "0.4");
+  // A step that ends a second from now: seen by the first look, gone by
+  // the second, 2 s later (one look alone would call the node busy).
+  const pid_t ending = StartStep(dir.path(), "slurmstepd: [5.0]", "1");
   for (int i = 0; i < 100 && SlurmJobsRunning(FileTree("/proc")).empty(); ++i) {
     absl::SleepFor(absl::Milliseconds(5));
   }
+  ASSERT_FALSE(SlurmJobsRunning(FileTree("/proc")).empty());
   // Reaped while the guard waits, as slurmd reaps its steps.
   std::thread reaper([ending] { waitpid(ending, nullptr, 0); });
-  EXPECT_TRUE(WhatKeepsNodeBusy(HostPaths{}, absl::Seconds(1)).empty());
+  EXPECT_TRUE(WhatKeepsNodeBusy(HostPaths{}, absl::Seconds(2)).empty());
   reaper.join();
   const pid_t staying = StartStep(dir.path(), "slurmstepd: [6.extern]");
   std::vector<std::string> busy;

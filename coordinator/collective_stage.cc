@@ -134,9 +134,7 @@ void RunCollectivesOnAgents(v1::StageRun* run,
         if (!rdma || !rail.rdma_device().empty()) mine.rate_gbits.push_back(rail.rate_gbps());
       }
     }
-    const nccl::HardwareBound hardware = nccl::RailBound(rails);
-    ctx.hardware_busbw_gbps = hardware.gbps;
-    ctx.hardware_basis = hardware.basis;
+    ctx.hardware = nccl::RailBound(rails);
     ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
     v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
     FinalizeResult(profile, &result);

@@ -102,12 +102,12 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
       continue;
     }
     // With one rank nothing crosses a link, so the hardware says nothing.
-    const bool hardware = ctx.hardware_busbw_gbps > 0 && report.nranks() >= 2;
-    const double share = hardware ? row->busbw_gbps() / ctx.hardware_busbw_gbps : 0;
+    const bool hardware = ctx.hardware.gbps > 0 && report.nranks() >= 2;
+    const double share = hardware ? row->busbw_gbps() / ctx.hardware.gbps : 0;
     const std::string of_hardware =
         hardware ? absl::StrFormat("busbw %.2f GB/s is %.0f%% of the hardware's %.1f GB/s (%s)",
-                                   row->busbw_gbps(), 100 * share, ctx.hardware_busbw_gbps,
-                                   ctx.hardware_basis)
+                                   row->busbw_gbps(), 100 * share, ctx.hardware.gbps,
+                                   ctx.hardware.basis)
                  : "";
     if (bar == ctx.busbw_min_gbps.end() && hardware) {
       AddEvidence(out, absl::StrCat("expected.", c),

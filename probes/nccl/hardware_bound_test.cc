@@ -83,8 +83,7 @@ std::vector<RankAnswer> TwoRanks(double us) {
 
 TEST(HardwareBoundTest, JudgeWarnsBelowTheShareOfTheHardwareAndStatesTheRatio) {
   NcclLogContext ctx;
-  ctx.hardware_busbw_gbps = 50;  // one 400 Gb/s rail per node
-  ctx.hardware_basis = "rails: 1 x 400 Gb/s";
+  ctx.hardware = {50, "rails: 1 x 400 Gb/s"};  // one 400 Gb/s rail per node
   ctx.hardware_min_fraction = 0.6;
   // 2 ranks: busbw = algbw x 2(n-1)/n = algbw. 1 GiB in 23,000 us: 46.7 GB/s.
   v1::ProbeResult healthy = JudgeCollectiveRun(TwoRanks(23000), ctx, "test");
@@ -109,8 +108,7 @@ TEST(HardwareBoundTest, JudgeWarnsBelowTheShareOfTheHardwareAndStatesTheRatio) {
 
 TEST(HardwareBoundTest, OneRankCrossesNoLink) {
   NcclLogContext ctx;
-  ctx.hardware_busbw_gbps = 57.6;
-  ctx.hardware_basis = "PCIe";
+  ctx.hardware = {57.6, "PCIe"};
   std::vector<RankAnswer> one = TwoRanks(10);
   one.pop_back();
   one[0].result->mutable_collective()->mutable_ranks(0)->mutable_rows(0)->set_collective(

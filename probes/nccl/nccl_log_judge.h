@@ -10,6 +10,7 @@
 
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/framework/profile.h"
+#include "probes/nccl/hardware_bound.h"
 
 namespace nodeprobe::nccl {
 
@@ -31,11 +32,9 @@ struct NcclLogContext {
   // The profile's nccl.<collective>_busbw_min_gbps bars.
   std::map<std::string, double> busbw_min_gbps;
   std::string profile_source;
-  // What the hardware could carry (probes/nccl/hardware_bound.h), GB/s per
-  // direction, and how it was derived; 0: unknown. Held against busbw when
-  // the profile sets no bar: below hardware_min_fraction of it is WARN.
-  double hardware_busbw_gbps = 0;
-  std::string hardware_basis;
+  // What the hardware could carry (gbps 0: unknown). Held against busbw
+  // when the profile sets no bar: below hardware_min_fraction of it is WARN.
+  HardwareBound hardware;
   double hardware_min_fraction = kDefaultNcclHardwareMinFraction;
 };
 

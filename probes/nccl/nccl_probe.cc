@@ -8,11 +8,11 @@
 #include "platform/file_tree.h"
 #include "platform/nccl_api.h"
 #include "platform/nvml.h"
-#include "probes/nccl/hardware_bound.h"
-#include "probes/pcie/pcie_link.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_math.h"
+#include "probes/nccl/hardware_bound.h"
 #include "probes/nccl/local_collectives.h"
+#include "probes/pcie/pcie_link.h"
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe {
@@ -80,9 +80,8 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
   nccl::NcclLogContext log_context;
   log_context.busbw_min_gbps = ctx.profile->nccl_busbw_min_gbps;
   log_context.profile_source = ctx.profile->source;
-  const nccl::HardwareBound hardware = LocalHardware(answers, ctx.host);
-  log_context.hardware_busbw_gbps = hardware.gbps;
-  log_context.hardware_basis = hardware.basis;
+  // One rank crosses no link: the bound (NVML, sysfs) is read only for more.
+  if (answers.size() > 1) log_context.hardware = LocalHardware(answers, ctx.host);
   log_context.hardware_min_fraction = ctx.profile->nccl_hardware_min_fraction;
   return nccl::JudgeCollectiveRun(answers, log_context, nccl::kLocalRankOrder);
 }

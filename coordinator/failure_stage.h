@@ -15,8 +15,9 @@
 // transfer A -> B, B's agent restarts in place (task RestartAgent; the
 // agent must allow it): the time until the coordinator loses its stream,
 // what A's transfer made of it (it must end by itself), the time until B
-// registered again and a transfer through it worked, and that the run kept
-// its node reports. The coordinator-restart scenario is the cluster stage's
+// registered again and a transfer through it worked. The coordinator's own
+// store is not touched by an agent restart, so nothing is checked there;
+// the coordinator-restart scenario is the cluster stage's
 // --resume (a run interrupted by a coordinator restart goes on, its pairs
 // kept), tested in the lab rather than injected.
 #pragma once

@@ -114,7 +114,7 @@ void Agent::HandleTask(const v1::Task& received) {
     task.mutable_run_probes()->set_node_name(options_.node_name);
   }
   if (options_.metrics && task.kind_case() != v1::Task::KIND_NOT_SET) {
-    options_.metrics->Task(task.GetDescriptor()->FindFieldByNumber(task.kind_case())->name());
+    options_.metrics->Task(tasks::TaskKind(task));
   }
   v1::AgentMessage reply;
   if (task.has_serve_transfer()) {

@@ -1,19 +1,24 @@
 // File: agent_registry.cc
 #include "coordinator/agent_registry.h"
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tasks/task_launcher.h"
 
 namespace nodeprobe::coordinator {
 
 bool AgentSession::Send(const v1::CoordinatorMessage& msg) {
   if (!alive()) return false;
-  if (msg.has_task() && msg.task().kind_case() != v1::Task::KIND_NOT_SET) {
-    const std::string kind =
-        msg.task().GetDescriptor()->FindFieldByNumber(msg.task().kind_case())->name();
+  if (msg.has_task()) {
     platform::MutexLock l(&mu_);
-    if (observer_) sent_[msg.task().task_id()] = {kind, absl::Now()};
+    auto it = replies_.find(msg.task().task_id());
+    if (observer_ && it != replies_.end()) {
+      it->second.kind = tasks::TaskKind(msg.task());
+      it->second.sent = absl::Now();
+    }
   }
   return send_(msg);
 }
@@ -25,27 +30,27 @@ void AgentSession::ObserveTasks(TaskObserver observer) {
 
 void AgentSession::Expect(const std::string& task_id) {
   platform::MutexLock l(&mu_);
-  replies_.emplace(task_id, std::nullopt);
+  replies_.emplace(task_id, Pending{});
 }
 
 void AgentSession::Deliver(const std::string& task_id, v1::AgentMessage msg) {
   TaskObserver observer;
-  std::pair<std::string, absl::Time> sent;
+  std::string kind;
+  absl::Duration took;
   {
     platform::MutexLock l(&mu_);
     auto it = replies_.find(task_id);
     if (it == replies_.end()) return;  // not asked for: dropped
-    if (msg.has_result()) {
-      if (auto s = sent_.find(task_id); s != sent_.end()) {
-        sent = s->second;
-        observer = observer_;
-        sent_.erase(s);
-      }
+    Pending& p = it->second;
+    if (msg.has_result() && !p.kind.empty()) {  // timed once, at its result
+      observer = observer_;
+      kind = std::exchange(p.kind, "");
+      took = absl::Now() - p.sent;
     }
-    it->second = std::move(msg);
+    p.reply = std::move(msg);
     cv_.SignalAll();
   }
-  if (observer) observer(sent.first, absl::Now() - sent.second);
+  if (observer) observer(kind, took);
 }
 
 absl::StatusOr<v1::AgentMessage> AgentSession::Await(const std::string& task_id,
@@ -64,10 +69,10 @@ absl::StatusOr<v1::AgentMessage> AgentSession::AwaitLocked(const std::string& ta
                                                            absl::Time deadline, bool keep) {
   while (true) {
     auto it = replies_.find(task_id);
-    if (it != replies_.end() && it->second.has_value()) {
-      v1::AgentMessage m = *std::move(it->second);
+    if (it != replies_.end() && it->second.reply.has_value()) {
+      v1::AgentMessage m = *std::move(it->second.reply);
       if (keep) {
-        it->second.reset();
+        it->second.reply.reset();
       } else {
         replies_.erase(it);
       }
@@ -102,7 +107,6 @@ void AgentSession::Lose() {
     platform::MutexLock l(&mu_);
     if (!alive_) return;
     alive_ = false;
-    sent_.clear();  // never answered: not a latency
     cv_.SignalAll();
   }
   end_();

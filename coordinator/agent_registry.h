@@ -82,9 +82,14 @@ class AgentSession {
   platform::CondVar cv_;
   absl::StatusOr<v1::AgentMessage> AwaitLocked(const std::string& task_id, absl::Time deadline,
                                                bool keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::map<std::string, std::optional<v1::AgentMessage>> replies_ ABSL_GUARDED_BY(mu_);
-  // Tasks sent and not yet answered with a result: kind and when.
-  std::map<std::string, std::pair<std::string, absl::Time>> sent_ ABSL_GUARDED_BY(mu_);
+  // An expected task: its reply once it comes and, while a result is
+  // awaited for the observer, the task's kind and when it was sent.
+  struct Pending {
+    std::optional<v1::AgentMessage> reply;
+    std::string kind;  // "" once timed (or not observed)
+    absl::Time sent;
+  };
+  std::map<std::string, Pending> replies_ ABSL_GUARDED_BY(mu_);
   TaskObserver observer_ ABSL_GUARDED_BY(mu_);
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_);
   bool alive_ ABSL_GUARDED_BY(mu_) = true;

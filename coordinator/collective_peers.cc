@@ -24,10 +24,12 @@ struct Figure {
   double busbw = 0;
 };
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+// The median of `sorted` without its element at `skip`: each node against
+// the others, from one sort (a fleet's run has thousands of nodes).
+double MedianWithout(const std::vector<double>& sorted, size_t skip) {
+  const size_t n = sorted.size() - 1;  // the others
+  auto at = [&](size_t i) { return sorted[i < skip ? i : i + 1]; };
+  return n % 2 ? at(n / 2) : (at(n / 2 - 1) + at(n / 2)) / 2;
 }
 
 }  // namespace
@@ -50,15 +52,16 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
     }
   }
   std::vector<bool> touched(static_cast<size_t>(run->node_reports_size()), false);
-  for (const auto& [shape, figures] : by_shape) {
+  for (auto& [shape, figures] : by_shape) {
     if (figures.size() < 3) continue;  // a node and at least two others
     const auto& [collective, ranks, size] = shape;
-    for (const Figure& f : figures) {
-      std::vector<double> others;
-      for (const Figure& o : figures) {
-        if (&o != &f) others.push_back(o.busbw);
-      }
-      const double median = Median(others);
+    std::sort(figures.begin(), figures.end(),
+              [](const Figure& x, const Figure& y) { return x.busbw < y.busbw; });
+    std::vector<double> sorted;
+    for (const Figure& f : figures) sorted.push_back(f.busbw);
+    for (size_t k = 0; k < figures.size(); ++k) {
+      const Figure& f = figures[k];
+      const double median = MedianWithout(sorted, k);
       if (f.busbw >= profile.nccl_min_fraction_of_peers * median) continue;
       v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(f.report));
       v1::ProbeResult* r = rep->mutable_results(f.result);
@@ -68,7 +71,7 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
                                  "%.0f%%: nccl.min_fraction_of_peers)",
                                  collective, static_cast<unsigned long long>(size), ranks,
                                  rep->node(), f.busbw, 100 * f.busbw / median, median,
-                                 others.size(), 100 * profile.nccl_min_fraction_of_peers),
+                                 figures.size() - 1, 100 * profile.nccl_min_fraction_of_peers),
                  "Compare this node's GPU links with its peers' (the gpu probe's NVLink "
                  "count, the pcie probe's link speeds) and what NCCL used (P2P or SHM)");
       FinalizeResult(profile, r);

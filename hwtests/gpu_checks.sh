@@ -132,18 +132,8 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     > "$OUTDIR/forced.json"
   forced_rc=$?
   kill "$holder"; wait "$holder" 2>/dev/null
-  python3 - "$OUTDIR/busy.json" "$OUTDIR/forced.json" "$holder" "$busy_rc" "$forced_rc" <<'PY'
-import json, sys
-busy, forced = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-print(f"busy-node guard (holder pid {sys.argv[3]}): exit {sys.argv[4]}, forced exit {sys.argv[5]}")
-for p in busy["results"] + [dict(forced["results"][0], probe="gpu-pcie-bw --force")]:
-    codes = [f["code"] for f in p.get("findings", [])]
-    extra = p.get("reason", "")
-    if p["probe"] == "gpu":
-        extra = "pids " + ",".join(str(x) for g in p.get("gpu", {}).get("gpus", [])
-                                    for x in g.get("compute_pids", []))
-    print(f"  {p['probe']:22} {p['verdict']:6} {' '.join(codes)} {extra[:150]}")
-PY
+  python3 "$HERE/gpu_table.py" busy "$OUTDIR/busy.json" "$OUTDIR/forced.json" "$holder" \
+    "$busy_rc" "$forced_rc"
 else
   echo "busy-node guard: no PyTorch here to hold the GPU; not checked"
 fi

@@ -4,6 +4,7 @@
   gpu_table.py stage   STAGE.json EXIT SECONDS
   gpu_table.py pcie    STAGE.json H2D_GBPS D2H_GBPS     (cudaMemcpy reference)
   gpu_table.py nccl    NCCL.json [ALL_REDUCE_PERF.txt]
+  gpu_table.py busy    BUSY.json FORCED.json HOLDER_PID BUSY_EXIT FORCED_EXIT
 """
 import json
 import sys
@@ -91,6 +92,18 @@ def nccl(path, perf_txt=None):
         print(f"  {f['severity']} {f['code']}: {f['message'][:160]}")
 
 
+def busy(busy_path, forced_path, holder, busy_rc, forced_rc):
+    b, f = json.load(open(busy_path)), json.load(open(forced_path))
+    print(f"busy-node guard (holder pid {holder}): exit {busy_rc}, forced exit {forced_rc}")
+    for p in b["results"] + [dict(f["results"][0], probe=f["results"][0]["probe"] + " --force")]:
+        codes = [x["code"] for x in p.get("findings", [])]
+        extra = p.get("reason", "")
+        if p["probe"] == "gpu":
+            extra = "pids " + ",".join(str(x) for g in p.get("gpu", {}).get("gpus", [])
+                                        for x in g.get("compute_pids", []))
+        print(f"  {p['probe']:22} {p['verdict']:6} {' '.join(codes)} {extra[:150]}")
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"stage": stage, "pcie": pcie, "nccl": nccl}[cmd](*args)
+    {"stage": stage, "pcie": pcie, "nccl": nccl, "busy": busy}[cmd](*args)

@@ -4,7 +4,6 @@
 #include <fnmatch.h>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_sysfs.h"
 #include "probes/framework/result_util.h"

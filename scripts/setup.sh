@@ -37,6 +37,24 @@ if ((${#missing[@]})); then
 fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# np_install_test_tools: what only the tests need beyond Debian's packages:
+# the Kubernetes manifest validator's npm packages, pinned by
+# tests/deploy/k8s/package-lock.json (npm ci; again only when the lock
+# changed). Node itself from Debian when the machine has none.
+np_install_test_tools() {
+  local tool="$ROOT/tests/deploy/k8s"
+  if ! command -v npm >/dev/null; then
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  if ! cmp -s "$tool/package-lock.json" "$tool/node_modules/.package-lock.json.installed" 2>/dev/null; then
+    (cd "$tool" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
+      cp "$tool/package-lock.json" "$tool/node_modules/.package-lock.json.installed"
+  fi
+}
 JOBS="${NODEPROBE_JOBS:-$(nproc)}"
 
 # np_build DIR [CMAKE_ARGS...]: configures DIR once, then builds it (only

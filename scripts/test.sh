@@ -11,6 +11,7 @@
 set -euo pipefail
 export NODEPROBE_SETUP_NO_BUILD=1
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+np_install_test_tools
 SANITIZE="${NODEPROBE_SANITIZE-address,undefined}"
 if [ -n "$SANITIZE" ]; then
   dir="${NODEPROBE_BUILD_DIR:-$ROOT/build-${SANITIZE//,/-}}"

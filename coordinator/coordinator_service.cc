@@ -381,10 +381,12 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
       }
       self->service_->registry().ReapSilent(silence);
       refresh();
-      // gRPC frees what a flood of connections held, but glibc keeps the
-      // freed pages in its arenas: hand them back, so the daemon's RSS
-      // returns toward its baseline (bench/stranger_flood.sh: 5.6x idle
-      // without this after 8 waves of 3000 junk connections, 2.3x with).
+      // Builds on glibc's allocator (NODEPROBE_JEMALLOC=OFF): gRPC frees
+      // what a flood of connections held, but glibc keeps the freed pages
+      // in its arenas; hand them back (bench/stranger_flood.sh, glibc: 5.6x
+      // idle without this after 8 waves of 3000 junk connections, 1.64x
+      // with). The builds we ship use jemalloc, which returns them itself
+      // (1.10x; cli/allocator_config.cc); there this is a no-op.
       malloc_trim(0);
     }
   });

@@ -13,7 +13,7 @@ NODEPROBE_PACKAGES=(
   libhwloc-dev libxml2-dev liblldpctl-dev lldpd
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libsqlite3-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev libarchive-dev
+  libsqlite3-dev libjemalloc-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev libarchive-dev
   prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev
   iproute2 iperf3 openssl libssl-dev bzip2 tar

@@ -22,10 +22,10 @@ std::string LldpdSocket() {
   return env != nullptr && *env ? env : lldpctl_get_default_transport();
 }
 
-absl::StatusOr<std::vector<LldpNeighbor>> ReadLldpNeighbors(const std::string& socket) {
+absl::StatusOr<std::vector<CableNeighbor>> ReadLldpNeighbors(const std::string& socket) {
   lldpctl_conn_t* conn = lldpctl_new_name(socket.c_str(), nullptr, nullptr, nullptr);
   if (conn == nullptr) return absl::ResourceExhaustedError("liblldpctl: out of memory");
-  std::vector<LldpNeighbor> out;
+  std::vector<CableNeighbor> out;
   lldpctl_atom_t* ifaces = lldpctl_get_interfaces(conn);
   if (ifaces == nullptr) {
     const std::string why = lldpctl_last_strerror(conn);
@@ -41,7 +41,7 @@ absl::StatusOr<std::vector<LldpNeighbor>> ReadLldpNeighbors(const std::string& s
     lldpctl_atom_t* neighbor = nullptr;
     if (neighbors != nullptr) {
       lldpctl_atom_foreach(neighbors, neighbor) {
-        LldpNeighbor n;
+        CableNeighbor n;
         n.interface = Str(iface, lldpctl_k_interface_name);
         n.system_name = Str(neighbor, lldpctl_k_chassis_name);
         n.port_id = Str(neighbor, lldpctl_k_port_id);

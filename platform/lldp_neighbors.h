@@ -12,12 +12,15 @@
 
 namespace nodeprobe::platform {
 
-struct LldpNeighbor {
-  std::string interface;    // local netdev
-  std::string system_name;  // the neighbour's SysName
+// One end of a cable as the node sees it: from LLDP (Ethernet/RoCE, here)
+// or from the fabric's SMPs (InfiniBand, platform/ib_neighbors.h).
+struct CableNeighbor {
+  std::string interface;    // local netdev, or "device:port" for IB
+  std::string system_name;  // the neighbour's SysName (IB: the switch name)
   std::string port_id;
   std::string port_descr;
   std::string chassis_id;
+  std::string source = "lldp";  // "lldp" or "ib-smp"
 };
 
 // lldpd's socket: $NODEPROBE_LLDPD_SOCKET, else liblldpctl's default
@@ -26,6 +29,6 @@ std::string LldpdSocket();
 
 // Every neighbour of every interface lldpd watches. UNAVAILABLE naming the
 // socket when lldpd is not running (or not reachable).
-absl::StatusOr<std::vector<LldpNeighbor>> ReadLldpNeighbors(const std::string& socket);
+absl::StatusOr<std::vector<CableNeighbor>> ReadLldpNeighbors(const std::string& socket);
 
 }  // namespace nodeprobe::platform

@@ -10,7 +10,7 @@ set -euo pipefail
 NODEPROBE_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libibverbs-dev librdmacm-dev ibverbs-providers
-  libhwloc-dev libxml2-dev liblldpctl-dev lldpd
+  libhwloc-dev libxml2-dev liblldpctl-dev lldpd libibnetdisc-dev libibmad-dev libibumad-dev
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev libjemalloc-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev libarchive-dev

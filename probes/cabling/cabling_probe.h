@@ -7,9 +7,10 @@
 //   CABLING_NO_NEIGHBOR    WARN: a planned interface with no LLDP neighbour
 //   CABLING_NO_LLDPD       ERROR: a plan to check and no lldpd to ask
 // Without a plan it records what it finds (SKIP when lldpd is absent or
-// heard nothing). InfiniBand ports have no LLDP: their neighbours come from
-// the subnet manager's view (ibnetdiscover), which this probe does not read
-// yet. Live host only.
+// heard nothing). InfiniBand ports have no LLDP: for each ACTIVE IB port
+// the probe asks the fabric one hop out (SMPs through libibnetdisc,
+// platform/ib_neighbors.h); plans name those ports "mlx5_0:1", and need no
+// lldpd. Live host only.
 #pragma once
 
 #include <map>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "platform/lldp_neighbors.h"
+#include "platform/rdma_sysfs.h"
 #include "probes/framework/probe.h"
 
 namespace nodeprobe {
@@ -35,9 +37,18 @@ class CablingProbe : public Probe {
 
 // The record and findings for what lldpd reported. `rdma_ports` maps a
 // netdev to the RDMA port behind it ("mlx5_0:1"); `expect` is the plan.
-v1::ProbeResult JudgeCabling(const std::vector<platform::LldpNeighbor>& neighbors,
+v1::ProbeResult JudgeCabling(const std::vector<platform::CableNeighbor>& neighbors,
                              const std::vector<std::pair<std::string, std::string>>& expect,
                              const std::map<std::string, std::string>& rdma_ports,
                              const std::string& profile_source);
+
+// The switch name in an InfiniBand NodeDescription: "MF0;leaf-rail-0-a:
+// MQM9700/U1" -> "leaf-rail-0-a"; other descriptions whole.
+std::string IbSwitchName(const std::string& node_desc);
+
+// The neighbours of the ACTIVE InfiniBand ports among DEVICES, asked of the
+// fabric (source "ib-smp"); ports that do not answer are left out.
+std::vector<platform::CableNeighbor> IbCableNeighbors(
+    const std::vector<platform::RawRdmaDevice>& devices);
 
 }  // namespace nodeprobe

@@ -7,7 +7,7 @@
 namespace nodeprobe {
 namespace {
 
-platform::LldpNeighbor Heard(const std::string& iface, const std::string& sw,
+platform::CableNeighbor Heard(const std::string& iface, const std::string& sw,
                              const std::string& port) {
   return {iface, sw, "ifname " + port, port, "mac 0c:42:a1:00:00:01"};
 }
@@ -57,6 +57,49 @@ TEST(CablingTest, NothingHeardAndNoPlanIsSkip) {
   const v1::ProbeResult r = JudgeCabling({}, {}, kRdma, "");
   EXPECT_EQ(r.verdict(), v1::SKIP);
   EXPECT_EQ(r.reason(), "lldpd heard no LLDP neighbour on any interface");
+}
+
+TEST(CablingTest, InfiniBandSwitchNamesComeOutOfTheNodeDescription) {
+  EXPECT_EQ(IbSwitchName("MF0;leaf-rail-0-a:MQM9700/U1"), "leaf-rail-0-a");
+  EXPECT_EQ(IbSwitchName("leaf-rail-0-a"), "leaf-rail-0-a");
+  EXPECT_EQ(IbSwitchName("MF0;no-model"), "MF0;no-model");
+  EXPECT_EQ(IbSwitchName(""), "");
+}
+
+TEST(CablingTest, AnInfiniBandPortOnTheWrongLeafIsAMismatchNamingThePort) {
+  platform::CableNeighbor ib{"mlx5_0:1", "leaf-rail-1-a", "17", "MF0;leaf-rail-1-a:MQM9700/U1",
+                             "guid 0xb8cef603000e2a40", "ib-smp"};
+  const v1::ProbeResult r = JudgeCabling({ib}, {{"mlx5_0:1", "leaf-rail-0-*"}}, kRdma, "p.yaml");
+  ASSERT_EQ(r.cabling().links_size(), 1);
+  EXPECT_EQ(r.cabling().links(0).source(), "ib-smp");
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "CABLING_RAIL_MISMATCH");
+  EXPECT_EQ(r.findings(0).device(), "mlx5_0:1");
+}
+
+TEST(CablingTest, APlannedInfiniBandPortThatNoSwitchAnsweredSaysSo) {
+  const v1::ProbeResult r = JudgeCabling({}, {{"mlx5_0:1", "leaf-rail-0-*"}}, kRdma, "p.yaml");
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "CABLING_NO_NEIGHBOR");
+  EXPECT_NE(r.findings(0).message().find("no switch answered one hop out"), std::string::npos);
+}
+
+platform::RawRdmaPort Port(const std::string& link_layer, const std::string& state) {
+  platform::RawRdmaPort p;
+  p.port = 1;
+  p.attrs["link_layer"] = {"link_layer", link_layer};
+  p.attrs["state"] = {"state", state};
+  return p;
+}
+
+TEST(CablingTest, OnlyActiveInfiniBandPortsAskTheFabricAndSilenceIsNoNeighbour) {
+  // No HCA here: the one ACTIVE IB port's discovery fails (no umad device)
+  // and leaves it out; RoCE and DOWN ports are not asked at all.
+  platform::RawRdmaDevice d;
+  d.name = "mlx5_77";
+  d.ports = {Port("Ethernet", "4: ACTIVE"), Port("InfiniBand", "1: DOWN"),
+             Port("InfiniBand", "4: ACTIVE")};
+  EXPECT_TRUE(IbCableNeighbors({d}).empty());
 }
 
 }  // namespace

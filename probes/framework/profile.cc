@@ -331,7 +331,8 @@ class ProfileParser {
       const std::string key = kv.first.as<std::string>();
       if (key != "expect") return UnknownKey(kv.first, "cabling.", {"expect"});
       if (!kv.second.IsMap()) {
-        return Error(kv.second, "cabling.expect must map interfaces to switch names, e.g. "
+        return Error(kv.second, "cabling.expect must map interfaces (or InfiniBand ports "
+                                "as device:port) to switch names, e.g. "
                                 "ens1f0np0: \"leaf-rail-0-*\"");
       }
       for (const auto& e : kv.second) {

@@ -22,7 +22,7 @@ done
 [ ${#ports[@]} -gt 0 ] || { echo "SKIP: no ACTIVE InfiniBand port on this host"; exit 0; }
 command -v ibnetdiscover >/dev/null || { echo "infiniband-diags missing: apt-get install infiniband-diags"; exit 2; }
 "$NP" run --stage single-node --probe cabling --format json > "$OUT/cabling.json" || true
-printf '%-12s %-28s %-20s %-6s | %-40s %s\n' port "nodeprobe switch" guid sport "ibnetdiscover (peer of our port)" agree
+printf '%-12s %-28s %-24s %-6s | %-40s %s\n' port "nodeprobe switch" guid sport "ibnetdiscover --ports (our link)" agree
 for dp in "${ports[@]}"; do
   dev="${dp%%:*}"; port="${dp##*:}"
   ibnetdiscover -C "$dev" -P "$port" --cache "$OUT/fabric-$dev-$port.cache" > /dev/null 2>&1 || true
@@ -38,10 +38,13 @@ for node in doc.get("nodes", [doc]):
                       get("neighbor_port", "neighborPort"))
 PY
 )
-  # ibnetdiscover --ports lists "<type> <lid> <port> <guid> ... - <type> <lid> <port> <guid> ( ... 'desc' )"
-  theirs=$(ibnetdiscover -C "$dev" -P "$port" --ports 2>/dev/null | grep -m1 -i "$(cat /sys/class/infiniband/$dev/node_guid | tr -d :)" | sed 's/.* - //' || true)
+  # ibnetdiscover --ports: one line per link, both ends (type, LID, port,
+  # GUID) and both descriptions; ours is the line with our node GUID.
+  theirs=$(ibnetdiscover -C "$dev" -P "$port" --ports 2>/dev/null |
+    grep -m1 -i "$(tr -d : < "/sys/class/infiniband/$dev/node_guid")" || true)
   read -r name guid sport <<< "${ours:-- - -}"
-  agree=no; [ -n "$theirs" ] && [[ "$theirs" == *"$sport"* ]] && [[ "$theirs" == *"${name}"* ]] && agree=same
-  printf '%-12s %-28s %-20s %-6s | %-40s %s\n' "$dp" "$name" "$guid" "$sport" "${theirs:0:40}" "$agree"
+  agree=no
+  [ -n "$theirs" ] && [[ "$theirs" == *"${guid#guid=0x}"* ]] && [[ " $theirs " =~ [[:space:]]$sport[[:space:]] ]] && agree=same
+  printf '%-12s %-28s %-24s %-6s | %-40s %s\n' "$dp" "$name" "$guid" "$sport" "${theirs:0:40}" "$agree"
 done
 echo "fabric caches and the probe's JSON: $OUT"

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
-#include "platform/ib_neighbors.h"
 #include "platform/rdma_sysfs.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
@@ -15,8 +14,6 @@ namespace {
 
 // Plan keys name a netdev ("ens1f0np0") or an InfiniBand port ("mlx5_0:1").
 bool IsIbPortKey(const std::string& key) { return key.find(':') != std::string::npos; }
-
-const std::vector<platform::RawRdmaDevice> kNoDevices;
 
 std::string Where(const v1::CablingLink& l) {
   std::string port = l.neighbor_port_descr().empty() ? l.neighbor_port() : l.neighbor_port_descr();
@@ -67,8 +64,11 @@ v1::ProbeResult JudgeCabling(const std::vector<platform::CableNeighbor>& neighbo
                             pattern, "\", but ",
                             IsIbPortKey(iface) ? "no switch answered one hop out of that port"
                                                : "lldpd heard no LLDP neighbour on it"),
-               "Check that the link is up, that the switch sends LLDP on that port, and that "
-               "lldpd watches the interface (lldpcli show interfaces)");
+               IsIbPortKey(iface)
+                   ? "Check that the port is ACTIVE (ibstat) and that a subnet manager answers; "
+                     "run as root (the SMPs need /dev/infiniband/umad*)"
+                   : "Check that the link is up, that the switch sends LLDP on that port, and "
+                     "that lldpd watches the interface (lldpcli show interfaces)");
   }
   if (report->links_size() == 0 && expect.empty()) {
     result.set_verdict(v1::SKIP);
@@ -87,33 +87,25 @@ std::string IbSwitchName(const std::string& node_desc) {
   return node_desc.substr(semi + 1, colon - semi - 1);
 }
 
-std::vector<platform::CableNeighbor> IbCableNeighbors(
-    const std::vector<platform::RawRdmaDevice>& devices) {
+std::vector<platform::CableNeighbor> IbCableNeighbors(const std::vector<rdma::PortNetdevs>& ports,
+                                                     const IbDiscover& discover) {
   std::vector<platform::CableNeighbor> out;
-  for (const platform::RawRdmaDevice& d : devices) {
-    for (const platform::RawRdmaPort& p : d.ports) {
-      auto attr = [&p](const char* name) {
-        auto it = p.attrs.find(name);
-        return it != p.attrs.end() && it->second.value.ok() ? *it->second.value : std::string();
-      };
-      // Only live InfiniBand ports: Ethernet (RoCE) ports have LLDP, and a
-      // port that is down has no one to ask.
-      if (attr("link_layer") != "InfiniBand" || attr("state").find("ACTIVE") == std::string::npos) {
-        continue;
-      }
-      absl::StatusOr<std::vector<platform::IbNeighbor>> found =
-          platform::DiscoverIbNeighbors(d.name, static_cast<int>(p.port));
-      if (!found.ok()) continue;  // a planned port says so: CABLING_NO_NEIGHBOR
-      for (const platform::IbNeighbor& n : *found) {
-        platform::CableNeighbor c;
-        c.interface = absl::StrCat(d.name, ":", p.port);
-        c.system_name = IbSwitchName(n.node_desc);
-        c.port_id = absl::StrCat(n.remote_port);
-        c.port_descr = n.node_desc;
-        c.chassis_id = absl::StrCat("guid 0x", absl::Hex(n.node_guid, absl::kZeroPad16));
-        c.source = "ib-smp";
-        out.push_back(std::move(c));
-      }
+  for (const rdma::PortNetdevs& p : ports) {
+    // Only live InfiniBand ports: Ethernet (RoCE) ports have LLDP, and a
+    // port that is down has no one to ask.
+    if (p.link_layer != "InfiniBand" || !p.active) continue;
+    absl::StatusOr<std::vector<platform::IbNeighbor>> found =
+        discover(p.device, static_cast<int>(p.port));
+    if (!found.ok()) continue;  // a planned port says so: CABLING_NO_NEIGHBOR
+    for (const platform::IbNeighbor& n : *found) {
+      platform::CableNeighbor c;
+      c.interface = absl::StrCat(p.device, ":", p.port);
+      c.system_name = IbSwitchName(n.node_desc);
+      c.port_id = absl::StrCat(n.remote_port);
+      c.port_descr = n.node_desc;
+      c.chassis_id = absl::StrCat("guid 0x", absl::Hex(n.node_guid, absl::kZeroPad16));
+      c.source = "ib-smp";
+      out.push_back(std::move(c));
     }
   }
   return out;
@@ -123,9 +115,13 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
   if (ctx.host.IsCaptured() || !ctx.host.topology_xml.empty()) {
     return SkipResult("cabling", "the cabling record is read on the live host only (lldpd)");
   }
+  // Each RDMA port's link layer, state and netdevs: the IB ports to ask the
+  // fabric about, and the RDMA port behind each LLDP interface.
   const platform::FileTree sys(ctx.host.sys_root);
   absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
-  std::vector<platform::CableNeighbor> ib = IbCableNeighbors(devs.ok() ? *devs : kNoDevices);
+  const std::vector<rdma::PortNetdevs> ports =
+      devs.ok() ? rdma::NetdevsOfPorts(*devs, &sys) : std::vector<rdma::PortNetdevs>{};
+  std::vector<platform::CableNeighbor> ib = IbCableNeighbors(ports);
   bool plan_names_netdevs = false;
   for (const auto& [key, pattern] : ctx.profile->cabling_expect) {
     plan_names_netdevs |= !IsIbPortKey(key);
@@ -153,12 +149,9 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
     return r;
   }
   neighbors->insert(neighbors->end(), ib.begin(), ib.end());
-  // The RDMA port behind each netdev, for the record.
   std::map<std::string, std::string> rdma_ports;
-  if (devs.ok()) {
-    for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*devs, &sys)) {
-      for (const std::string& nd : p.netdevs) rdma_ports[nd] = absl::StrCat(p.device, ":", p.port);
-    }
+  for (const rdma::PortNetdevs& p : ports) {
+    for (const std::string& nd : p.netdevs) rdma_ports[nd] = absl::StrCat(p.device, ":", p.port);
   }
   v1::ProbeResult r = JudgeCabling(*neighbors, ctx.profile->cabling_expect, rdma_ports,
                                    ctx.profile->source);

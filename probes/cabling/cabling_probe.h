@@ -13,13 +13,15 @@
 // lldpd. Live host only.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "platform/ib_neighbors.h"
 #include "platform/lldp_neighbors.h"
-#include "platform/rdma_sysfs.h"
+#include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/framework/probe.h"
 
 namespace nodeprobe {
@@ -46,9 +48,13 @@ v1::ProbeResult JudgeCabling(const std::vector<platform::CableNeighbor>& neighbo
 // MQM9700/U1" -> "leaf-rail-0-a"; other descriptions whole.
 std::string IbSwitchName(const std::string& node_desc);
 
-// The neighbours of the ACTIVE InfiniBand ports among DEVICES, asked of the
-// fabric (source "ib-smp"); ports that do not answer are left out.
+// The neighbours of the ACTIVE InfiniBand ports among PORTS, asked of the
+// fabric by `discover` (SMPs; tests pass their own, as no HCA is here),
+// as source "ib-smp"; ports that do not answer are left out.
+using IbDiscover =
+    std::function<absl::StatusOr<std::vector<platform::IbNeighbor>>(const std::string&, int)>;
 std::vector<platform::CableNeighbor> IbCableNeighbors(
-    const std::vector<platform::RawRdmaDevice>& devices);
+    const std::vector<rdma::PortNetdevs>& ports,
+    const IbDiscover& discover = platform::DiscoverIbNeighbors);
 
 }  // namespace nodeprobe

@@ -2,6 +2,7 @@
 // them (the lab test reads a real lldpd).
 #include "probes/cabling/cabling_probe.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace nodeprobe {
@@ -84,22 +85,42 @@ TEST(CablingTest, APlannedInfiniBandPortThatNoSwitchAnsweredSaysSo) {
   EXPECT_NE(r.findings(0).message().find("no switch answered one hop out"), std::string::npos);
 }
 
-platform::RawRdmaPort Port(const std::string& link_layer, const std::string& state) {
-  platform::RawRdmaPort p;
-  p.port = 1;
-  p.attrs["link_layer"] = {"link_layer", link_layer};
-  p.attrs["state"] = {"state", state};
+rdma::PortNetdevs Port(uint32_t port, const std::string& link_layer, bool active) {
+  rdma::PortNetdevs p;
+  p.device = "mlx5_77";
+  p.port = port;
+  p.link_layer = link_layer;
+  p.active = active;
   return p;
 }
 
 TEST(CablingTest, OnlyActiveInfiniBandPortsAskTheFabricAndSilenceIsNoNeighbour) {
   // No HCA here: the one ACTIVE IB port's discovery fails (no umad device)
   // and leaves it out; RoCE and DOWN ports are not asked at all.
-  platform::RawRdmaDevice d;
-  d.name = "mlx5_77";
-  d.ports = {Port("Ethernet", "4: ACTIVE"), Port("InfiniBand", "1: DOWN"),
-             Port("InfiniBand", "4: ACTIVE")};
-  EXPECT_TRUE(IbCableNeighbors({d}).empty());
+  const std::vector<rdma::PortNetdevs> d = {Port(1, "Ethernet", true), Port(2, "InfiniBand", false),
+                                            Port(3, "InfiniBand", true)};
+  EXPECT_TRUE(IbCableNeighbors(d).empty());
+}
+
+TEST(CablingTest, EachAnsweringIbPortBecomesALinkToItsSwitch) {
+  std::vector<std::string> asked;
+  auto discover = [&asked](const std::string& dev, int port)
+      -> absl::StatusOr<std::vector<platform::IbNeighbor>> {
+    asked.push_back(absl::StrCat(dev, ":", port));
+    if (port != 3) return std::vector<platform::IbNeighbor>{};
+    return std::vector<platform::IbNeighbor>{
+        {3, "MF0;leaf-rail-3-a:MQM9700/U1", 0xb8cef603000e2a40ull, 17, true}};
+  };
+  const std::vector<rdma::PortNetdevs> d = {Port(1, "Ethernet", true), Port(2, "InfiniBand", false),
+                                            Port(3, "InfiniBand", true)};
+  const std::vector<platform::CableNeighbor> n = IbCableNeighbors(d, discover);
+  EXPECT_EQ(asked, std::vector<std::string>{"mlx5_77:3"});
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].interface, "mlx5_77:3");
+  EXPECT_EQ(n[0].system_name, "leaf-rail-3-a");
+  EXPECT_EQ(n[0].port_id, "17");
+  EXPECT_EQ(n[0].chassis_id, "guid 0xb8cef603000e2a40");
+  EXPECT_EQ(n[0].source, "ib-smp");
 }
 
 }  // namespace

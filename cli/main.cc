@@ -1,7 +1,6 @@
 // File: main.cc
 // The `nodeprobe` command: flag parsing (CLI11) and dispatch. Everything
 // else is in libraries that tests link directly.
-#include <unistd.h>
 
 #include <cmath>
 #include <iostream>
@@ -210,16 +209,7 @@ int main(int argc, char** argv) {
     std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
     return kExitUsage;
   }
-  if (!capture_dir.empty()) {
-    // Every root inside the capture, present or not: a part the capture
-    // lacks reads as missing there, not as this machine's.
-    run.host.sys_root = capture_dir + "/sys";
-    run.host.proc_root = capture_dir + "/proc";
-    run.host.etc_root = capture_dir + "/etc";
-    if (run.host.topology_xml.empty() && access((capture_dir + "/topology.xml").c_str(), R_OK) == 0) {
-      run.host.topology_xml = capture_dir + "/topology.xml";
-    }
-  }
+  if (!capture_dir.empty()) run.host.UseCapture(capture_dir);
   // Multi-node stages, and single-node on named nodes, go through a
   // coordinator; plain single-node runs here, in-process.
   if (*run_cmd && (run.stage != "single-node" || !multi.nodes.empty() || multi.all_nodes)) {

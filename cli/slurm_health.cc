@@ -143,11 +143,7 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     RunOptions run = o->run;
-    if (!o->capture.empty()) {
-      run.host.sys_root = o->capture + "/sys";
-      run.host.proc_root = o->capture + "/proc";
-      run.host.etc_root = o->capture + "/etc";
-    }
+    if (!o->capture.empty()) run.host.UseCapture(o->capture);
     std::string node = o->node;
     if (node.empty() && getenv("SLURMD_NODENAME") != nullptr) node = getenv("SLURMD_NODENAME");
     if (node.empty()) node = HostName().substr(0, HostName().find('.'));
@@ -163,6 +159,11 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
                        kExitCouldNotRun);
     }
     const SlurmNode state = ParseScontrolShowNode(*shown);
+    if (!state.found) {
+      return ErrorExit(absl::StrCat("slurmctld does not know a node ", node,
+                                    " (pass Slurm's name with --node)"),
+                       kExitCouldNotRun);
+    }
     const SlurmAction action = DecideSlurmAction(*report, state);
     std::cout << "nodeprobe slurm-health " << node << ": " << action.why
               << (o->dry_run && action.kind != SlurmAction::kNone ? " [dry run]" : "") << "\n";

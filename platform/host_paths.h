@@ -4,6 +4,8 @@
 // host.
 #pragma once
 
+#include <unistd.h>
+
 #include <string>
 
 namespace nodeprobe::platform {
@@ -28,6 +30,18 @@ struct HostPaths {
   // A root still at its live default during a captured run.
   bool NotCaptured(const std::string& root, const char* live_default) const {
     return IsCaptured() && root == live_default;
+  }
+  // Points every root into a captured node DIR (sys/, proc/, etc/, present
+  // or not: a part the capture lacks reads as missing there, not as this
+  // machine's), and at DIR/topology.xml when it exists and no topology was
+  // given.
+  void UseCapture(const std::string& dir) {
+    sys_root = dir + "/sys";
+    proc_root = dir + "/proc";
+    etc_root = dir + "/etc";
+    if (topology_xml.empty() && access((dir + "/topology.xml").c_str(), R_OK) == 0) {
+      topology_xml = dir + "/topology.xml";
+    }
   }
 };
 

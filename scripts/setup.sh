@@ -28,12 +28,16 @@ for pkg in "${NODEPROBE_PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+# np_apt_install PKG...: installs Debian packages (sudo when not root).
+np_apt_install() {
+  echo "setup: installing $*" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  np_apt_install "${missing[@]}"
 fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,12 +48,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # changed). Node itself from Debian when the machine has none.
 np_install_test_tools() {
   local tool="$ROOT/tests/deploy/k8s"
-  if ! command -v npm >/dev/null; then
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
-  fi
+  # By command, not package: a machine's Node may come from elsewhere
+  # (its npm bundled), and Debian's npm would conflict with it.
+  command -v npm >/dev/null || np_apt_install nodejs npm
   if ! cmp -s "$tool/package-lock.json" "$tool/node_modules/.package-lock.json.installed" 2>/dev/null; then
     (cd "$tool" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
       cp "$tool/package-lock.json" "$tool/node_modules/.package-lock.json.installed"

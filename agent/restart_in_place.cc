@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 
 namespace nodeprobe::agent {
@@ -22,14 +23,10 @@ absl::Status RestartInPlace(absl::Duration grace) {
   // The command line as it was started, NUL-separated.
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::string> args;
-  for (size_t at = 0; at < raw.size();) {
-    const size_t end = raw.find('\0', at);
-    args.push_back(raw.substr(at, end == std::string::npos ? std::string::npos : end - at));
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  if (args.empty()) return absl::InternalError("cannot read /proc/self/cmdline");
+  // Each argument ends in a NUL; empty ones (--metrics-listen "") are kept.
+  std::vector<std::string> args = absl::StrSplit(raw, absl::ByChar('\0'));
+  if (!args.empty() && args.back().empty()) args.pop_back();
+  if (args.empty() || raw.empty()) return absl::InternalError("cannot read /proc/self/cmdline");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

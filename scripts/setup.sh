@@ -20,6 +20,7 @@ NODEPROBE_PACKAGES=(
   clang libclang-rt-14-dev
   chromium
   slurm-wlm munge help2man
+  ibsim-utils libumad2sim0 infiniband-diags
 )
 
 missing=()

@@ -102,7 +102,8 @@ std::vector<platform::CableNeighbor> IbCableNeighbors(const std::vector<rdma::Po
       c.interface = absl::StrCat(p.device, ":", p.port);
       c.system_name = IbSwitchName(n.node_desc);
       c.port_id = absl::StrCat(n.remote_port);
-      c.port_descr = n.node_desc;
+      // A switch port has no description of its own in IB: the record's
+      // "port" is its number (the NodeDescription went into the name).
       c.chassis_id = absl::StrCat("guid 0x", absl::Hex(n.node_guid, absl::kZeroPad16));
       c.source = "ib-smp";
       out.push_back(std::move(c));

@@ -111,12 +111,15 @@ class IbFabricSimTest : public ::testing::Test {
   }
 
   // The environment that attaches a process to the simulated fabric as
-  // NODE's HCA. The sanitizers' runtime must come first in the library
-  // list; the preload puts umad2sim ahead of it, which is harmless here.
+  // NODE's HCA. In the sanitizer build: ASan wants its runtime first in the
+  // library list and the preload goes ahead of it (harmless here), and
+  // umad2sim's own overread is suppressed (UMAD2SIM_ASAN_SUPPRESSIONS says
+  // what it is).
   std::vector<std::string> AttachedAs(const std::string& node) const {
     const char* asan = std::getenv("ASAN_OPTIONS");
     return {"IBSIM_SOCKNAME=" + socket_, "SIM_HOST=" + node, std::string("LD_PRELOAD=") + kUmad2sim,
-            absl::StrCat("ASAN_OPTIONS=", asan != nullptr ? asan : "", ":verify_asan_link_order=0")};
+            absl::StrCat("ASAN_OPTIONS=", asan != nullptr ? asan : "",
+                         ":verify_asan_link_order=0:suppressions=", UMAD2SIM_ASAN_SUPPRESSIONS)};
   }
 
   // The cabling probe's IB half run on NODE for its port ibsim0:PORT

@@ -32,8 +32,8 @@ rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 anon_kb() { awk '/RssAnon/ {print $2}' "/proc/$1/status"; }
 cpu_s() { awk -v t="$(getconf CLK_TCK)" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
 
-printf '%-12s %-10s %-12s %-14s %-16s\n' metrics "RSS MB" "private MB" "CPU s/idle min" \
-  "scrape ms (mean)"
+printf '%-12s %-10s %-12s %-14s %-18s %s\n' metrics "RSS MB" "private MB" "CPU s/idle min" \
+  "scrape ms (mean)" "agent binary"
 for mode in on off; do
   listen=""; [ "$mode" = on ] && listen="127.0.0.1:0"
   "$NP" agent --insecure --coordinator "127.0.0.1:$port" --node-name "fp-$mode" \
@@ -57,10 +57,12 @@ for mode in on off; do
     scrape_ms=$(python3 -c "print(round(($t1 - $t0) * 1000 / $SCRAPES, 2))")
   fi
   rss=$(rss_kb "$apid"); anon=$(anon_kb "$apid")
+  # `nodeprobe agent` execs nodeprobe-agent when it is beside it.
+  exe=$(basename "$(readlink "/proc/$apid/exe")")
   c0=$(cpu_s "$apid"); sleep "$IDLE"; c1=$(cpu_s "$apid")
-  printf '%-12s %-10.1f %-12.1f %-14.3f %-16s\n' "$mode" "$(python3 -c "print($rss/1024)")" \
+  printf '%-12s %-10.1f %-12.1f %-14.3f %-18s %s\n' "$mode" "$(python3 -c "print($rss/1024)")" \
     "$(python3 -c "print($anon/1024)")" "$(python3 -c "print(($c1 - $c0) * 60 / $IDLE)")" \
-    "$scrape_ms"
+    "$scrape_ms" "$exe"
   kill "$apid"; wait "$apid" 2>/dev/null || true
 done
 

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "agent/agent.h"
+#include "agent/agent_command.h"
 #include "probes/nccl/collective_judge.h"
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
@@ -21,7 +21,6 @@
 #include "cli/run_rendering.h"
 #include "cli/signals.h"
 #include "cli/table_renderer.h"
-#include "agent/agent_metrics.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/run_pages.h"
 #include "coordinator/server_limits.h"
@@ -31,15 +30,6 @@
 #include "probes/transfer/transfer_runner.h"
 
 namespace nodeprobe::cli {
-void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {
-  cmd->add_option("--coordinator", *coordinator,
-                  "Coordinator HOST:PORT (else $NODEPROBE_COORDINATOR, else "
-                  "/etc/nodeprobe/nodeprobe.yaml)");
-  cmd->add_option("--tls-cert", tls->cert, "This party's certificate (PEM)");
-  cmd->add_option("--tls-key", tls->key, "This party's private key (PEM)");
-  cmd->add_option("--tls-ca", tls->ca, "CA bundle that signs the other parties (PEM)");
-  cmd->add_flag("--insecure", tls->insecure, "Plaintext, no authentication (labs only)");
-}
 
 absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
                                                      const coordinator::TlsFiles& tls) {
@@ -201,29 +191,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   coord->add_option("--profile", *coord_profile,
                     "Default acceptance profile (YAML) for runs that name none");
 
-  auto aopts = std::make_shared<agent::AgentOptions>();
-  CLI::App* agent_cmd = app.add_subcommand(
-      "agent", "Run the node agent: connect to the coordinator and run the tasks it sends.");
-  AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
-  auto health = std::make_shared<std::string>("127.0.0.1:18518");
-  agent_cmd->add_option("--health-listen", *health,
-                        "Local gRPC health endpoint (\"\" disables)")
-      ->capture_default_str();
-  auto metrics_listen = std::make_shared<std::string>("0.0.0.0:18519");
-  agent_cmd->add_option("--metrics-listen", *metrics_listen,
-                        "Prometheus /metrics (HTTP, read-only) on this address; \"\" disables")
-      ->capture_default_str();
-  agent_cmd->add_option("--node-name", aopts->node_name,
-                        "Name to register (default: host name; must match the certificate)");
-  agent_cmd->add_flag("--allow-disruptive", aopts->allow_disruptive,
-                      "Take part in the failure stage: let the coordinator take this node's "
-                      "rail links down for a few seconds (restored by a detached process even "
-                      "if the agent dies). Off by default");
-  // Local only (never set by the coordinator): lets tests substitute a task
-  // worker that hangs, to check that the agent kills it at its deadline.
-  agent_cmd->add_option("--task-worker", aopts->self_exe,
-                        "Executable that runs tasks as `EXE task` (default: this binary)")
-      ->group("");
+  std::function<int()> run_agent = agent::AddAgentCommand(app, "/proc/self/exe");
 
   auto status_addr = std::make_shared<std::string>("127.0.0.1:18518");
   auto status_format = std::make_shared<std::string>("table");
@@ -296,49 +264,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       server->Wait();
       return kExitOk;
     }
-    if (agent_cmd->parsed()) {
-      auto address = coordinator::ResolveCoordinator(aopts->coordinator);
-      if (!address.ok()) return ErrorExit(std::string(address.status().message()));
-      agent::AgentOptions o = *aopts;
-      o.coordinator = *address;
-      if (o.node_name.empty()) o.node_name = HostName();
-      if (!o.tls.insecure) {
-        auto creds = coordinator::ClientCredentials(o.tls);
-        if (!creds.ok()) return ErrorExit(std::string(creds.status().message()));
-      }
-      agent::AgentMetrics metrics;
-      if (!metrics_listen->empty()) {
-        absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
-        if (!port.ok()) {
-          return ErrorExit(std::string(port.status().message()), kExitCouldNotRun);
-        }
-        std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
-        o.metrics = &metrics;
-      }
-      agent::Agent agent(o);
-      // AgentLocal and the standard gRPC health service, on loopback, for
-      // local supervisors (systemd, kubelet exec probes, an operator).
-      agent::AgentLocalService local(&agent);
-      std::unique_ptr<grpc::Server> health_server;
-      if (!health->empty()) {
-        grpc::EnableDefaultHealthCheckService(true);
-        grpc::ServerBuilder builder;
-        builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
-        builder.RegisterService(&local);
-        coordinator::ApplyServerLimits(&builder);
-        health_server = builder.BuildAndStart();
-        if (!health_server) {
-          return ErrorExit(absl::StrCat("cannot listen on --health-listen ", *health,
-                                   " (another agent here? pass another address or \"\")"),
-                      kExitCouldNotRun);
-        }
-      }
-      StopOnSignal on_signal([&] { agent.Stop(); });
-      std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
-      agent.Run();
-      if (health_server) health_server->Shutdown();
-      return kExitOk;
-    }
+    if (int rc = run_agent(); rc >= 0) return rc;
     if (status_cmd->parsed()) {
       // Loopback only, plaintext: the endpoint says nothing secret and
       // accepts nothing.

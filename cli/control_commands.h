@@ -10,13 +10,11 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/status/statusor.h"
+#include "cli/control_flags.h"
 #include "coordinator/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 
 namespace nodeprobe::cli {
-
-// Adds --coordinator and the TLS flags to a command.
-void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls);
 
 // The coordinator a client command talks to: --coordinator, else
 // $NODEPROBE_COORDINATOR, else the config file; dialled with `tls`.

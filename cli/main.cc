@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include "absl/synchronization/mutex.h"
 
+#include "agent/agent_command.h"
 #include "agent/link_flap.h"
 #include "cli/control_commands.h"
 #include "cli/evidence_command.h"
@@ -201,6 +202,10 @@ int main(int argc, char** argv) {
               << " (see 'nodeprobe --help')\n";
     return kExitUsage;
   }
+
+  // The agent is the one command that stays resident: it runs from its
+  // own slim binary when that is installed beside this one.
+  if (app.got_subcommand("agent")) nodeprobe::agent::ExecAgentBinary(argv);
 
   // CLI11's number checks let NaN through (every comparison with it is
   // false), so the deadline is checked here.

@@ -4,7 +4,8 @@
 # with dlopen when present, so they are no dependency.
 include_guard(GLOBAL)
 
-install(TARGETS nodeprobe RUNTIME DESTINATION bin)
+# nodeprobe-agent beside nodeprobe: `nodeprobe agent` execs it from there.
+install(TARGETS nodeprobe nodeprobe-agent RUNTIME DESTINATION bin)
 install(FILES ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-agent.service
               ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-coordinator.service
               ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-sweep.service

@@ -15,7 +15,7 @@ dir="${NODEPROBE_TSAN_DIR:-$ROOT/build-thread}"
 tests=(platform_test tasks_test agent_test coordinator_test transfer_test
        control_plane_lab_test transfer_lab_test)
 start=$(date +%s)
-CC=clang CXX=clang++ NP_BUILD_TARGET="nodeprobe ${tests[*]}" np_build "$dir" \
+CC=clang CXX=clang++ NP_BUILD_TARGET="nodeprobe nodeprobe-agent ${tests[*]}" np_build "$dir" \
   -DNODEPROBE_SANITIZE=thread -DCMAKE_CXX_FLAGS=-Werror=thread-safety
 echo "tsan.sh: built in $(( $(date +%s) - start )) s" >&2
 # Only third-party code may be suppressed, each entry with its reason.

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # What the package holds, also in a tree that built only some targets
 # (scripts/tsan.sh): the binary and its man pages.
-targets=(nodeprobe)
+targets=(nodeprobe nodeprobe-agent)
 command -v help2man >/dev/null && targets+=(man_pages)  # as cmake/ManPages.cmake decides
 cmake --build "$build" --target "${targets[@]}" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 (cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
@@ -28,6 +28,9 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" > "$work
   || { cat "$work/dpkg.log"; exit 1; }
 out=$("$root/usr/bin/nodeprobe" version)
 [ "$out" = "nodeprobe $(dpkg-deb -f "$deb" Version)" ] || { echo "installed binary says: $out"; exit 1; }
+# The agent's own binary, beside it (`nodeprobe agent` execs it from there).
+out=$("$root/usr/bin/nodeprobe-agent" --version)
+[ "$out" = "$(dpkg-deb -f "$deb" Version)" ] || { echo "installed agent binary says: $out"; exit 1; }
 for page in nodeprobe nodeprobe-run nodeprobe-slurm-health; do
   zcat "$root/usr/share/man/man1/$page.1.gz" 2>/dev/null | grep -q '^\.SH OPTIONS' \
     || { echo "no man page $page(1) with its options"; exit 1; }

@@ -2,6 +2,7 @@
 // host c runs the coordinator and routes between a (10.83.1.0/24) and b
 // (10.83.2.0/24), where the agents run. Covers the two-node stage, mutual
 // TLS, lost agents, a coordinator restart, a hung probe run, and bad input.
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -13,6 +14,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -541,8 +543,14 @@ TEST_F(ControlPlaneLabTest, AnAgentKilledWhileServingATransferLeavesNothingBehin
 
 TEST_F(ControlPlaneLabTest, TheAgentsHealthEndpointAnswersThroughTheCommand) {
   port_ = StartCoordinator(false);
-  StartAgent("a", "gpu-a", false, "", {"--health-listen", "127.0.0.1:18600"});
+  const pid_t agent = StartAgent("a", "gpu-a", false, "", {"--health-listen", "127.0.0.1:18600"});
   ASSERT_TRUE(WaitForAgent("gpu-a", false));
+  // `nodeprobe agent` handed itself to the slim binary beside it (the same
+  // PID, so a supervisor keeps it), whose tasks, such as the stage above,
+  // ran in the full one.
+  char exe[PATH_MAX] = {};
+  ASSERT_GT(readlink(absl::StrCat("/proc/", agent, "/exe").c_str(), exe, sizeof(exe) - 1), 0);
+  EXPECT_TRUE(absl::EndsWith(exe, "/nodeprobe-agent")) << exe;
   auto pid = lab_->Spawn("a", {NODEPROBE_BINARY, "status", "--agent", "127.0.0.1:18600",
                                "--format", "json"},
                          "status.log");

@@ -1,0 +1,117 @@
+// File: agent_command.cc
+#include "agent/agent_command.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "agent/agent.h"
+#include "agent/agent_metrics.h"
+#include "cli/control_flags.h"
+#include "cli/environment.h"
+#include "cli/exit_codes.h"
+#include "cli/signals.h"
+#include "coordinator/credentials.h"
+#include "coordinator/server_limits.h"
+
+namespace nodeprobe::agent {
+
+std::string BesideThisBinary(const std::string& name) {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return name;
+  const std::string path(self, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/') + 1) + name;
+}
+
+void ExecAgentBinary(char** argv) {
+  const std::string agent = BesideThisBinary("nodeprobe-agent");
+  if (access(agent.c_str(), X_OK) != 0) return;  // not installed beside us: run in this process
+  execv(agent.c_str(), argv);
+  std::cerr << "nodeprobe agent: cannot start " << agent << " (" << strerror(errno)
+            << "); running in this process\n";
+}
+
+std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_exe) {
+  auto aopts = std::make_shared<AgentOptions>();
+  aopts->self_exe = worker_exe;
+  CLI::App* agent_cmd = app.add_subcommand(
+      "agent", "Run the node agent: connect to the coordinator and run the tasks it sends.");
+  cli::AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
+  auto health = std::make_shared<std::string>("127.0.0.1:18518");
+  agent_cmd->add_option("--health-listen", *health,
+                        "Local gRPC health endpoint (\"\" disables)")
+      ->capture_default_str();
+  auto metrics_listen = std::make_shared<std::string>("0.0.0.0:18519");
+  agent_cmd->add_option("--metrics-listen", *metrics_listen,
+                        "Prometheus /metrics (HTTP, read-only) on this address; \"\" disables")
+      ->capture_default_str();
+  agent_cmd->add_option("--node-name", aopts->node_name,
+                        "Name to register (default: host name; must match the certificate)");
+  agent_cmd->add_flag("--allow-disruptive", aopts->allow_disruptive,
+                      "Take part in the failure stage: let the coordinator take this node's "
+                      "rail links down for a few seconds (restored by a detached process even "
+                      "if the agent dies). Off by default");
+  // Local only (never set by the coordinator): lets tests substitute a task
+  // worker that hangs, to check that the agent kills it at its deadline.
+  agent_cmd->add_option("--task-worker", aopts->self_exe,
+                        "Executable that runs tasks as `EXE task` (default: nodeprobe)")
+      ->group("");
+
+  return [=]() -> int {
+    if (!agent_cmd->parsed()) return -1;
+    auto address = coordinator::ResolveCoordinator(aopts->coordinator);
+    if (!address.ok()) return cli::ErrorExit(std::string(address.status().message()));
+    AgentOptions o = *aopts;
+    o.coordinator = *address;
+    if (access(o.self_exe.c_str(), X_OK) != 0) {
+      return cli::ErrorExit(absl::StrCat("cannot run tasks: ", o.self_exe,
+                                         " is not an executable nodeprobe (install nodeprobe and "
+                                         "nodeprobe-agent side by side, or pass --task-worker)"));
+    }
+    if (o.node_name.empty()) o.node_name = cli::HostName();
+    if (!o.tls.insecure) {
+      auto creds = coordinator::ClientCredentials(o.tls);
+      if (!creds.ok()) return cli::ErrorExit(std::string(creds.status().message()));
+    }
+    AgentMetrics metrics;
+    if (!metrics_listen->empty()) {
+      absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
+      if (!port.ok()) {
+        return cli::ErrorExit(std::string(port.status().message()), cli::kExitCouldNotRun);
+      }
+      std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
+      o.metrics = &metrics;
+    }
+    Agent agent(o);
+    // AgentLocal and the standard gRPC health service, on loopback, for
+    // local supervisors (systemd, kubelet exec probes, an operator).
+    AgentLocalService local(&agent);
+    std::unique_ptr<grpc::Server> health_server;
+    if (!health->empty()) {
+      grpc::EnableDefaultHealthCheckService(true);
+      grpc::ServerBuilder builder;
+      builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
+      builder.RegisterService(&local);
+      coordinator::ApplyServerLimits(&builder);
+      health_server = builder.BuildAndStart();
+      if (!health_server) {
+        return cli::ErrorExit(absl::StrCat("cannot listen on --health-listen ", *health,
+                                 " (another agent here? pass another address or \"\")"),
+                    cli::kExitCouldNotRun);
+      }
+    }
+    cli::StopOnSignal on_signal([&] { agent.Stop(); });
+    std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
+    agent.Run();
+    if (health_server) health_server->Shutdown();
+    return cli::kExitOk;
+  };
+}
+
+}  // namespace nodeprobe::agent

@@ -178,14 +178,14 @@ TEST(PathClassTest, SwitchLevelsDecidePixAndPxb) {
   using platform::AncestorKind;
   platform::TopoPciDevice a, b;
   // a, b below two downstream ports (10, 11) of one switch (upstream 20).
-  a.ancestors = {{10, AncestorKind::kPciBridge}, {20, AncestorKind::kPciBridge},
-                 {30, AncestorKind::kPciBridge}, {40, AncestorKind::kHostBridge}};
-  b.ancestors = {{11, AncestorKind::kPciBridge}, {20, AncestorKind::kPciBridge},
-                 {30, AncestorKind::kPciBridge}, {40, AncestorKind::kHostBridge}};
+  a.ancestors = {{10, AncestorKind::kPciBridge, ""}, {20, AncestorKind::kPciBridge, ""},
+                 {30, AncestorKind::kPciBridge, ""}, {40, AncestorKind::kHostBridge, ""}};
+  b.ancestors = {{11, AncestorKind::kPciBridge, ""}, {20, AncestorKind::kPciBridge, ""},
+                 {30, AncestorKind::kPciBridge, ""}, {40, AncestorKind::kHostBridge, ""}};
   EXPECT_EQ(locality::ClassifyPath(a, b), locality::PathClass::kPix);
   // b one switch further down: two switches between them.
-  b.ancestors.insert(b.ancestors.begin(), {{12, AncestorKind::kPciBridge},
-                                           {13, AncestorKind::kPciBridge}});
+  b.ancestors.insert(b.ancestors.begin(), {{12, AncestorKind::kPciBridge, ""},
+                                           {13, AncestorKind::kPciBridge, ""}});
   b.ancestors[2].id = 14;
   EXPECT_EQ(locality::ClassifyPath(a, b), locality::PathClass::kPxb);
 }
@@ -268,12 +268,12 @@ TEST(PathClassTest, SameSocketAcrossSubNumaNodesIsNodeNotSys) {
   gpu.nodeset = "0x1";
   near_nic.nodeset = "0x2";
   far_nic.nodeset = "0x4";
-  gpu.ancestors = {{10, AncestorKind::kHostBridge}, {100, AncestorKind::kOther},
-                   {1, AncestorKind::kMachine}};
-  near_nic.ancestors = {{11, AncestorKind::kHostBridge}, {100, AncestorKind::kOther},
-                        {1, AncestorKind::kMachine}};
-  far_nic.ancestors = {{12, AncestorKind::kHostBridge}, {200, AncestorKind::kOther},
-                       {1, AncestorKind::kMachine}};
+  gpu.ancestors = {{10, AncestorKind::kHostBridge, ""}, {100, AncestorKind::kOther, ""},
+                   {1, AncestorKind::kMachine, ""}};
+  near_nic.ancestors = {{11, AncestorKind::kHostBridge, ""}, {100, AncestorKind::kOther, ""},
+                        {1, AncestorKind::kMachine, ""}};
+  far_nic.ancestors = {{12, AncestorKind::kHostBridge, ""}, {200, AncestorKind::kOther, ""},
+                       {1, AncestorKind::kMachine, ""}};
   EXPECT_EQ(locality::ClassifyPath(gpu, near_nic), locality::PathClass::kNode);
   EXPECT_EQ(locality::ClassifyPath(gpu, far_nic), locality::PathClass::kSys);
 }
@@ -296,11 +296,14 @@ std::string HwlocEightByEight() {
     x += "<object type=\"NUMANode\" os_index=\"" + std::to_string(pkg) + "\" cpuset=\"" + set +
          "\" complete_cpuset=\"" + set + "\" nodeset=\"" + set + "\" complete_nodeset=\"" + set +
          "\" gp_index=\"" + std::to_string(gp++) + "\" local_memory=\"1073741824\"/>\n";
+    // Two ids in one expression would be taken in an unspecified order.
+    const int core_gp = gp++;
+    const int pu_gp = gp++;
     x += "<object type=\"Core\" os_index=\"0\" cpuset=\"" + set + "\" complete_cpuset=\"" + set +
          "\" nodeset=\"" + set + "\" complete_nodeset=\"" + set + "\" gp_index=\"" +
-         std::to_string(gp++) + "\">\n<object type=\"PU\" os_index=\"" + std::to_string(pkg) +
+         std::to_string(core_gp) + "\">\n<object type=\"PU\" os_index=\"" + std::to_string(pkg) +
          "\" cpuset=\"" + set + "\" complete_cpuset=\"" + set + "\" nodeset=\"" + set +
-         "\" complete_nodeset=\"" + set + "\" gp_index=\"" + std::to_string(gp++) +
+         "\" complete_nodeset=\"" + set + "\" gp_index=\"" + std::to_string(pu_gp) +
          "\"/>\n</object>\n";
     for (int k = 0; k < 4; ++k) {
       const int i = pkg * 4 + k;
@@ -315,13 +318,14 @@ std::string HwlocEightByEight() {
            "\" bridge_type=\"1-1\" depth=\"1\" bridge_pci=\"0000:[" + g + "-" + n +
            "]\" pci_busid=\"0000:" + b + ":00.0\" pci_type=\"0604 [1000:c030] [0000:0000] 00\" "
            "pci_link_speed=\"63.015385\">\n";
-      x += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(gp++) + "\" pci_busid=\"0000:" +
+      const int gpu_gp = gp++, gpu_os_gp = gp++, nic_gp = gp++, nic_os_gp = gp++;
+      x += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(gpu_gp) + "\" pci_busid=\"0000:" +
            g + ":00.0\" pci_type=\"0302 [10de:2330] [10de:16c1] a1\" pci_link_speed=\"63.015385\">\n"
-           "<object type=\"OSDev\" gp_index=\"" + std::to_string(gp++) + "\" name=\"nvml" +
+           "<object type=\"OSDev\" gp_index=\"" + std::to_string(gpu_os_gp) + "\" name=\"nvml" +
            std::to_string(i) + "\" osdev_type=\"1\"/>\n</object>\n";
-      x += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(gp++) + "\" pci_busid=\"0000:" +
+      x += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(nic_gp) + "\" pci_busid=\"0000:" +
            n + ":00.0\" pci_type=\"0207 [15b3:1021] [15b3:0023] 00\" pci_link_speed=\"63.015385\">\n"
-           "<object type=\"OSDev\" gp_index=\"" + std::to_string(gp++) + "\" name=\"mlx5_" +
+           "<object type=\"OSDev\" gp_index=\"" + std::to_string(nic_os_gp) + "\" name=\"mlx5_" +
            std::to_string(i) + "\" osdev_type=\"3\"/>\n</object>\n";
       x += "</object>\n</object>\n";
     }

@@ -16,12 +16,6 @@
 namespace nodeprobe::lab {
 namespace {
 
-std::vector<std::string> Codes(const v1::ProbeResult& r) {
-  std::vector<std::string> out;
-  for (const auto& f : r.findings()) out.push_back(f.code());
-  return out;
-}
-
 bool Has(const v1::ProbeResult& r, const std::string& code) {
   for (const auto& f : r.findings()) {
     if (f.code() == code) return true;

@@ -145,6 +145,18 @@ TEST(BadInputTest, TimeoutMustBeAFiniteNumber) {
   }
 }
 
+TEST(BadInputTest, AnAgentWithoutATaskWorkerSaysSoAtStart) {
+  // Through `nodeprobe agent`, so in the agent's own binary when it is
+  // built beside: a worker that is not there would fail every task later.
+  CommandResult r = Nodeprobe({"agent", "--insecure", "--coordinator", "127.0.0.1:1",
+                               "--health-listen", "", "--metrics-listen", "", "--task-worker",
+                               "/nonexistent/nodeprobe"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "/nonexistent/nodeprobe is not an executable nodeprobe"))
+      << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+}
+
 TEST(BadInputTest, ARunWithEverythingSkippedIsSkipNotPassAndSaysWhy) {
   testing::TempDir empty;
   CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--probe", "rdma-devices",

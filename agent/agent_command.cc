@@ -102,8 +102,8 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
       health_server = builder.BuildAndStart();
       if (!health_server) {
         return cli::ErrorExit(absl::StrCat("cannot listen on --health-listen ", *health,
-                                 " (another agent here? pass another address or \"\")"),
-                    cli::kExitCouldNotRun);
+                                           " (another agent here? pass another address or \"\")"),
+                              cli::kExitCouldNotRun);
       }
     }
     cli::StopOnSignal on_signal([&] { agent.Stop(); });

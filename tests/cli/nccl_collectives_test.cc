@@ -28,7 +28,9 @@ class NcclCollectivesTest : public ::testing::Test {
     for (const char* v : {"FAKE_NCCL_FAIL_RANK", "FAKE_NCCL_FAIL", "FAKE_NCCL_FAIL_AFTER"}) {
       unsetenv(v);
     }
-    profile_ = ::testing::TempDir() + "/nccl-profile.yaml";
+    // A directory of this test's own: gtest's TempDir() is /tmp/ for every
+    // test process, and ctest -j runs these side by side.
+    profile_ = dir_.path() + "/nccl-profile.yaml";
     Profile(
         "nccl:\n  collectives: [all_reduce, all_gather, reduce_scatter, alltoall, broadcast, "
         "reduce, sendrecv]\n  min_bytes: 4096\n  max_bytes: 65536\n  step_factor: 16\n"
@@ -59,6 +61,7 @@ class NcclCollectivesTest : public ::testing::Test {
     return nullptr;
   }
 
+  testing::TempDir dir_;
   std::string profile_;
 };
 

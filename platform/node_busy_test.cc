@@ -18,12 +18,16 @@ namespace nodeprobe::platform {
 namespace {
 
 // A process that looks like a Slurm job step to /proc: comm "slurmstepd"
-// (the executable's name) and the title slurmstepd gives itself.
+// (the executable's name) and the title slurmstepd gives itself. Each in a
+// directory of its own: overwriting a copy another step already runs is
+// ETXTBSY.
 pid_t StartStep(const std::string& dir, const std::string& title,
                 const char* seconds = "30") {
-  const std::string exe = dir + "/slurmstepd";
-  std::filesystem::copy_file("/bin/sleep", exe,
-                             std::filesystem::copy_options::overwrite_existing);
+  static int steps = 0;
+  const std::string step_dir = absl::StrCat(dir, "/step", ++steps);
+  std::filesystem::create_directory(step_dir);
+  const std::string exe = step_dir + "/slurmstepd";
+  std::filesystem::copy_file("/bin/sleep", exe);
   const pid_t pid = fork();
   if (pid == 0) {
     execl(exe.c_str(), title.c_str(), seconds, static_cast<char*>(nullptr));
@@ -92,7 +96,7 @@ TEST(NodeBusyTest, GpuProcessesAreNamedWhereVisible) {
   gpus.add_gpus()->set_bus_id("0000:5d:00.0");  // idle
   const std::vector<std::string> busy = GpuProcessesRunning(gpus, FileTree("/proc"));
   ASSERT_EQ(busy.size(), 3u);
-  EXPECT_EQ(busy[0], absl::StrCat("GPU 0000:19:00.0: pid ", getpid(), " (platform_test)"));
+  EXPECT_EQ(busy[0], absl::StrCat("GPU 0000:19:00.0: pid ", getpid(), " (node_busy_test)"));
   EXPECT_EQ(busy[1], "GPU 0000:19:00.0: pid 4000000");
   EXPECT_EQ(busy[2], "GPU 0000:3b:00.0: 1 compute process(es)");
 }

@@ -16,7 +16,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "probes/cabling/cabling_probe.h"
-#include "probes/framework/result_util.h"
+#include "probes/framework/profile.h"
+#include "probes/framework/stage_runner.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -34,9 +35,11 @@ int main(int argc, char** argv) {
   port.active = true;
   const std::vector<nodeprobe::platform::CableNeighbor> found =
       nodeprobe::IbCableNeighbors({port});
+  nodeprobe::Profile plan;
+  plan.source = "ibsim-plan.yaml";
   nodeprobe::v1::ProbeResult r =
-      nodeprobe::JudgeCabling(found, {{argv[1], argv[2]}}, {}, "ibsim-plan.yaml");
-  r.set_verdict(nodeprobe::VerdictFromFindings(r));  // as the stage runner does
+      nodeprobe::JudgeCabling(found, {{argv[1], argv[2]}}, {}, plan.source);
+  nodeprobe::FinalizeResult(plan, &r);  // the verdict, as a stage gives it
   std::string json;
   if (!google::protobuf::util::MessageToJsonString(r, &json).ok()) return 1;
   std::printf("%s\n", json.c_str());

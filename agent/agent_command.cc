@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/agent.h"
 #include "agent/agent_metrics.h"
-#include "cli/control_flags.h"
+#include "cli/command_line.h"
 #include "cli/environment.h"
 #include "cli/exit_codes.h"
 #include "cli/signals.h"
@@ -31,8 +31,8 @@ std::string BesideThisBinary(const std::string& name) {
 
 void ExecAgentBinary(char** argv) {
   const std::string agent = BesideThisBinary("nodeprobe-agent");
-  if (access(agent.c_str(), X_OK) != 0) return;  // not installed beside us: run in this process
   execv(agent.c_str(), argv);
+  if (errno == ENOENT) return;  // not installed beside us: run in this process
   std::cerr << "nodeprobe agent: cannot start " << agent << " (" << strerror(errno)
             << "); running in this process\n";
 }

@@ -7,11 +7,13 @@
 // with --as-needed against what the agent calls, so it maps only gRPC,
 // protobuf, TLS and the /metrics server; the work itself still runs in the
 // full binary beside it, started per task as `nodeprobe task`.
+#include <optional>
+
 #include <CLI/CLI.hpp>
 
 #include "absl/synchronization/mutex.h"
 #include "agent/agent_command.h"
-#include "cli/exit_codes.h"
+#include "cli/command_line.h"
 #include "nodeprobe_version.h"
 
 int main(int argc, char** argv) {
@@ -23,15 +25,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", NODEPROBE_VERSION);
   std::function<int()> run =
       nodeprobe::agent::AddAgentCommand(app, nodeprobe::agent::BesideThisBinary("nodeprobe"));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "nodeprobe agent: error: " << e.what() << " (see 'nodeprobe agent --help')\n";
-    return nodeprobe::cli::kExitUsage;
+  if (std::optional<int> done =
+          nodeprobe::cli::ParseCommandLine(app, argc, argv, "nodeprobe-agent")) {
+    return *done;
   }
   return run();
 }

@@ -1,7 +1,28 @@
-// File: control_flags.cc
-#include "cli/control_flags.h"
+// File: command_line.cc
+#include "cli/command_line.h"
+
+#include <iostream>
+
+#include "cli/exit_codes.h"
 
 namespace nodeprobe::cli {
+
+std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
+                                    const std::string& program) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << program << ": error: " << e.what() << " (see '" << program << " --help')\n";
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
 
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {
   cmd->add_option("--coordinator", *coordinator,

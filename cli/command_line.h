@@ -1,8 +1,10 @@
-// File: control_flags.h
-// The flags every command that talks to the coordinator shares (the agent's
-// own binary too): where it is and the TLS files to reach it with.
+// File: command_line.h
+// What the command lines of both binaries (nodeprobe, nodeprobe-agent)
+// share: the parse with its exit codes, and the flags of every command that
+// talks to the coordinator (where it is, the TLS files to reach it with).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +12,12 @@
 #include "coordinator/credentials.h"
 
 namespace nodeprobe::cli {
+
+// Parses ARGV into APP. An exit code when the program is done: 0 after
+// --help or --version, 2 after a parse error (one line on stderr naming
+// PROGRAM, e.g. "nodeprobe"); nullopt when the chosen command should run.
+std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
+                                    const std::string& program);
 
 // Adds --coordinator and the TLS flags to a command.
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls);

@@ -28,6 +28,7 @@
 #include "platform/mutex.h"
 #include "probes/framework/result_util.h"
 #include "probes/transfer/transfer_runner.h"
+#include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
 
@@ -191,7 +192,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   coord->add_option("--profile", *coord_profile,
                     "Default acceptance profile (YAML) for runs that name none");
 
-  std::function<int()> run_agent = agent::AddAgentCommand(app, "/proc/self/exe");
+  std::function<int()> run_agent = agent::AddAgentCommand(app, tasks::kSelfExe);
 
   auto status_addr = std::make_shared<std::string>("127.0.0.1:18518");
   auto status_format = std::make_shared<std::string>("table");

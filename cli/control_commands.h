@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "absl/status/statusor.h"
-#include "cli/control_flags.h"
+#include "cli/command_line.h"
 #include "coordinator/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 

@@ -10,6 +10,7 @@
 
 #include "agent/agent_command.h"
 #include "agent/link_flap.h"
+#include "cli/command_line.h"
 #include "cli/control_commands.h"
 #include "cli/evidence_command.h"
 #include "cli/fleet_command.h"
@@ -189,18 +190,8 @@ int main(int argc, char** argv) {
   CLI::App* version_cmd =
       app.add_subcommand("version", "Print the nodeprobe version.");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "nodeprobe: error: " << e.what()
-              << " (see 'nodeprobe --help')\n";
-    return kExitUsage;
+  if (std::optional<int> done = nodeprobe::cli::ParseCommandLine(app, argc, argv, "nodeprobe")) {
+    return *done;
   }
 
   // The agent is the one command that stays resident: it runs from its

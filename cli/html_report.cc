@@ -18,6 +18,7 @@
 #include "cli/run_rendering.h"
 #include "coordinator/version_matrix.h"
 #include "nodeprobe_version.h"
+#include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::cli {
@@ -249,6 +250,10 @@ void RunSummary(xmlNodePtr body, const v1::StageRun& run, const char* heading,
                 const std::string& title) {
   xmlNodePtr h1 = Html::El(body, heading, absl::StrCat(title, run.run_id(), " "));
   Badge(h1, run.verdict());
+  // How much was judged, right under the verdict: a PASS over skips
+  // validated nothing.
+  xmlNodePtr judged = Html::El(body, "p", CoverageLine(CoverageOf(run), "results"));
+  Html::Attr(judged, "class", "coverage");
   int counts[6] = {0, 0, 0, 0, 0, 0};
   std::vector<std::string> nodes(run.nodes().begin(), run.nodes().end());
   for (const v1::StageReport& r : run.node_reports()) {
@@ -658,6 +663,8 @@ std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
   xmlNodePtr h1 = Html::El(page.body, "h1", absl::StrCat("Acceptance record: ", runs.size(),
                                                           " runs "));
   Badge(h1, worst);
+  xmlNodePtr judged = Html::El(page.body, "p", CoverageLine(CoverageOf(runs), "results"));
+  Html::Attr(judged, "class", "coverage");
   xmlNodePtr tb = Table(page.body, {"run", "stage", "nodes", "verdict", "started", "profile"});
   for (const v1::StageRun& r : runs) {
     xmlNodePtr tr = Html::El(tb, "tr");

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/run_rendering.h"
+#include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::cli {
@@ -153,7 +154,26 @@ void WriteCase(Writer& w, const Case& c) {
   w.End();
 }
 
-std::string Write(const std::string& name, const std::vector<Suite>& suites) {
+// The headline's counts, as properties of every suite (JUnit has no
+// properties on <testsuites>): CI systems show how much was judged.
+void WriteCoverage(Writer& w, const v1::Coverage& c) {
+  w.Start("properties");
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"nodeprobe.coverage", CoverageLine(c, "results")},
+           {"nodeprobe.total", absl::StrCat(c.total())},
+           {"nodeprobe.judged", absl::StrCat(c.judged())},
+           {"nodeprobe.not_applicable", absl::StrCat(c.not_applicable())},
+           {"nodeprobe.not_run", absl::StrCat(c.not_run())}}) {
+    w.Start("property");
+    w.Attr("name", key);
+    w.Attr("value", value);
+    w.End();
+  }
+  w.End();
+}
+
+std::string Write(const std::string& name, const std::vector<Suite>& suites,
+                  const v1::Coverage& coverage) {
   Counts total;
   std::vector<Counts> per(suites.size());
   for (size_t i = 0; i < suites.size(); ++i) {
@@ -169,6 +189,7 @@ std::string Write(const std::string& name, const std::vector<Suite>& suites) {
     w.Start("testsuite");
     w.Attr("name", suites[i].name);
     per[i].Write(w);
+    WriteCoverage(w, coverage);
     for (const Case& c : suites[i].cases) WriteCase(w, c);
     w.End();
   }
@@ -197,7 +218,7 @@ Case PairCase(const std::string& classname, const v1::PairResult& p) {
 
 std::string JunitReport(const v1::StageReport& report) {
   return Write(absl::StrCat("nodeprobe ", StageName(report.stage()), " on ", report.node()),
-               {NodeSuite(report)});
+               {NodeSuite(report)}, CoverageOf(report));
 }
 
 namespace {
@@ -252,7 +273,7 @@ std::vector<Suite> RunSuites(const v1::StageRun& run, const std::string& prefix)
 
 std::string JunitRun(const v1::StageRun& run) {
   return Write(absl::StrCat("nodeprobe run ", run.run_id(), " (", StageName(run.stage()), ")"),
-               RunSuites(run, ""));
+               RunSuites(run, ""), CoverageOf(run));
 }
 
 std::string JunitCampaign(const std::vector<v1::StageRun>& runs) {
@@ -262,7 +283,7 @@ std::string JunitCampaign(const std::vector<v1::StageRun>& runs) {
     for (Suite& s : RunSuites(run, absl::StrCat(run.run_id(), " "))) suites.push_back(std::move(s));
     ids.push_back(run.run_id());
   }
-  return Write(absl::StrCat("nodeprobe runs ", absl::StrJoin(ids, ",")), suites);
+  return Write(absl::StrCat("nodeprobe runs ", absl::StrJoin(ids, ",")), suites, CoverageOf(runs));
 }
 
 }  // namespace nodeprobe::cli

@@ -1,6 +1,8 @@
 // File: nccl_log_command.cc
 #include "cli/nccl_log_command.h"
 
+#include <set>
+
 #include <sys/stat.h>
 
 #include <fstream>
@@ -39,7 +41,13 @@ absl::Status AddTopology(const std::string& path, nccl::NcclLogContext* c) {
   c->topology_source = path;
   for (auto& [gpu, rail] : RdmaRails(*topo)) {
     if (rail.gdr_by_default) c->gdr_by_default.insert(gpu);
-    c->rails[gpu] = std::move(rail.nics);
+    // A topology that names a NIC only by bus id (an NCCL file written by
+    // class) cannot be matched with the HCA names in the log: no check.
+    std::set<std::string> named;
+    for (const std::string& nic : rail.nics) {
+      if (nic.find(':') == std::string::npos) named.insert(nic);
+    }
+    if (!named.empty()) c->rails[gpu] = std::move(named);
   }
   return absl::OkStatus();
 }

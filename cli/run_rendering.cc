@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/table_renderer.h"
+#include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_judge.h"
 #include "probes/transfer/transfer_runner.h"
@@ -78,7 +79,8 @@ std::string CongestionLine(const v1::CongestionResult& c) {
 std::string RenderRun(const v1::StageRun& run, bool color) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
-                                 VerdictName(run.verdict()), " (", run.state(), ")\n");
+                                 VerdictName(run.verdict()), " (", run.state(), ") — ",
+                                 CoverageLine(CoverageOf(run), "results"), "\n");
   absl::StrAppend(&out, "judged by profile: ",
                   run.profile().source().empty() ? "none" : run.profile().source(), "\n");
   if (!run.operator_identity().empty()) {
@@ -149,6 +151,7 @@ std::string MarkdownRun(const v1::StageRun& run) {
                                  "- stage: ", StageName(run.stage()), "\n- nodes: ",
                                  absl::StrJoin(run.nodes(), ", "), "\n- verdict: **",
                                  VerdictName(run.verdict()), "** (", run.state(), ")\n",
+                                 "- judged: ", CoverageLine(CoverageOf(run), "results"), "\n",
                                  "- profile: ",
                                  run.profile().source().empty() ? "none" : run.profile().source(),
                                  "\n\n");

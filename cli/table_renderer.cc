@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::cli {
@@ -161,7 +162,7 @@ std::string RenderTopology(const v1::Topology& topo) {
 std::string RenderStageTable(const v1::StageReport& report, bool color) {
   std::string out = absl::StrCat(
       "nodeprobe ", StageName(report.stage()), " on ", report.node(),
-      ": ", Colored(report.verdict(), color), "\n\n");
+      ": ", Colored(report.verdict(), color), " — ", CoverageLine(CoverageOf(report)), "\n\n");
   std::vector<std::vector<std::string>> rows = {{"PROBE", "VERDICT", "SUMMARY"}};
   for (const v1::ProbeResult& r : report.results()) {
     rows.push_back({r.probe(), std::string(VerdictName(r.verdict())), Summary(r)});

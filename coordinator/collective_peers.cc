@@ -81,7 +81,7 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
   for (size_t i = 0; i < touched.size(); ++i) {
     if (!touched[i]) continue;
     v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(i));
-    rep->set_verdict(CombineVerdicts(rep->results()));
+    FinalizeReport(rep);
   }
 }
 

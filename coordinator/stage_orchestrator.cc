@@ -17,6 +17,7 @@
 #include "coordinator/failure_stage.h"
 #include "coordinator/collective_peers.h"
 #include "coordinator/peer_judgement.h"
+#include "probes/framework/coverage.h"
 #include "probes/framework/profile.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
@@ -338,6 +339,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   for (const auto& c : run.failures()) v = WorseVerdict(v, c.verdict());
   for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
   run.set_verdict(v);
+  *run.mutable_coverage() = CoverageOf(run);
   // "error": the run itself did not go as planned (a node lost, a deadline
   // passed); findings that judge the fabric (a suspect) leave it "done".
   bool broken = false;

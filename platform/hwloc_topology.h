@@ -34,6 +34,13 @@ struct TopoPciDevice {
   std::vector<std::string> rdma_devices;  // OpenFabrics OS devices
   std::vector<std::string> netdevs;       // network OS devices
   std::vector<std::string> gpu_devices;   // cuda0, nvml0, ...
+  // Set by an NCCL topology file: the device is a GPU (PCI class 0x03xxxx,
+  // or a <gpu> element) or a network device NCCL uses (class 0x02xxxx, or
+  // a <nic> element), whatever its vendor. That is NCCL's own rule (its
+  // kvDictPciClass in src/graph/topo.cc matches the class prefix only), and
+  // cloud files such as Azure's ND H100 v5 one give no vendor at all.
+  bool declared_gpu = false;
+  bool declared_nic = false;
   // NUMA node of the nearest non-I/O ancestor; -1 when it spans several or
   // none is known.
   int numa_node = -1;

@@ -53,6 +53,7 @@ class Builder {
         // A NIC NCCL could not place on PCI (virtual, or hidden by a VM).
         TopoPciDevice dev;
         dev.address = "";
+        dev.declared_nic = true;
         Nets(c, &dev);
         Finish(&dev, ancestors, nodeset);
       }
@@ -94,12 +95,19 @@ class Builder {
     for (xmlNode* c = pci->children; c != nullptr; c = c->next) {
       if (Is(c, "gpu")) {
         device = true;
-        dev.gpu_devices.push_back(absl::StrCat("cuda", Attr(c, "dev")));
+        dev.declared_gpu = true;
+        if (!Attr(c, "dev").empty()) dev.gpu_devices.push_back(absl::StrCat("cuda", Attr(c, "dev")));
       } else if (Is(c, "nic")) {
         device = true;
+        dev.declared_nic = true;
         Nets(c, &dev);
       }
     }
+    // NCCL's rule: the class alone makes a GPU (0x03) or a NIC (0x02); a
+    // file that names no <gpu>/<nic> (Azure's) is filled in by NCCL from the
+    // devices it finds at those bus ids.
+    if (!device && (cls >> 16) == 0x03) device = dev.declared_gpu = true;
+    if (!device && (cls >> 16) == 0x02) device = dev.declared_nic = true;
     if (device) {
       Finish(&dev, ancestors, nodeset);
       return;
@@ -118,6 +126,7 @@ class Builder {
         if (Is(c, "pci")) Pci(c, a, nodeset);
         if (Is(c, "nic")) {
           TopoPciDevice nic;
+          nic.declared_nic = true;
           Nets(c, &nic);
           Finish(&nic, a, nodeset);
         }

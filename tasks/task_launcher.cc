@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
 #include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
 
 namespace nodeprobe::tasks {
 namespace {
@@ -58,7 +59,7 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
   *report.mutable_started() = Now();
   auto finish = [&]() {
     *report.mutable_finished() = Now();
-    report.set_verdict(CombineVerdicts(report.results()));
+    FinalizeReport(&report);
     v1::TaskResult out;
     out.set_task_id(task.task_id());
     out.mutable_result()->set_probe("single-node");

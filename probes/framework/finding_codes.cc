@@ -79,6 +79,13 @@ const std::vector<FindingCode>& FindingCodes() {
       {"NCCL_GDR_OFF", "NCCL's inter-node RDMA connections ran without GPUDirect RDMA"},
       {"NCCL_HCA_MISMATCH", "NCCL sent a GPU's traffic over a NIC that is not its rail"},
       {"NCCL_LOG_EMPTY", "the log holds no NCCL debug output to judge"},
+      {"NCCL_MEMORY_REGISTRATION_FAILED", "a job's NCCL could not register memory with the network"},
+      {"NCCL_SHM_FAILED", "a job's NCCL could not create its shared-memory segments (/dev/shm)"},
+      {"NCCL_TRANSPORT_FAILED", "a job's NCCL network transport failed to connect or to move data"},
+      {"NCCL_JOB_TIMEOUT", "a collective of a job timed out (PyTorch's watchdog or NCCL's own)"},
+      {"NCCL_JOB_ERROR", "NCCL or CUDA reported an error in a job (nccl*Error, an abort)"},
+      {"NCCL_JOB_KILLED", "a job was killed or cancelled by its launcher"},
+      {"NCCL_LOG_WARNINGS", "a job's NCCL printed WARN lines of no known class"},
       {"NCCL_WRONG_RESULT", "a collective computed wrong results"},
       {"NCCL_BUSBW_BELOW_EXPECTED", "a collective's bus bandwidth is below the profile's bar"},
       {"CABLING_RAIL_MISMATCH",
@@ -103,6 +110,8 @@ const std::vector<FindingCode>& FindingCodes() {
       // GPUDirect RDMA
       {"GDR_NOT_AVAILABLE", "neither dma-buf nor nvidia_peermem can register GPU memory"},
       {"ACS_ENABLED_ON_GPU_NIC_PATH", "ACS redirects peer-to-peer traffic between GPU and NIC"},
+      {"GDR_STATE_NOT_CAPTURED", "the capture lacks what says whether GPUDirect RDMA is possible "
+                                 "(sys/module, proc/): not judged"},
       {"ACS_STATE_UNKNOWN", "the ACS control of a bridge could not be read"},
       {"IOMMU_TRANSLATION_ENABLED", "the IOMMU translates DMA (costs GPUDirect bandwidth)"},
       // MTU

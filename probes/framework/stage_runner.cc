@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
+#include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe {
@@ -82,6 +83,11 @@ void FinalizeResult(const Profile& profile, v1::ProbeResult* result, absl::Time 
   result->set_verdict(from_findings);
 }
 
+void FinalizeReport(v1::StageReport* report) {
+  report->set_verdict(CombineVerdicts(report->results()));
+  *report->mutable_coverage() = CoverageOf(*report);
+}
+
 v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
                           const ProbeContext& ctx,
                           const ProgressFn& progress, const ResultFn& on_result) {
@@ -123,7 +129,7 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
     *report.add_results() = std::move(result);
   }
   *report.mutable_finished() = Now();
-  report.set_verdict(CombineVerdicts(report.results()));
+  FinalizeReport(&report);
   return report;
 }
 

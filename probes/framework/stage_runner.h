@@ -36,4 +36,9 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
 void FinalizeResult(const Profile& profile, v1::ProbeResult* result,
                     absl::Time now = absl::Now());
 
+// A stage report's verdict (worst of its results) and coverage (how many
+// were judged), from its results: wherever a report is assembled or its
+// results change.
+void FinalizeReport(v1::StageReport* report);
+
 }  // namespace nodeprobe

@@ -19,13 +19,24 @@
 namespace nodeprobe {
 namespace {
 
-// One registration method and why it is or is not available.
+// One registration method and why it is or is not available. `known` is
+// false when the tree the fact comes from was not captured: absent is not
+// "no", and nothing is judged on it.
 struct Method {
   bool available = false;
   std::string why;
+  bool known = true;
 };
 
 Method PeerMemory(const platform::FileTree& sys, v1::ProbeResult* result) {
+  // Every live sysfs has module/ (built-in modules are there too); a
+  // capture without it says nothing about the modules.
+  if (!sys.Exists("module")) {
+    return {false, absl::StrCat("not captured: ", sys.Path("module"),
+                                " is not in the capture, so whether nvidia_peermem is loaded "
+                                "is not known"),
+            false};
+  }
   if (sys.Exists("module/nvidia_peermem")) {
     return {true, "nvidia_peermem module loaded"};
   }
@@ -39,6 +50,12 @@ Method PeerMemory(const platform::FileTree& sys, v1::ProbeResult* result) {
 }
 
 Method DmaBuf(const platform::FileTree& proc, bool live, v1::ProbeResult* result) {
+  if (!proc.Exists("sys/kernel")) {
+    return {false, absl::StrCat("not captured: ", proc.Path("sys/kernel"),
+                                " is not in the capture, so the kernel and NVIDIA module "
+                                "behind dma-buf are not known"),
+            false};
+  }
   std::vector<std::string> missing;
   absl::StatusOr<std::string> release = proc.ReadValue("sys/kernel/osrelease");
   auto kernel = release.ok() ? hostfacts::ParseKernelRelease(*release) : std::nullopt;
@@ -250,7 +267,12 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
   if (!passive_none && ctx.host.IsLiveSysfs() && !ctx.host.IsCaptured()) {
     RegisterGpuMemory(GpuNicPaths(*devices, gpus, nics), *rdma, &result);
   }
-  if (passive_none) {
+  if (passive_none && (!peermem.known || !dmabuf.known)) {
+    AddFinding(&result, "GDR_STATE_NOT_CAPTURED", v1::ERROR, "",
+               absl::StrCat("whether GPUDirect RDMA is possible is not known: ",
+                            !peermem.known ? peermem.why : dmabuf.why),
+               "capture the node's sys/module and proc/ too (or judge the live node)");
+  } else if (passive_none) {
     AddFinding(&result, "GDR_NOT_AVAILABLE", v1::FAIL, "",
                absl::StrCat("no GPUDirect RDMA method: ", peermem.why, "; ",
                             dmabuf.why),

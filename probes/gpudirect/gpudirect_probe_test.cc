@@ -121,6 +121,28 @@ TEST_F(GpuDirectTest, NoMethodIsGdrNotAvailable) {
   EXPECT_NE(r.findings(0).message().find("proprietary"), std::string::npos);
 }
 
+// A capture of just the GPU and the HCA, without module/ (variant of this
+// tree): whether nvidia_peermem is loaded is not known, so it is not a FAIL.
+TEST_F(GpuDirectTest, ACaptureWithoutModuleIsNotCapturedNotAFail) {
+  std::filesystem::remove_all(sys_ + "/module");
+  v1::ProbeResult r = Run();
+  EXPECT_EQ(r.verdict(), v1::ERROR) << r.DebugString();
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "GDR_STATE_NOT_CAPTURED");
+  EXPECT_NE(r.findings(0).message().find("not captured"), std::string::npos);
+  // The same capture with module/ (peermem absent): judged, a FAIL.
+  std::filesystem::create_directories(sys_ + "/module/nvidia");
+  r = Run();
+  EXPECT_EQ(r.verdict(), v1::FAIL);
+  EXPECT_EQ(r.findings(0).code(), "GDR_NOT_AVAILABLE");
+  // Loaded there: PASS.
+  std::filesystem::create_directories(sys_ + "/module/nvidia_peermem");
+  EXPECT_EQ(Run().verdict(), v1::PASS);
+  // Without proc/ but with peermem loaded: still known to work.
+  std::filesystem::remove_all(proc_);
+  EXPECT_EQ(Run().verdict(), v1::PASS);
+}
+
 TEST_F(GpuDirectTest, DmaBufWithOpenModuleAndNewKernelPasses) {
   std::filesystem::remove_all(sys_ + "/module/nvidia_peermem");
   WriteFile(proc_ + "/driver/nvidia/version",

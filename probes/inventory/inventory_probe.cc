@@ -104,7 +104,11 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
     not_captured("nvidia_peermem", "--sysfs-root");
     return;
   }
-  if (sys.Exists("module/nvidia_peermem")) {
+  if (!sys.Exists("module")) {
+    // A sysfs capture without module/: loaded modules are not known.
+    Add(result, "nvidia_peermem", false, "",
+        absl::StrCat(kNotCaptured, ": ", sys.Path("module"), " is not in the capture"));
+  } else if (sys.Exists("module/nvidia_peermem")) {
     std::string version =
         ReadOptional(sys, "module/nvidia_peermem/version", result, &why)
             .value_or("");

@@ -44,13 +44,31 @@ std::string NicName(const platform::TopoPciDevice& nic, const std::string& label
 }  // namespace
 
 bool IsNvidiaGpu(const platform::TopoPciDevice& dev) {
-  return dev.vendor_id == 0x10de &&
-         (dev.class_id == 0x0300 || dev.class_id == 0x0302);
+  // An NCCL topology file declares its GPUs by class alone (NCCL's rule).
+  return dev.declared_gpu ||
+         (dev.vendor_id == 0x10de && (dev.class_id == 0x0300 || dev.class_id == 0x0302));
 }
 
 bool IsNic(const platform::TopoPciDevice& dev) {
-  return (dev.class_id >> 8) == 0x02 || dev.class_id == 0x0c06;
+  return dev.declared_nic || (dev.class_id >> 8) == 0x02 || dev.class_id == 0x0c06;
 }
+
+namespace {
+
+// A NIC that can be a rail: it has an RDMA device, or an NCCL topology
+// file lists it (NCCL uses every NIC of its file as a network device).
+bool IsRailNic(const platform::TopoPciDevice& nic) {
+  return !nic.rdma_devices.empty() || nic.declared_nic;
+}
+
+// How a rail NIC is named across topologies: its RDMA devices, or its PCI
+// address when the source names none (an NCCL file written by class).
+std::vector<std::string> RailNicIds(const platform::TopoPciDevice& nic) {
+  if (!nic.rdma_devices.empty()) return nic.rdma_devices;
+  return {nic.address};
+}
+
+}  // namespace
 
 // "mlx5_10" after "mlx5_2": the name's text, then its trailing number.
 bool NaturalLess(const std::string& a, const std::string& b) {
@@ -108,7 +126,7 @@ Nearest NearestRdma(const platform::TopoPciDevice& gpu,
                     const std::vector<const platform::TopoPciDevice*>& nics) {
   Nearest out;
   for (size_t j = 0; j < nics.size(); ++j) {
-    if (nics[j]->rdma_devices.empty()) continue;  // rails are RDMA NICs
+    if (!IsRailNic(*nics[j])) continue;  // rails are RDMA NICs
     const PathClass c = locality::ClassifyPath(gpu, *nics[j]);
     if (!out.path || c < *out.path) {
       out.path = c;
@@ -147,7 +165,7 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   }
 
   bool any_rdma = false;
-  for (const auto* nic : nics) any_rdma |= !nic->rdma_devices.empty();
+  for (const auto* nic : nics) any_rdma |= IsRailNic(*nic);
   const v1::Verdict not_local = profile.rail_optimized ? v1::FAIL : v1::WARN;
   std::map<std::string, std::vector<std::string>> gpus_per_nic;  // PIX only
 
@@ -236,7 +254,7 @@ std::map<std::string, RdmaRail> RdmaRails(const platform::PciTopology& topology)
     const Nearest nearest = NearestRdma(gpu, nics);
     rail.gdr_by_default = nearest.path && locality::GdrByDefault(*nearest.path);
     for (size_t j : nearest.nics) {
-      rail.nics.insert(nics[j]->rdma_devices.begin(), nics[j]->rdma_devices.end());
+      for (const std::string& id : RailNicIds(*nics[j])) rail.nics.insert(id);
     }
   }
   return out;
@@ -251,7 +269,24 @@ std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::Pci
 void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciTopology& file,
                          const std::string& path, v1::ProbeResult* result) {
   const auto want = NearestRdmaNics(live);
-  const auto told = NearestRdmaNics(file);
+  auto told = NearestRdmaNics(file);
+  // A file that names its NICs by bus id only: the live names at that id.
+  std::map<std::string, std::vector<std::string>> live_names;
+  for (const auto& dev : live.devices) {
+    if (!dev.rdma_devices.empty()) live_names[dev.address] = dev.rdma_devices;
+  }
+  for (auto& [gpu, nics] : told) {
+    std::set<std::string> named;
+    for (const std::string& id : nics) {
+      auto it = live_names.find(id);
+      if (it == live_names.end()) {
+        named.insert(id);
+      } else {
+        named.insert(it->second.begin(), it->second.end());
+      }
+    }
+    nics = std::move(named);
+  }
   auto names = [](const std::set<std::string>& s) {
     return s.empty() ? std::string("none") : absl::StrJoin(s, ", ");
   };

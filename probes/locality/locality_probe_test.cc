@@ -2,6 +2,8 @@
 // (tests/fixtures/hwloc; see its README for what each machine is).
 #include "probes/locality/locality_probe.h"
 
+#include <regex>
+
 #include <sys/stat.h>
 
 #include "gtest/gtest.h"
@@ -414,6 +416,84 @@ TEST(NcclTopologyTest, AnNcclTopologyFileIsJudgedLikeAnHwlocExport) {
             std::string::npos)
       << r.findings(0).message();
   EXPECT_NE(r.findings(0).message().find("says mlx5_6"), std::string::npos);
+}
+
+// The Azure way: NCCL topology files that name devices by PCI class only
+// (no vendor attribute, no <gpu>/<nic> elements), as Azure ships for ND
+// H100 v5 and NDv4. Made from the NCCL file above by dropping the vendor
+// and device attributes and the <gpu>/<nic> children; NCCL itself reads
+// class 0x03 as a GPU and 0x02 as a NIC.
+std::string AzureWay(const std::string& nccl) {
+  std::string x = std::regex_replace(nccl, std::regex(" (vendor|device)=\"0x[0-9a-f]+\""), "");
+  x = std::regex_replace(x, std::regex(">\\s*<gpu [^>]*/>\\s*</pci>"), "/>");
+  x = std::regex_replace(x, std::regex(">\\s*<nic>\\s*<net [^>]*/>\\s*</nic>\\s*</pci>"), "/>");
+  return x;
+}
+
+TEST(NcclTopologyTest, FilesThatNameDevicesByClassOnlyAreReadAsNcclReadsThem) {
+  const std::string azure = AzureWay(NcclEightByEight());
+  ASSERT_EQ(azure.find("vendor=\"0x"), std::string::npos) << azure;
+  ASSERT_EQ(azure.find("<gpu"), std::string::npos) << azure;
+  ASSERT_EQ(azure.find("<net"), std::string::npos) << azure;
+  testing::TempDir dir;
+  testing::WriteFile(dir.path() + "/azure.xml", azure);
+  auto topo = platform::LoadPciTopology(dir.path() + "/azure.xml");
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  v1::ProbeResult r = JudgeLocality(*topo, Profile());
+  EXPECT_NE(r.verdict(), v1::SKIP) << r.DebugString();
+  ASSERT_EQ(r.topology().gpus_size(), 8) << r.DebugString();
+  ASSERT_EQ(r.topology().nics_size(), 8);
+  ASSERT_EQ(r.topology().rails_size(), 8);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(r.topology().rails(i).path(), "PIX") << i;
+    ASSERT_EQ(r.topology().rails(i).nics_size(), 1);
+    EXPECT_EQ(r.topology().rails(i).nics(0), "NIC" + std::to_string(i));
+  }
+  EXPECT_EQ(Codes(r), std::vector<std::string>{});
+  // Azure's own shape: GPU and HCA in pairs under virtual bridges whose
+  // vendor is 0x0000 (ND H100 v5: one pair per bridge, bus ids 000N/010N).
+  std::string nd = "<system version=\"1\">\n";
+  for (int cpu = 0; cpu < 2; ++cpu) {
+    nd += "<cpu numaid=\"" + std::to_string(cpu) + "\" arch=\"x86_64\">\n";
+    for (int k = 1; k <= 4; ++k) {
+      const std::string n = std::to_string(cpu * 4 + k);
+      nd += "<pci busid=\"ffff:ff:0" + n + ".0\" class=\"0x060400\" link_speed=\"32.0 GT/s "
+            "PCIe\" link_width=\"16\" vendor=\"0x0000\" device=\"0x0000\">\n"
+            "<pci busid=\"000" + n + ":00:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" "
+            "link_width=\"16\"/>\n<pci busid=\"010" + n + ":00:00.0\" class=\"0x020700\" "
+            "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>\n</pci>\n";
+    }
+    nd += "</cpu>\n";
+  }
+  nd += "</system>\n";
+  testing::WriteFile(dir.path() + "/ndv5.xml", nd);
+  topo = platform::LoadPciTopology(dir.path() + "/ndv5.xml");
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  r = JudgeLocality(*topo, Profile());
+  ASSERT_EQ(r.topology().gpus_size(), 8) << r.DebugString();
+  ASSERT_EQ(r.topology().rails_size(), 8);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(r.topology().gpus(i).pci_address(), "000" + std::to_string(i + 1) + ":00:00.0");
+    EXPECT_EQ(r.topology().rails(i).path(), "PIX") << i;
+    EXPECT_EQ(r.topology().rails(i).nics(0), "NIC" + std::to_string(i));
+  }
+  EXPECT_EQ(Codes(r), std::vector<std::string>{});
+  // Compared with the live topology (hwloc, named HCAs): the file's NICs
+  // are matched by bus id, so the right file is no mismatch.
+  testing::WriteFile(dir.path() + "/hwloc.xml", HwlocEightByEight());
+  auto hw = platform::LoadPciTopology(dir.path() + "/hwloc.xml");
+  ASSERT_TRUE(hw.ok());
+  testing::WriteFile(dir.path() + "/azure-moved.xml", AzureWay(NcclEightByEight(7, 6)));
+  auto same = platform::LoadPciTopology(dir.path() + "/azure.xml");
+  auto moved = platform::LoadPciTopology(dir.path() + "/azure-moved.xml");
+  ASSERT_TRUE(same.ok() && moved.ok());
+  v1::ProbeResult cmp;
+  CompareNcclTopoFile(*hw, *same, "azure.xml", &cmp);
+  EXPECT_EQ(cmp.findings_size(), 0) << cmp.DebugString();
+  CompareNcclTopoFile(*hw, *moved, "azure-moved.xml", &cmp);
+  ASSERT_EQ(cmp.findings_size(), 1) << cmp.DebugString();
+  EXPECT_NE(cmp.findings(0).message().find("says mlx5_6"), std::string::npos)
+      << cmp.findings(0).message();
 }
 
 TEST(NcclTopologyTest, TheProbeChecksTheFileTheProfileNames) {

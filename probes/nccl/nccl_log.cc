@@ -9,7 +9,9 @@
 #include <re2/re2.h>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "probes/nccl/nccl_log_events.h"
 
 namespace nodeprobe::nccl {
 namespace {
@@ -18,6 +20,26 @@ namespace {
 // below; past it `truncated` is set).
 constexpr int kMaxEntries = 4096;
 constexpr int kMaxWarnings = 20;
+// Distinct events kept (by kind, host, rank and message shape), and the
+// length of a message kept.
+constexpr int kMaxEvents = 512;
+constexpr size_t kMaxEventMessage = 512;
+
+// Well-formed UTF-8 (no overlongs or surrogates checked: this only tells
+// the reader that the log is in some other encoding).
+bool IsUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+                : (c & 0xf8) == 0xf0 ? 3 : -1;
+    if (n < 0) return false;
+    for (int k = 1; k <= n; ++k) {
+      if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
 
 re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
 std::string_view View(re2::StringPiece s) { return std::string_view(s.data(), s.size()); }
@@ -34,12 +56,20 @@ const RE2& Ansi() {
   static const RE2 re("\x1b\\[[0-9;]*[A-Za-z]");
   return re;
 }
-// "host:pid:tid [dev] NCCL INFO message"; the host may follow any prefix.
+// "host:pid:tid [dev] NCCL INFO message"; the host may follow any prefix,
+// and a WARN names where NCCL raised it first ("ibvwrap.c:130 NCCL WARN",
+// "register_mr_buffers:647 NCCL WARN").
 const RE2& Prefixed() {
   // The host starts the line or follows a prefix's delimiter (a space,
   // "<stdout>:", a Ray prefix's ")"), not the middle of a spliced word.
   static const RE2 re(
-      "(?:^|[\\s)>:\\]])([A-Za-z0-9._-]+):\\d+:\\d+ \\[\\d+\\] NCCL (INFO|WARN) (.*)");
+      "(?:^|[\\s)>:\\]])([A-Za-z0-9._-]+):(\\d+):\\d+ \\[\\d+\\] (?:[\\w./-]+:\\d+ )?"
+      "NCCL (INFO|WARN) (.*)");
+  return re;
+}
+// MPI's "[1,3]<stdout>:": rank 3 of job 1.
+const RE2& MpiRank() {
+  static const RE2 re("^\\[\\d+,(\\d+)\\]<std(?:out|err)>:");
   return re;
 }
 const RE2& Bare() {
@@ -122,9 +152,16 @@ void NcclLogParser::AddUnique(google::protobuf::RepeatedPtrField<std::string>* l
 }
 
 void NcclLogParser::AddText(std::string_view text) {
-  // Lines are cut at kMaxLineBytes; the rest of a longer line is skipped.
+  // Lines end at LF, CRLF or a bare CR; they are cut at kMaxLineBytes and
+  // the rest of a longer line is skipped.
   while (!text.empty()) {
-    const size_t nl = text.find('\n');
+    if (after_cr_ && text.front() == '\n') {  // the LF of a CRLF split across pieces
+      text.remove_prefix(1);
+      after_cr_ = false;
+      continue;
+    }
+    after_cr_ = false;
+    const size_t nl = text.find_first_of("\r\n");
     const std::string_view part = text.substr(0, nl);
     if (!skipping_) {
       const size_t room = kMaxLineBytes - partial_.size();
@@ -135,6 +172,15 @@ void NcclLogParser::AddText(std::string_view text) {
       }
     }
     if (nl == std::string_view::npos) return;
+    if (text[nl] == '\r') {
+      if (nl + 1 < text.size() && text[nl + 1] == '\n') {
+        text.remove_prefix(1);  // CRLF: one line end
+      } else if (nl + 1 == text.size()) {
+        after_cr_ = true;  // a LF may start the next piece
+      } else {
+        report_.set_cr_line_endings(true);
+      }
+    }
     AddLine(partial_);
     partial_.clear();
     skipping_ = false;
@@ -146,6 +192,7 @@ void NcclLogParser::Flush() {
   if (!partial_.empty()) AddLine(partial_);
   partial_.clear();
   skipping_ = false;
+  after_cr_ = false;
 }
 
 void NcclLogParser::AddStream(std::istream& in) {
@@ -161,6 +208,7 @@ void NcclLogParser::AddLine(std::string_view raw) {
   std::string line(raw.substr(0, kMaxLineBytes));
   if (line.find('\x1b') != std::string::npos) RE2::GlobalReplace(&line, Ansi(), "");
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (!report_.not_utf8() && !IsUtf8(line)) report_.set_not_utf8(true);
   RE2::Replace(&line, Repeated(), "");
   tests_.AddLine(line);
   std::string version;
@@ -168,17 +216,65 @@ void NcclLogParser::AddLine(std::string_view raw) {
     AddUnique(report_.mutable_versions(), "version", version);
   }
   std::string host, level;
+  uint32_t pid = 0;
   re2::StringPiece message;
-  if (!RE2::PartialMatch(line, Prefixed(), &host, &level, &message)) {
+  if (!RE2::PartialMatch(line, Prefixed(), &host, &pid, &level, &message)) {
     host.clear();
-    if (!RE2::PartialMatch(line, Bare(), &level, &message)) return;
+    pid = 0;
+    if (!RE2::PartialMatch(line, Bare(), &level, &message)) {
+      // Not NCCL's own line: the job's words about NCCL (a watchdog
+      // timeout, an error name, the launcher killing it).
+      if (std::optional<LineEvent> e = ClassifyJobLine(line)) AddEvent(*std::move(e), "", 0, line);
+      return;
+    }
   }
   report_.set_nccl_lines(report_.nccl_lines() + 1);
   if (!host.empty()) AddUnique(report_.mutable_hosts(), "host", host);
-  AddMessage(host, View(message), level == "WARN");
+  if (level == "WARN") {
+    if (std::optional<LineEvent> e = ClassifyNcclWarning(View(message))) {
+      AddEvent(*std::move(e), host, pid, line);
+    }
+  } else if (absl::StrContains(absl::string_view(message.data(), message.size()),
+                               "Init COMPLETE")) {
+    report_.set_init_complete(report_.init_complete() + 1);
+  } else if (absl::StrContains(absl::string_view(message.data(), message.size()),
+                               "Abort COMPLETE")) {
+    report_.set_abort_complete(report_.abort_complete() + 1);
+  }
+  AddMessage(host, pid, View(message), level == "WARN");
 }
 
-void NcclLogParser::AddMessage(const std::string& host, std::string_view message, bool warn) {
+void NcclLogParser::AddEvent(LineEvent e, const std::string& host, uint32_t pid,
+                             std::string_view line) {
+  int mpi_rank = -1;
+  if (e.rank < 0 && RE2::PartialMatch(Piece(line), MpiRank(), &mpi_rank)) e.rank = mpi_rank;
+  const std::string key =
+      absl::StrCat(e.kind, "\x1f", host, "\x1f", e.rank, "\x1f", MessageShape(e.message));
+  auto it = event_index_.find(key);
+  if (it != event_index_.end()) {
+    v1::NcclLogEvent* known = report_.mutable_events(it->second);
+    known->set_count(known->count() + 1);
+    return;
+  }
+  if (report_.events_size() >= kMaxEvents) {
+    report_.set_truncated(true);
+    return;
+  }
+  event_index_[key] = report_.events_size();
+  v1::NcclLogEvent* out = report_.add_events();
+  out->set_kind(e.kind);
+  out->set_host(host);
+  out->set_rank(e.rank);
+  out->set_pid(pid);
+  out->set_message(e.message.substr(0, kMaxEventMessage));
+  out->set_count(1);
+  out->set_line(report_.lines());
+  out->set_op(e.op);
+  out->set_seq(e.seq);
+}
+
+void NcclLogParser::AddMessage(const std::string& host, uint32_t pid, std::string_view message,
+                               bool warn) {
   if (warn) {
     if (report_.warnings_size() < kMaxWarnings) {
       report_.add_warnings(host.empty() ? std::string(message)
@@ -260,6 +356,11 @@ void NcclLogParser::AddMessage(const std::string& host, std::string_view message
                report_.ranks_size())) {
       return;
     }
+    // A process's global rank: the rank in its largest communicator.
+    if (pid != 0 && process_rank_.size() < kMaxEntries) {
+      auto [at, fresh] = process_rank_.try_emplace(absl::StrCat(host, "/", pid), rank, nranks);
+      if (!fresh && nranks > at->second.second) at->second = {rank, nranks};
+    }
     v1::NcclRank* r = report_.add_ranks();
     r->set_host(host);
     r->set_rank(rank);
@@ -332,6 +433,14 @@ v1::NcclLogReport NcclLogParser::Report() const {
   }
   for (v1::NcclTransportUse& t : *out.mutable_transports()) {
     if (t.network()) t.set_device_name(DeviceName(out, t.transport(), t.net_device()));
+  }
+  // Events from a process whose rank its init lines gave.
+  for (v1::NcclLogEvent& e : *out.mutable_events()) {
+    if (e.rank() >= 0 || e.pid() == 0) continue;
+    if (auto it = process_rank_.find(absl::StrCat(e.host(), "/", e.pid()));
+        it != process_rank_.end()) {
+      e.set_rank(it->second.first);
+    }
   }
   return out;
 }

@@ -22,6 +22,8 @@
 
 namespace nodeprobe::nccl {
 
+struct LineEvent;
+
 inline constexpr size_t kMaxLineBytes = 64 << 10;
 
 // Incremental: AddText() (any chunks; then Flush()), AddStream() or
@@ -41,7 +43,9 @@ class NcclLogParser {
   v1::NcclLogReport Report() const;
 
  private:
-  void AddMessage(const std::string& host, std::string_view message, bool warn);
+  void AddMessage(const std::string& host, uint32_t pid, std::string_view message, bool warn);
+  // One warning or error line, counted with the others of its shape.
+  void AddEvent(struct LineEvent e, const std::string& host, uint32_t pid, std::string_view line);
   void AddChannel(const std::string& host, std::string_view from_gpu, bool send,
                   std::string_view via);
   // True the first time `key` is seen while its list (now `size` long) has
@@ -56,6 +60,10 @@ class NcclLogParser {
   std::map<std::string, int> transport_index_;  // key -> index in transports
   std::string partial_;  // AddText: the line read so far
   bool skipping_ = false;  // AddText: the rest of an over-long line
+  bool after_cr_ = false;  // AddText: the last piece ended in CR
+  std::map<std::string, int> event_index_;  // event key -> index in events
+  // host + "/" + pid -> (rank, nranks) of its largest communicator.
+  std::map<std::string, std::pair<int, int>> process_rank_;
   // host + "/" + device number -> PCI address, from "Init COMPLETE" lines.
   std::map<std::string, std::string> device_bus_;
   NcclTestsParser tests_;

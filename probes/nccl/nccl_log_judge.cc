@@ -1,6 +1,8 @@
 // File: nccl_log_judge.cc
 #include "probes/nccl/nccl_log_judge.h"
 
+#include <map>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -177,6 +179,129 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
   }
 }
 
+// Per event class: its finding code, severity and what to do.
+struct EventClass {
+  const char* kind;
+  const char* code;
+  const char* what;
+  const char* remediation;
+};
+
+const std::vector<EventClass>& EventClasses() {
+  static const std::vector<EventClass> classes = {
+      {"memory_registration", "NCCL_MEMORY_REGISTRATION_FAILED",
+       "NCCL could not register memory with the network",
+       "Check the locked-memory limit (ulimit -l unlimited, LimitMEMLOCK=infinity, a "
+       "container's --ulimit memlock=-1), GPUDirect RDMA (nvidia-peermem or dma-buf: the "
+       "gpudirect probe), and the network plugin's own settings (OFI/EFA/CXI variables)"},
+      {"shared_memory", "NCCL_SHM_FAILED",
+       "NCCL could not create its shared-memory segments",
+       "Give the job a larger /dev/shm (Docker --shm-size, a memory-backed emptyDir in "
+       "Kubernetes) or check that it is not full"},
+      {"transport_setup", "NCCL_TRANSPORT_FAILED",
+       "NCCL's network transport failed to connect or to move data",
+       "Check the RDMA devices the job sees (ibv_devinfo in its container), their ports and "
+       "GIDs, NCCL_IB_HCA / NCCL_IB_GID_INDEX, and firewalls between the nodes; "
+       "`nodeprobe run --stage two-node` measures the rails"},
+      {"timeout", "NCCL_JOB_TIMEOUT",
+       "a collective timed out",
+       "A rank that stops answering: find the first rank that stalled (its host's kernel log "
+       "for Xid or link errors), then run `nodeprobe run --stage cluster` over the job's nodes"},
+      {"error", "NCCL_JOB_ERROR",
+       "NCCL or CUDA reported an error",
+       "Read the first error of the first rank (lines kept in the evidence); rerun with "
+       "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET for the cause"},
+      {"job_killed", "NCCL_JOB_KILLED",
+       "the job was killed or cancelled",
+       "Find why it ended: a timeout, an OOM kill, or a rank that failed first (the other "
+       "findings and the launcher's own log)"},
+  };
+  return classes;
+}
+
+std::string Where(const v1::NcclLogEvent& e) {
+  std::vector<std::string> parts;
+  if (!e.host().empty()) parts.push_back(e.host());
+  if (e.rank() >= 0) parts.push_back(absl::StrCat("rank ", e.rank()));
+  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
+}
+
+// Up to five distinct messages with counts and where, then how many more.
+std::string Examples(const std::vector<const v1::NcclLogEvent*>& events) {
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < events.size() && i < 5; ++i) {
+    const v1::NcclLogEvent& e = *events[i];
+    shown.push_back(absl::StrCat(e.count(), " x \"", e.message(), "\"", Where(e), " first at line ",
+                                 e.line()));
+  }
+  if (events.size() > 5) shown.push_back(absl::StrCat("+", events.size() - 5, " more"));
+  return absl::StrJoin(shown, "; ");
+}
+
+// Every warning and error of the log: a finding per class, unclassified
+// WARNs together in one.
+void JudgeEvents(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
+  std::map<std::string, std::vector<const v1::NcclLogEvent*>> by_kind;
+  for (const v1::NcclLogEvent& e : r.events()) by_kind[e.kind()].push_back(&e);
+  for (const EventClass& k : EventClasses()) {
+    auto it = by_kind.find(k.kind);
+    if (it == by_kind.end()) continue;
+    uint64_t lines = 0;
+    std::set<std::string> hosts;
+    for (const v1::NcclLogEvent* e : it->second) {
+      lines += e->count();
+      if (!e->host().empty()) hosts.insert(e->host());
+    }
+    std::string message = absl::StrCat(k.what, ": ", lines, " line(s)");
+    if (std::string(k.kind) == "timeout") {
+      for (const v1::NcclLogEvent* e : it->second) {
+        if (!e->op().empty()) {
+          absl::StrAppend(&message, ", first ", e->op(), " SeqNum=", e->seq(),
+                          e->rank() >= 0 ? absl::StrCat(" on rank ", e->rank()) : "");
+          break;
+        }
+      }
+    }
+    absl::StrAppend(&message, ": ", Examples(it->second));
+    AddFinding(out, k.code, v1::FAIL, hosts.size() == 1 ? *hosts.begin() : "", message,
+               k.remediation);
+  }
+  // NCCL's IB transport found no device where RDMA was expected or asked for.
+  const auto hca = r.env().find("NCCL_IB_HCA");
+  if (r.ib_no_device() && (c.rdma_expected || hca != r.env().end())) {
+    AddFinding(out, "NCCL_TRANSPORT_FAILED", v1::FAIL, "",
+               absl::StrCat("NCCL's IB transport found no device (\"NET/IB : No device found\") "
+                            "although ",
+                            hca != r.env().end() ? absl::StrCat("NCCL_IB_HCA=", hca->second,
+                                                                " asks for one")
+                                                 : "the nodes have RDMA NICs"),
+               "Make the HCAs visible to the job (/dev/infiniband, the RDMA device plugin, "
+               "IPC_LOCK, rdma-core and its provider in the image)");
+  }
+  // Communicators torn down by an abort that never finished setting up.
+  if (r.abort_complete() > 0 && r.init_complete() == 0) {
+    AddFinding(out, "NCCL_JOB_ERROR", v1::FAIL, "",
+               absl::StrCat(r.abort_complete(), " communicator(s) ended in \"Abort COMPLETE\" "
+                            "and none reached \"Init COMPLETE\": NCCL never finished setting up"),
+               "Read the WARN lines before the abort; rerun with NCCL_DEBUG=INFO "
+               "NCCL_DEBUG_SUBSYS=INIT,NET");
+  }
+  auto warnings = by_kind.find("warning");
+  if (warnings != by_kind.end()) {
+    uint64_t lines = 0;
+    for (const v1::NcclLogEvent* e : warnings->second) lines += e->count();
+    AddFinding(out, "NCCL_LOG_WARNINGS", v1::WARN, "",
+               absl::StrCat(lines, " NCCL WARN line(s) of ", warnings->second.size(),
+                            " distinct kind(s): ", Examples(warnings->second)),
+               "Read them in the job's log (line numbers given); each is NCCL saying it did "
+               "something other than planned");
+  }
+  if (r.cr_line_endings()) {
+    AddEvidence(out, "nccl.line_endings", "some lines end with a bare CR; read as lines");
+  }
+  if (r.not_utf8()) AddEvidence(out, "nccl.encoding", "the log is not UTF-8; read byte by byte");
+}
+
 }  // namespace
 
 v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogContext& context) {
@@ -184,6 +309,12 @@ v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogConte
   out.set_probe("nccl-log");
   *out.mutable_nccl_log() = report;
   JudgeTests(report, context, &out);
+  if (report.nccl_lines() == 0 && report.events_size() > 0) {
+    // No NCCL output, but the job said NCCL failed (a watchdog timeout, a
+    // kill): judged on that.
+    JudgeEvents(report, context, &out);
+    return out;
+  }
   if (report.nccl_lines() == 0 && report.tests_size() > 0) {
     AddEvidence(&out, "nccl.debug",
                 "no NCCL INFO lines: transports unknown (rerun with NCCL_DEBUG=INFO)");
@@ -219,6 +350,7 @@ v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogConte
   SocketFallback(report, context, &out);
   GdrOff(report, context, &out);
   HcaMismatch(report, context, &out);
+  JudgeEvents(report, context, &out);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // (tests/fixtures/nccl, provenance in its README).
 #include "probes/nccl/nccl_log.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -208,6 +209,183 @@ TEST(NcclLogTest, HugeLinesAndEndlessListsStayBounded) {
   EXPECT_TRUE(r.truncated());
   EXPECT_LE(r.hosts_size(), 4096);
   EXPECT_TRUE(r.ib_no_device());
+}
+
+}  // namespace
+}  // namespace nodeprobe::nccl
+
+namespace nodeprobe::nccl {
+namespace {
+
+std::string ReadPod(const std::string& name) {
+  std::ifstream in(testing::FixturePath("pod-rdma/" + name), std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> FailCodes(const v1::ProbeResult& r) {
+  std::vector<std::string> out;
+  for (const v1::Finding& f : r.findings()) {
+    if (f.severity() == v1::FAIL || f.severity() == v1::WARN) out.push_back(f.code());
+  }
+  return out;
+}
+
+const v1::Finding* Find(const v1::ProbeResult& r, const std::string& code) {
+  for (const v1::Finding& f : r.findings()) {
+    if (f.code() == code) return &f;
+  }
+  return nullptr;
+}
+
+// The healthy logs of the fixtures: no event is invented from them (their
+// torch and vLLM WARNING lines are not NCCL's, and the nccl-tests tables
+// have no error).
+TEST(NcclLogEventsTest, HealthyLogsHoldNoEvents) {
+  for (const char* name :
+       {"ib-gdrdma_2node-8gpu_vllm_nccl2.21.5.log", "ib-nogdr_2node_vllm_nccl2.21.5.log",
+        "socket_2node-8gpu_vllm_nccl2.21.5.log", "opa-ib-nogdr_4node-8xa100_nccl2.10.3.log",
+        "efa-ofi_2node-8xa100-p4d_nccl2.9.9_all_reduce_perf.log",
+        "roce-nogdr_1node-2xa100_nccl2.27.7_all_reduce_perf.log",
+        "nccl-tests_1node-8xh100_v2.17.8.log", "nccl-tests_10node-8xh100_v2.17.8.log",
+        "nccl-tests_4node-dgxa100_all_reduce_perf_table.txt"}) {
+    const v1::NcclLogReport r = Parse(name);
+    EXPECT_EQ(r.events_size(), 0) << name << ": " << r.events(0).DebugString();
+    const v1::ProbeResult j = JudgeNcclLog(r, NcclLogContext());
+    for (const v1::Finding& f : j.findings()) {
+      EXPECT_EQ(f.code().find("NCCL_JOB"), std::string::npos) << name << " " << f.code();
+      EXPECT_NE(f.code(), "NCCL_LOG_WARNINGS") << name;
+    }
+  }
+}
+
+// A container whose QPs could not be created (slurm + pyxis): each WARN
+// is found with its host and CUDA device's process, and the job FAILs.
+TEST(NcclLogEventsTest, QpCreationFailuresInAContainerAreTransportFailures) {
+  const v1::NcclLogReport r = ParseNcclLog(ReadPod("issue-nccl562-pyxis-container-ibv_create_qp-failed.txt"));
+  ASSERT_GE(r.events_size(), 1) << r.DebugString();
+  uint32_t lines = 0;
+  for (const v1::NcclLogEvent& e : r.events()) {
+    EXPECT_EQ(e.kind(), "transport_setup") << e.DebugString();
+    EXPECT_EQ(e.host(), "hai-a100-3");
+    lines += e.count();
+  }
+  EXPECT_EQ(lines, 3u);  // ranks' devices 4, 5 and 6
+  const v1::ProbeResult j = JudgeNcclLog(r, NcclLogContext());
+  EXPECT_EQ(FailCodes(j), std::vector<std::string>{"NCCL_TRANSPORT_FAILED"});
+  const v1::Finding* f = Find(j, "NCCL_TRANSPORT_FAILED");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->device(), "hai-a100-3");
+  EXPECT_NE(f->message().find("Call to ibv_create_qp failed"), std::string::npos) << f->message();
+}
+
+// /dev/shm too small for NCCL, in two real reports (one with a timestamp
+// before the prefix): NCCL_SHM_FAILED, nothing else.
+TEST(NcclLogEventsTest, SharedMemoryFailuresAreFound) {
+  for (const char* name : {"issue-nccltests166-dev-shm-failed-to-extend.txt",
+                           "issue-pytorch-ciinfra490-k8s-pod-dev-shm-full.txt"}) {
+    const v1::NcclLogReport r = ParseNcclLog(ReadPod(name));
+    const v1::ProbeResult j = JudgeNcclLog(r, NcclLogContext());
+    EXPECT_EQ(FailCodes(j), std::vector<std::string>{"NCCL_SHM_FAILED"}) << name << j.DebugString();
+    for (const v1::NcclLogEvent& e : r.events()) EXPECT_FALSE(e.host().empty()) << name;
+  }
+}
+
+// Lines as printed by a Perlmutter job (NET/OFI registration failures, the
+// format quoted in public reports) and by a Polaris job's PyTorch watchdog:
+// they read FAIL, not PASS; ranks come from the init lines and [rankN].
+TEST(NcclLogEventsTest, RegistrationFailuresAndWatchdogTimeoutsFail) {
+  std::string log =
+      "nid001264:1291155:1291155 [1] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+      "nid001264:1291155:1291155 [1] NCCL INFO comm 0x5604 rank 5 nranks 8 cudaDev 1 nvmlDev 1 "
+      "busId 41000 commId 0x1 - Init COMPLETE\n";
+  for (int i = 0; i < 32; ++i) {
+    log += "nid001264:1291155:1293014 [1] register_mr_buffers:647 NCCL WARN NET/OFI Unable to "
+           "register memory (type = 2) for device " + std::to_string(i % 4) +
+           ". RC: -22, Error: Invalid argument\n";
+  }
+  const v1::NcclLogReport r = ParseNcclLog(log);
+  ASSERT_EQ(r.events_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.events(0).kind(), "memory_registration");
+  EXPECT_EQ(r.events(0).count(), 32u);
+  EXPECT_EQ(r.events(0).rank(), 5);  // process 1291155's rank
+  v1::ProbeResult j = JudgeNcclLog(r, NcclLogContext());
+  EXPECT_EQ(FailCodes(j), std::vector<std::string>{"NCCL_MEMORY_REGISTRATION_FAILED"});
+  EXPECT_NE(Find(j, "NCCL_MEMORY_REGISTRATION_FAILED")->message().find("32 line(s)"),
+            std::string::npos);
+
+  const std::string polaris =
+      "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, NumelIn=1, NumelOut=2, Timeout(ms)=600000) "
+      "ran for 600360 milliseconds before timing out.\n"
+      "[rank1]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 1] Timeout at NCCL work: 1\n"
+      "srun: error: x3004c0s7b0n0: task 1: Aborted\n";
+  const v1::NcclLogReport t = ParseNcclLog(polaris);
+  j = JudgeNcclLog(t, NcclLogContext());
+  EXPECT_NE(j.verdict(), v1::PASS);
+  const v1::Finding* timeout = Find(j, "NCCL_JOB_TIMEOUT");
+  ASSERT_NE(timeout, nullptr) << j.DebugString();
+  EXPECT_NE(timeout->message().find("first ALLGATHER SeqNum=1 on rank 1"), std::string::npos)
+      << timeout->message();
+  EXPECT_NE(Find(j, "NCCL_JOB_KILLED"), nullptr) << j.DebugString();
+}
+
+TEST(NcclLogEventsTest, ErrorsAbortsAndUnclassifiedWarningsAreFindings) {
+  const std::string log =
+      "node1:10:10 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Abort COMPLETE\n"
+      "node1:10:11 [0] transport.cc:12 NCCL WARN Something NCCL did not plan 7\n"
+      "node1:10:11 [0] transport.cc:12 NCCL WARN Something NCCL did not plan 8\n"
+      "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error, "
+      "NCCL version 2.18.1\n"
+      "ncclSystemError: System call (e.g. socket, malloc) or external library call failed\n";
+  const v1::ProbeResult j = JudgeNcclLog(ParseNcclLog(log), NcclLogContext());
+  int errors = 0;
+  for (const v1::Finding& f : j.findings()) errors += f.code() == "NCCL_JOB_ERROR";
+  EXPECT_EQ(errors, 2) << j.DebugString();  // the error lines, and the abort without an init
+  const v1::Finding* w = Find(j, "NCCL_LOG_WARNINGS");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->severity(), v1::WARN);
+  EXPECT_NE(w->message().find("2 x \"Something NCCL did not plan 7\""), std::string::npos)
+      << w->message();
+}
+
+TEST(NcclLogEventsTest, NoIbDeviceWhenAHcaWasAskedForIsATransportFailure) {
+  const std::string log =
+      "pod-0:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n"
+      "pod-0:1:1 [0] NCCL INFO NET/IB : No device found.\n";
+  const v1::ProbeResult j = JudgeNcclLog(ParseNcclLog(log), NcclLogContext());
+  const v1::Finding* f = Find(j, "NCCL_TRANSPORT_FAILED");
+  ASSERT_NE(f, nullptr) << j.DebugString();
+  EXPECT_NE(f->message().find("NCCL_IB_HCA=mlx5_0"), std::string::npos);
+}
+
+// CR-only line ends (a log written through a progress bar) hide nothing,
+// and CRLF split across pieces is one line end.
+TEST(NcclLogEventsTest, AnyLineEndingIsALineEnd) {
+  const std::string lf = Read("socket_2node-8gpu_vllm_nccl2.21.5.log");
+  std::string cr = lf, crlf;
+  std::replace(cr.begin(), cr.end(), '\n', '\r');
+  for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const v1::NcclLogReport a = ParseNcclLog(lf);
+  const v1::NcclLogReport b = ParseNcclLog(cr);
+  NcclLogParser pieces;
+  for (size_t i = 0; i < crlf.size(); i += 7) pieces.AddText(std::string_view(crlf).substr(i, 7));
+  pieces.Flush();
+  const v1::NcclLogReport c = pieces.Report();
+  EXPECT_TRUE(b.cr_line_endings());
+  EXPECT_FALSE(c.cr_line_endings());
+  for (const v1::NcclLogReport* r : {&b, &c}) {
+    EXPECT_EQ(r->lines(), a.lines());
+    EXPECT_EQ(r->nccl_lines(), a.nccl_lines());
+    EXPECT_TRUE(r->ib_no_device());
+    EXPECT_EQ(Connections(*r, "NET/Socket", false), Connections(a, "NET/Socket", false));
+  }
+  NcclLogContext rdma;
+  rdma.rdma_expected = true;
+  EXPECT_GE(Count(JudgeNcclLog(b, rdma), "NCCL_FELL_BACK_TO_SOCKETS", v1::FAIL), 1);
+  EXPECT_FALSE(a.not_utf8());
+  EXPECT_TRUE(ParseNcclLog("host:1:1 [0] NCCL INFO caf\xe9\n").not_utf8());
 }
 
 }  // namespace

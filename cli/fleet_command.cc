@@ -127,6 +127,7 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
     if (!o->profile.empty()) {
       absl::StatusOr<Profile> p = LoadProfile(o->profile);
       if (!p.ok()) return ErrorExit(std::string(p.status().message()), kExitUsage);
+      for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
       pins = p->versions;
     }
     absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);

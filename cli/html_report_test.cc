@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "probes/framework/coverage.h"
 #include "re2/re2.h"
 #include "probes/framework/result_util.h"
 #include "tests/testing/fixtures.h"
@@ -122,6 +123,13 @@ TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) 
   EXPECT_EQ(d.String("(//section[@id='attention']//tbody/tr)[1]/td[4]"),
             "TRANSFER_BELOW_EXPECTED");
   EXPECT_EQ(d.Number("count(//section[@id='attention']//tbody/tr)"), 3);
+  // Right under the verdict: how much of the run was judged.
+  EXPECT_TRUE(absl::StartsWith(d.String("//p[@class='coverage']"),
+                               absl::StrCat(CoverageOf(AcceptanceRun()).judged(), " of ",
+                                            CoverageOf(AcceptanceRun()).total(),
+                                            " results judged")))
+      << d.String("//p[@class='coverage']");
+  EXPECT_EQ(d.Number("count(//h1/following-sibling::*[1][self::p[@class='coverage']])"), 1);
   // Summary: who, the profile and its hash.
   EXPECT_TRUE(absl::StrContains(d.String("//table[@class='meta']"), "platform-operator"));
   EXPECT_TRUE(absl::StrContains(

@@ -88,7 +88,8 @@ std::string Render(const v1::ProbeResult& r) {
   for (const v1::NcclTestsRun& t : n.tests()) {
     absl::StrAppend(&out, " nccl-tests ", t.collective().empty() ? "(collective not printed)" : t.collective(),
                     ": ", t.ranks(), " ranks, ", t.rows_size(), " sizes, avg busbw ",
-                    absl::StrFormat("%.2f", t.avg_busbw_gbps()), " GB/s");
+                    t.avg_printed() ? absl::StrFormat("%.2f GB/s", t.avg_busbw_gbps())
+                                    : std::string("not printed"));
     if (!t.rows().empty()) {
       const v1::NcclTestsRow& last = t.rows(t.rows_size() - 1);
       absl::StrAppend(&out, absl::StrFormat(", at %llu B %.2f GB/s",
@@ -105,6 +106,7 @@ int Run(const Options& o) {
   if (!o.profile_path.empty()) {
     absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
     if (!p.ok()) return ErrorExit(std::string(p.status().message()));
+    for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
     profile = *std::move(p);
   }
   nccl::NcclLogContext context;

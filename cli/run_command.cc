@@ -114,6 +114,7 @@ absl::StatusOr<v1::AcceptanceProfile> ReadAcceptanceProfile(const std::string& p
   if (!text.ok()) return text.status();
   absl::StatusOr<Profile> parsed = ParseProfile(*text, path);
   if (!parsed.ok()) return parsed.status();
+  for (const std::string& w : parsed->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
   v1::AcceptanceProfile profile;
   profile.set_source(path);
   profile.set_yaml(*std::move(text));

@@ -19,27 +19,32 @@ struct Share {
 
 }  // namespace
 
-std::vector<double> BestOfKind(const std::vector<Measurement>& m) {
-  std::map<std::string, double> best;
+std::map<std::string, PeerReference> ReferencesOf(const std::vector<Measurement>& m) {
+  std::map<std::string, std::vector<PeerSample>> samples;
+  std::map<std::string, bool> latency;
+  std::map<std::pair<int, int>, int> unit;  // (node, rail) -> id
+  auto id = [&](int node, int rail) {
+    return unit.emplace(std::pair{node, rail}, static_cast<int>(unit.size())).first->second;
+  };
   for (const Measurement& x : m) {
-    auto [it, fresh] = best.emplace(x.kind, x.gbps);
-    if (!fresh) it->second = x.latency ? std::min(it->second, x.gbps) : std::max(it->second, x.gbps);
+    samples[x.kind].push_back({id(x.from, x.rail), id(x.to, x.rail), x.gbps, x.cv});
+    latency[x.kind] = x.latency;
   }
-  std::vector<double> out;
-  out.reserve(m.size());
-  for (const Measurement& x : m) out.push_back(best[x.kind]);
+  std::map<std::string, PeerReference> out;
+  for (const auto& [kind, s] : samples) out[kind] = ReferenceOf(s, latency[kind]);
   return out;
 }
 
-bool IsLow(const Measurement& x, double best, const BlameRules& rules) {
-  return x.latency ? x.gbps > best * rules.max_latency_ratio
-                   : x.gbps < best * rules.min_fraction_of_best;
+bool IsLow(const Measurement& x, const PeerReference& ref, const BlameRules& rules) {
+  return x.latency
+             ? HighAgainst(x.gbps, x.cv, ref, rules.max_latency_ratio, rules.noise_sigmas)
+             : LowAgainst(x.gbps, x.cv, ref, rules.min_fraction_of_peers, rules.noise_sigmas);
 }
 
 std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules) {
-  const std::vector<double> best = BestOfKind(m);
+  const std::map<std::string, PeerReference> refs = ReferencesOf(m);
   std::vector<bool> low(m.size()), explained(m.size(), false);
-  for (size_t i = 0; i < m.size(); ++i) low[i] = IsLow(m[i], best[i], rules);
+  for (size_t i = 0; i < m.size(); ++i) low[i] = IsLow(m[i], refs.at(m[i].kind), rules);
 
   std::map<int, std::set<int>> rails_of;  // node -> rails it measured
   for (const Measurement& x : m) {

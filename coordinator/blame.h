@@ -2,10 +2,12 @@
 // Who is to blame for a cluster run's low transfers (and high latencies). Input: every
 // directional measurement of the run (nodes and rails as indices, a kind
 // so that only like is compared with like). A measurement is low below
-// `min_fraction_of_best` of the best of its kind (ClusterKit's 93% rule,
-// transfer.min_fraction_of_best_pair); blame is relative to the run, so a
-// fabric that is slow everywhere blames nobody here (the absolute bars on
-// each pair say so instead).
+// transfer.min_fraction_of_peers of its kind's peer reference by more than
+// the noise (peer_stats.h: the reference is a median over each node's
+// rail, not the best pair, and a gap must be larger than the run's spread
+// or the transfer's own); blame is relative to the run, so a fabric that
+// is slow everywhere blames nobody here (the absolute bars on each pair
+// say so instead).
 //
 // Explaining the low measurements, greedily:
 //   1. per (node, rail): the share of its partners on that rail with whom
@@ -22,8 +24,11 @@
 //      unordered pair and rail).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include "coordinator/peer_stats.h"
 
 namespace nodeprobe::coordinator {
 
@@ -34,6 +39,7 @@ struct Measurement {
   std::string kind;  // transport/op/size: comparable measurements
   double gbps = 0;   // bandwidth; or, with `latency`, the median in us
   bool latency = false;
+  double cv = 0;     // the transfer's own interval variation (0: unknown)
 };
 
 struct Suspect {
@@ -48,19 +54,19 @@ struct Suspect {
 };
 
 struct BlameRules {
-  double min_fraction_of_best = 0.93;
+  double min_fraction_of_peers = 0.90;
   double suspect_share = 0.5;
-  // A latency is bad above this many times the run's best (lowest) of its
-  // kind (the published 2.1x rule).
+  // A latency is bad above this many times its kind's reference.
   double max_latency_ratio = 2.1;
+  double noise_sigmas = 3;
 };
 
-// The best figure of each measurement's kind (by index of `m`): the
-// highest bandwidth, the lowest latency.
-std::vector<double> BestOfKind(const std::vector<Measurement>& m);
+// Each kind's peer reference, its units being (node, rail): a rail is
+// its own link, so one slow rail is one outlier among the node's rails.
+std::map<std::string, PeerReference> ReferencesOf(const std::vector<Measurement>& m);
 
-// Whether `x` is bad against `best`, the best of its kind.
-bool IsLow(const Measurement& x, double best, const BlameRules& rules);
+// Whether `x` is bad against its kind's reference.
+bool IsLow(const Measurement& x, const PeerReference& ref, const BlameRules& rules);
 
 std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules);
 

@@ -7,15 +7,16 @@ namespace nodeprobe::coordinator {
 namespace {
 
 // Both directions of every pair of `n` nodes on `rails` rails, each
-// measured by `gbps(from, to, rail)`.
+// measured by `gbps(from, to, rail)`, each transfer's own interval
+// variation `cv`.
 template <typename F>
-std::vector<Measurement> Matrix(int n, int rails, F gbps) {
+std::vector<Measurement> Matrix(int n, int rails, F gbps, double cv = 0) {
   std::vector<Measurement> m;
   for (const Round& round : AllPairsRounds(n)) {
     for (auto [a, b] : round) {
       for (int r = 0; r < rails; ++r) {
-        m.push_back({a, b, r, "tcp", gbps(a, b, r)});
-        m.push_back({b, a, r, "tcp", gbps(b, a, r)});
+        m.push_back({a, b, r, "tcp", gbps(a, b, r), false, cv});
+        m.push_back({b, a, r, "tcp", gbps(b, a, r), false, cv});
       }
     }
   }
@@ -116,7 +117,7 @@ TEST(BlameTest, ALatencyAboveTwicePlusTheBestConvictsToo) {
     if (x.latency && x.gbps == 50.0) x.gbps = 20.0;
   }
   EXPECT_TRUE(FindSuspects(m, {}).empty());
-  EXPECT_EQ(BestOfKind(m).back(), 10.0);  // the lowest latency is the best
+  EXPECT_EQ(ReferencesOf(m).at("tcp rr_lat").value, 10.0);  // the slow node is one of four
 }
 
 TEST(BlameTest, TheShareIsTunable) {
@@ -126,10 +127,87 @@ TEST(BlameTest, TheShareIsTunable) {
     return (from == 0 && (to == 1 || to == 2)) ? 1.0 : 10.0;
   });
   for (const Suspect& s : FindSuspects(m, {})) EXPECT_EQ(s.kind, Suspect::kLink);
-  auto strict = FindSuspects(m, {0.93, 0.4});
+  auto strict = FindSuspects(m, {0.90, 0.4});
   ASSERT_EQ(strict.size(), 1u);
   EXPECT_EQ(strict[0].kind, Suspect::kNode);
   EXPECT_EQ(strict[0].node, 0);
+}
+
+}  // namespace
+}  // namespace nodeprobe::coordinator
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// Scatter of +-25% around 10, pseudo-random but deterministic, with no
+// pattern by sender or receiver: a busy 2-core machine's TCP.
+double Noisy(int from, int to, int salt = 0) {
+  uint32_t h = static_cast<uint32_t>(from * 73856093 ^ to * 19349663 ^ salt * 83492791);
+  h ^= h >> 13;
+  h *= 0x5bd1e995;
+  h ^= h >> 15;
+  return 10.0 * (0.75 + (h % 1001) / 2000.0);
+}
+
+// No node or rail is blamed; a single unlucky measurement may still be a
+// link suspect, which the cluster stage measures again before anything.
+TEST(BlameNoiseTest, AHealthyButNoisyClusterBlamesNobody) {
+  int links = 0;
+  for (int salt = 0; salt < 20; ++salt) {
+    // Each transfer's own 100 ms intervals vary by 12% (as the lab's do
+    // under a CPU hog).
+    auto m = Matrix(4, 1, [&](int from, int to, int) { return Noisy(from, to, salt); }, 0.12);
+    for (const Suspect& s : FindSuspects(m, {})) {
+      EXPECT_EQ(s.kind, Suspect::kLink) << "salt " << salt << " node " << s.node;
+      ++links;
+    }
+  }
+  EXPECT_LE(links, 3);  // of 20 runs x 12 measurements
+}
+
+TEST(BlameNoiseTest, AShapedNodeIsFoundThroughTheNoise) {
+  for (int salt = 0; salt < 20; ++salt) {
+    // Node 3's transmit side at 30% of the others, the noise on top.
+    auto m = Matrix(4, 1, [&](int from, int to, int) {
+      return Noisy(from, to, salt) * (from == 3 ? 0.3 : 1.0);
+    }, 0.12);
+    int nodes = 0;
+    for (const Suspect& s : FindSuspects(m, {})) {
+      if (s.kind == Suspect::kLink) continue;
+      ++nodes;
+      EXPECT_EQ(s.kind, Suspect::kNode);
+      EXPECT_EQ(s.node, 3) << "salt " << salt;
+    }
+    EXPECT_EQ(nodes, 1) << "salt " << salt;
+  }
+}
+
+TEST(BlameNoiseTest, TheReferenceIsNotTheBestPair) {
+  // One lucky pair at 20 among 10s: the reference stays 10.
+  auto m = Matrix(6, 1, [](int from, int to, int) { return from == 0 && to == 1 ? 20.0 : 10.0; });
+  EXPECT_DOUBLE_EQ(ReferencesOf(m).at("tcp").value, 10.0);
+  EXPECT_TRUE(FindSuspects(m, {}).empty());
+}
+
+TEST(PeerStatsTest, SpreadIsTheNoiseNotTheFault) {
+  // A directional fault is part of its sender's median: no spread from it.
+  std::vector<PeerSample> s;
+  for (int a = 0; a < 4; ++a) {
+    for (int b = 0; b < 4; ++b) {
+      if (a != b) s.push_back({a, b, a == 3 ? 3.0 : 10.0, 0});
+    }
+  }
+  PeerReference ref = ReferenceOf(s);
+  EXPECT_DOUBLE_EQ(ref.value, 10.0);
+  EXPECT_DOUBLE_EQ(ref.spread, 0.0);
+  EXPECT_EQ(ref.nodes, 4u);
+  EXPECT_TRUE(LowAgainst(3.0, 0, ref, 0.9, 3));
+  EXPECT_FALSE(LowAgainst(9.5, 0, ref, 0.9, 3));
+  // A measurement's own noise widens what counts: 20% CV x 3 = 60%.
+  EXPECT_FALSE(LowAgainst(5.0, 0.2, ref, 0.9, 3));
+  EXPECT_TRUE(LowAgainstOther(5.0, 0.01, 10.0, 0.01, 0, 0.8, 3));
+  EXPECT_FALSE(LowAgainstOther(7.0, 0.1, 10.0, 0.1, 0, 0.8, 3));
+  EXPECT_DOUBLE_EQ(Median({3, 1, 2, 10}), 2.5);
 }
 
 }  // namespace

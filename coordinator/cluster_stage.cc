@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/blame.h"
+#include "coordinator/peer_stats.h"
 #include "coordinator/pairing.h"
 #include "coordinator/peer_judgement.h"
 #include "platform/bounded_for.h"
@@ -41,7 +42,7 @@ void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>
     AgentSession& b = *nodes[jobs[i].b];
     if (!a.alive() || !b.alive()) return;  // its loss is recorded once, below
     MeasurePair(&parts[i], a, b, request, deadline, chatty ? progress : quiet, jobs[i].rails,
-                latency);
+                latency, /*path_mtu=*/!retest);
   });
   for (v1::StageRun& part : parts) {
     for (v1::PairResult& p : *part.mutable_pairs()) {
@@ -79,12 +80,132 @@ std::string Figure(const v1::PairResult& p) {
   return absl::StrFormat("%s -> %s [%s] %.2f Gb/s", p.from_node(), p.to_node(), p.rail(), g);
 }
 
-// Who is measured again, and with whom.
+// Who is measured again, and with whom. A control is two good nodes
+// measured in the same retest round as a suspect: when they fall short too,
+// the moment was bad (a busy host, a noisy fabric), not the suspect.
 struct Retest {
   size_t suspect = 0;
   PairJob job;
   int known_good = -1;  // -1: a link, measured again as it is
+  bool control = false;
 };
+
+// The run's first-round measurements, for blame; `pair_of` maps each to
+// its index in run.pairs().
+std::vector<Measurement> Measurements(const v1::StageRun& run,
+                                      const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                                      const std::map<std::string, int>& index, bool retests,
+                                      std::vector<int>* pair_of) {
+  std::vector<Measurement> m;
+  for (int i = 0; i < run.pairs_size(); ++i) {
+    const v1::PairResult& p = run.pairs(i);
+    if (p.retest() != retests) continue;
+    Measurement x;
+    if (!BandwidthFigure(p, &x.kind, &x.gbps) && !LatencyFigure(p, &x.kind, &x.gbps)) continue;
+    x.latency = p.result().transfer().op() == v1::RR_LAT ||
+                p.result().transfer().op() == v1::WRITE_LAT;
+    x.cv = FigureCv(p);
+    x.from = index.at(p.from_node());
+    x.to = index.at(p.to_node());
+    x.rail = RailIndex(*nodes[x.to], p.rail());
+    m.push_back(x);
+    if (pair_of) pair_of->push_back(i);
+  }
+  return m;
+}
+
+// Runs the retests, each node in one job a round, a control pair of good
+// nodes beside them when two are free; records each suspect's partner and
+// retest round (-2: not retested).
+void RunRetests(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                std::vector<Retest> pending, const std::vector<int>& good,
+                const v1::RunStageRequest& request, const Profile& profile, absl::Time deadline,
+                const ProgressFn& progress, bool chatty, std::vector<int>* partner,
+                std::vector<uint32_t>* round_of) {
+  uint32_t retest_round = run->rounds();
+  while (!pending.empty() && absl::Now() < deadline) {
+    std::set<int> busy;
+    std::vector<Retest> now, later;
+    for (Retest& t : pending) {
+      if (busy.count(t.job.a) || (t.job.b >= 0 && busy.count(t.job.b))) {
+        later.push_back(t);
+        continue;
+      }
+      if (t.job.b < 0) {  // a node or rail suspect: the first free good node
+        auto g = std::find_if(good.begin(), good.end(), [&](int n) { return !busy.count(n); });
+        if (g == good.end()) {
+          if (!busy.empty()) later.push_back(t);  // good nodes are busy: next round
+          continue;                               // none at all: not retested
+        }
+        t.job.b = *g;
+        t.known_good = *g;
+      }
+      busy.insert(t.job.a);
+      busy.insert(t.job.b);
+      now.push_back(t);
+    }
+    if (now.empty()) break;
+    std::vector<int> free_good;
+    for (int g : good) {
+      if (!busy.count(g)) free_good.push_back(g);
+    }
+    if (free_good.size() >= 2) {
+      Retest control;
+      control.control = true;
+      control.job = {free_good[0], free_good[1], {}};
+      now.push_back(control);
+    }
+    ++retest_round;
+    std::vector<PairJob> jobs;
+    for (const Retest& t : now) jobs.push_back(t.job);
+    progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", now.size() - (free_good.size() >= 2),
+                          " suspects", free_good.size() >= 2 ? " and a control pair" : ""));
+    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
+             profile.cluster.latency);
+    for (const Retest& t : now) {
+      if (t.control) continue;
+      (*partner)[t.suspect] = t.known_good;
+      (*round_of)[t.suspect] = retest_round;
+    }
+    pending = std::move(later);
+  }
+}
+
+// Directions whose first measurement shows a gap that could FAIL
+// (asymmetry, below the bar) and whose ends are not suspects (those are
+// retested against known-good nodes): the pair again, before any FAIL.
+void RetestGaps(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                const std::set<int>& tainted, const v1::RunStageRequest& request,
+                const Profile& profile, absl::Time deadline, const ProgressFn& progress,
+                bool chatty) {
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->node()] = static_cast<int>(i);
+  std::map<std::pair<int, int>, std::set<int>> wanted;  // unordered pair -> rails
+  for (const PairPlace& place : PlacesToRetest(profile, *run)) {
+    const int a = index.at(place.from), b = index.at(place.to);
+    if (tainted.count(a) || tainted.count(b)) continue;
+    wanted[{std::min(a, b), std::max(a, b)}].insert(RailIndex(*nodes[b], place.rail));
+  }
+  uint32_t round = run->rounds();
+  for (const v1::PairResult& p : run->pairs()) round = std::max(round, p.round());
+  while (!wanted.empty() && absl::Now() < deadline) {
+    std::set<int> busy;
+    std::vector<PairJob> jobs;
+    for (auto it = wanted.begin(); it != wanted.end();) {
+      const auto [a, b] = it->first;
+      if (busy.count(a) || busy.count(b)) {
+        ++it;
+        continue;
+      }
+      busy.insert(a);
+      busy.insert(b);
+      jobs.push_back({a, b, {it->second.begin(), it->second.end()}});
+      it = wanted.erase(it);
+    }
+    progress(absl::StrCat("retest of ", jobs.size(), " pair(s) with a gap"));
+    RunPairs(run, nodes, jobs, ++round, true, request, deadline, progress, chatty, false);
+  }
+}
 
 }  // namespace
 
@@ -135,30 +256,15 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     checkpoint(*run);
   }
 
-  // Blame, from the rounds' bandwidth figures.
+  // Blame, from the rounds' figures against each kind's peer reference.
   std::map<std::string, int> index;
   for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->node()] = static_cast<int>(i);
-  std::vector<Measurement> m;
   std::vector<int> pair_of;  // measurement -> index in run->pairs()
-  for (int i = 0; i < run->pairs_size(); ++i) {
-    const v1::PairResult& p = run->pairs(i);
-    Measurement x;
-    if (!BandwidthFigure(p, &x.kind, &x.gbps) && !LatencyFigure(p, &x.kind, &x.gbps)) continue;
-    x.latency = p.result().transfer().op() == v1::RR_LAT ||
-                p.result().transfer().op() == v1::WRITE_LAT;
-    x.from = index[p.from_node()];
-    x.to = index[p.to_node()];
-    x.rail = RailIndex(*nodes[x.to], p.rail());
-    m.push_back(x);
-    pair_of.push_back(i);
-  }
-  const BlameRules rules{profile.transfer.min_fraction_of_best_pair,
-                         profile.cluster.suspect_share, profile.cluster.max_latency_ratio};
+  const std::vector<Measurement> m = Measurements(*run, nodes, index, false, &pair_of);
+  const BlameRules rules{profile.transfer.min_fraction_of_peers, profile.cluster.suspect_share,
+                         profile.cluster.max_latency_ratio, profile.transfer.noise_sigmas};
   const std::vector<Suspect> suspects = FindSuspects(m, rules);
-  if (suspects.empty()) return;
-  std::map<std::string, double> best;
-  const std::vector<double> best_of = BestOfKind(m);
-  for (size_t i = 0; i < m.size(); ++i) best[m[i].kind] = best_of[i];
+  const std::map<std::string, PeerReference> refs = ReferencesOf(m);
 
   // Known good: answered, connected, and suspect of nothing.
   std::set<int> tainted;
@@ -190,38 +296,11 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     }
   }
   std::vector<int> retest_partner(suspects.size(), -2);  // -2: not retested
-  uint32_t retest_round = run->rounds();
-  while (!pending.empty() && absl::Now() < deadline) {
-    std::set<int> busy;
-    std::vector<Retest> now, later;
-    for (Retest& t : pending) {
-      if (busy.count(t.job.a) || (t.job.b >= 0 && busy.count(t.job.b))) {
-        later.push_back(t);
-        continue;
-      }
-      if (t.job.b < 0) {  // a node or rail suspect: the first free good node
-        auto g = std::find_if(good.begin(), good.end(), [&](int n) { return !busy.count(n); });
-        if (g == good.end()) {
-          if (!busy.empty()) later.push_back(t);  // good nodes are busy: next round
-          continue;                               // none at all: not retested
-        }
-        t.job.b = *g;
-        t.known_good = *g;
-      }
-      busy.insert(t.job.a);
-      busy.insert(t.job.b);
-      now.push_back(t);
-    }
-    if (now.empty()) break;
-    ++retest_round;
-    std::vector<PairJob> jobs;
-    for (const Retest& t : now) jobs.push_back(t.job);
-    progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", jobs.size(), " suspects"));
-    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
-             profile.cluster.latency);
-    for (const Retest& t : now) retest_partner[t.suspect] = t.known_good;
-    pending = std::move(later);
-  }
+  std::vector<uint32_t> retest_round(suspects.size(), 0);
+  RunRetests(run, nodes, std::move(pending), good, request, profile, deadline, progress, chatty,
+             &retest_partner, &retest_round);
+  RetestGaps(run, nodes, tainted, request, profile, deadline, progress, chatty);
+  if (suspects.empty()) return;
 
   // Verdicts on the suspects.
   for (size_t i = 0; i < suspects.size(); ++i) {
@@ -243,29 +322,34 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
       evidence.push_back(Figure(run->pairs(pair_of[s.evidence[k]])));
     }
     if (s.evidence.size() > 8) evidence.push_back(absl::StrCat("+", s.evidence.size() - 8, " more"));
-    double run_best = 0;
-    for (int e : s.evidence) {
-      if (!m[e].latency) run_best = std::max(run_best, best[m[e].kind]);
-    }
 
-    // The retest's figures: pairs marked retest between the suspect's ends
-    // on the rails in scope.
-    std::vector<std::string> again;
-    bool confirmed = false;
+    // The retest's figures: pairs of its round between the suspect's ends
+    // on the rails in scope; and the control pair of the same round.
+    std::vector<std::string> again, control;
+    bool low_again = false, control_low = false;
     const int partner = s.kind == Suspect::kLink ? s.other : retest_partner[i];
-    for (const v1::PairResult& p : run->pairs()) {
-      if (!p.retest() || partner < 0) continue;
-      const std::set<std::string> ends = {p.from_node(), p.to_node()};
-      if (!ends.count(node.node()) || !ends.count(nodes[partner]->node())) continue;
-      Measurement x;
-      if (!BandwidthFigure(p, &x.kind, &x.gbps) && !LatencyFigure(p, &x.kind, &x.gbps)) continue;
-      x.latency = p.result().transfer().op() == v1::RR_LAT ||
-                  p.result().transfer().op() == v1::WRITE_LAT;
-      const int rail = RailIndex(*nodes[index[p.to_node()]], p.rail());
-      if (s.rail >= 0 && rail != s.rail) continue;
+    std::vector<int> retest_pairs;
+    const std::vector<Measurement> retests =
+        Measurements(*run, nodes, index, true, &retest_pairs);
+    for (size_t k = 0; k < retests.size(); ++k) {
+      const v1::PairResult& p = run->pairs(retest_pairs[k]);
+      const Measurement& x = retests[k];
+      if (partner < 0 || p.round() != retest_round[i] || !refs.count(x.kind)) continue;
+      const bool ours = (x.from == s.node && x.to == partner) || (x.to == s.node && x.from == partner);
+      if (!ours) {
+        if (!tainted.count(x.from) && !tainted.count(x.to)) {
+          control.push_back(Figure(p));
+          control_low |= IsLow(x, refs.at(x.kind), rules);
+        }
+        continue;
+      }
+      if (s.rail >= 0 && x.rail != s.rail) continue;
       again.push_back(Figure(p));
-      if (best.count(x.kind) && IsLow(x, best[x.kind], rules)) confirmed = true;
+      low_again |= IsLow(x, refs.at(x.kind), rules);
     }
+    // Blamed only when the retest is low and the good nodes measured beside
+    // it were not: a moment when everything is slow blames nobody.
+    const bool confirmed = low_again && !control_low;
     out->set_confirmed(confirmed);
 
     std::string who, code;
@@ -279,19 +363,23 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
       code = "SUSPECT_LINK";
       who = absl::StrCat(node.node(), "<->", nodes[s.other]->node(), ":", RailName(node, s.rail));
     }
-    // The bars that convicted it: bandwidth, latency, or both.
-    double run_lowest_us = 0;
-    for (int e : s.evidence) {
-      if (m[e].latency) run_lowest_us = best[m[e].kind];
-    }
+    // The references that convicted it: bandwidth, latency, or both.
     std::vector<std::string> bars;
-    if (run_best > 0) {
-      bars.push_back(absl::StrFormat("the run's best %.2f Gb/s, bar %.0f%%", run_best,
-                                     100 * rules.min_fraction_of_best));
-    }
-    if (run_lowest_us > 0) {
-      bars.push_back(absl::StrFormat("the run's lowest latency %.1f us, bar x%.1f", run_lowest_us,
-                                     rules.max_latency_ratio));
+    std::set<std::string> kinds;
+    for (int e : s.evidence) kinds.insert(m[e].kind);
+    for (const std::string& kind : kinds) {
+      const PeerReference& ref = refs.at(kind);
+      const bool latency = std::any_of(s.evidence.begin(), s.evidence.end(),
+                                       [&](int e) { return m[e].kind == kind && m[e].latency; });
+      bars.push_back(latency
+                         ? absl::StrFormat("%s: the peers' reference %.1f us, bar x%.1f, spread "
+                                           "%.0f%%",
+                                           kind, ref.value, rules.max_latency_ratio,
+                                           100 * ref.spread)
+                         : absl::StrFormat("%s: the peers' reference %.2f Gb/s, bar %.0f%%, "
+                                           "spread %.0f%%",
+                                           kind, ref.value, 100 * rules.min_fraction_of_peers,
+                                           100 * ref.spread));
     }
     std::string message =
         s.kind == Suspect::kLink
@@ -300,21 +388,27 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
                               who, absl::StrJoin(evidence, "; "), absl::StrJoin(bars, "; "))
             : absl::StrFormat("%s measured low with %d of %d partners (%s; %s)", who, s.low,
                               s.partners, absl::StrJoin(evidence, "; "), absl::StrJoin(bars, "; "));
-    v1::Verdict severity = profile.transfer.below_peers;
+    // Nothing is FAIL from one sample: only a confirmed retest FAILs.
+    v1::Verdict severity = v1::WARN;
+    const std::string against =
+        s.kind == Suspect::kLink || partner < 0 ? "" : " against " + nodes[partner]->node();
     if (!retested) {
       absl::StrAppend(&message, profile.cluster.retest
                                     ? "; not retested: no node outside the suspects was free"
                                     : "; not retested (cluster.retest: false)");
     } else if (confirmed) {
       severity = v1::FAIL;
-      absl::StrAppend(&message, "; the retest",
-                      s.kind == Suspect::kLink ? "" : " against " + nodes[partner]->node(),
-                      " confirms it: ", absl::StrJoin(again, "; "));
+      absl::StrAppend(&message, "; the retest", against, " confirms it: ",
+                      absl::StrJoin(again, "; "),
+                      control.empty() ? "" : absl::StrCat(" (control pair: ",
+                                                          absl::StrJoin(control, "; "), ")"));
+    } else if (low_again) {
+      absl::StrAppend(&message, "; the retest", against, " was low again (",
+                      absl::StrJoin(again, "; "), ") but so was the control pair of good nodes (",
+                      absl::StrJoin(control, "; "), "): the moment was slow, not only ", who);
     } else {
-      severity = v1::WARN;
-      absl::StrAppend(&message, "; the retest",
-                      s.kind == Suspect::kLink ? "" : " against " + nodes[partner]->node(),
-                      " did not reproduce it (", again.empty() ? "nothing measured" : absl::StrJoin(again, "; "),
+      absl::StrAppend(&message, "; the retest", against, " did not reproduce it (",
+                      again.empty() ? "nothing measured" : absl::StrJoin(again, "; "),
                       "): transient, or load from elsewhere");
     }
     v1::Finding* f = run->add_findings();

@@ -2,12 +2,14 @@
 #include "coordinator/collective_peers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "coordinator/peer_stats.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/nccl/collective_judge.h"
@@ -59,10 +61,19 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
               [](const Figure& x, const Figure& y) { return x.busbw < y.busbw; });
     std::vector<double> sorted;
     for (const Figure& f : figures) sorted.push_back(f.busbw);
+    // The nodes' robust spread (MAD x 1.4826, relative): a gap must also
+    // be larger than the noise (peer_stats.h, the same rule as transfers).
+    const double center = Median(sorted);
+    std::vector<double> deviations;
+    for (double b : sorted) deviations.push_back(std::fabs(b / center - 1));
+    const double spread = 1.4826 * Median(deviations);
     for (size_t k = 0; k < figures.size(); ++k) {
       const Figure& f = figures[k];
       const double median = MedianWithout(sorted, k);
-      if (f.busbw >= profile.nccl_min_fraction_of_peers * median) continue;
+      if (f.busbw >= profile.nccl_min_fraction_of_peers * median ||
+          median - f.busbw <= profile.transfer.noise_sigmas * spread * median) {
+        continue;
+      }
       v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(f.report));
       v1::ProbeResult* r = rep->mutable_results(f.result);
       AddFinding(r, "NCCL_BUSBW_BELOW_PEERS", v1::WARN, collective,

@@ -108,6 +108,25 @@ std::string BusyWith(const v1::StageReport& report) {
   return "";
 }
 
+// Nothing is FAIL from one sample: the rails whose first measurement shows
+// a gap that could FAIL are measured again (both directions, no path MTU),
+// the new pairs marked retest; JudgeTransfersAgainstPeers weighs the two.
+void RetestTwoNodeGaps(v1::StageRun* run, AgentSession& a, AgentSession& b,
+                       const v1::RunStageRequest& request, const Profile& profile,
+                       absl::Time deadline, const ProgressFn& progress) {
+  std::set<int> rails;
+  for (const PairPlace& place : PlacesToRetest(profile, *run)) {
+    rails.insert(RailIndex(place.to == a.node() ? a : b, place.rail));
+  }
+  if (rails.empty()) return;
+  progress(absl::StrCat("retest of ", rails.size(), " rail(s) with a gap"));
+  v1::StageRun again;
+  MeasurePair(&again, a, b, request, deadline, progress, {rails.begin(), rails.end()}, false,
+              /*path_mtu=*/false);
+  for (v1::PairResult& p : *again.mutable_pairs()) p.set_retest(true);
+  AppendOnce(run, std::move(again));
+}
+
 }  // namespace
 
 void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
@@ -184,7 +203,8 @@ v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail
 
 void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  const v1::RunStageRequest& request, absl::Time deadline,
-                 const ProgressFn& progress, const std::vector<int>& only_rails, bool latency) {
+                 const ProgressFn& progress, const std::vector<int>& only_rails, bool latency,
+                 bool path_mtu) {
   const int rails =
       std::max(1, std::min(a.registration().rails_size(), b.registration().rails_size()));
   AgentSession* ends[2] = {&a, &b};
@@ -197,8 +217,10 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
     for (int dir = 0; dir < 2; ++dir) {
       AgentSession& from = *ends[dir];
       AgentSession& to = *ends[1 - dir];
-      progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
-      PathMtu(run, from, to, r, deadline);
+      if (path_mtu) {
+        progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
+        PathMtu(run, from, to, r, deadline);
+      }
       progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
       if (!Transfer(run, from, to, r, request, deadline).ok()) return;
       if (latency && !Transfer(run, from, to, r, request, deadline, true).ok()) return;
@@ -292,6 +314,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   // two-node stage, or every pair of the cluster stage's rounds.
   if (request.stage() == v1::TWO_NODE && nodes.size() == 2 && usable[0] && usable[1]) {
     MeasurePair(&run, *nodes[0], *nodes[1], request, deadline, progress);
+    RetestTwoNodeGaps(&run, *nodes[0], *nodes[1], request, profile, deadline, progress);
   }
   if (request.stage() == v1::CLUSTER) {
     RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);

@@ -43,11 +43,12 @@ v1::StageRun RunStageOnAgents(
 // when not empty) and each direction, the path MTU, then a transfer (RDMA
 // WRITE when both ends are RDMA ports with an address, TCP otherwise). A
 // node that fails a task ends the pair with AGENT_LOST/TASK_TIMEOUT. With
-// `latency`, each direction also gets a one-second latency test.
+// `latency`, each direction also gets a one-second latency test; without
+// `path_mtu` (a retest), no path-MTU probing.
 void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  const v1::RunStageRequest& request, absl::Time deadline,
                  const ProgressFn& progress, const std::vector<int>& only_rails = {},
-                 bool latency = false);
+                 bool latency = false, bool path_mtu = true);
 
 // Records why a node's part of a stage ended early: AGENT_LOST when it is
 // gone (UNAVAILABLE), TASK_TIMEOUT when it did not answer in time.

@@ -19,14 +19,17 @@ std::vector<ComponentRow> VersionMatrix(const std::vector<NodeComponents>& nodes
       ComponentRow& row = rows[key];
       row.component = key;
       row.name = c.name();
-      row.versions[n.node] = c.present() ? c.version() : "absent";
+      // A value that was not read (not in a capture, unreadable) is not a
+      // version and not "absent": it takes no part in drift.
+      const bool not_read = !c.present() && c.detail().rfind("not captured", 0) == 0;
+      row.versions[n.node] = c.present() ? c.version() : not_read ? "not captured" : "absent";
     }
   }
   std::vector<ComponentRow> out;
   for (auto& [key, row] : rows) {
     std::map<std::string, int> count;
     for (const auto& [node, v] : row.versions) {
-      if (v != "absent") ++count[v];
+      if (v != "absent" && v != "not captured") ++count[v];
     }
     int best = 0;
     for (const auto& [v, k] : count) {
@@ -41,7 +44,10 @@ std::vector<ComponentRow> VersionMatrix(const std::vector<NodeComponents>& nodes
     for (const NodeComponents& n : nodes) {
       auto v = row.versions.find(n.node);
       const std::string found = v == row.versions.end() ? "" : v->second;
-      const bool off_majority = found != row.majority;
+      // Drift only between values that were read: absent everywhere, or
+      // not read here, is not drift.
+      const bool off_majority =
+          !row.majority.empty() && found != row.majority && found != "not captured";
       const bool off_pin = !row.pinned.empty() && !VersionMatches(row.pinned, found);
       if (off_majority || off_pin) row.drifted.push_back(n.node);
       if (off_pin) row.off_pin.push_back(n.node);

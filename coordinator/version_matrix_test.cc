@@ -31,6 +31,28 @@ TEST(VersionMatrixTest, OneNodeWithAnotherDriverIsTheDrift) {
   EXPECT_EQ(rows[1].versions.at("gpu03"), "535.161.08");
 }
 
+// Drift is only between values that were read: absent on every node, or
+// not captured on one, is not drift.
+TEST(VersionMatrixTest, AbsentEverywhereAndNotCapturedAreNotDrift) {
+  v1::Component not_captured = C("os_release", "", "", false);
+  not_captured.set_detail("not captured: the capture has no --etc-root");
+  std::vector<NodeComponents> fleet = {
+      {"node1", {C("os_release", "", "", false), C("kernel", "6.1")}},
+      {"node2", {C("os_release", "", "", false), C("kernel", "6.1")}},
+      {"node3", {C("os_release", "", "", false), not_captured}},
+  };
+  fleet[2].components[1].set_name("kernel");
+  for (const ComponentRow& row : VersionMatrix(fleet)) {
+    EXPECT_TRUE(row.drifted.empty()) << row.component;
+  }
+  // One node without a component the others have: that is drift.
+  fleet[0].components[0] = C("os_release", "12");
+  fleet[1].components[0] = C("os_release", "12");
+  const std::vector<ComponentRow> rows = VersionMatrix(fleet);
+  EXPECT_EQ(rows[1].component, "os_release");
+  EXPECT_EQ(rows[1].drifted, std::vector<std::string>{"node3"});
+}
+
 TEST(VersionMatrixTest, APinConvictsEvenTheMajority) {
   std::vector<NodeComponents> fleet = {
       {"a", {C("nccl", "2.21.5")}}, {"b", {C("nccl", "2.21.5")}}, {"c", {C("nccl", "2.23.4")}}};

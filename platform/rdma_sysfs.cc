@@ -13,11 +13,12 @@ RawAttr ReadAttr(const FileTree& sys, const std::string& rel) {
   return RawAttr{sys.Path(rel), sys.ReadValue(rel)};
 }
 
-std::map<std::string, RawAttr> ReadAttrDir(const FileTree& sys,
-                                           const std::string& dir) {
+std::map<std::string, RawAttr> ReadAttrDir(const FileTree& sys, const std::string& dir,
+                                           absl::Status* status = nullptr) {
   std::map<std::string, RawAttr> out;
   absl::StatusOr<std::vector<std::string>> names = sys.ListDir(dir);
-  if (!names.ok()) return out;  // optional directories (hw_counters)
+  if (status) *status = names.status();
+  if (!names.ok()) return out;
   for (const std::string& name : *names) {
     out.emplace(name, ReadAttr(sys, absl::StrCat(dir, "/", name)));
   }
@@ -59,8 +60,8 @@ RawRdmaPort ReadPort(const FileTree& sys, const std::string& port_dir,
     std::sort(out.gids.begin(), out.gids.end(),
               [](const RawGid& a, const RawGid& b) { return a.index < b.index; });
   }
-  out.counters = ReadAttrDir(sys, port_dir + "/counters");
-  out.hw_counters = ReadAttrDir(sys, port_dir + "/hw_counters");
+  out.counters = ReadAttrDir(sys, port_dir + "/counters", &out.counters_status);
+  out.hw_counters = ReadAttrDir(sys, port_dir + "/hw_counters");  // not every driver has it
   return out;
 }
 

@@ -34,7 +34,10 @@ struct RawRdmaPort {
   std::vector<RawGid> gids;
   absl::Status gids_status;
   std::map<std::string, RawAttr> counters;     // counters/*
-  std::map<std::string, RawAttr> hw_counters;  // hw_counters/*
+  std::map<std::string, RawAttr> hw_counters;  // hw_counters/* (optional)
+  // Why counters/ could not be listed (absent, permission): every port the
+  // kernel registers has it, so this is never "no errors".
+  absl::Status counters_status;
 };
 
 struct RawRdmaDevice {

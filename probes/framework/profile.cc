@@ -15,9 +15,12 @@
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "probes/framework/finding_codes.h"
 
 namespace nodeprobe {
@@ -25,16 +28,29 @@ namespace {
 
 // An exception's expiry: a date (valid through that day, UTC) or an RFC 3339
 // time.
+// Real calendar dates only: the text must read back as written (absl
+// normalises 2027-02-30 to March 2), with a four-digit year.
 absl::StatusOr<absl::Time> ParseExpiry(const std::string& text) {
   absl::Time t;
   std::string err;
-  if (absl::ParseTime("%Y-%m-%d", text, absl::UTCTimeZone(), &t, &err)) {
+  const absl::Status not_a_date = absl::InvalidArgumentError(absl::StrCat(
+      "exceptions.expires '", text, "' is not a calendar date (write 2027-01-31, or an RFC "
+      "3339 time such as 2027-01-31T18:00:00Z)"));
+  if (text.size() == 10 && absl::ParseTime("%Y-%m-%d", text, absl::UTCTimeZone(), &t, &err)) {
+    if (absl::FormatTime("%Y-%m-%d", t, absl::UTCTimeZone()) != text) return not_a_date;
     return t + absl::Hours(24);
   }
-  if (absl::ParseTime(absl::RFC3339_full, text, &t, &err)) return t;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "exceptions.expires '", text, "' is not a date (write 2027-01-31, or an RFC 3339 time "
-      "such as 2027-01-31T18:00:00Z)"));
+  if (text.size() >= 20 && text.size() <= 40 && text[4] == '-' &&
+      absl::ParseTime(absl::RFC3339_full, text, &t, &err)) {
+    // The date part must be a real one too.
+    absl::Time day;
+    if (!absl::ParseTime("%Y-%m-%d", text.substr(0, 10), absl::UTCTimeZone(), &day, &err) ||
+        absl::FormatTime("%Y-%m-%d", day, absl::UTCTimeZone()) != text.substr(0, 10)) {
+      return not_a_date;
+    }
+    return t;
+  }
+  return not_a_date;
 }
 
 class ProfileParser {
@@ -46,6 +62,12 @@ class ProfileParser {
     int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
     return absl::InvalidArgumentError(
         absl::StrCat(source_, ":", line, ": ", what));
+  }
+
+  // "SOURCE:LINE: what" for a warning at `node`.
+  std::string Where(const YAML::Node& node, const std::string& what) const {
+    int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+    return absl::StrCat(source_, ":", line, ": ", what);
   }
 
   absl::Status UnknownKey(const YAML::Node& key, const std::string& section,
@@ -179,8 +201,9 @@ class ProfileParser {
     static const std::vector<std::string> kKeys = {
         "tcp_stream_min_gbps",      "rdma_write_bw_min_gbps",    "rdma_read_bw_min_gbps",
         "rdma_send_bw_min_gbps",    "rdma_write_lat_max_us",     "tcp_rr_lat_max_us",
-        "min_fraction_of_line_rate", "min_fraction_of_best_pair", "below_peers",
-        "min_fraction_of_reverse", "congestion_max_per_second", "error_counters_grew"};
+        "min_fraction_of_line_rate", "min_fraction_of_peers",   "min_fraction_of_best_pair",
+        "below_peers",              "min_fraction_of_reverse",   "noise_sigmas",
+        "max_spread",               "congestion_max_per_second", "error_counters_grew"};
     TransferBars& t = p.transfer;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
@@ -205,8 +228,21 @@ class ProfileParser {
       if (absl::StartsWith(key, "min_fraction")) {
         if (*v <= 0 || *v > 1) return Error(kv.second, name + " must be in (0, 1]");
         if (key == "min_fraction_of_line_rate") t.min_fraction_of_line_rate = *v;
-        if (key == "min_fraction_of_best_pair") t.min_fraction_of_best_pair = *v;
+        // The older name: the reference is the peers' median now, not the best.
+        if (key == "min_fraction_of_peers" || key == "min_fraction_of_best_pair") {
+          t.min_fraction_of_peers = *v;
+        }
         if (key == "min_fraction_of_reverse") t.min_fraction_of_reverse = *v;
+        continue;
+      }
+      if (key == "noise_sigmas") {
+        if (*v < 0 || *v > 10) return Error(kv.second, name + " must be in [0, 10]");
+        t.noise_sigmas = *v;
+        continue;
+      }
+      if (key == "max_spread") {
+        if (*v <= 0 || *v > 1) return Error(kv.second, name + " must be in (0, 1]");
+        t.max_spread = *v;
         continue;
       }
       if (key == "congestion_max_per_second") {
@@ -495,6 +531,10 @@ class ProfileParser {
       }
       absl::StatusOr<std::string> v = String(kv.second, "versions." + key);
       if (!v.ok()) return v.status();
+      if (absl::StripAsciiWhitespace(*v).empty()) {
+        return Error(kv.second, absl::StrCat("versions.", key, " is empty: write the version "
+                                             "to pin (e.g. 2.21.5) or remove the key"));
+      }
       p.versions[key] = *v;
     }
     return absl::OkStatus();
@@ -532,6 +572,17 @@ class ProfileParser {
           if (!at.ok()) return Error(kv.second, std::string(at.status().message()));
           e.expires = *v;
           e.expires_at = *at;
+          // An exception is a decision with an end: one already past, or
+          // more than a year ahead, is loaded but said at load.
+          const absl::Time now = absl::Now();
+          if (*at <= now) {
+            p.warnings.push_back(Where(kv.second, absl::StrCat(
+                "exceptions.expires ", *v, " is already past: the exception will not apply")));
+          } else if (*at > now + absl::Hours(24 * 366)) {
+            p.warnings.push_back(Where(kv.second, absl::StrCat(
+                "exceptions.expires ", *v, " is more than a year ahead: exceptions should be "
+                "reviewed at least yearly")));
+          }
         } else {
           return UnknownKey(kv.first, "exceptions[].", kKeys);
         }

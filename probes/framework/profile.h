@@ -18,7 +18,9 @@
 //     rdma_write_bw_min_gbps: 360      # also rdma_read_bw_, rdma_send_bw_
 //     rdma_write_lat_max_us: 5         # also tcp_rr_lat_max_us
 //     min_fraction_of_line_rate: 0.90  # of the hardware's goodput, when no bar
-//     min_fraction_of_best_pair: 0.93  # of the best pair of the same kind in a run
+//     min_fraction_of_peers: 0.90      # of the peers' reference of the same kind
+//     noise_sigmas: 3                  # a gap must exceed this many times the noise
+//     max_spread: 0.15                 # above it a run is too noisy to judge small gaps
 //     below_peers: warn                # warn | fail
 //     min_fraction_of_reverse: 0.80    # one direction of a rail vs the other
 //     congestion_max_per_second: 1000  # pauses/CNPs/ECN marks during a transfer
@@ -107,9 +109,17 @@ struct TransferBars {
   std::optional<double> rdma_write_lat_max_us;
   std::optional<double> tcp_rr_lat_max_us;
   double min_fraction_of_line_rate = 0.90;  // of the hardware's goodput
-  double min_fraction_of_best_pair = 0.93;  // ClusterKit's rule
+  // Of the peers' reference (the median over nodes: coordinator/peer_stats.h);
+  // the profile key min_fraction_of_best_pair is read as this one.
+  double min_fraction_of_peers = 0.90;
   v1::Verdict below_peers = v1::WARN;
   double min_fraction_of_reverse = 0.80;    // one direction vs the other
+  // A gap counts only when larger than this many times the noise (the
+  // run's robust spread, or the transfer's own interval variation).
+  double noise_sigmas = 3;
+  // Above this relative spread a run is too noisy to judge small gaps
+  // (MEASUREMENT_TOO_NOISY).
+  double max_spread = 0.15;
   // Pauses/CNPs/ECN marks per second during a transfer above which it WARNs.
   std::optional<double> congestion_max_per_second;
   // Error counters (symbol errors, drops, retries) that grew during a
@@ -118,7 +128,7 @@ struct TransferBars {
 };
 
 // How the cluster stage assigns blame for low transfers (the low bar itself
-// is transfer.min_fraction_of_best_pair).
+// is transfer.min_fraction_of_peers, gated by the noise).
 struct ClusterRules {
   double suspect_share = 0.5;
   bool retest = true;
@@ -187,6 +197,9 @@ struct Profile {
 
   std::map<std::string, std::string> versions;
   std::vector<ProfileException> exceptions;
+  // "FILE:LINE: what" for values that load but look unmeant (an exception
+  // already expired, or expiring more than a year ahead): said at load.
+  std::vector<std::string> warnings;
 
   // The exception that covers (code, device), or nullptr. An exception's
   // device matches the finding's device exactly, or as its "dev:" prefix.

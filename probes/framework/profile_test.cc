@@ -176,6 +176,53 @@ TEST(ParseProfileTest, ExceptionNeedsCodeAndReason) {
                    .ok());
 }
 
+// Values that parse but cannot be meant: an empty pin, a date that is not
+// on the calendar, an exception already past or not ending within a year.
+TEST(ParseProfileTest, ValuesThatCannotBeMeantAreRefusedOrSaid) {
+  absl::StatusOr<Profile> empty_pin = ParseProfile("versions:\n  nccl: \"\"\n", "v.yaml");
+  ASSERT_FALSE(empty_pin.ok());
+  EXPECT_NE(empty_pin.status().message().find("v.yaml:2: versions.nccl is empty"),
+            std::string::npos)
+      << empty_pin.status();
+  auto with_expiry = [](const std::string& when) {
+    return ParseProfile("exceptions:\n  - code: RDMA_PORT_DOWN\n    reason: r\n    expires: " +
+                            when + "\n",
+                        "e.yaml");
+  };
+  for (const char* bad : {"99999999-01-01", "2027-02-30", "2027-13-01", "2027-1-5"}) {
+    absl::StatusOr<Profile> p = with_expiry(bad);
+    EXPECT_FALSE(p.ok()) << bad;
+    if (!p.ok()) EXPECT_NE(p.status().message().find("not a calendar date"), std::string::npos);
+  }
+  absl::StatusOr<Profile> past = with_expiry("1970-01-01");
+  ASSERT_TRUE(past.ok()) << past.status();
+  ASSERT_EQ(past->warnings.size(), 1u);
+  EXPECT_NE(past->warnings[0].find("e.yaml:4: exceptions.expires 1970-01-01 is already past"),
+            std::string::npos)
+      << past->warnings[0];
+  const std::string far =
+      absl::FormatTime("%Y-%m-%d", absl::Now() + absl::Hours(24 * 800), absl::UTCTimeZone());
+  absl::StatusOr<Profile> ahead = with_expiry(far);
+  ASSERT_TRUE(ahead.ok()) << ahead.status();
+  ASSERT_EQ(ahead->warnings.size(), 1u);
+  EXPECT_NE(ahead->warnings[0].find("more than a year ahead"), std::string::npos);
+  const std::string soon =
+      absl::FormatTime("%Y-%m-%d", absl::Now() + absl::Hours(24 * 90), absl::UTCTimeZone());
+  EXPECT_TRUE(with_expiry(soon)->warnings.empty());
+}
+
+TEST(ParseProfileTest, NoiseRulesAreReadAndTheOldPeerKeyStillReads) {
+  absl::StatusOr<Profile> p = ParseProfile(
+      "transfer:\n  min_fraction_of_best_pair: 0.8\n  noise_sigmas: 2.5\n  max_spread: 0.2\n",
+      "t.yaml");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_DOUBLE_EQ(p->transfer.min_fraction_of_peers, 0.8);
+  EXPECT_DOUBLE_EQ(p->transfer.noise_sigmas, 2.5);
+  EXPECT_DOUBLE_EQ(p->transfer.max_spread, 0.2);
+  EXPECT_FALSE(ParseProfile("transfer:\n  max_spread: 0\n", "t.yaml").ok());
+  EXPECT_FALSE(ParseProfile("transfer:\n  noise_sigmas: 11\n", "t.yaml").ok());
+}
+
 TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
   absl::StatusOr<Profile> p =
       ParseProfile("cluster:\n  suspect_share: 0.34\n  retest: false\n  latency: true\n"

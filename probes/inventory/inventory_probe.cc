@@ -1,6 +1,8 @@
 // File: inventory_probe.cc
 #include "probes/inventory/inventory_probe.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "platform/file_tree.h"
@@ -46,6 +48,24 @@ std::optional<std::string> ReadOptional(const platform::FileTree& tree,
 
 constexpr char kNotCaptured[] = "not captured";
 
+// os-release(5): /etc/os-release, else /usr/lib/os-release. On Debian and
+// Ubuntu /etc/os-release is a relative link (../usr/lib/os-release), so it
+// is read from the system root the etc tree sits in ("/" live, the capture
+// directory otherwise), where that link resolves (inside the root).
+std::optional<std::string> ReadOsRelease(const std::string& etc_root, v1::ProbeResult* result,
+                                         std::string* why) {
+  std::string trimmed = etc_root;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const std::filesystem::path etc(trimmed);
+  if (etc.filename() != "etc") return ReadOptional(platform::FileTree(etc_root), "os-release", result, why);
+  const platform::FileTree root(etc.parent_path().string());
+  if (auto text = ReadOptional(root, "etc/os-release", result, why)) return text;
+  std::string fallback_why;
+  if (auto text = ReadOptional(root, "usr/lib/os-release", result, &fallback_why)) return text;
+  absl::StrAppend(why, "; ", fallback_why);
+  return std::nullopt;
+}
+
 void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   platform::FileTree etc(ctx.host.etc_root);
   platform::FileTree proc(ctx.host.proc_root);
@@ -61,8 +81,7 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   };
   if (no_etc) {
     not_captured("os_release", "--etc-root");
-  } else
-  if (auto text = ReadOptional(etc, "os-release", result, &why)) {
+  } else if (auto text = ReadOsRelease(ctx.host.etc_root, result, &why)) {
     auto fields = hostfacts::ParseOsRelease(*text);
     Add(result, "os_release", true, fields["VERSION_ID"],
         fields.count("PRETTY_NAME") ? fields["PRETTY_NAME"] : fields["NAME"]);

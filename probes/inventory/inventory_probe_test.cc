@@ -1,5 +1,9 @@
 #include "probes/inventory/inventory_probe.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "gtest/gtest.h"
 #include "probes/framework/stage_runner.h"
 #include "tests/testing/fixtures.h"
@@ -94,6 +98,43 @@ TEST_F(InventoryProbeTest, ReadsDriverAndPeermemWhenPresent) {
   EXPECT_EQ(Find(r, "nvidia_peermem")->version(), "1.1");
   EXPECT_EQ(Find(r, "os_release")->version(), "12");
   EXPECT_EQ(Find(r, "kernel_cmdline")->version(), "iommu=pt");
+}
+
+// Debian and Ubuntu: /etc/os-release is ../usr/lib/os-release. It is read
+// inside the captured root, where the link resolves; without etc/os-release
+// at all, /usr/lib/os-release is the fallback os-release(5) documents.
+TEST_F(InventoryProbeTest, ARelativeOsReleaseLinkResolvesInsideTheRoot) {
+  WriteFile(host_->dir.path() + "/usr/lib/os-release",
+            "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\n");
+  std::filesystem::create_directories(ctx_.host.etc_root);
+  ASSERT_EQ(symlink("../usr/lib/os-release", (ctx_.host.etc_root + "/os-release").c_str()), 0);
+  v1::ProbeResult r = Run();
+  ASSERT_TRUE(Find(r, "os_release")->present()) << Find(r, "os_release")->detail();
+  EXPECT_EQ(Find(r, "os_release")->version(), "12");
+  std::filesystem::remove(ctx_.host.etc_root + "/os-release");
+  r = Run();
+  EXPECT_EQ(Find(r, "os_release")->version(), "12");
+  // A link that leads out of the root is refused, not followed.
+  ASSERT_EQ(symlink("../../../../../../../../etc/os-release",
+                    (ctx_.host.etc_root + "/os-release").c_str()),
+            0);
+  std::filesystem::remove(host_->dir.path() + "/usr/lib/os-release");
+  r = Run();
+  EXPECT_FALSE(Find(r, "os_release")->present());
+}
+
+// This machine: os_release is read live.
+TEST(InventoryLiveTest, ThisMachinesOsReleaseIsRead) {
+  if (access("/etc/os-release", R_OK) != 0 && access("/usr/lib/os-release", R_OK) != 0) {
+    GTEST_SKIP() << "this machine has no os-release";
+  }
+  Profile profile;
+  ProbeContext ctx;
+  ctx.profile = &profile;
+  absl::StatusOr<v1::ProbeResult> r = InventoryProbe().Run(ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_NE(Find(*r, "os_release"), nullptr);
+  EXPECT_TRUE(Find(*r, "os_release")->present()) << Find(*r, "os_release")->detail();
 }
 
 TEST_F(InventoryProbeTest, PinnedVersionThatDiffersIsVersionMismatch) {

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "probes/nccl/nccl_log_events.h"
 
 namespace nodeprobe::nccl {
@@ -24,6 +25,8 @@ constexpr int kMaxWarnings = 20;
 // length of a message kept.
 constexpr int kMaxEvents = 512;
 constexpr size_t kMaxEventMessage = 512;
+constexpr size_t kMaxHostsPerVersion = 8;
+constexpr size_t kMaxVersions = 64;
 
 // Well-formed UTF-8 (no overlongs or surrogates checked: this only tells
 // the reader that the log is in some other encoding).
@@ -160,6 +163,7 @@ void NcclLogParser::AddText(std::string_view text) {
       after_cr_ = false;
       continue;
     }
+    if (after_cr_) report_.set_cr_line_endings(true);  // that CR ended a line alone
     after_cr_ = false;
     const size_t nl = text.find_first_of("\r\n");
     const std::string_view part = text.substr(0, nl);
@@ -212,13 +216,29 @@ void NcclLogParser::AddLine(std::string_view raw) {
   RE2::Replace(&line, Repeated(), "");
   tests_.AddLine(line);
   std::string version;
-  if (RE2::PartialMatch(line, Version(), &version)) {
-    AddUnique(report_.mutable_versions(), "version", version);
-  }
+  const bool has_version = RE2::PartialMatch(line, Version(), &version);
+  if (has_version) AddUnique(report_.mutable_versions(), "version", version);
   std::string host, level;
   uint32_t pid = 0;
   re2::StringPiece message;
-  if (!RE2::PartialMatch(line, Prefixed(), &host, &pid, &level, &message)) {
+  const bool prefixed = RE2::PartialMatch(line, Prefixed(), &host, &pid, &level, &message);
+  if (has_version) {
+    // Which hosts printed which version: versions that disagree are named
+    // with their hosts. Bounded like every list here.
+    const std::string number = version.substr(0, version.find('+'));
+    auto it = version_hosts_.find(number);
+    if (it == version_hosts_.end() && version_hosts_.size() >= kMaxVersions) {
+      report_.set_truncated(true);
+    } else {
+      std::set<std::string>& hosts = version_hosts_[number];
+      if (hosts.size() < kMaxHostsPerVersion) {
+        hosts.insert(prefixed && !host.empty() ? host : "?");
+      } else if (!hosts.count(host)) {
+        ++version_more_hosts_[number];
+      }
+    }
+  }
+  if (!prefixed) {
     host.clear();
     pid = 0;
     if (!RE2::PartialMatch(line, Bare(), &level, &message)) {
@@ -433,6 +453,13 @@ v1::NcclLogReport NcclLogParser::Report() const {
   }
   for (v1::NcclTransportUse& t : *out.mutable_transports()) {
     if (t.network()) t.set_device_name(DeviceName(out, t.transport(), t.net_device()));
+  }
+  for (const auto& [version, hosts] : version_hosts_) {
+    std::string named = absl::StrJoin(hosts, ", ");
+    if (auto more = version_more_hosts_.find(version); more != version_more_hosts_.end()) {
+      absl::StrAppend(&named, ", +", more->second, " more");
+    }
+    (*out.mutable_version_hosts())[version] = named;
   }
   // Events from a process whose rank its init lines gave.
   for (v1::NcclLogEvent& e : *out.mutable_events()) {

@@ -1,6 +1,8 @@
 // File: nccl_log_judge.cc
 #include "probes/nccl/nccl_log_judge.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <vector>
@@ -127,35 +129,110 @@ bool WrongCount(const std::string& column) {
          column.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// nccl-tests runs: figures at the largest size as measurements, wrong
-// results (its -c check) as NCCL_WRONG_RESULT.
+bool ValidFigure(double x) { return std::isfinite(x) && x >= 0; }
+
+bool ValidRow(const v1::NcclTestsRow& row) {
+  for (double x : {row.time_us(), row.algbw_gbps(), row.busbw_gbps(), row.in_place_time_us(),
+                   row.in_place_algbw_gbps(), row.in_place_busbw_gbps()}) {
+    if (!ValidFigure(x)) return false;
+  }
+  return true;
+}
+
+// The bars of the profile that no table in the log can be held to: a
+// table that does not say its collective, or no table of the bar's
+// collective. Never passed over in silence.
+void BarsNotApplied(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
+  if (c.busbw_min_gbps.empty() || r.tests_size() == 0) return;
+  std::set<std::string> named;
+  int unnamed = 0;
+  for (const v1::NcclTestsRun& run : r.tests()) {
+    if (run.collective().empty()) {
+      ++unnamed;
+    } else {
+      named.insert(run.collective());
+    }
+  }
+  for (const auto& [collective, bar] : c.busbw_min_gbps) {
+    if (named.count(collective)) continue;
+    AddFinding(out, "BAR_NOT_APPLIED", v1::WARN, collective,
+               unnamed > 0
+                   ? absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: "
+                                     "%d nccl-tests table(s) do not say which collective they "
+                                     "measured, and none is named %s",
+                                     collective, bar, unnamed, collective)
+                   : absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: "
+                                     "the log holds no %s table",
+                                     collective, bar, collective),
+               "Capture the whole nccl-tests output (its '# Collective test starting' line "
+               "names the collective), or run that collective's test");
+  }
+}
+
+// nccl-tests runs: figures at the largest size with a valid figure as
+// measurements, rows with invalid figures as findings, wrong results (its
+// -c check) as NCCL_WRONG_RESULT.
 void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
+  BarsNotApplied(r, c, out);
   for (int i = 0; i < r.tests_size(); ++i) {
     const v1::NcclTestsRun& run = r.tests(i);
     const std::string name = run.collective().empty() ? absl::StrCat("run", i) : run.collective();
-    if (!run.rows().empty()) {
-      const v1::NcclTestsRow& last = run.rows(run.rows_size() - 1);
-      AddMeasurement(out, "nccl_tests_busbw", last.busbw_gbps(), "GB/s",
+    const v1::NcclTestsRow* last = nullptr;
+    std::vector<std::string> invalid;
+    for (const v1::NcclTestsRow& row : run.rows()) {
+      if (ValidRow(row)) {
+        last = &row;
+      } else {
+        invalid.push_back(absl::StrFormat("%llu B (time %g us, busbw %g GB/s)",
+                                          static_cast<unsigned long long>(row.size()),
+                                          row.time_us(), row.busbw_gbps()));
+      }
+    }
+    if (!invalid.empty()) {
+      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", v1::WARN, name,
+                 absl::StrCat("nccl-tests ", name, ": ", invalid.size(),
+                              " size(s) printed figures that are not measurements (NaN, "
+                              "infinite or negative): ",
+                              absl::StrJoin(invalid, "; "),
+                              last ? absl::StrFormat("; judged at %llu B, the largest valid size",
+                                                     static_cast<unsigned long long>(last->size()))
+                                   : "; no size has valid figures"),
+                 "Rerun the test; a NaN or negative time means the run itself went wrong "
+                 "(a timer, a failed rank)");
+    }
+    if (!run.avg_printed() && !run.rows().empty()) {
+      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", v1::WARN, name,
+                 absl::StrCat("nccl-tests ", name, " printed no '# Avg bus bandwidth' line: the "
+                              "run ended before its summary (or the log was cut)"),
+                 "Capture the run to its end; a run that stops early did not finish");
+    }
+    if (last != nullptr) {
+      AddMeasurement(out, "nccl_tests_busbw", last->busbw_gbps(), "GB/s",
                      {{"collective", name},
-                      {"size", absl::StrCat(last.size())},
+                      {"size", absl::StrCat(last->size())},
                       {"ranks", absl::StrCat(run.ranks())}});
     }
-    if (auto bar = c.busbw_min_gbps.find(run.collective());
-        bar != c.busbw_min_gbps.end() && !run.rows().empty()) {
-      const v1::NcclTestsRow& last = run.rows(run.rows_size() - 1);
-      if (last.busbw_gbps() < bar->second) {
+    if (auto bar = c.busbw_min_gbps.find(run.collective()); bar != c.busbw_min_gbps.end()) {
+      if (last == nullptr) {
+        AddFinding(out, "BAR_NOT_APPLIED", v1::WARN, name,
+                   absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: the "
+                                   "table has no size with valid figures",
+                                   run.collective(), bar->second),
+                   "Rerun the test to its end with valid figures");
+      } else if (last->busbw_gbps() < bar->second) {
         AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL, "",
                    absl::StrFormat("nccl-tests %s at %llu B: busbw %.2f GB/s (out-of-place), "
                                    "below the profile's %.2f GB/s (%s)",
-                                   name, static_cast<unsigned long long>(last.size()),
-                                   last.busbw_gbps(), bar->second, c.profile_source),
+                                   name, static_cast<unsigned long long>(last->size()),
+                                   last->busbw_gbps(), bar->second, c.profile_source),
                    "Check what NCCL used (rerun with NCCL_DEBUG=INFO: sockets, GDR off, the "
                    "wrong HCA), then the slowest rail with `nodeprobe run --stage two-node`");
       }
     }
     AddEvidence(out, absl::StrCat("nccl-tests.", name),
                 absl::StrCat(run.ranks(), " ranks, ", run.rows_size(), " sizes, avg busbw ",
-                             run.avg_busbw_gbps(), " GB/s"));
+                             run.avg_printed() ? absl::StrFormat("%g GB/s", run.avg_busbw_gbps())
+                                               : std::string("not printed")));
     int wrong_rows = 0;
     for (const v1::NcclTestsRow& row : run.rows()) {
       if (!run.error_column() && (WrongCount(row.wrong()) || WrongCount(row.in_place_wrong()))) {
@@ -177,6 +254,26 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
                  "per node to find the rank");
     }
   }
+}
+
+// Ranks of one job on different NCCL versions: NCCL's protocol is not
+// promised across versions, and a mixed job hangs or fails at init.
+void VersionsDiffer(const v1::NcclLogReport& r, v1::ProbeResult* out) {
+  if (r.version_hosts_size() < 2) return;
+  std::vector<std::string> seen;
+  for (const auto& [version, hosts] : r.version_hosts()) {
+    seen.push_back(absl::StrCat(version, " on ", hosts));
+  }
+  std::sort(seen.begin(), seen.end());
+  const size_t total = seen.size();
+  if (seen.size() > 8) {
+    seen.resize(8);
+    seen.push_back(absl::StrCat("+", total - 8, " more"));
+  }
+  AddFinding(out, "NCCL_VERSIONS_DIFFER", v1::WARN, "",
+             absl::StrCat(total, " NCCL versions in one log: ", absl::StrJoin(seen, "; ")),
+             "Run every rank with the same NCCL (the same container image or library path); "
+             "if the log holds several jobs, judge each job's log on its own");
 }
 
 // Per event class: its finding code, severity and what to do.
@@ -351,6 +448,7 @@ v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogConte
   GdrOff(report, context, &out);
   HcaMismatch(report, context, &out);
   JudgeEvents(report, context, &out);
+  VersionsDiffer(report, &out);
   return out;
 }
 

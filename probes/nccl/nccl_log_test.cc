@@ -197,6 +197,75 @@ TEST(NcclLogTest, TheProfilesBusBandwidthBarJudgesTheLargestSize) {
       << j.findings(0).message();
 }
 
+// A bar that cannot be applied is said, never skipped: the deepops table
+// names no collective, the efa one neither.
+TEST(NcclLogTest, ABarThatCannotBeAppliedIsAFinding) {
+  NcclLogContext c;
+  c.busbw_min_gbps["all_reduce"] = 500;
+  for (const char* name : {"nccl-tests_4node-dgxa100_all_reduce_perf_table.txt",
+                           "efa-ofi_2node-8xa100-p4d_nccl2.9.9_all_reduce_perf.log"}) {
+    v1::ProbeResult j = JudgeNcclLog(Parse(name), c);
+    EXPECT_EQ(Count(j, "BAR_NOT_APPLIED", v1::WARN), 1) << name << j.DebugString();
+    EXPECT_NE(j.verdict(), v1::PASS);
+  }
+}
+
+// Variants of the 1-node H100 table: the largest size's busbw as nan, then
+// negative; the summary line dropped.
+TEST(NcclLogTest, InvalidFiguresAreFindingsAndTheLargestValidSizeIsJudged) {
+  const std::string text = Read("nccl-tests_1node-8xh100_v2.17.8.log");
+  const size_t at = text.find("17179869184");
+  ASSERT_NE(at, std::string::npos);
+  const size_t eol = text.find('\n', at);
+  std::string row = text.substr(at, eol - at);
+  for (const char* bad : {"nan", "-482.27"}) {
+    std::string variant = text;
+    std::string changed = row;
+    changed.replace(changed.find("482.27"), 6, bad);
+    variant.replace(at, row.size(), changed);
+    v1::NcclLogReport r = ParseNcclLog(variant);
+    NcclLogContext c;
+    c.busbw_min_gbps["all_reduce"] = 450;
+    v1::ProbeResult j = JudgeNcclLog(r, c);
+    EXPECT_GE(Count(j, "NCCL_TESTS_FIGURE_INVALID", v1::WARN), 1) << bad << j.DebugString();
+    // 8 GiB, the largest valid size, is judged (and is above 450).
+    bool judged_8g = false;
+    for (const v1::Measurement& m : j.measurements()) {
+      if (m.name() == "nccl_tests_busbw" && m.labels().at("collective") == "all_reduce") {
+        judged_8g = m.labels().at("size") == "8589934592";
+      }
+    }
+    EXPECT_TRUE(judged_8g) << bad << j.DebugString();
+  }
+  std::string no_avg = text;
+  const size_t avg = no_avg.find("# Avg bus bandwidth");
+  no_avg.erase(avg, no_avg.find('\n', avg) - avg);
+  v1::ProbeResult j = JudgeNcclLog(ParseNcclLog(no_avg), NcclLogContext());
+  EXPECT_GE(Count(j, "NCCL_TESTS_FIGURE_INVALID", v1::WARN), 1) << j.DebugString();
+}
+
+TEST(NcclLogTest, VersionsThatDisagreeAreNamedWithTheirHosts) {
+  std::string text = Read("ib-gdrdma_2node-8gpu_vllm_nccl2.21.5.log");
+  text += "other-host:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n";
+  v1::ProbeResult j = JudgeNcclLog(ParseNcclLog(text), NcclLogContext());
+  ASSERT_EQ(Count(j, "NCCL_VERSIONS_DIFFER", v1::WARN), 1) << j.DebugString();
+  for (const v1::Finding& f : j.findings()) {
+    if (f.code() != "NCCL_VERSIONS_DIFFER") continue;
+    EXPECT_NE(f.message().find("2.18.1 on other-host"), std::string::npos) << f.message();
+    EXPECT_NE(f.message().find("2.21.5 on "), std::string::npos) << f.message();
+  }
+  // 100 000 distinct versions stay bounded.
+  std::string flood;
+  for (int i = 0; i < 100000; ++i) flood += "h:1:1 [0] NCCL INFO NCCL version 2." + std::to_string(i) + ".0\n";
+  v1::NcclLogReport r = ParseNcclLog(flood);
+  EXPECT_TRUE(r.truncated());
+  EXPECT_LE(r.version_hosts_size(), 64);
+  EXPECT_EQ(Count(JudgeNcclLog(r, NcclLogContext()), "NCCL_VERSIONS_DIFFER", v1::WARN), 1);
+  EXPECT_EQ(Count(JudgeNcclLog(Parse("ib-gdrdma_2node-8gpu_vllm_nccl2.21.5.log"), NcclLogContext()),
+                  "NCCL_VERSIONS_DIFFER", v1::WARN),
+            0);
+}
+
 TEST(NcclLogTest, HugeLinesAndEndlessListsStayBounded) {
   // A real line, then one far past the line limit, then a flood of distinct
   // fake hosts: the parser cuts, counts and says so.

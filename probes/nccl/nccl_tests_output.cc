@@ -10,6 +10,8 @@ namespace nodeprobe::nccl {
 namespace {
 
 re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
+// A figure as printed: nccl-tests prints "nan" or a negative time when a
+// run went wrong; those are kept (and judged invalid), never dropped.
 double D(const std::string& s) { return strtod(s.c_str(), nullptr); }
 uint64_t U(const std::string& s) { return strtoull(s.c_str(), nullptr, 10); }
 
@@ -60,17 +62,20 @@ void NcclTestsParser::AddLine(std::string_view raw) {
   static const RE2 rank("^#\\s+Rank\\s+(\\d+)\\s.*\\son\\s+\\S+\\s+device\\s+\\d+");
   static const RE2 header("^#\\s+size\\s+count\\s+type\\s+redop(.*)$");
   static const RE2 bounds("^# Out of bounds values : (\\d+)");
-  static const RE2 average("^# Avg bus bandwidth\\s*: ([\\d.]+)");
+  static const RE2 average("^# Avg bus bandwidth\\s*: (\\S+)");
   // Full rows: with a root column (2.13+), then without (older).
+  // A figure: a number as printed, or what nccl-tests prints when it is
+  // not one (nan, inf, a negative value): kept and judged invalid.
+  static const std::string kFig = "(-?[\\d.]+(?:[eE][-+]?\\d+)?|-?nan|-?inf)";
   static const RE2 with_root(
-      "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)"
-      "\\s+(\\S+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\d+|N/A)");
+      "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+" + kFig + "\\s+" + kFig + "\\s+" +
+      kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
   static const RE2 without_root(
-      "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)"
-      "\\s+([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\S+)");
+      "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+" + kFig + "\\s+" + kFig + "\\s+" + kFig +
+      "\\s+(\\S+)\\s+" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\S+)");
   // A row cut by NCCL output: its head, then each half's four figures.
   static const RE2 head("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)");
-  static const RE2 half("^\\s*([\\d.]+)\\s+([\\d.]+)\\s+([\\d.]+)\\s+(\\d+|N/A)");
+  static const RE2 half("^\\s*" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
 
   // A preamble line starts a run unless the open one has no rows yet
   // (version, "starting" and nThread lines all precede one table).
@@ -105,7 +110,10 @@ void NcclTestsParser::AddLine(std::string_view raw) {
     return;
   }
   if (RE2::PartialMatch(l, average, &a)) {
-    if (v1::NcclTestsRun* run = Current()) run->set_avg_busbw_gbps(D(a));
+    if (v1::NcclTestsRun* run = Current()) {
+      run->set_avg_busbw_gbps(D(a));
+      run->set_avg_printed(true);
+    }
     Finish();
     return;
   }
@@ -175,7 +183,7 @@ void NcclTestsParser::AddLine(std::string_view raw) {
 
 void NcclTestsParser::AddTo(v1::NcclLogReport* report) const {
   for (const v1::NcclTestsRun& run : runs_) {
-    if (run.rows_size() > 0 || run.avg_busbw_gbps() > 0) *report->add_tests() = run;
+    if (run.rows_size() > 0 || run.avg_printed()) *report->add_tests() = run;
   }
   if (truncated_) report->set_truncated(true);
 }

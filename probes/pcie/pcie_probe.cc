@@ -23,6 +23,8 @@ struct Link {
   std::optional<int> cur_width, max_width;
   // Why the maximum is unknown although the current link is (set only then).
   std::string capability_unknown;
+  // current_link_speed reads "Unknown": the kernel found no trained link.
+  bool speed_unknown = false;
   bool current() const { return cur_speed && cur_width; }
   bool known() const { return cur_speed && max_speed && cur_width && max_width; }
 };
@@ -62,6 +64,29 @@ Link ReadLink(const platform::FileTree* sys, const platform::RawPciDevice& dev,
   l.max_speed = LinkValue<double>(dev, "max_link_speed", pcie::ParsePciLinkSpeed, result);
   l.cur_width = LinkValue<int>(dev, "current_link_width", pcie::ParsePciLinkWidth, result);
   l.max_width = LinkValue<int>(dev, "max_link_width", pcie::ParsePciLinkWidth, result);
+  const platform::RawAttr& speed = dev.attrs.at("current_link_speed");
+  if (speed.value.ok()) {
+    auto parsed = pcie::ParsePciLinkSpeed(*speed.value);
+    l.speed_unknown = parsed.ok() && !parsed->has_value();
+  }
+  // A link above what the device says it can do is not what the kernel
+  // writes for a healthy device: invalid, not judged.
+  if (l.cur_speed && l.max_speed && *l.cur_speed > *l.max_speed) {
+    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+               absl::StrCat(dev.address, ": current_link_speed ", Speed(*l.cur_speed),
+                            " is above max_link_speed ", Speed(*l.max_speed)),
+               "the kernel reported a link above the device's maximum: check the capture or "
+               "the device's config space (lspci -vv)");
+    l.cur_speed.reset();
+  }
+  if (l.cur_width && l.max_width && *l.cur_width > *l.max_width) {
+    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+               absl::StrCat(dev.address, ": current_link_width x", *l.cur_width,
+                            " is above max_link_width x", *l.max_width),
+               "the kernel reported a link above the device's maximum: check the capture or "
+               "the device's config space (lspci -vv)");
+    l.cur_width.reset();
+  }
   const bool max_absent = IsNotFound(dev.attrs.at("max_link_speed")) ||
                           IsNotFound(dev.attrs.at("max_link_width"));
   if (l.current() && !l.known() && max_absent) {
@@ -168,6 +193,20 @@ v1::ProbeResult JudgePcieLinks(
     const Link& link = links[addr];
     std::map<std::string, std::string> labels = {{"device", addr}, {"role", role}};
     if (!link.known()) {
+      if (link.speed_unknown && role != "bridge") {
+        // A PCIe device with no trained link: down, or fallen off the bus.
+        ++known;
+        const bool capable = link.max_speed.has_value();
+        AddFinding(&result, "PCIE_LINK_SPEED_UNKNOWN", capable ? v1::FAIL : v1::WARN, addr,
+                   absl::StrCat(role, " ", addr, " reports current_link_speed Unknown",
+                                capable ? absl::StrCat(" although it can run ",
+                                                       Speed(*link.max_speed),
+                                                       ": its link is not trained")
+                                        : ""),
+                   "check the device in lspci -vv and dmesg (AER, 'fallen off the bus'); "
+                   "reseat it, or power-cycle the node");
+        continue;
+      }
       if (link.current()) {
         // Reported, never dropped: the current link with its capability
         // unknown, and why.

@@ -94,6 +94,33 @@ TEST_F(NodeExporterPcieTest, GpuSpeedDropIsWarnBecauseGpusIdleDown) {
   EXPECT_NE(f[0]->message().find("idle"), std::string::npos);
 }
 
+TEST_F(NodeExporterPcieTest, AGpuWhoseSpeedReadsUnknownIsAFindingNotADisappearance) {
+  // Variant: the NVMe's function as a GPU whose link is not trained.
+  const std::string dev = host_->sys_root + "/devices/pci0000:00/0000:00:02.1/0000:01:00.0/";
+  testing::WriteFile(dev + "vendor", "0x10de\n");
+  testing::WriteFile(dev + "class", "0x030200\n");
+  testing::WriteFile(dev + "current_link_speed", "Unknown\n");
+  v1::ProbeResult r = Judge();
+  auto f = FindingsFor(r, "0000:01:00.0");
+  ASSERT_EQ(f.size(), 1u) << r.DebugString();
+  EXPECT_EQ(f[0]->code(), "PCIE_LINK_SPEED_UNKNOWN");
+  EXPECT_EQ(f[0]->severity(), v1::FAIL);
+  EXPECT_NE(f[0]->message().find("although it can run 16 GT/s"), std::string::npos)
+      << f[0]->message();
+}
+
+TEST_F(NodeExporterPcieTest, ALinkAboveItsMaximumIsInvalid) {
+  const std::string dev = host_->sys_root + "/devices/pci0000:00/0000:00:02.1/0000:01:00.0/";
+  testing::WriteFile(dev + "current_link_width", "16\n");  // variant: max is x4
+  v1::ProbeResult r = Judge();
+  bool invalid = false;
+  for (const v1::Finding* f : FindingsFor(r, "0000:01:00.0")) {
+    invalid |= f->code() == "SYSFS_VALUE_INVALID" && f->severity() == v1::ERROR &&
+               f->message().find("above max_link_width x4") != std::string::npos;
+  }
+  EXPECT_TRUE(invalid) << r.DebugString();
+}
+
 TEST_F(NodeExporterPcieTest, GarbageWidthIsErrorNamingFile) {
   const std::string path =
       host_->sys_root + "/devices/pci0000:00/0000:00:02.1/0000:01:00.0/current_link_width";

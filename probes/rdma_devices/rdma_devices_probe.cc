@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "platform/pci_sysfs.h"
@@ -122,6 +123,16 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
       if (v && *v) (*into)[name] = **v;
     }
   };
+  if (!raw.counters_status.ok()) {
+    // Unreadable is not clean: the error counters were not seen.
+    AddFinding(result, "RDMA_COUNTERS_UNREADABLE", v1::ERROR, device,
+               absl::StrCat("the port's error counters cannot be read: ",
+                            raw.counters_status.message()),
+               absl::IsPermissionDenied(raw.counters_status)
+                   ? "run nodeprobe as root (or with read access to sysfs counters)"
+                   : "check the RDMA driver (every registered port has counters/); a capture "
+                     "must include each port's counters/ directory");
+  }
   read(raw.counters, port->mutable_counters());
   read(raw.hw_counters, port->mutable_hw_counters());
   std::string nonzero;

@@ -105,6 +105,18 @@ TEST_F(HwlocXeonTest, NonZeroErrorCounterWarnsByDefaultAndFailsByProfile) {
   EXPECT_EQ(RunOn(host_->sys_root, strict).verdict(), v1::FAIL);
 }
 
+// Variant: the port's counters/ not captured (or not readable): the error
+// counters were not seen, which is an ERROR, never a clean PASS.
+TEST_F(HwlocXeonTest, CountersThatCannotBeReadAreAnErrorNotClean) {
+  testing::RemoveTree(port_ + "counters");
+  v1::ProbeResult r = RunOn(host_->sys_root);
+  EXPECT_EQ(r.verdict(), v1::ERROR) << r.DebugString();
+  const v1::Finding* f = FindCode(r, "RDMA_COUNTERS_UNREADABLE");
+  ASSERT_NE(f, nullptr) << r.DebugString();
+  EXPECT_EQ(f->device(), "mlx4_0:1");
+  EXPECT_NE(f->message().find(port_ + "counters"), std::string::npos) << f->message();
+}
+
 TEST_F(HwlocXeonTest, ProfileExceptionDowngradesFailToWarnKeepingReason) {
   WriteFile(port_ + "counters/link_downed", "3\n");
   Profile p;

@@ -68,8 +68,19 @@ absl::StatusOr<double> ParseRateGbps(std::string_view text) {
   // a width times a lane speed, so always finite and positive; 3200 is
   // above any port built (XDR 12X is 2400). nan and inf, which strtod
   // accepts, are never the kernel's.
+  // The number as the kernel prints it: digits, maybe ".5" (no sign,
+  // exponent or hex, which SimpleAtod would take).
+  const absl::string_view number = t.substr(0, space);
+  const size_t dot = number.find('.');
+  const auto digits = [](absl::string_view d) {
+    return !d.empty() && d.find_first_not_of("0123456789") == absl::string_view::npos;
+  };
+  if (!digits(number.substr(0, dot)) ||
+      (dot != absl::string_view::npos && !digits(number.substr(dot + 1)))) {
+    return Invalid("port rate", text);
+  }
   double gbps = 0;
-  if (!absl::SimpleAtod(t.substr(0, space), &gbps) || !std::isfinite(gbps) || gbps <= 0 ||
+  if (!absl::SimpleAtod(number, &gbps) || !std::isfinite(gbps) || gbps <= 0 ||
       gbps > 3200 || !absl::StartsWith(t.substr(space + 1), "Gb/sec")) {
     return Invalid("port rate", text);
   }

@@ -37,6 +37,10 @@ TEST(ParseRateGbpsTest, ParsesRatesFromFixtures) {
   EXPECT_DOUBLE_EQ(*ParseRateGbps("2.5 Gb/sec (1X SDR)"), 2.5);
   EXPECT_FALSE(ParseRateGbps("fast").ok());
   EXPECT_FALSE(ParseRateGbps("56 Mb/sec").ok());
+  // Only the kernel's own number format: no exponent, sign or hex.
+  for (const char* bad : {"1e2 Gb/sec (4X)", "+56 Gb/sec", "0x38 Gb/sec", "56. Gb/sec", ".5 Gb/sec"}) {
+    EXPECT_FALSE(ParseRateGbps(bad).ok()) << bad;
+  }
 }
 
 TEST(ParseGidTypeTest, ParsesBothTypes) {

@@ -310,6 +310,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   out.result.set_bw_peak_gbps(f.peak_gbps);
   out.result.set_bw_avg_mibps(f.avg_mibps);
   out.result.set_msg_rate_mpps(f.msg_rate_mpps);
+  SetIntervals(f.interval_gbps, &out.result);
   v1::TransferDone mine;
   mine.set_bytes(out.result.bytes());
   if (!s.ok()) mine.set_error(std::string(s.message()));

@@ -12,7 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -190,21 +192,26 @@ absl::Status SendStreams(const std::vector<int>& fds, size_t size, int64_t end_n
   return status;
 }
 
-// Samples the tally every 100 ms: TCP has no per-message completion, so the
-// peak is the best 100 ms window.
-double SamplePeak(ReceiveTally* tally, const std::atomic<bool>* done) {
-  double peak = 0;
+// Samples the tally every interval: TCP has no per-message completion, so
+// the peak is the best interval, and the intervals are the run's spread.
+// Sampling starts with the first byte (the wait for the client is not the
+// link's rate).
+std::vector<double> SampleIntervals(ReceiveTally* tally, const std::atomic<bool>* done) {
+  std::vector<double> out;
+  while (!done->load() && tally->bytes.load() == 0) usleep(1000);
   uint64_t last_bytes = tally->bytes.load();
   int64_t last_t = NowNs();
   while (!done->load()) {
-    usleep(100000);
-    uint64_t b = tally->bytes.load();
-    int64_t t = NowNs();
-    if (b > last_bytes) peak = std::max(peak, Gbps(b - last_bytes, t - last_t));
+    usleep(kIntervalNs / 1000);
+    const uint64_t b = tally->bytes.load();
+    const int64_t t = NowNs();
+    // The last, partial interval after the sender stopped is not a rate.
+    if (done->load()) break;
+    if (out.size() < kMaxIntervals) out.push_back(Gbps(b - last_bytes, t - last_t));
     last_bytes = b;
     last_t = t;
   }
-  return peak;
+  return out;
 }
 
 void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req,
@@ -217,8 +224,8 @@ void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req
   }
   ReceiveTally tally;
   std::atomic<bool> done{false};
-  double peak = 0;
-  std::thread sampler([&] { peak = SamplePeak(&tally, &done); });
+  std::vector<double> intervals;
+  std::thread sampler([&] { intervals = SampleIntervals(&tally, &done); });
   std::vector<int> fds;
   for (Fd& c : conns) fds.push_back(c.get());
   // --bidirectional: the server sends for the same duration on every stream.
@@ -238,7 +245,8 @@ void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req
   d->set_bytes(tally.bytes.load());
   d->set_first_ns(tally.first_ns.load());
   d->set_last_ns(tally.last_ns.load());
-  d->set_peak_gbps(peak);
+  d->set_peak_gbps(intervals.empty() ? 0 : *std::max_element(intervals.begin(), intervals.end()));
+  for (double g : intervals) d->add_interval_gbps(g);
   if (absl::Status e = tally.FirstError(); !e.ok()) d->set_error(std::string(e.message()));
   (void)platform::WriteMessage(control, msg, absl::Now() + t.setup);
 }
@@ -343,6 +351,7 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     out.result.set_bw_peak_gbps(std::max(d.peak_gbps(), f.avg_gbps) + r.avg_gbps);
     out.result.set_bw_avg_mibps(f.avg_mibps + r.avg_mibps);
     out.result.set_msg_rate_mpps(f.seconds > 0 ? out.result.iterations() / f.seconds / 1e6 : 0);
+    SetIntervals({d.interval_gbps().begin(), d.interval_gbps().end()}, &out.result);
     out.result.set_tcp_retransmits(health.retransmits.load());
     if (health.streams.load() > 0) {
       out.result.set_tcp_rtt_us(static_cast<double>(health.rtt_us_sum.load()) /

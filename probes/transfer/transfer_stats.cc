@@ -51,8 +51,53 @@ BandwidthRecord::BandwidthRecord(size_t window) : window_(window) {
   completed_.reserve(window);
 }
 
+IntervalCounter::IntervalCounter() { deltas_.reserve(kMaxIntervals); }
+
+void IntervalCounter::Mark(uint64_t total, int64_t ns) {
+  if (!started_) {
+    started_ = true;
+    last_ns_ = ns;
+    last_total_ = total;
+    return;
+  }
+  if (ns - last_ns_ < kIntervalNs || deltas_.size() >= kMaxIntervals) return;
+  deltas_.emplace_back(total - last_total_, ns - last_ns_);
+  last_total_ = total;
+  last_ns_ = ns;
+}
+
+std::vector<double> IntervalCounter::Gbps(uint64_t unit_bytes) const {
+  std::vector<double> out;
+  out.reserve(deltas_.size());
+  for (const auto& [units, ns] : deltas_) out.push_back(transfer::Gbps(units * unit_bytes, ns));
+  return out;
+}
+
+double IntervalCv(const std::vector<double>& v) {
+  if (v.size() < 4) return 0;
+  const size_t n = v.size() - 1;
+  double sum = 0;
+  for (size_t i = 1; i < v.size(); ++i) sum += v[i];
+  const double mean = sum / static_cast<double>(n);
+  if (mean <= 0) return 0;
+  double sq = 0;
+  for (size_t i = 1; i < v.size(); ++i) sq += (v[i] - mean) * (v[i] - mean);
+  return std::sqrt(sq / static_cast<double>(n - 1)) / mean;
+}
+
+void SetIntervals(const std::vector<double>& interval_gbps, v1::TransferResult* result) {
+  result->clear_interval_gbps();
+  for (size_t i = 0; i < interval_gbps.size() && i < kMaxIntervals; ++i) {
+    result->add_interval_gbps(interval_gbps[i]);
+  }
+  result->set_interval_cv(IntervalCv(interval_gbps));
+}
+
 void BandwidthRecord::Posted(uint64_t index, int64_t ns) {
-  if (index == 0) first_post_ = last_ = ns;
+  if (index == 0) {
+    first_post_ = last_ = ns;
+    intervals_.Mark(0, ns);
+  }
   if (index < window_ && index == posted_.size()) posted_.push_back(ns);
 }
 
@@ -60,6 +105,7 @@ void BandwidthRecord::Completed(uint64_t through, int64_t ns) {
   if (through <= count_) return;  // nothing new
   count_ = through;
   last_ = std::max(last_, ns);
+  intervals_.Mark(through, ns);
   // Within the window: reserved up front, so push_back never allocates.
   if (through - 1 < window_ && completed_.size() < window_) {
     completed_.emplace_back(through - 1, ns);
@@ -85,6 +131,7 @@ BandwidthFigures BandwidthRecord::Figures(uint64_t size) const {
     }
   }
   f.peak_gbps = best > 0 ? static_cast<double>(size) * 8.0 / best : f.avg_gbps;
+  f.interval_gbps = intervals_.Gbps(size);
   return f;
 }
 

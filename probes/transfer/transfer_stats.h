@@ -51,7 +51,38 @@ struct BandwidthFigures {
   double peak_gbps = 0;
   double avg_mibps = 0;
   double msg_rate_mpps = 0;
+  std::vector<double> interval_gbps;  // per kIntervalNs of the run
 };
+
+// The spread of a run is judged from its rate in intervals this long, at
+// most kMaxIntervals of them (a minute; later ones are not kept).
+constexpr int64_t kIntervalNs = 100'000'000;
+constexpr size_t kMaxIntervals = 600;
+
+// Counts per interval, in memory fixed at construction (the RDMA loop
+// calls it on every completion and must not allocate).
+class IntervalCounter {
+ public:
+  IntervalCounter();
+  // `total` units (messages, bytes) done as of `ns`.
+  void Mark(uint64_t total, int64_t ns);
+  // Each complete interval's rate, `unit_bytes` per unit.
+  std::vector<double> Gbps(uint64_t unit_bytes) const;
+
+ private:
+  std::vector<std::pair<uint64_t, int64_t>> deltas_;  // (units, ns) per interval
+  uint64_t last_total_ = 0;
+  int64_t last_ns_ = 0;
+  bool started_ = false;
+};
+
+// The coefficient of variation of a run's per-interval rates, the first
+// interval (slow start, queues filling) left out; 0 when fewer than three
+// remain (too short to say).
+double IntervalCv(const std::vector<double>& interval_gbps);
+
+// Sets a result's interval figures and their CV.
+void SetIntervals(const std::vector<double>& interval_gbps, v1::TransferResult* result);
 
 // Every message signaled: message i posted at posted_ns[i] and completed
 // at completions_ns[i] (one entry each, in order). Empty or non-increasing
@@ -94,6 +125,7 @@ class BandwidthRecord {
   int64_t first_post_ = 0;
   int64_t last_ = 0;
   uint64_t count_ = 0;
+  IntervalCounter intervals_;
 };
 
 // From bytes moved over an interval (streams with no per-message

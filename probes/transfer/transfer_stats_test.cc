@@ -163,3 +163,24 @@ TEST(GbpsTest, UsesDecimalGigabits) {
 
 }  // namespace
 }  // namespace nodeprobe::transfer
+
+namespace nodeprobe::transfer {
+namespace {
+
+TEST(IntervalTest, TheSpreadLeavesTheRampOutAndNeedsEnoughIntervals) {
+  EXPECT_EQ(IntervalCv({1, 10, 10}), 0);           // too short to say
+  EXPECT_DOUBLE_EQ(IntervalCv({1, 10, 10, 10}), 0);  // steady after the ramp
+  EXPECT_NEAR(IntervalCv({1, 8, 12, 8, 12}), 2.3094 / 10, 1e-4);
+  IntervalCounter c;
+  c.Mark(0, 0);
+  c.Mark(100, kIntervalNs / 2);  // within the first interval: nothing yet
+  c.Mark(1000, kIntervalNs);
+  c.Mark(3000, 2 * kIntervalNs);
+  const std::vector<double> g = c.Gbps(125);  // 125 B units: 1000 units/100ms = 10 Mb/s
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_NEAR(g[0], 0.01, 1e-9);
+  EXPECT_NEAR(g[1], 0.02, 1e-9);
+}
+
+}  // namespace
+}  // namespace nodeprobe::transfer

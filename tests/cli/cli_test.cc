@@ -3,7 +3,10 @@
 // machine.
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nodeprobe/v1/result.pb.h"
@@ -48,6 +51,29 @@ TEST(CliTest, SingleNodeOnThisMachineIsHonest) {
   ASSERT_NE(ResultOf(report, "rdma-devices"), nullptr);
   EXPECT_EQ(ResultOf(report, "rdma-devices")->verdict(), v1::SKIP);
   EXPECT_EQ(report.verdict(), v1::PASS);
+  // The PASS says how little it rests on: the JSON counts, the table's
+  // first line says it.
+  EXPECT_EQ(report.coverage().total(), static_cast<uint32_t>(report.results_size()));
+  EXPECT_GE(report.coverage().judged(), 1u);
+  EXPECT_LT(report.coverage().judged(), report.coverage().total());
+  EXPECT_EQ(report.coverage().judged() + report.coverage().not_applicable() +
+                report.coverage().not_run(),
+            report.coverage().total());
+  EXPECT_NE(std::find(report.coverage().causes().begin(), report.coverage().causes().end(),
+                      "no GPU"),
+            report.coverage().causes().end());
+  CommandResult table = Nodeprobe({"run", "--stage", "single-node"});
+  const std::string first = table.out.substr(0, table.out.find('\n'));
+  EXPECT_NE(first.find(absl::StrCat(": PASS — ", report.coverage().judged(), " of ",
+                                    report.coverage().total(), " probes judged; ")),
+            std::string::npos)
+      << first;
+  EXPECT_NE(first.find("not applicable here (no GPU, no RDMA NIC"), std::string::npos) << first;
+  CommandResult junit = Nodeprobe({"run", "--stage", "single-node", "--format", "junit"});
+  EXPECT_NE(junit.out.find(absl::StrCat("<property name=\"nodeprobe.judged\" value=\"",
+                                        report.coverage().judged(), "\"/>")),
+            std::string::npos)
+      << junit.out;
 }
 
 TEST(CliTest, TopologyXmlGivesMatrixRailsAndFindings) {

@@ -16,6 +16,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   np::v1::NcclLogReport r = np::nccl::ParseNcclLog(text);
   if (r.nccl_lines() > r.lines()) __builtin_trap();
   if (r.hosts_size() > 4096 || r.ranks_size() > 4096 || r.warnings_size() > 20) __builtin_trap();
+  // The line splitter: the same bytes in pieces (cut where the input's own
+  // bytes say) read as the same lines, whatever the line endings.
+  np::nccl::NcclLogParser pieces;
+  for (size_t at = 0; at < text.size();) {
+    const size_t n = 1 + static_cast<uint8_t>(text[at]) % 13;
+    pieces.AddText(text.substr(at, n));
+    at += n;
+  }
+  pieces.Flush();
+  const np::v1::NcclLogReport again = pieces.Report();
+  if (again.lines() != r.lines() || again.nccl_lines() != r.nccl_lines() ||
+      again.events_size() != r.events_size()) {
+    __builtin_trap();
+  }
+  if (r.events_size() > 512) __builtin_trap();
   np::nccl::NcclLogContext c;
   c.rdma_expected = size % 2;
   c.rails["0000:07:00.0"] = {"mlx5_0"};

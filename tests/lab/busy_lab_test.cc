@@ -1,0 +1,152 @@
+// Judgement that holds on a busy machine: the cluster and two-node stages
+// in the namespace lab while both cores are kept busy by spinning processes
+// the test starts and stops by PID. Unshaped veth runs at whatever the CPU
+// gives it, so TCP figures scatter the way they do between real hosts
+// whose CPUs are busy; a healthy fleet must not be FAIL and no healthy node
+// blamed, five runs out of five, and a node whose link is shaped to 30% of
+// the others' must be blamed, alone, five out of five.
+// Label "busy" (and "lab"); RUN_SERIAL: nothing else runs beside them.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <set>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "tests/lab/fleet_fixture.h"
+
+namespace nodeprobe::lab {
+namespace {
+
+constexpr int kRuns = 5;
+
+// Processes that spin on a CPU each until destroyed (killed by PID).
+class CpuHog {
+ public:
+  explicit CpuHog(int n) {
+    for (int i = 0; i < n; ++i) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        for (volatile uint64_t x = 0;; ++x) {
+        }
+      }
+      if (pid > 0) pids_.push_back(pid);
+    }
+  }
+  ~CpuHog() {
+    for (pid_t pid : pids_) kill(pid, SIGKILL);
+    for (pid_t pid : pids_) waitpid(pid, nullptr, 0);
+  }
+  size_t size() const { return pids_.size(); }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+int CountFail(const v1::StageRun& run) {
+  int n = 0;
+  for (const v1::Finding& f : run.findings()) n += f.severity() == v1::FAIL;
+  for (const v1::PairResult& p : run.pairs()) {
+    for (const v1::Finding& f : p.result().findings()) n += f.severity() == v1::FAIL;
+  }
+  return n;
+}
+
+// One line per run for the log: every transfer figure and what was found.
+std::string Summary(const v1::StageRun& run) {
+  std::string out = absl::StrCat(v1::Verdict_Name(run.verdict()), ":");
+  for (const v1::PairResult& p : run.pairs()) {
+    if (!p.result().has_transfer() || p.result().transfer().results_size() == 0) continue;
+    const v1::TransferResult& r = p.result().transfer().results(0);
+    absl::StrAppend(&out, absl::StrFormat(" %s%s>%s %.1f(cv %.2f)", p.retest() ? "R:" : "",
+                                          p.from_node().substr(4), p.to_node().substr(4),
+                                          r.bw_avg_gbps(), r.interval_cv()));
+  }
+  for (const v1::Finding& f : run.findings()) {
+    absl::StrAppend(&out, " | ", v1::Verdict_Name(f.severity()), " ", f.code(), " ", f.device());
+  }
+  return out;
+}
+
+class BusyClusterTest : public ClusterLabTest {
+ protected:
+  BusyClusterTest() { sender_mbit_ = 0; }  // unshaped: CPU-bound, noisy
+};
+
+TEST_F(BusyClusterTest, AHealthyClusterIsNeverFailAndBlamesNobody) {
+  ASSERT_TRUE(StartFourNodes());
+  CpuHog hog(2);
+  ASSERT_EQ(hog.size(), 2u);
+  for (int i = 0; i < kRuns; ++i) {
+    std::string out;
+    const int rc = Cluster({"--all"}, &out);
+    const v1::StageRun run = ParseRun(out);
+    std::cerr << "healthy run " << i + 1 << ": " << Summary(run) << "\n";
+    EXPECT_NE(rc, 1) << out;
+    EXPECT_NE(run.verdict(), v1::FAIL) << out;
+    EXPECT_EQ(CountFail(run), 0) << out;
+    EXPECT_FALSE(HasFinding(run, "SUSPECT_NODE", "gpu-a") || HasFinding(run, "SUSPECT_NODE", "gpu-b") ||
+                 HasFinding(run, "SUSPECT_NODE", "gpu-d") || HasFinding(run, "SUSPECT_NODE", "gpu-e"))
+        << out;
+    for (const v1::Suspect& s : run.suspects()) {
+      EXPECT_NE(s.kind(), "node") << out;
+      EXPECT_FALSE(s.confirmed()) << out;
+    }
+  }
+}
+
+// Every sender at 2 Gbit/s, gpu-e's at 600 Mbit/s (30%): under the same
+// load, gpu-e and only gpu-e is FAIL SUSPECT_NODE, five runs out of five.
+class BusyShapedClusterTest : public ClusterLabTest {
+ protected:
+  BusyShapedClusterTest() { sender_mbit_ = 2000; }
+};
+
+TEST_F(BusyShapedClusterTest, TheShapedNodeAndOnlyItIsBlamed) {
+  ASSERT_TRUE(lab_->Shape("e", "ec", 600).ok());
+  ASSERT_TRUE(StartFourNodes());
+  CpuHog hog(2);
+  for (int i = 0; i < kRuns; ++i) {
+    std::string out;
+    EXPECT_EQ(Cluster({"--all"}, &out), 1) << out;
+    const v1::StageRun run = ParseRun(out);
+    std::cerr << "shaped run " << i + 1 << ": " << Summary(run) << "\n";
+    std::set<std::string> failed_nodes;
+    for (const v1::Finding& f : run.findings()) {
+      if (f.code() == "SUSPECT_NODE" && f.severity() == v1::FAIL) failed_nodes.insert(f.device());
+      if (f.code() == "SUSPECT_NODE" || f.code() == "SUSPECT_RAIL") {
+        EXPECT_EQ(f.device().substr(0, 5), "gpu-e") << f.message();
+      }
+    }
+    EXPECT_EQ(failed_nodes, std::set<std::string>{"gpu-e"}) << out;
+  }
+}
+
+class BusyTwoNodeTest : public ControlPlaneLabTest {
+ protected:
+  BusyTwoNodeTest() { sender_mbit_ = 0; }
+};
+
+TEST_F(BusyTwoNodeTest, AsymmetryAloneIsNeverAFail) {
+  ASSERT_TRUE(StartPlaintextFleet());
+  CpuHog hog(2);
+  for (int i = 0; i < kRuns; ++i) {
+    std::string out;
+    Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+            "--transfer-seconds", "2", "--timeout", "90"},
+           false, &out, absl::Seconds(120));
+    const v1::StageRun run = ParseRun(out);
+    std::cerr << "two-node run " << i + 1 << ": " << Summary(run) << "\n";
+    for (const v1::PairResult& p : run.pairs()) {
+      for (const v1::Finding& f : p.result().findings()) {
+        EXPECT_FALSE(f.code() == "TRANSFER_ASYMMETRIC" && f.severity() == v1::FAIL) << out;
+      }
+    }
+    EXPECT_NE(run.verdict(), v1::FAIL) << out;
+  }
+}
+
+}  // namespace
+}  // namespace nodeprobe::lab

@@ -249,7 +249,10 @@ void NcclLogParser::AddLine(std::string_view raw) {
     }
   }
   report_.set_nccl_lines(report_.nccl_lines() + 1);
-  if (!host.empty()) AddUnique(report_.mutable_hosts(), "host", host);
+  if (!host.empty()) {
+    AddUnique(report_.mutable_hosts(), "host", host);
+    if (host_lines_.count(host) || host_lines_.size() < kMaxEntries) ++host_lines_[host];
+  }
   if (level == "WARN") {
     if (std::optional<LineEvent> e = ClassifyNcclWarning(View(message))) {
       AddEvent(*std::move(e), host, pid, line);
@@ -432,9 +435,39 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
   p->set_gdr(via.gdr);
 }
 
+// Lines of two processes spliced together leave host names cut at the
+// front ("pseek-v2-5-0-1" of "deepseek-v2-5-0-1") or glued to the tail of
+// the other line ("-1mew0", "0mew0" after a table row's last column): when
+// one name ends with another, the one printed more often is the host and
+// the other its garbled copy.
+std::map<std::string, std::string> NcclLogParser::GarbledHosts() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [a, a_lines] : host_lines_) {
+    for (const auto& [b, b_lines] : host_lines_) {
+      if (a == b || b_lines < a_lines) continue;
+      const bool suffix = (a.size() < b.size() && b.compare(b.size() - a.size(), a.size(), a) == 0) ||
+                          (b.size() < a.size() && a.compare(a.size() - b.size(), b.size(), b) == 0);
+      if (suffix && (b_lines > a_lines || a > b)) out[a] = b;
+    }
+  }
+  return out;
+}
+
 v1::NcclLogReport NcclLogParser::Report() const {
   v1::NcclLogReport out = report_;
   tests_.AddTo(&out);
+  if (const std::map<std::string, std::string> garbled = GarbledHosts(); !garbled.empty()) {
+    auto fix = [&](std::string* host) {
+      if (auto it = garbled.find(*host); it != garbled.end()) *host = it->second;
+    };
+    out.clear_hosts();
+    for (const std::string& h : report_.hosts()) {
+      if (!garbled.count(h)) out.add_hosts(h);
+    }
+    for (v1::NcclRank& r : *out.mutable_ranks()) fix(r.mutable_host());
+    for (v1::NcclNetPath& p : *out.mutable_net_paths()) fix(p.mutable_host());
+    for (v1::NcclLogEvent& e : *out.mutable_events()) fix(e.mutable_host());
+  }
   for (v1::NcclNetPath& p : *out.mutable_net_paths()) {
     const std::string raw = p.gpu_bus_id();
     // Bus ids are at least a bus number above 0 (>= 0x1000); device

@@ -62,6 +62,9 @@ class NcclLogParser {
   bool skipping_ = false;  // AddText: the rest of an over-long line
   bool after_cr_ = false;  // AddText: the last piece ended in CR
   std::map<std::string, int> event_index_;  // event key -> index in events
+  // Garbled host name -> the host it is a garbled copy of.
+  std::map<std::string, std::string> GarbledHosts() const;
+  std::map<std::string, int> host_lines_;  // host -> lines that named it
   // NCCL version (without "+cuda...") -> the hosts that printed it.
   std::map<std::string, std::set<std::string>> version_hosts_;
   std::map<std::string, int> version_more_hosts_;

@@ -266,6 +266,22 @@ TEST(NcclLogTest, VersionsThatDisagreeAreNamedWithTheirHosts) {
             0);
 }
 
+// Spliced lines leave garbled copies of host names (cut at the front, or
+// glued to a table row's last column): the hosts are the real ones.
+TEST(NcclLogTest, HostNamesOfSplicedLinesAreNotGarbled) {
+  auto hosts = [](const std::string& name) {
+    const v1::NcclLogReport r = Parse(name);
+    std::set<std::string> out(r.hosts().begin(), r.hosts().end());
+    return out;
+  };
+  EXPECT_EQ(hosts("ib-gdrdma_2node-8gpu_vllm_nccl2.21.5.log"),
+            (std::set<std::string>{"deepseek-v2-5-0", "deepseek-v2-5-0-1"}));
+  EXPECT_EQ(hosts("ib-nogdr_2node_vllm_nccl2.21.5.log"),
+            (std::set<std::string>{"llama-3-3-70b-instruct-0", "llama-3-3-70b-instruct-0-1"}));
+  EXPECT_EQ(hosts("roce-nogdr_1node-2xa100_nccl2.27.7_all_reduce_perf.log"),
+            (std::set<std::string>{"mew0"}));
+}
+
 TEST(NcclLogTest, HugeLinesAndEndlessListsStayBounded) {
   // A real line, then one far past the line limit, then a flood of distinct
   // fake hosts: the parser cuts, counts and says so.

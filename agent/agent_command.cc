@@ -1,6 +1,8 @@
 // File: agent_command.cc
 #include "agent/agent_command.h"
 
+#include "platform/identifiers.h"
+
 #include <limits.h>
 #include <unistd.h>
 
@@ -75,6 +77,11 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
                                          "nodeprobe-agent side by side, or pass --task-worker)"));
     }
     if (o.node_name.empty()) o.node_name = cli::HostName();
+    // The name goes into every run, path and report: checked before it is
+    // ever sent (a coordinator refuses it too).
+    if (absl::Status name = platform::CheckNodeName("node name", o.node_name); !name.ok()) {
+      return cli::ErrorExit(absl::StrCat(name.message(), " (set --node-name)"));
+    }
     if (!o.tls.insecure) {
       auto creds = coordinator::ClientCredentials(o.tls);
       if (!creds.ok()) return cli::ErrorExit(std::string(creds.status().message()));

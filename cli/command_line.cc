@@ -1,6 +1,8 @@
 // File: command_line.cc
 #include "cli/command_line.h"
 
+#include "platform/identifiers.h"
+
 #include <iostream>
 
 #include "cli/exit_codes.h"
@@ -22,6 +24,15 @@ std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
     return kExitUsage;
   }
   return std::nullopt;
+}
+
+CLI::Validator NameCheck() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const absl::Status s = platform::CheckNodeName("the value", value);
+        return s.ok() ? std::string() : std::string(s.message());
+      },
+      "NAME");
 }
 
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {

@@ -19,6 +19,10 @@ namespace nodeprobe::cli {
 std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
                                     const std::string& program);
 
+// A flag's check that its value (each value, for a list) is a valid node
+// name or run id (platform/identifiers.h): a one-line error naming the flag.
+CLI::Validator NameCheck();
+
 // Adds --coordinator and the TLS flags to a command.
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls);
 

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -43,8 +44,17 @@ absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
 
 int RpcErrorExit(const grpc::Status& s, const std::string& address) {
   if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    // A TLS server closes a plaintext client's connection at once: the
+    // symptom is "Socket closed", the cause the flags.
+    const bool closed = absl::StrContains(s.error_message(), "Socket closed") ||
+                        absl::StrContains(s.error_message(), "Connection reset");
     return ErrorExit(absl::StrCat("coordinator ", address, " unreachable or refused the connection (",
-                                  s.error_message(), "); check the address and TLS flags"),
+                                  s.error_message(), closed
+                                      ? "): it closed the connection at once, as a TLS coordinator "
+                                        "does to a plaintext client: give --tls-cert, --tls-key "
+                                        "and --tls-ca instead of --insecure (or the coordinator "
+                                        "is not running there)"
+                                      : "); check the address and TLS flags"),
                      kExitCouldNotRun);
   }
   return ErrorExit(s.error_message(), s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
@@ -129,14 +139,32 @@ int RunMultiNode(const MultiNodeRun& o) {
   v1::StageEvent ev;
   v1::StageRun run;
   bool finished = false;
+  std::string run_id;  // from the progress lines' "[ID]"
   while (reader->Read(&ev)) {
-    if (ev.has_progress() && !o.quiet) std::cerr << ev.progress() << "\n";
+    if (ev.has_progress()) {
+      if (!o.quiet) std::cerr << ev.progress() << "\n";
+      if (run_id.empty() && absl::StartsWith(ev.progress(), "[")) {
+        run_id = ev.progress().substr(1, ev.progress().find(']') - 1);
+      }
+    }
     if (ev.has_run()) {
       run = ev.run();
       finished = true;
     }
   }
   grpc::Status s = reader->Finish();
+  if (!s.ok() && !run_id.empty() &&
+      (s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+       s.error_code() == grpc::StatusCode::CANCELLED)) {
+    // The stream broke after the run started: the coordinator went away,
+    // not the nodes.
+    return ErrorExit(absl::StrCat(
+                         "COORDINATOR_LOST: coordinator ", *address, " went away during run ",
+                         run_id, " (", s.error_message(), "); the nodes are not at fault. When it "
+                         "is back: `nodeprobe report --run ", run_id,
+                         "` shows what was stored (a cluster run: --resume ", run_id, ")"),
+                     kExitCouldNotRun);
+  }
   if (!s.ok()) return RpcErrorExit(s, *address);
   if (!finished) return ErrorExit("the coordinator ended the stage without a report", kExitCouldNotRun);
   if (coordinator::IsPartial(run)) {  // a large run: the rest in pages
@@ -156,6 +184,8 @@ int RunMultiNode(const MultiNodeRun& o) {
     std::cout << *json;
   } else if (o.format == "junit") {
     std::cout << JunitRun(run);
+  } else if (o.format == "md") {
+    std::cout << MarkdownRun(run);
   } else if (!o.quiet) {
     std::cout << RenderRun(run, StdoutWantsColor());
   }
@@ -219,12 +249,14 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   CLI::App* report_cmd = app.add_subcommand(
       "report", "Print one stored run, or a campaign of runs (--runs A,B,...) as one record.");
   AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
-  auto* one_run = report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)");
+  auto* one_run = report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)")
+                      ->check(NameCheck());
   report_cmd
       ->add_option("--runs", *report_runs,
                    "Run ids of a campaign (single-node, two-node, cluster, congestion, "
                    "failure), comma-separated: one record with what needs attention across them")
       ->delimiter(',')
+      ->check(NameCheck())
       ->excludes(one_run);
   report_cmd->add_option("--format", *report_format,
                          "table, json (protobuf JSON), md, junit (JUnit XML for CI systems), or "

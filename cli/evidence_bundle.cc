@@ -1,6 +1,9 @@
 // File: evidence_bundle.cc
 #include "cli/evidence_bundle.h"
 
+#include "cli/output_file.h"
+#include "platform/identifiers.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
@@ -55,15 +58,20 @@ absl::StatusOr<std::string> Sign(const std::string& data, const std::string& pat
   return sig;
 }
 
-absl::Status WriteTarGz(const std::string& path, const std::string& dir,
-                        const std::vector<File>& files) {
+// The .tar.gz in memory (a bundle is a run's JSON and its renderings: a few
+// MB at most), so that it reaches disk through WriteOutputFile.
+absl::StatusOr<std::string> TarGz(const std::string& dir, const std::vector<File>& files) {
   std::unique_ptr<archive, decltype(&archive_write_free)> a(archive_write_new(),
                                                             &archive_write_free);
   archive_write_add_filter_gzip(a.get());
   archive_write_set_format_pax_restricted(a.get());
-  if (archive_write_open_filename(a.get(), path.c_str()) != ARCHIVE_OK) {
-    return absl::InvalidArgumentError(absl::StrCat("--out: cannot write ", path, ": ",
-                                                   archive_error_string(a.get())));
+  std::string out;
+  auto write = [](archive*, void* data, const void* buf, size_t n) -> la_ssize_t {
+    static_cast<std::string*>(data)->append(static_cast<const char*>(buf), n);
+    return static_cast<la_ssize_t>(n);
+  };
+  if (archive_write_open(a.get(), &out, nullptr, write, nullptr) != ARCHIVE_OK) {
+    return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a.get())));
   }
   const time_t now = absl::ToUnixSeconds(absl::Now());
   for (const File& f : files) {
@@ -77,20 +85,25 @@ absl::Status WriteTarGz(const std::string& path, const std::string& dir,
     if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK ||
         archive_write_data(a.get(), f.content.data(), f.content.size()) !=
             static_cast<la_ssize_t>(f.content.size())) {
-      return absl::InternalError(absl::StrCat("writing ", path, ": ",
-                                              archive_error_string(a.get())));
+      return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a.get())));
     }
   }
   if (archive_write_close(a.get()) != ARCHIVE_OK) {
-    return absl::InternalError(absl::StrCat("closing ", path, ": ", archive_error_string(a.get())));
+    return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a.get())));
   }
-  return absl::OkStatus();
+  return out;
 }
 
 }  // namespace
 
 absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out,
-                                 const std::string& sign_key) {
+                                 const std::string& sign_key, bool replace) {
+  // The run id names the bundle's directory: only a valid name (no '/',
+  // no "..") may reach a tar member's path.
+  if (absl::Status id = platform::CheckNodeName("run id", run.run_id()); !id.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot bundle this run: ", id.message()));
+  }
+  if (absl::Status target = CheckOutputTarget(out, replace, "--out"); !target.ok()) return target;
   absl::StatusOr<std::string> json = ToJson(run);
   if (!json.ok()) return json.status();
   std::vector<File> files = {{"run.json", *json},
@@ -105,17 +118,9 @@ absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out
     if (!sig.ok()) return sig.status();
     files.push_back({"MANIFEST.sha256.sig", *sig});
   }
-  const std::string tmp = out + ".tmp";
-  const std::string dir = absl::StrCat("nodeprobe-", run.run_id().empty() ? "run" : run.run_id());
-  if (absl::Status s = WriteTarGz(tmp, dir, files); !s.ok()) {
-    remove(tmp.c_str());
-    return s;
-  }
-  if (rename(tmp.c_str(), out.c_str()) != 0) {
-    remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat("--out: cannot rename ", tmp, " to ", out));
-  }
-  return absl::OkStatus();
+  absl::StatusOr<std::string> bundle = TarGz(absl::StrCat("nodeprobe-", run.run_id()), files);
+  if (!bundle.ok()) return bundle.status();
+  return WriteOutputFile(out, *bundle, replace, "--out");
 }
 
 }  // namespace nodeprobe::cli

@@ -5,10 +5,20 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "absl/status/statusor.h"
+#include "nodeprobe/v1/service.pb.h"
+
 namespace nodeprobe::cli {
+
+// A run saved as JSON, read with bounds (size, nesting) and checked: a
+// document that is not a run, names that are not valid, or stored verdicts
+// its findings do not give (coordinator/record_check.h) are refused with
+// one line naming what is wrong.
+absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path);
 
 std::function<int()> AddEvidenceCommand(CLI::App& app);
 

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "cli/run_rendering.h"
+#include "cli/safe_text.h"
 #include "coordinator/version_matrix.h"
 #include "nodeprobe_version.h"
 #include "probes/framework/coverage.h"
@@ -80,16 +81,19 @@ class Html {
   Html& operator=(const Html&) = delete;
 
   xmlNodePtr root() { return root_; }
+  // Text and attribute values go through EscapeControls: libxml2 escapes
+  // markup, not controls or bidirectional overrides (U+202E would reverse
+  // what the reader sees).
   static xmlNodePtr El(xmlNodePtr parent, const char* name, const std::string& text = "") {
     xmlNodePtr n = xmlNewChild(parent, nullptr, BAD_CAST name, nullptr);
-    if (!text.empty()) xmlAddChild(n, xmlNewText(BAD_CAST text.c_str()));
+    if (!text.empty()) xmlAddChild(n, xmlNewText(BAD_CAST EscapeControls(text, true).c_str()));
     return n;
   }
   static void Attr(xmlNodePtr n, const char* name, const std::string& value) {
-    xmlNewProp(n, BAD_CAST name, BAD_CAST value.c_str());
+    xmlNewProp(n, BAD_CAST name, BAD_CAST EscapeControls(value, true).c_str());
   }
   static void Text(xmlNodePtr n, const std::string& text) {
-    xmlAddChild(n, xmlNewText(BAD_CAST text.c_str()));
+    xmlAddChild(n, xmlNewText(BAD_CAST EscapeControls(text, true).c_str()));
   }
   // Content of <style> and <script>, which libxml2's HTML writer leaves
   // unescaped (constants of this file only).

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/run_rendering.h"
+#include "cli/safe_text.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
@@ -82,10 +83,14 @@ class Writer {
 
   void Start(const char* element) { xmlTextWriterStartElement(w_, BAD_CAST element); }
   void End() { xmlTextWriterEndElement(w_); }
+  // Every value through EscapeControls: XML 1.0 has no escape for control
+  // characters, so one in a message would make the file ill-formed.
   void Attr(const char* name, const std::string& value) {
-    xmlTextWriterWriteAttribute(w_, BAD_CAST name, BAD_CAST value.c_str());
+    xmlTextWriterWriteAttribute(w_, BAD_CAST name, BAD_CAST EscapeControls(value, true).c_str());
   }
-  void Text(const std::string& text) { xmlTextWriterWriteString(w_, BAD_CAST text.c_str()); }
+  void Text(const std::string& text) {
+    xmlTextWriterWriteString(w_, BAD_CAST EscapeControls(text, true).c_str());
+  }
   std::string Finish() {
     xmlTextWriterEndDocument(w_);
     xmlFreeTextWriter(w_);  // flushes into buf_

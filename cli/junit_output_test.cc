@@ -132,3 +132,40 @@ TEST(JunitReportTest, ALocalStageIsOneSuite) {
 
 }  // namespace
 }  // namespace nodeprobe::cli
+
+namespace nodeprobe::cli {
+namespace {
+
+// Every byte value, alone and inside UTF-8 text, in a message, a device,
+// a reason and a node name: the JUnit file always parses with a strict XML
+// parser, and what was text stays readable.
+TEST(JunitWellFormedTest, EveryByteValueGivesWellFormedXml) {
+  for (int b = 0; b < 256; ++b) {
+    const std::string odd(1, static_cast<char>(b));
+    v1::StageReport report;
+    report.set_node("gpu" + odd);
+    report.set_stage(v1::SINGLE_NODE);
+    v1::ProbeResult r;
+    r.set_probe("pcie");
+    r.set_verdict(v1::FAIL);
+    AddFinding(&r, "PCIE_LINK_WIDTH_DEGRADED", v1::FAIL, "dev" + odd,
+               "before " + odd + " after \xe2\x80\xae reversed \xef\xbf\xbe", "fix" + odd);
+    *report.add_results() = r;
+    v1::ProbeResult s;
+    s.set_probe("gpu");
+    s.set_verdict(v1::SKIP);
+    s.set_reason("reason" + odd);
+    *report.add_results() = s;
+    const std::string xml = JunitReport(report);
+    testing::XmlQuery q = testing::XmlQuery::Xml(xml);
+    ASSERT_TRUE(q.ok()) << "byte " << b << ":\n" << xml;
+    EXPECT_EQ(q.Number("count(//testcase)"), 2) << b;
+    const std::string message = q.String("//failure/@message");
+    EXPECT_NE(message.find("before "), std::string::npos) << b;
+    EXPECT_NE(message.find(" after "), std::string::npos) << b;
+    EXPECT_EQ(message.find("\xe2\x80\xae"), std::string::npos) << "U+202E left raw";
+  }
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--probe", run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
   run_cmd->add_option("--format", run.format,
-                      "table, json (protobuf JSON) or junit (JUnit XML for CI systems)")
-      ->check(CLI::IsMember({"table", "json", "junit"}))
+                      "table, json (protobuf JSON), junit (JUnit XML for CI systems) or md "
+                      "(Markdown)")
+      ->check(CLI::IsMember({"table", "json", "junit", "md"}))
       ->capture_default_str();
   run_cmd->add_option("--profile", run.profile_path,
                       "Acceptance profile (YAML): expected rates, link layer, "
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
   CLI::Option* nodes_opt =
       run_cmd->add_option("--nodes", multi.nodes,
                           "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->check(nodeprobe::cli::NameCheck());
   run_cmd->add_flag("--all", multi.all_nodes,
                     "Cluster/congestion stages: every agent connected to the coordinator")
       ->excludes(nodes_opt);
@@ -116,7 +118,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"link-down", "agent-restart"}));
   run_cmd->add_option("--resume", multi.resume,
                       "Cluster stage: go on with this interrupted run (see `nodeprobe runs`): "
-                      "its measured pairs are kept, the rest run");
+                      "its measured pairs are kept, the rest run")
+      ->check(nodeprobe::cli::NameCheck());
   run_cmd->add_option("--pattern", multi.pattern,
                       "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "
                       "ring (each node with its neighbour: 2-3 rounds)")
@@ -133,7 +136,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--netns", run.netns,
                       "Run from this network namespace (name, PID or path)");
   run_cmd->add_option("--node-name", run.node_name,
-                      "Name to report for this node (default: host name)");
+                      "Name to report for this node (default: host name)")
+      ->check(nodeprobe::cli::NameCheck());
   run_cmd->add_option("--timeout", run.timeout_s,
                       "Deadline for the whole stage, in seconds")
       ->check(CLI::PositiveNumber)

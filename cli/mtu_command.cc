@@ -3,7 +3,8 @@
 
 #include <iostream>
 
-#include "absl/strings/str_cat.h"
+#include "cli/safe_text.h"
+#include "absl//strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cli/exit_codes.h"
 #include "cli/json_output.h"
@@ -63,7 +64,7 @@ std::string Render(const v1::ProbeResult& r) {
                     p.blackhole() ? ", black hole above it" : "", "\n");
   }
   if (m.peer_iface_mtu()) absl::StrAppend(&out, "  peer interface MTU ", m.peer_iface_mtu(), "\n");
-  return out + RenderVerdictAndFindings(r);
+  return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
 int Probe(const Options& o) {

@@ -1,9 +1,12 @@
 // File: nccl_command.cc
 #include "cli/nccl_command.h"
 
+#include "cli/command_line.h"
+
 #include <iostream>
 
-#include "absl/strings/numbers.h"
+#include "cli/safe_text.h"
+#include "absl//strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -82,7 +85,7 @@ std::string Render(const v1::ProbeResult& r) {
                       rank.error().empty() ? "" : ": " + rank.error(), "\n");
     }
   }
-  return out + RenderVerdictAndFindings(r);
+  return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
 int Run(const Options& o) {
@@ -168,7 +171,8 @@ std::function<int()> AddNcclCommand(CLI::App& app) {
   cmd->add_option("--format", o->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  cmd->add_option("--node-name", o->node_name, "Name this node in the result");
+  cmd->add_option("--node-name", o->node_name, "Name this node in the result")
+      ->check(NameCheck());
   cmd->add_flag("--force", o->force,
                 "Run even where GPU compute processes or a Slurm job are on the node (the "
                 "busy-node guard SKIPs with NODE_BUSY otherwise)");

@@ -8,7 +8,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "absl/strings/str_cat.h"
+#include "cli/safe_text.h"
+#include "absl//strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/exit_codes.h"
@@ -98,7 +99,7 @@ std::string Render(const v1::ProbeResult& r) {
     }
     absl::StrAppend(&out, "\n");
   }
-  return out + RenderVerdictAndFindings(r);
+  return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
 int Run(const Options& o) {

@@ -1,6 +1,8 @@
 // File: run_command.cc
 #include "cli/run_command.h"
 
+#include "cli/run_rendering.h"
+
 #include <unistd.h>
 
 #include <iostream>
@@ -103,6 +105,16 @@ int RunCommand(const RunOptions& options) {
     std::cout << *json;
   } else if (options.format == "junit") {
     std::cout << JunitReport(report);
+  } else if (options.format == "md") {
+    // The Markdown record of a run, this node's report its only part.
+    v1::StageRun run;
+    run.set_run_id(absl::StrCat("single-node-", report.node()));
+    run.set_stage(report.stage());
+    run.add_nodes(report.node());
+    run.set_state("done");
+    run.set_verdict(report.verdict());
+    *run.add_node_reports() = report;
+    std::cout << MarkdownRun(run);
   } else if (!options.quiet) {
     std::cout << RenderStageTable(report, StdoutWantsColor());
   }

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/safe_text.h"
 #include "cli/table_renderer.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
@@ -143,17 +144,19 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
     absl::StrAppend(&out, "\n", VerdictName(f.severity()), " ", f.code(), " [", f.device(),
                     "]: ", f.message(), "\n  fix: ", f.remediation(), "\n");
   }
-  return out;
+  return TerminalSafe(out);
 }
 
+// Every text from the run goes through MarkdownCell: a node name or a
+// message cannot break a table or add markup.
 std::string MarkdownRun(const v1::StageRun& run) {
-  std::string out = absl::StrCat("# nodeprobe run ", run.run_id(), "\n\n",
+  std::string out = absl::StrCat("# nodeprobe run ", MarkdownCell(run.run_id()), "\n\n",
                                  "- stage: ", StageName(run.stage()), "\n- nodes: ",
-                                 absl::StrJoin(run.nodes(), ", "), "\n- verdict: **",
-                                 VerdictName(run.verdict()), "** (", run.state(), ")\n",
+                                 MarkdownCell(absl::StrJoin(run.nodes(), ", ")), "\n- verdict: **",
+                                 VerdictName(run.verdict()), "** (", MarkdownCell(run.state()), ")\n",
                                  "- judged: ", CoverageLine(CoverageOf(run), "results"), "\n",
                                  "- profile: ",
-                                 run.profile().source().empty() ? "none" : run.profile().source(),
+                                 run.profile().source().empty() ? "none" : MarkdownCell(run.profile().source()),
                                  "\n\n");
   absl::StrAppend(&out, "| node | probe | verdict | findings |\n|---|---|---|---|\n");
   for (const v1::StageReport& r : run.node_reports()) {
@@ -163,48 +166,48 @@ std::string MarkdownRun(const v1::StageRun& run) {
         const std::string note = ExceptionNote(f);
         codes.push_back(note.empty() ? f.code() : absl::StrCat(f.code(), " (", note, ")"));
       }
-      absl::StrAppend(&out, "| ", r.node(), " | ", p.probe(), " | ", VerdictName(p.verdict()),
-                      " | ", absl::StrJoin(codes, ", "), " |\n");
+      absl::StrAppend(&out, "| ", MarkdownCell(r.node()), " | ", MarkdownCell(p.probe()), " | ", VerdictName(p.verdict()),
+                      " | ", MarkdownCell(absl::StrJoin(codes, ", ")), " |\n");
     }
   }
   if (run.pairs_size()) {
     absl::StrAppend(&out, "\n| round | from | to | rail | measured | verdict |\n"
                           "|---|---|---|---|---|---|\n");
     for (const v1::PairResult& p : run.pairs()) {
-      absl::StrAppend(&out, "| ", RoundTag(p), " | ", p.from_node(), " | ", p.to_node(), " | ",
-                      p.rail(), " | ", PairFigure(p), " | ", VerdictName(p.result().verdict()),
+      absl::StrAppend(&out, "| ", MarkdownCell(RoundTag(p)), " | ", MarkdownCell(p.from_node()), " | ", MarkdownCell(p.to_node()), " | ",
+                      MarkdownCell(p.rail()), " | ", MarkdownCell(PairFigure(p)), " | ", VerdictName(p.result().verdict()),
                       " |\n");
     }
   }
   for (const v1::FailureResult& f : run.failures()) {
-    absl::StrAppend(&out, "\n## failure: ", f.scenario(), " on ", f.node(), " (", f.rail(),
-                    "): **", VerdictName(f.verdict()), "**\n\n- run by: ", f.operator_identity(),
-                    "\n- transfer: ", f.transfer_outcome(), "\n");
-    for (const std::string& a : f.actions()) absl::StrAppend(&out, "- ", a, "\n");
+    absl::StrAppend(&out, "\n## failure: ", MarkdownCell(f.scenario()), " on ", MarkdownCell(f.node()), " (", MarkdownCell(f.rail()),
+                    "): **", VerdictName(f.verdict()), "**\n\n- run by: ", MarkdownCell(f.operator_identity()),
+                    "\n- transfer: ", MarkdownCell(f.transfer_outcome()), "\n");
+    for (const std::string& a : f.actions()) absl::StrAppend(&out, "- ", MarkdownCell(a), "\n");
   }
   if (run.congestion_size() > 0) {
     absl::StrAppend(&out, "\n| congestion | verdict | findings |\n|---|---|---|\n");
     for (const v1::CongestionResult& c : run.congestion()) {
       std::vector<std::string> codes;
       for (const v1::Finding& f : c.findings()) codes.push_back(f.code());
-      absl::StrAppend(&out, "| ", CongestionLine(c), " | ", VerdictName(c.verdict()), " | ",
-                      absl::StrJoin(codes, ", "), " |\n");
+      absl::StrAppend(&out, "| ", MarkdownCell(CongestionLine(c)), " | ", VerdictName(c.verdict()), " | ",
+                      MarkdownCell(absl::StrJoin(codes, ", ")), " |\n");
     }
   }
   if (run.rounds() > 0) {
-    absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds\n\n");
-    for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "- ", SuspectLine(s), "\n");
+    absl::StrAppend(&out, "\ncluster: ", MarkdownCell(run.pattern()), ", ", run.rounds(), " rounds\n\n");
+    for (const v1::Suspect& s : run.suspects()) absl::StrAppend(&out, "- ", MarkdownCell(SuspectLine(s)), "\n");
   }
   for (const v1::ProbeResult& c : run.collectives()) {
     absl::StrAppend(&out, "\nNCCL across the nodes: ", c.collective().nranks(), " ranks (",
-                    c.collective().rank_order(), "): **", VerdictName(c.verdict()), "**\n\n");
-    for (const std::string& line : CollectiveLines(c)) absl::StrAppend(&out, "- ", line, "\n");
+                    MarkdownCell(c.collective().rank_order()), "): **", VerdictName(c.verdict()), "**\n\n");
+    for (const std::string& line : CollectiveLines(c)) absl::StrAppend(&out, "- ", MarkdownCell(line), "\n");
     for (const v1::Finding& f : c.findings()) {
-      absl::StrAppend(&out, "- **", f.code(), "**: ", f.message(), "\n");
+      absl::StrAppend(&out, "- **", MarkdownCell(f.code()), "**: ", MarkdownCell(f.message()), "\n");
     }
   }
   for (const v1::Finding& f : run.findings()) {
-    absl::StrAppend(&out, "\n- **", f.code(), "** (", f.device(), "): ", f.message(), "\n");
+    absl::StrAppend(&out, "\n- **", MarkdownCell(f.code()), "** (", MarkdownCell(f.device()), "): ", MarkdownCell(f.message()), "\n");
   }
   return out;
 }

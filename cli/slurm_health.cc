@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -26,15 +28,19 @@ namespace {
 constexpr size_t kMaxReason = 200;
 
 // `scontrol args...`: its stdout, or why it failed.
+// At most 30 s, and never past the command's own --timeout (`until`).
 absl::StatusOr<std::string> Scontrol(const std::string& scontrol,
-                                     const std::vector<std::string>& args) {
+                                     const std::vector<std::string>& args, absl::Time until) {
   absl::StatusOr<platform::ChildProcess> p = platform::ChildProcess::Start(scontrol, args);
   if (!p.ok()) return p.status();
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  const absl::Time deadline = std::min(absl::Now() + absl::Seconds(30), until);
+  const absl::Duration allowed = absl::Trunc(deadline - absl::Now(), absl::Milliseconds(100));
   while (!p->eof()) {
     if (absl::Status s = p->ReadMore(deadline); !s.ok()) {
       p->Kill();
-      return absl::DeadlineExceededError(absl::StrCat(scontrol, " did not answer in 30 s"));
+      return absl::DeadlineExceededError(absl::StrCat(
+          scontrol, " did not answer within ", absl::FormatDuration(allowed),
+          " (what --timeout left, 30 s at most)"));
     }
   }
   const std::string ending = p->Ending();
@@ -143,6 +149,8 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     RunOptions run = o->run;
+    // --timeout bounds the whole command: the checks and every scontrol.
+    const absl::Time until = absl::Now() + absl::Seconds(run.timeout_s);
     if (!o->capture.empty()) run.host.UseCapture(o->capture);
     std::string node = o->node;
     if (node.empty() && getenv("SLURMD_NODENAME") != nullptr) node = getenv("SLURMD_NODENAME");
@@ -151,7 +159,7 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
 
     absl::StatusOr<v1::StageReport> report = RunStageHere(run);
     if (!report.ok()) return ErrorExit(std::string(report.status().message()), kExitUsage);
-    absl::StatusOr<std::string> shown = Scontrol(o->scontrol, {"show", "node", node, "--oneliner"});
+    absl::StatusOr<std::string> shown = Scontrol(o->scontrol, {"show", "node", node, "--oneliner"}, until);
     if (!shown.ok()) {
       return ErrorExit(absl::StrCat("cannot read node ", node, " from slurmctld: ",
                                     shown.status().message(),
@@ -179,7 +187,7 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
     } else {
       args.push_back("State=RESUME");
     }
-    if (absl::StatusOr<std::string> done = Scontrol(o->scontrol, args); !done.ok()) {
+    if (absl::StatusOr<std::string> done = Scontrol(o->scontrol, args, until); !done.ok()) {
       return ErrorExit(std::string(done.status().message()), kExitCouldNotRun);
     }
     return action.kind == SlurmAction::kDrain ? kExitFail : kExitOk;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/safe_text.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
@@ -195,7 +196,7 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
     absl::StrAppend(&out, "\n", r.probe(), " (", Colored(r.verdict(), color),
                     ")\n", body);
   }
-  return out;
+  return TerminalSafe(out);
 }
 
 std::string RenderFindings(const v1::ProbeResult& r) {

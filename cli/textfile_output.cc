@@ -1,6 +1,8 @@
 // File: textfile_output.cc
 #include "cli/textfile_output.h"
 
+#include "cli/output_file.h"
+
 #include <stdio.h>
 
 #include <cctype>
@@ -83,21 +85,10 @@ std::string RenderPrometheus(const v1::StageReport& report) {
 }
 
 absl::Status WriteTextfile(const std::string& dir, const v1::StageReport& report) {
-  const std::string path = absl::StrCat(dir, "/nodeprobe.prom");
-  const std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--textfile: cannot write ", tmp, " (does ", dir, " exist and is it writable?)"));
-    }
-    out << RenderPrometheus(report);
-    if (!out.flush()) return absl::InternalError(absl::StrCat("--textfile: writing ", tmp, " failed"));
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat("--textfile: cannot rename to ", path));
-  }
-  return absl::OkStatus();
+  // Replaced on every sweep; a temporary beside it (not *.prom, so the
+  // collector never reads it), removed if anything fails (a full disk).
+  return WriteOutputFile(absl::StrCat(dir, "/nodeprobe.prom"), RenderPrometheus(report),
+                         /*replace=*/true, "--textfile");
 }
 
 }  // namespace nodeprobe::cli

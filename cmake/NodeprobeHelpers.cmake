@@ -29,6 +29,8 @@ function(np_cc_test)
   target_link_libraries(${NP_NAME} PRIVATE ${NP_DEPS} GTest::gmock GTest::gtest_main)
   target_compile_definitions(${NP_NAME} PRIVATE
     NODEPROBE_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
+  # One label per test binary: gtest_discover_tests passes properties on
+  # as a flat list, so a second label would be read as a property name.
   gtest_discover_tests(${NP_NAME}
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS "${NP_LABELS}" TIMEOUT 300 RUN_SERIAL ${serial})

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "coordinator/credentials.h"
+#include "platform/identifiers.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -45,6 +46,18 @@ AgentReactor::AgentReactor(grpc::CallbackServerContext* ctx, AgentRegistry* regi
 
 void AgentReactor::Register() {
   const std::string node = in_.registration().node_name();
+  // Names from strangers are checked before they reach the registry, a
+  // run, a log line or a report (platform/identifiers.h).
+  absl::Status valid = platform::CheckNodeName("node name", node);
+  for (const v1::Rail& rail : in_.registration().rails()) {
+    if (!valid.ok()) break;
+    valid = platform::CheckRailName("rail name", rail.name());
+  }
+  if (!valid.ok()) {
+    std::cerr << "nodeprobe coordinator: refused a registration: " << valid.message() << "\n";
+    End(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(valid.message())));
+    return;
+  }
   if (check_identity_ && !IdentityMatches(*ctx_, node)) {
     End(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                      absl::StrCat("certificate does not name node '", node,

@@ -36,6 +36,8 @@ void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>
               const v1::RunStageRequest& request, absl::Time deadline, const ProgressFn& progress,
               bool chatty, bool latency) {
   std::vector<v1::StageRun> parts(jobs.size());
+  // Each part's tasks carry the run's profile (the nodes judge with it).
+  for (v1::StageRun& part : parts) *part.mutable_profile() = run->profile();
   const ProgressFn quiet = [](const std::string&) {};
   platform::BoundedFor(jobs.size(), kMaxConcurrentAsks, [&](size_t i) {
     AgentSession& a = *nodes[jobs[i].a];

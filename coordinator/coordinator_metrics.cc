@@ -26,6 +26,11 @@ CoordinatorMetrics::CoordinatorMetrics() : registry_(std::make_shared<prometheus
                 .Help("The run store's size on disk (database and WAL).")
                 .Register(*registry_)
                 .Add({});
+  store_failures_ = &prometheus::BuildCounter()
+                       .Name("nodeprobe_coordinator_store_write_failures_total")
+                       .Help("Writes of a run to the store that failed (disk full, I/O error).")
+                       .Register(*registry_)
+                       .Add({});
   tasks_ = &prometheus::BuildHistogram()
                 .Name("nodeprobe_coordinator_task_seconds")
                 .Help("From sending a task to an agent to its result, by the task's kind.")
@@ -53,6 +58,7 @@ void CoordinatorMetrics::StageFinished(v1::Stage stage, v1::Verdict verdict, abs
 }
 
 void CoordinatorMetrics::StoreBytes(double bytes) { store_->Set(bytes); }
+void CoordinatorMetrics::StoreWriteFailed() { store_failures_->Increment(); }
 
 void CoordinatorMetrics::TaskAnswered(const std::string& kind, absl::Duration took) {
   // 10 ms (a path-MTU probe on a quiet fabric) to 30 min (a long sweep).

@@ -4,6 +4,7 @@
 //   nodeprobe_coordinator_stage_runs_total{stage,verdict} counter
 //   nodeprobe_coordinator_stage_duration_seconds{stage}   histogram
 //   nodeprobe_coordinator_store_bytes                     gauge (database + WAL)
+//   nodeprobe_coordinator_store_write_failures_total      counter: run writes that failed
 //   nodeprobe_coordinator_task_seconds{kind}              histogram: a task's
 //                                  sending to its result (run_probes, run_transfer, ...)
 // The agent gauges and the store size are refreshed by the reaper (every
@@ -34,6 +35,7 @@ class CoordinatorMetrics {
   void Agents(size_t connected, size_t busy);
   void StageFinished(v1::Stage stage, v1::Verdict verdict, absl::Duration took);
   void StoreBytes(double bytes);
+  void StoreWriteFailed();
   void TaskAnswered(const std::string& kind, absl::Duration took);
   std::string Text() const;
 
@@ -45,6 +47,7 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Counter>* runs_;
   prometheus::Family<prometheus::Histogram>* duration_;
   prometheus::Gauge* store_;
+  prometheus::Counter* store_failures_;
   prometheus::Family<prometheus::Histogram>* tasks_;
 };
 

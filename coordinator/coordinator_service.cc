@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 #include <random>
 
@@ -16,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_reactor.h"
+#include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
 #include "coordinator/server_limits.h"
 #include "coordinator/stage_orchestrator.h"
@@ -201,7 +203,26 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     run.set_operator_identity("unauthenticated (plaintext coordinator)");
   }
   *run.mutable_started() = Now();
-  absl::Status saved = store_->Save(run);
+  {
+    platform::MutexLock l(&active_mu_);
+    active_runs_.insert(run.run_id());
+  }
+  // Every write is checked: the first that fails is said at once (log,
+  // /metrics, the client's progress) and ends the run "incomplete".
+  absl::Status store_error;
+  platform::Mutex store_mu;
+  auto save = [&](const v1::StageRun& r) {
+    absl::Status s = store_->Save(r);
+    if (s.ok()) return;
+    platform::MutexLock l(&store_mu);
+    if (metrics_) metrics_->StoreWriteFailed();
+    if (store_error.ok()) {
+      store_error = s;
+      std::cerr << "nodeprobe coordinator: run " << r.run_id()
+                << " could not be stored: " << s.message() << "\n";
+    }
+  };
+  save(run);
   platform::Mutex write_mu;
   auto progress = [&](const std::string& text) {
     v1::StageEvent ev;
@@ -209,7 +230,12 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     platform::MutexLock l(&write_mu);
     writer->Write(ev);
   };
-  if (!saved.ok()) progress(absl::StrCat("warning: run not stored: ", saved.message()));
+  {
+    platform::MutexLock l(&store_mu);
+    if (!store_error.ok()) {
+      progress(absl::StrCat("warning: the run could not be stored: ", store_error.message()));
+    }
+  }
   const double timeout = req->timeout_s() > 0 ? req->timeout_s() : 600;
   absl::Time deadline = absl::Now() + absl::Seconds(timeout);
   if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
@@ -224,12 +250,56 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   auto checkpoint = [&](const v1::StageRun& partial) {
     if (absl::Now() - last_checkpoint < absl::Seconds(5)) return;
     last_checkpoint = absl::Now();
-    (void)store_->Save(partial);
+    save(partial);
   };
   run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint,
                          [this](const std::string& node) { return registry_.Find(node); });
   for (const auto& a : acquired) a->Release();
-  (void)store_->Save(run);
+  if (stopping_) {
+    // The streams closed because this coordinator stopped, not because a
+    // node failed: no node is blamed, and the run is said to be cut short.
+    auto* findings = run.mutable_findings();
+    findings->erase(std::remove_if(findings->begin(), findings->end(),
+                                   [](const v1::Finding& f) {
+                                     return f.code() == "AGENT_LOST" || f.code() == "TASK_TIMEOUT";
+                                   }),
+                    findings->end());
+    v1::Finding* f = run.add_findings();
+    f->set_code("COORDINATOR_LOST");
+    f->set_severity(v1::ERROR);
+    f->set_device("coordinator");
+    f->set_message("the coordinator was stopped during the run: what was measured before is kept, "
+                   "the rest was not measured; the nodes are not at fault");
+    f->set_remediation(absl::StrCat("start the coordinator again, then run the stage again (a "
+                                    "cluster run: --resume ", run.run_id(), ")"));
+    run.set_state("error");
+    run.set_verdict(RunVerdict(run));
+  }
+  save(run);
+  // Not all of it is stored: the run is incomplete and says so, here and
+  // in whatever the store kept (it resumes: see ResumableRun).
+  {
+    platform::MutexLock l(&store_mu);
+    if (!store_error.ok()) {
+      v1::Finding* f = run.add_findings();
+      f->set_code("STORE_WRITE_FAILED");
+      f->set_severity(v1::ERROR);
+      f->set_device("coordinator");
+      f->set_message(absl::StrCat("the run could not be stored completely (",
+                                  store_error.message(), "): what the client shows is all of it; "
+                                  "the store keeps an earlier part"));
+      f->set_remediation(absl::StrCat(
+          "free space on the coordinator's --db filesystem (or fix its I/O errors), then `nodeprobe "
+          "run --stage cluster --resume ", run.run_id(), "` (cluster runs) or run the stage again"));
+      run.set_state("incomplete");
+      run.set_verdict(WorseVerdict(run.verdict(), v1::ERROR));
+      (void)store_->Save(run);  // kept if the space came back meanwhile
+    }
+  }
+  {
+    platform::MutexLock l(&active_mu_);
+    active_runs_.erase(run.run_id());
+  }
   if (metrics_) {
     metrics_->StageFinished(run.stage(), run.verdict(),
                             absl::Seconds(run.finished().seconds() - run.started().seconds()));
@@ -258,8 +328,13 @@ absl::StatusOr<v1::StageRun> CoordinatorService::ResumableRun(const v1::RunStage
         absl::StrCat("run ", req.resume_run_id(), " finished; there is nothing to resume"));
   }
   if (stored->state() == "running") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("run ", req.resume_run_id(), " is still running"));
+    // Still "running" in the store but not running here: its last write
+    // failed (a full disk), or this coordinator never finished it.
+    platform::MutexLock l(&active_mu_);
+    if (active_runs_.count(req.resume_run_id())) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", req.resume_run_id(), " is still running"));
+    }
   }
   return stored;
 }
@@ -405,6 +480,7 @@ void CoordinatorServer::Shutdown() {
   // Start() may have failed before the service or the server existed: its
   // error is the one-line message, never a crash on the way out.
   if (service_) {
+    service_->Stopping();
     for (const auto& a : service_->registry().All()) a->Lose();
   }
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -13,6 +13,7 @@
 #include "coordinator/coordinator_metrics.h"
 #include "coordinator/credentials.h"
 #include "coordinator/run_store.h"
+#include "platform/mutex.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 
 namespace nodeprobe::coordinator {
@@ -60,6 +61,9 @@ class CoordinatorService final
                       v1::StageRun* resp) override;
 
   AgentRegistry& registry() { return registry_; }
+  // The coordinator is stopping: runs in flight end with COORDINATOR_LOST,
+  // not with their nodes blamed for the streams that close.
+  void Stopping() { stopping_ = true; }
   void SetOperators(std::set<std::string> operators) { operators_ = std::move(operators); }
 
  private:
@@ -77,6 +81,11 @@ class CoordinatorService final
   CoordinatorMetrics* metrics_;
   AgentRegistry registry_;
   std::set<std::string> operators_;
+  // Runs this coordinator is executing now: a stored run left "running"
+  // that is not here was interrupted (its last write failed), and resumes.
+  std::atomic<bool> stopping_{false};
+  platform::Mutex active_mu_;
+  std::set<std::string> active_runs_ ABSL_GUARDED_BY(active_mu_);
 };
 
 // A running coordinator: server, service, store and the reaper of silent

@@ -3,7 +3,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -31,6 +35,34 @@ struct Pems {
   std::string cert, key, ca;
 };
 
+// The key must be the certificate's: gRPC otherwise fails much later with
+// an unrelated message ("empty address list") and a dump of its state.
+absl::Status KeyMatchesCertificate(const TlsFiles& f, const std::string& cert,
+                                   const std::string& key) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> cb(BIO_new_mem_buf(cert.data(), static_cast<int>(cert.size())),
+                                               &BIO_free);
+  std::unique_ptr<X509, decltype(&X509_free)> x509(
+      cb ? PEM_read_bio_X509(cb.get(), nullptr, nullptr, nullptr) : nullptr, &X509_free);
+  if (!x509) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tls-cert ", f.cert, ": not a PEM certificate"));
+  }
+  std::unique_ptr<BIO, decltype(&BIO_free)> kb(BIO_new_mem_buf(key.data(), static_cast<int>(key.size())),
+                                               &BIO_free);
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> pkey(
+      kb ? PEM_read_bio_PrivateKey(kb.get(), nullptr, nullptr, nullptr) : nullptr, &EVP_PKEY_free);
+  if (!pkey) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tls-key ", f.key, ": not a PEM private key (or it is encrypted)"));
+  }
+  if (X509_check_private_key(x509.get(), pkey.get()) != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tls-key ", f.key, " is not the key of --tls-cert ", f.cert,
+        ": give the key the certificate was made for"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Pems> ReadAll(const TlsFiles& f) {
   Pems p;
   auto cert = ReadPem(f.cert, "--tls-cert");
@@ -39,6 +71,7 @@ absl::StatusOr<Pems> ReadAll(const TlsFiles& f) {
   if (!key.ok()) return key.status();
   auto ca = ReadPem(f.ca, "--tls-ca");
   if (!ca.ok()) return ca.status();
+  if (absl::Status match = KeyMatchesCertificate(f, *cert, *key); !match.ok()) return match;
   return Pems{*cert, *key, *ca};
 }
 

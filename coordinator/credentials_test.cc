@@ -23,6 +23,25 @@ TEST(CredentialsTest, NonPemFileIsRejected) {
   EXPECT_NE(ClientCredentials(f).status().message().find("not a PEM file"), std::string::npos);
 }
 
+// A key that is not the certificate's: one line naming both files, before
+// gRPC ever sees them.
+TEST(CredentialsTest, AKeyThatIsNotTheCertificatesIsNamed) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  ASSERT_EQ(system(("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=a -keyout " + d +
+                    "/a.key -out " + d + "/a.pem 2>/dev/null && openssl genpkey -algorithm RSA "
+                    "-out " + d + "/other.key 2>/dev/null")
+                       .c_str()),
+            0);
+  TlsFiles good{d + "/a.pem", d + "/a.key", d + "/a.pem", false};
+  EXPECT_TRUE(ClientCredentials(good).ok()) << ClientCredentials(good).status();
+  TlsFiles wrong{d + "/a.pem", d + "/other.key", d + "/a.pem", false};
+  for (const absl::Status& s : {ClientCredentials(wrong).status(), ServerCredentials(wrong).status()}) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("other.key is not the key of --tls-cert"), std::string::npos) << s;
+  }
+}
+
 TEST(ResolveCoordinatorTest, FlagThenEnvThenConfigThenError) {
   testing::TempDir dir;
   const std::string config = dir.path() + "/nodeprobe.yaml";

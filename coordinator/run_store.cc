@@ -6,10 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -38,14 +42,24 @@ std::string DefaultDbPath() {
 }
 
 absl::StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  // Runs hold every node's topology, versions and findings: the directory
-  // we create is 0700, the database (and its WAL files, which SQLite makes
-  // with the database's mode) 0600.
-  if (!parent.empty() && !std::filesystem::exists(parent, ec)) {
-    std::filesystem::create_directories(parent, ec);
-    if (!ec) chmod(parent.c_str(), 0700);
+  // Runs hold every node's topology, versions and findings: every
+  // directory we create is 0700 (each missing level, not only the last),
+  // the database (and its WAL files, which SQLite makes with the
+  // database's mode) 0600.
+  std::vector<std::filesystem::path> missing;
+  for (std::filesystem::path p = std::filesystem::path(path).parent_path();
+       !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0) break;
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot create ", it->string(), " for the run database ", path, ": ", strerror(errno),
+          " (choose another --db)"));
+    }
+    chmod(it->c_str(), 0700);
   }
   {
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -81,6 +95,28 @@ absl::StatusOr<std::unique_ptr<RunStore>> RunStore::Open(const std::string& path
 RunStore::~RunStore() { sqlite3_close(db_); }
 
 absl::Status RunStore::Migrate() {
+  // The file is ours alone: a database holding tables nodeprobe did not
+  // create is another program's, and is not adopted.
+  {
+    static const std::set<std::string> kOurs = {"schema_version", "runs", "node_last_report"};
+    Stmt t;
+    if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &t.s,
+                           nullptr) != SQLITE_OK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "not a database nodeprobe can use (", sqlite3_errmsg(db_), "); choose another --db"));
+    }
+    std::vector<std::string> foreign;
+    while (sqlite3_step(t.s) == SQLITE_ROW) {
+      const unsigned char* name = sqlite3_column_text(t.s, 0);
+      const std::string n = name ? reinterpret_cast<const char*>(name) : "";
+      if (!kOurs.count(n) && n.rfind("sqlite_", 0) != 0) foreign.push_back(n);
+    }
+    if (!foreign.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "holds tables nodeprobe did not create (", absl::StrJoin(foreign, ", "),
+          "): it is another program's database, left untouched; choose another --db"));
+    }
+  }
   const char* sql =
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=NORMAL;"

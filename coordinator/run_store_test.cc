@@ -1,5 +1,7 @@
 #include "coordinator/run_store.h"
 
+#include <sqlite3.h>
+
 #include <sys/stat.h>
 
 #include <tuple>
@@ -116,6 +118,50 @@ TEST(RunStoreTest, RunInFlightAtRestartBecomesErrorNotLost) {
   ASSERT_EQ(r1->findings_size(), 1);
   EXPECT_EQ(r1->findings(0).code(), "COORDINATOR_RESTARTED");
   EXPECT_EQ((*store)->Get("r2")->state(), "done");
+}
+
+TEST(RunStoreTest, EveryDirectoryItCreatesIsOwnerOnly) {
+  testing::TempDir dir;
+  const mode_t old = umask(0);
+  auto store = RunStore::Open(dir.path() + "/a/b/c/runs.db");
+  umask(old);
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (const char* level : {"/a", "/a/b", "/a/b/c"}) {
+    struct stat st {};
+    ASSERT_EQ(stat((dir.path() + level).c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << level;
+  }
+}
+
+// Another program's SQLite file is not adopted: refused, and left as it was.
+TEST(RunStoreTest, AForeignDatabaseIsRefusedAndLeftUntouched) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/theirs.db";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (7);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = RunStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(store.status().message().find("tables nodeprobe did not create (invoices)"),
+            std::string::npos)
+      << store.status();
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  int tables = -1;
+  sqlite3_exec(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+               [](void* out, int, char** v, char**) {
+                 *static_cast<int*>(out) = atoi(v[0]);
+                 return 0;
+               },
+               &tables, nullptr);
+  sqlite3_close(db);
+  EXPECT_EQ(tables, 1);  // none of ours added
+  // A file that is not SQLite at all: refused with why.
+  testing::WriteFile(dir.path() + "/text.db", "this is not a database, it is a poem\n");
+  EXPECT_FALSE(RunStore::Open(dir.path() + "/text.db").ok());
 }
 
 TEST(RunStoreTest, UnwritablePathIsFailedPreconditionNamingIt) {

@@ -17,6 +17,7 @@
 #include "coordinator/failure_stage.h"
 #include "coordinator/collective_peers.h"
 #include "coordinator/peer_judgement.h"
+#include "coordinator/record_check.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/profile.h"
 #include "platform/bounded_for.h"
@@ -121,6 +122,7 @@ void RetestTwoNodeGaps(v1::StageRun* run, AgentSession& a, AgentSession& b,
   if (rails.empty()) return;
   progress(absl::StrCat("retest of ", rails.size(), " rail(s) with a gap"));
   v1::StageRun again;
+  *again.mutable_profile() = run->profile();  // the retest is judged as the first was
   MeasurePair(&again, a, b, request, deadline, progress, {rails.begin(), rails.end()}, false,
               /*path_mtu=*/false);
   for (v1::PairResult& p : *again.mutable_pairs()) p.set_retest(true);
@@ -354,14 +356,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   }
 
   // 4. Verdict: worst of everything, SKIP not counting.
-  v1::Verdict v = v1::SKIP;
-  for (const auto& rep : run.node_reports()) v = WorseVerdict(v, rep.verdict());
-  for (const auto& p : run.pairs()) v = WorseVerdict(v, p.result().verdict());
-  for (const auto& c : run.collectives()) v = WorseVerdict(v, c.verdict());
-  for (const auto& c : run.congestion()) v = WorseVerdict(v, c.verdict());
-  for (const auto& c : run.failures()) v = WorseVerdict(v, c.verdict());
-  for (const auto& f : run.findings()) v = WorseVerdict(v, f.severity());
-  run.set_verdict(v);
+  run.set_verdict(RunVerdict(run));
   *run.mutable_coverage() = CoverageOf(run);
   // "error": the run itself did not go as planned (a node lost, a deadline
   // passed); findings that judge the fabric (a suspect) leave it "done".

@@ -113,4 +113,17 @@ std::string NcclVersionString(int code) {
   return absl::StrCat(code / 1000, ".", code % 1000 / 100, ".", code % 100);
 }
 
+std::string NoGpuReason(const NcclApi& api, int rc) {
+  constexpr int kCudaErrorInsufficientDriver = 35;
+  if (rc == kCudaErrorInsufficientDriver) {
+    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver != nullptr) {
+      dlclose(driver);
+    } else {
+      return "no NVIDIA driver: libcuda.so.1 is not installed (the CUDA runtime is, but without "
+             "the driver it can reach no GPU)";
+    }
+  }
+  return absl::StrCat("no usable GPU: ", api.cudaGetErrorString(rc));
+}
+
 }  // namespace nodeprobe::platform

@@ -84,6 +84,12 @@ struct NcclApi {
 // dlclose). FAILED_PRECONDITION naming what is missing: the caller's SKIP.
 absl::StatusOr<const NcclApi*> LoadNcclApi();
 
+// Why cudaGetDeviceCount's `rc` means no GPU can be used, for people: "no
+// NVIDIA driver" when the runtime says the driver is insufficient because
+// there is none at all (libcuda.so.1 cannot be loaded), else "no usable
+// GPU: " and the runtime's own words.
+std::string NoGpuReason(const NcclApi& api, int rc);
+
 // "2.28.9" from ncclGetVersion's code (2.9+: major*10000 + minor*100 + patch;
 // older: major*1000 + minor*100 + patch).
 std::string NcclVersionString(int code);

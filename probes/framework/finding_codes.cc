@@ -37,6 +37,8 @@ const std::vector<FindingCode>& FindingCodes() {
       {"UNKNOWN_TASK", "the agent does not know the task type"},
       {"AGENT_LOST", "a node's agent went away during a stage"},
       {"COORDINATOR_RESTARTED", "the coordinator restarted while the run was going"},
+      {"COORDINATOR_LOST", "the coordinator stopped, or its stream broke, during the run: no node is at fault"},
+      {"STORE_WRITE_FAILED", "the coordinator could not store the run completely (disk full, I/O error)"},
       {"PROFILE_INVALID", "the acceptance profile sent with a task does not parse"},
       {"SYSFS_VALUE_INVALID", "a sysfs/procfs value is unreadable or not what the kernel writes"},
       // Versions

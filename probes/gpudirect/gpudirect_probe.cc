@@ -230,11 +230,18 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
           config.ok() ? gpudirect::ParseAcs(*config)
                       : absl::StatusOr<gpudirect::AcsState>(config.status());
       if (!acs.ok()) {
+        // On a capture the cause is the capture (a missing or short config
+        // file), whoever reads it; live, a short read means no privilege.
+        const bool captured = ctx.host.IsCaptured();
         AddFinding(&result, "ACS_STATE_UNKNOWN", v1::ERROR, bridge,
                    absl::StrCat("cannot read ACS of bridge ", bridge, ": ",
-                                acs.status().message()),
-                   "run nodeprobe as root (reading PCI extended config space "
-                   "needs CAP_SYS_ADMIN)");
+                                acs.status().message(),
+                                captured ? " (in the capture being read)" : ""),
+                   captured
+                       ? "capture the bridges' config files whole, as root (each "
+                         "sys/bus/pci/devices/*/config is 4096 bytes then)"
+                       : "run nodeprobe as root (reading PCI extended config space "
+                         "needs CAP_SYS_ADMIN)");
         continue;
       }
       AddEvidence(&result, absl::StrCat("ACS ", bridge),

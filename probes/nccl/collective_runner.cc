@@ -403,7 +403,7 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   if (rc != platform::kCudaSuccess || gpus == 0) {
     out.result = SkipResult(
         "nccl", rc != platform::kCudaSuccess
-                    ? absl::StrCat("no usable GPU: ", a.cudaGetErrorString(rc))
+                    ? platform::NoGpuReason(a, rc)
                     : std::string("the CUDA runtime reports no GPU"));
     return out;
   }

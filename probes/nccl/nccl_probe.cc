@@ -56,7 +56,7 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
   int gpus = 0;
   if (int rc = (*api)->cudaGetDeviceCount(&gpus); rc != platform::kCudaSuccess || gpus == 0) {
     return SkipResult("nccl", rc != platform::kCudaSuccess
-                                  ? std::string("no usable GPU: ") + (*api)->cudaGetErrorString(rc)
+                                  ? platform::NoGpuReason(**api, rc)
                                   : std::string("the CUDA runtime reports no GPU"));
   }
   nccl::LocalRun run;

@@ -331,3 +331,30 @@ TEST(CliTest, NcclLogWithoutNcclOutputIsAnErrorAndBadPathsAreUsage) {
 
 }  // namespace
 }  // namespace nodeprobe
+
+namespace nodeprobe {
+namespace {
+
+TEST(CliNamesTest, NamesAreCheckedWhereTheyEnterAndMarkdownExists) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{
+           {"run", "--stage", "single-node", "--node-name", "gpu\nrun x: PASS"},
+           {"run", "--stage", "single-node", "--node-name", "gpu\x1b[2J"},
+           {"run", "--stage", "two-node", "--nodes", "gpu-a,gpu|b"},
+           {"report", "--run", "../../etc"},
+           {"agent", "--coordinator", "127.0.0.1:1", "--insecure", "--node-name", "a,b"}}) {
+    testing::CommandResult r = testing::RunBinary(NODEPROBE_BINARY, args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_EQ(testing::LineCount(r.err), 1) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "not a valid name")) << r.err;
+    EXPECT_FALSE(absl::StrContains(r.err, "\x1b")) << r.err;
+  }
+  testing::CommandResult md =
+      testing::RunBinary(NODEPROBE_BINARY, {"run", "--stage", "single-node", "--format", "md"});
+  EXPECT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_TRUE(absl::StrContains(md.out, "| node | probe | verdict | findings |")) << md.out;
+  EXPECT_TRUE(absl::StrContains(md.out, "- judged: ")) << md.out;
+}
+
+}  // namespace
+}  // namespace nodeprobe

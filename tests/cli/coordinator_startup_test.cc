@@ -55,7 +55,7 @@ TEST(CoordinatorStartupTest, EachStartupErrorIsOneLineAndExitThree) {
   };
   const std::vector<Case> cases = {
       {{"--insecure", "--db", "/proc/no-such-dir/runs.db", "--listen", "127.0.0.1:0"},
-       "cannot open run database /proc/no-such-dir/runs.db"},
+       "for the run database /proc/no-such-dir/runs.db"},
       {{"--insecure", "--db", dir.path() + "/junk.db", "--listen", "127.0.0.1:0"},
        "file is not a database"},
       {{"--insecure", "--db", dir.path() + "/ok.db", "--listen", "no-such-host.invalid:1"},

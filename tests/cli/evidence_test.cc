@@ -1,6 +1,8 @@
 // `nodeprobe evidence --from-json`: the bundle unpacks with tar, its
 // manifest verifies with `sha256sum -c`, its signature with `openssl dgst`,
 // and bad input is one line with exit 2.
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -30,8 +32,7 @@ std::string Slurp(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-// A stored run as `report --format json` writes it.
-std::string SavedRun(const std::string& dir) {
+v1::StageRun MakeRun() {
   v1::StageRun run;
   run.set_run_id("r-9");
   run.set_stage(v1::TWO_NODE);
@@ -42,15 +43,22 @@ std::string SavedRun(const std::string& dir) {
   run.mutable_profile()->set_yaml("mtu:\n  expected: 9000\n");
   v1::StageReport* r = run.add_node_reports();
   r->set_node("gpu01");
+  r->set_verdict(v1::PASS);
   v1::ProbeResult* p = r->add_results();
   p->set_probe("pcie");
   p->set_verdict(v1::PASS);
+  return run;
+}
+
+std::string Save(const v1::StageRun& run, const std::string& path) {
   std::string json;
   EXPECT_TRUE(google::protobuf::util::MessageToJsonString(run, &json).ok());
-  const std::string path = dir + "/run.json";
   std::ofstream(path) << json;
   return path;
 }
+
+// A stored run as `report --format json` writes it.
+std::string SavedRun(const std::string& dir) { return Save(MakeRun(), dir + "/run.json"); }
 
 TEST(EvidenceTest, TheBundleUnpacksAndItsManifestAndSignatureVerify) {
   testing::TempDir dir;
@@ -99,7 +107,7 @@ TEST(EvidenceTest, BadInputIsOneLineAndExitTwo) {
   const std::vector<Case> cases = {
       {{"evidence", "--out", d + "/b.tar.gz"}, "needs --run ID"},
       {{"evidence", "--from-json", d + "/missing.json", "--out", d + "/b.tar.gz"},
-       "cannot read it"},
+       "not a readable file"},
       {{"evidence", "--from-json", d + "/junk.json", "--out", d + "/b.tar.gz"}, "not a run"},
       {{"evidence", "--from-json", SavedRun(d), "--out", "/proc/nope/b.tar.gz"}, "--out"},
       {{"evidence", "--from-json", SavedRun(d), "--out", d + "/b.tar.gz", "--sign-key",
@@ -113,6 +121,86 @@ TEST(EvidenceTest, BadInputIsOneLineAndExitTwo) {
     EXPECT_TRUE(absl::StrContains(r.err, c.says)) << c.says << ": " << r.err;
   }
   EXPECT_FALSE(std::ifstream(d + "/b.tar.gz").good());  // nothing half-written left behind
+}
+
+// Records are recomputed, not trusted: a FAIL run edited to PASS, an empty
+// document, one too large or too deep, and a run id that would climb out
+// of the bundle's directory are refused.
+TEST(EvidenceTest, ForgedEmptyHugeAndTraversingRecordsAreRefused) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  v1::StageRun forged = MakeRun();
+  v1::ProbeResult* pcie = forged.mutable_node_reports(0)->mutable_results(0);
+  v1::Finding* f = pcie->add_findings();
+  f->set_code("PCIE_LINK_WIDTH_DEGRADED");
+  f->set_severity(v1::FAIL);
+  f->set_message("x8 of x16");
+  // Verdicts left at PASS where the finding says FAIL: an edited record.
+  v1::StageRun renamed = MakeRun();
+  renamed.set_run_id("../../../../tmp/evil");
+  v1::StageRun bad_node = MakeRun();
+  bad_node.set_nodes(0, "gpu01\nrun x: PASS");
+  testing::WriteFile(d + "/empty.json", "{}");
+  std::string deep;
+  for (int i = 0; i < 200; ++i) deep += "{\"node_reports\":[";
+  testing::WriteFile(d + "/deep.json", deep);
+  {
+    std::ofstream huge(d + "/huge.json");
+    huge << "{\"run_id\":\"";
+    const std::string chunk(1 << 20, 'x');
+    for (int i = 0; i < 70; ++i) huge << chunk;
+    huge << "\"}";
+  }
+  struct Case {
+    std::string json;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {Save(forged, d + "/forged.json"), "stored as PASS but its findings give FAIL"},
+           {d + "/empty.json", "no run_id or stage"},
+           {d + "/deep.json", "nested deeper than any run"},
+           {d + "/huge.json", "larger than any run"},
+           {Save(renamed, d + "/renamed.json"), "run id '../../../../tmp/evil' is not a valid name"},
+           {Save(bad_node, d + "/bad_node.json"), "node name 'gpu01\\nrun x: PASS' is not a valid name"}}) {
+    CommandResult r = Nodeprobe({"evidence", "--from-json", c.json, "--out", d + "/b.tar.gz"});
+    EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;
+    EXPECT_EQ(testing::LineCount(r.err), 1) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, c.says)) << c.says << ": " << r.err;
+    EXPECT_FALSE(std::ifstream(d + "/b.tar.gz").good()) << c.says;
+  }
+}
+
+// Output files are created, not clobbered: a device node (made here, never
+// in /dev) and a FIFO are refused, an existing file is kept without
+// --force, "-" is standard output, and nothing is left behind.
+TEST(EvidenceTest, OutputFilesAreCreatedNotClobbered) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  const std::string run = SavedRun(d);
+  ASSERT_EQ(Shell(absl::StrCat("mknod ", d, "/full c 1 7 && mkfifo ", d, "/fifo")), 0);
+  for (const char* target : {"/full", "/fifo"}) {
+    CommandResult r = Nodeprobe({"evidence", "--from-json", run, "--out", d + target});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "not a file")) << r.err;
+  }
+  struct stat st;
+  ASSERT_EQ(stat((d + "/full").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));  // the device is still a device
+  testing::WriteFile(d + "/mine.tar.gz", "keep me");
+  CommandResult kept = Nodeprobe({"evidence", "--from-json", run, "--out", d + "/mine.tar.gz"});
+  EXPECT_EQ(kept.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(kept.err, "exists: pass --force")) << kept.err;
+  EXPECT_EQ(Slurp(d + "/mine.tar.gz"), "keep me");
+  CommandResult forced =
+      Nodeprobe({"evidence", "--from-json", run, "--out", d + "/mine.tar.gz", "--force"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_NE(Slurp(d + "/mine.tar.gz"), "keep me");
+  CommandResult out = Nodeprobe({"evidence", "--from-json", run, "--out", "-"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_TRUE(absl::StartsWith(out.out, "\x1f\x8b")) << "gzip on stdout";
+  EXPECT_FALSE(std::ifstream(d + "/-").good());
+  // No temporary file anywhere.
+  EXPECT_NE(Shell(absl::StrCat("ls -A ", d, " | grep -q '\\.tar\\.gz\\.'")), 0);
 }
 
 }  // namespace

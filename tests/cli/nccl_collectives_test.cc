@@ -2,6 +2,7 @@
 // NCCL (tests/fakes/fake_nccl.cc): four fake GPUs in four rank workers, the
 // nccl-tests math, a wrong result, a hang aborted at its deadline, a rank
 // that dies mid-collective, and the SKIPs without a GPU or a library.
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -261,8 +262,17 @@ TEST_F(NcclCollectivesTest, RealNcclWithoutADriverIsSkip) {
   const v1::ProbeResult r = Run();
   EXPECT_EQ(r.verdict(), v1::SKIP);
   EXPECT_TRUE(absl::StrContains(r.reason(), "no usable GPU") ||
-              absl::StrContains(r.reason(), "no CUDA runtime"))
+              absl::StrContains(r.reason(), "no CUDA runtime") ||
+              absl::StrContains(r.reason(), "no NVIDIA driver"))
       << r.reason();
+  // No driver at all is said as that, not as "insufficient".
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY);
+  if (driver == nullptr) {
+    EXPECT_TRUE(absl::StrContains(r.reason(), "no NVIDIA driver")) << r.reason();
+    EXPECT_FALSE(absl::StrContains(r.reason(), "insufficient")) << r.reason();
+  } else {
+    dlclose(driver);
+  }
 }
 
 // `nodeprobe nccl`: nccl-tests' flags, its table, and one-line errors.

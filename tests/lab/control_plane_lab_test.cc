@@ -4,9 +4,12 @@
 // TLS, lost agents, a coordinator restart, a hung probe run, and bad input.
 #include <limits.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -106,6 +109,10 @@ TEST_F(ControlPlaneLabTest, MutualTlsChecksEveryParty) {
             0);
   EXPECT_EQ(Client({"runs"}, false, &out), 3) << out;
   EXPECT_NE(out.find("unreachable or refused"), std::string::npos) << out;
+  // ... and told the cause: the coordinator speaks TLS.
+  EXPECT_NE(out.find("give --tls-cert, --tls-key and --tls-ca instead of --insecure"),
+            std::string::npos)
+      << out;
   // An agent's certificate (signed by the same CA) registers, and nothing
   // more: no stage, no runs, no nodes.
   EXPECT_NE(Client({"runs"}, true, &out, absl::Seconds(30), "gpu-a"), 0);
@@ -690,7 +697,7 @@ TEST_F(ClusterLabTest, TheShapedNodeIsBlamedAndItsRetestConfirmsIt) {
     EXPECT_LE(p.round(), 3u);
   }
   EXPECT_EQ(transfers, 12) << out;  // 6 pairs, both ways
-  EXPECT_EQ(retests, 2) << out;     // gpu-e and a good node, both ways
+  EXPECT_EQ(retests, 4) << out;  // gpu-e and a good node, and a control pair, both ways
   ASSERT_EQ(run.suspects_size(), 1) << out;
   const v1::Suspect& s = run.suspects(0);
   EXPECT_EQ(s.kind(), "node");
@@ -1027,6 +1034,66 @@ TEST_F(ClusterLabTest, AnInterruptedRunResumesWithWhatItHadMeasured) {
   // A finished run does not resume.
   EXPECT_EQ(Cluster({"--resume", id}, &out), 2) << out;
   EXPECT_NE(out.find("nothing to resume"), std::string::npos) << out;
+}
+
+// The store on a full disk: a 4 MiB tmpfs the test fills mid-run. The run
+// ends ERROR STORE_WRITE_FAILED "incomplete" at the CLI (and in the
+// coordinator's log), and once there is room again it resumes without a
+// coordinator restart. SIGTERM to the coordinator mid-stage blames no node.
+TEST_F(ClusterLabTest, AFullDiskEndsARunIncompleteAndItResumesWithoutARestart) {
+  const std::string small = dir_.path() + "/small";
+  ASSERT_EQ(mkdir(small.c_str(), 0700), 0);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4m") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << strerror(errno);
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{small};
+  db_ = small + "/runs.db";
+  ASSERT_TRUE(StartFourNodes());
+  auto stage = lab_->Spawn("c",
+                           {NODEPROBE_BINARY, "run", "--stage", "cluster", "--all", "--format",
+                            "json", "--transfer-seconds", "1", "--timeout", "120",
+                            "--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"},
+                           "full.log");
+  ASSERT_TRUE(stage.ok());
+  ASSERT_TRUE(lab_->WaitForLog("full.log", "round 2/3", absl::Seconds(60)).ok())
+      << lab_->ReadLog("full.log");
+  ASSERT_NE(system(absl::StrCat("dd if=/dev/zero of=", small, "/fill bs=64k 2>/dev/null").c_str()),
+            -1);
+  auto rc = lab_->Wait(*stage, absl::Seconds(120));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(*rc, 3) << lab_->ReadLog("full.log");
+  v1::StageRun run = ParseRun(lab_->ReadLog("full.log"));
+  EXPECT_EQ(run.state(), "incomplete");
+  EXPECT_EQ(run.verdict(), v1::ERROR);
+  EXPECT_TRUE(HasFinding(run, "STORE_WRITE_FAILED", "coordinator")) << run.DebugString();
+  EXPECT_NE(lab_->ReadLog(absl::StrCat("coordinator", coordinators_, ".log")).find("could not be stored"),
+            std::string::npos);
+  // Room again: it resumes on the same coordinator.
+  ASSERT_EQ(unlink((small + "/fill").c_str()), 0);
+  std::string out;
+  EXPECT_EQ(Cluster({"--resume", run.run_id()}, &out), 0) << out;
+  v1::StageRun resumed = ParseRun(out);
+  EXPECT_EQ(resumed.state(), "done");
+  EXPECT_EQ(resumed.resumed(), 1u);
+
+  // SIGTERM to the coordinator mid-stage: COORDINATOR_LOST, no node blamed.
+  auto second = lab_->Spawn("c",
+                            {NODEPROBE_BINARY, "run", "--stage", "cluster", "--all", "--format",
+                             "json", "--transfer-seconds", "1", "--timeout", "120",
+                             "--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"},
+                            "stopped.log");
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(lab_->WaitForLog("stopped.log", "round 2/3", absl::Seconds(60)).ok());
+  kill(coordinator_pid_, SIGTERM);
+  rc = lab_->Wait(*second, absl::Seconds(60));
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ(*rc, 3);
+  const std::string stopped = lab_->ReadLog("stopped.log");
+  EXPECT_NE(stopped.find("COORDINATOR_LOST"), std::string::npos) << stopped;
+  EXPECT_EQ(stopped.find("AGENT_LOST"), std::string::npos) << stopped;
 }
 
 }  // namespace

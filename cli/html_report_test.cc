@@ -5,6 +5,8 @@
 // first FAIL above the fold).
 #include "cli/html_report.h"
 
+#include "cli/run_rendering.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -308,6 +310,46 @@ window.addEventListener('load', function () {
   if (const char* keep = std::getenv("NODEPROBE_KEEP_HTML")) {
     std::system(absl::StrCat("cp ", png, " ", dir.path(), "/record.html ", keep).c_str());
   }
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli
+
+namespace nodeprobe::cli {
+namespace {
+
+// Text from a record (a message quoting a log, a stored name) cannot act
+// on the reader: bidi overrides and controls are written out in HTML and
+// Markdown, and Markdown's table stays a table.
+TEST(RecordTextTest, ControlsBidiAndMarkupAreEscapedInHtmlAndMarkdown) {
+  v1::StageRun run;
+  run.set_run_id("r-1");
+  run.set_stage(v1::TWO_NODE);
+  run.set_verdict(v1::FAIL);
+  run.add_nodes("gpu01");
+  v1::StageReport* rep = run.add_node_reports();
+  rep->set_node("gpu01");
+  v1::ProbeResult* p = rep->add_results();
+  p->set_probe("nccl-log");
+  p->set_verdict(v1::FAIL);
+  v1::Finding* f = p->add_findings();
+  f->set_code("NCCL_JOB_ERROR");
+  f->set_severity(v1::FAIL);
+  f->set_device("a|b");
+  f->set_message("evil \xe2\x80\xae txt.exe \x1b[2J <script>x</script> | cell");
+  v1::Finding* g = run.add_findings();
+  *g = *f;
+  const std::string html = HtmlRun(run);
+  EXPECT_EQ(html.find("\xe2\x80\xae"), std::string::npos);
+  EXPECT_EQ(html.find("\x1b"), std::string::npos);
+  EXPECT_NE(html.find("\\u{202E}"), std::string::npos);
+  EXPECT_EQ(html.find("<script>x"), std::string::npos);
+  const std::string md = MarkdownRun(run);
+  EXPECT_EQ(md.find("\xe2\x80\xae"), std::string::npos);
+  EXPECT_EQ(md.find("<script>"), std::string::npos) << md;
+  EXPECT_NE(md.find("a\\|b"), std::string::npos) << md;
+  const std::string table = RenderRun(run, false);
+  EXPECT_EQ(table.find("\x1b[2J"), std::string::npos) << table;
 }
 
 }  // namespace

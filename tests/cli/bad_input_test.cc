@@ -1,6 +1,7 @@
 // Bad input to `nodeprobe`, each with the exact exit code and a message
 // that names the problem: profiles, transfer flags, node lists, and a
 // probe stuck in a read of a captured tree.
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -273,6 +274,55 @@ TEST(BadInputTest, FindingsListsEveryCode) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(r.out, "RDMA_PORT_DOWN\t")) << r.out;
   EXPECT_TRUE(absl::StrContains(r.out, "TASK_TIMEOUT\t")) << r.out;
+}
+
+}  // namespace
+}  // namespace nodeprobe
+
+namespace nodeprobe {
+namespace {
+
+// The textfile on a full filesystem (a tmpfs this test fills): exit 3 with
+// one line, and no temporary file left in the collector's directory.
+TEST(BadInputTest, AFullTextfileDirectoryIsAnErrorAndLeavesNothing) {
+  testing::TempDir dir;
+  const std::string small = dir.path() + "/textfile";
+  ASSERT_EQ(mkdir(small.c_str(), 0700), 0);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  }
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{small};
+  ASSERT_NE(system(("dd if=/dev/zero of=" + small + "/fill bs=4k 2>/dev/null").c_str()), -1);
+  CommandResult r =
+      testing::RunBinary(NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe",
+                                            "inventory", "--quiet", "--textfile", small});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--textfile")) << r.err;
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(small)) {
+    left.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"fill"});
+}
+
+// slurm-health --timeout bounds the whole command, a hung scontrol too.
+TEST(BadInputTest, SlurmHealthKeepsItsTimeoutWithAHungScontrol) {
+  testing::TempDir dir;
+  const std::string hung = dir.path() + "/scontrol";
+  testing::WriteFile(hung, "#!/bin/sh\nexec sleep 60\n");
+  chmod(hung.c_str(), 0755);
+  const absl::Time start = absl::Now();
+  CommandResult r = testing::RunBinary(
+      NODEPROBE_BINARY, {"slurm-health", "--node", "gpu01", "--scontrol", hung, "--timeout", "5",
+                         "--capture", testing::FixturePath("sysfs")});
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "did not answer within")) << r.err;
+  EXPECT_LT(took, absl::Seconds(15)) << r.err;
 }
 
 }  // namespace

@@ -3,7 +3,13 @@
 
 #include <unistd.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
 #include <iostream>
+#include <thread>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -32,6 +38,12 @@
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
+namespace {
+
+// Set by SIGINT while a multi-node run is watched.
+volatile sig_atomic_t g_interrupted = 0;
+
+}  // namespace
 
 absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
                                                      const coordinator::TlsFiles& tls) {
@@ -140,6 +152,32 @@ int RunMultiNode(const MultiNodeRun& o) {
   v1::StageRun run;
   bool finished = false;
   std::string run_id;  // from the progress lines' "[ID]"
+  // Ctrl-C stops this client watching, not the run: said plainly, with
+  // where to find the run, instead of a silent exit 130.
+  g_interrupted = 0;
+  struct sigaction on_int {}, old_int {};
+  on_int.sa_handler = [](int) { g_interrupted = 1; };
+  sigaction(SIGINT, &on_int, &old_int);
+  std::atomic<bool> reading{true};
+  std::thread watcher([&] {
+    while (reading) {
+      if (g_interrupted) {
+        ctx.TryCancel();
+        return;
+      }
+      usleep(50000);
+    }
+  });
+  struct StopWatching {
+    std::atomic<bool>* reading;
+    std::thread* watcher;
+    struct sigaction old;
+    ~StopWatching() {
+      *reading = false;
+      watcher->join();
+      sigaction(SIGINT, &old, nullptr);
+    }
+  } stop_watching{&reading, &watcher, old_int};
   while (reader->Read(&ev)) {
     if (ev.has_progress()) {
       if (!o.quiet) std::cerr << ev.progress() << "\n";
@@ -153,6 +191,15 @@ int RunMultiNode(const MultiNodeRun& o) {
     }
   }
   grpc::Status s = reader->Finish();
+  if (g_interrupted) {
+    std::cerr << "nodeprobe: interrupted: this command stopped watching"
+              << (run_id.empty() ? std::string(" before the run started")
+                                 : absl::StrCat("; run ", run_id, " goes on at the coordinator "
+                                                "(`nodeprobe report --run ", run_id,
+                                                "` when it ends)"))
+              << "\n";
+    return 130;
+  }
   if (!s.ok() && !run_id.empty() &&
       (s.error_code() == grpc::StatusCode::UNAVAILABLE ||
        s.error_code() == grpc::StatusCode::CANCELLED)) {

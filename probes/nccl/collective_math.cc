@@ -86,17 +86,21 @@ std::vector<uint64_t> SweepSizes(const v1::CollectiveOptions& o) {
 CollectiveShape ShapeOf(std::string_view c, uint64_t size_bytes, int nranks) {
   const uint64_t n = static_cast<uint64_t>(std::max(1, nranks));
   const uint64_t count = size_bytes / kWord;
+  // nccl-tests' getCollByteCount: a rank's share rounded down to whole 16
+  // bytes ((count/nranks) & ~(16/eltSize - 1)), so every rank's slot stays
+  // 16-byte aligned and the printed size matches nccl-tests for any count.
+  const uint64_t share = (count / n) & ~(16 / kWord - 1);
   CollectiveShape s;
   if (c == "all_gather") {
-    s.param = count / n;
+    s.param = share;
     s.send = s.param;
     s.recv = s.param * n;
   } else if (c == "reduce_scatter") {
-    s.param = count / n;
+    s.param = share;
     s.send = s.param * n;
     s.recv = s.param;
   } else if (c == "alltoall") {
-    s.param = count / n;  // per peer
+    s.param = share;  // per peer
     s.send = s.param * n;
     s.recv = s.param * n;
   } else {  // all_reduce, broadcast, reduce, sendrecv
@@ -108,17 +112,28 @@ CollectiveShape ShapeOf(std::string_view c, uint64_t size_bytes, int nranks) {
   return s;
 }
 
+// Inputs 1..17 that depend on rank and element: any partial sum over up to
+// 986 000 ranks is an integer below 2^24, exact in float whatever order
+// NCCL reduces in (the same reason nccl-tests' verifiable data is built to
+// sum exactly). The former (r + 1) x (i % 17 + 1) passed 2^24 at 1405 ranks
+// and marked correct results wrong.
 float InputValue(int rank, uint64_t i) {
-  return static_cast<float>((rank + 1) * static_cast<int>(i % 17 + 1));
+  return static_cast<float>((static_cast<uint64_t>(rank) + i) % 17 + 1);
+}
+
+// The sum over ranks 0..n-1 of InputValue(r, i), in closed form.
+uint64_t InputSum(int nranks, uint64_t i) {
+  const uint64_t n = static_cast<uint64_t>(std::max(1, nranks));
+  const uint64_t whole = n / 17, rest = n % 17;
+  uint64_t sum = whole * (17 * 18 / 2);
+  for (uint64_t t = 0; t < rest; ++t) sum += (i + t) % 17 + 1;
+  return sum;
 }
 
 std::optional<float> ExpectedValue(std::string_view c, const CollectiveShape& s, int nranks,
                                    int rank, uint64_t i) {
   const int n = std::max(1, nranks);
-  // The sum over ranks r of (r + 1) x k: k x n(n+1)/2.
-  auto sum_at = [&](uint64_t j) {
-    return static_cast<float>(static_cast<int>(j % 17 + 1) * (n * (n + 1) / 2));
-  };
+  auto sum_at = [&](uint64_t j) { return static_cast<float>(InputSum(n, j)); };
   if (c == "all_reduce") return sum_at(i);
   if (c == "reduce") return rank == 0 ? std::optional<float>(sum_at(i)) : std::nullopt;
   if (c == "broadcast") return InputValue(0, i);

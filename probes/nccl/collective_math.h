@@ -42,9 +42,11 @@ struct CollectiveShape {
 };
 CollectiveShape ShapeOf(std::string_view collective, uint64_t size_bytes, int nranks);
 
-// What rank `rank` puts at element `i` of its send buffer: small integers,
-// so float sums over up to thousands of ranks stay exact.
+// What rank `rank` puts at element `i` of its send buffer: 1..17, so every
+// partial float sum over up to ~986 000 ranks is exact in any order.
 float InputValue(int rank, uint64_t i);
+// The exact sum of InputValue over ranks 0..nranks-1 at element `i`.
+uint64_t InputSum(int nranks, uint64_t i);
 // What rank `rank` must hold at element `i` of its receive buffer after
 // `collective` (float, sum, root 0); nullopt where nothing is defined
 // (reduce on a non-root rank).

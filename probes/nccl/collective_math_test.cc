@@ -1,6 +1,12 @@
 // File: collective_math_test.cc
 #include "probes/nccl/collective_math.h"
 
+#include <vector>
+
+#include <random>
+
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace nodeprobe::nccl {
@@ -50,18 +56,22 @@ TEST(ShapeOf, FollowsNcclTestsCounts) {
   const CollectiveShape rs = ShapeOf("reduce_scatter", 1024, 4);
   EXPECT_EQ(rs.send, 256u);
   EXPECT_EQ(rs.recv, 64u);
-  const CollectiveShape a2a = ShapeOf("alltoall", 1000, 3);  // 250 floats, 83 per peer
-  EXPECT_EQ(a2a.param, 83u);
-  EXPECT_EQ(a2a.bytes, 83u * 3 * 4);
+  // 250 floats over 3 peers: 83, rounded down to whole 16 bytes: 80.
+  const CollectiveShape a2a = ShapeOf("alltoall", 1000, 3);
+  EXPECT_EQ(a2a.param, 80u);
+  EXPECT_EQ(a2a.bytes, 80u * 3 * 4);
+  // 6 ranks of a 1 MiB all_gather: 262144 / 6 = 43690 -> 43688 per rank.
+  EXPECT_EQ(ShapeOf("all_gather", 1 << 20, 6).param, 43688u);
+  EXPECT_EQ(ShapeOf("reduce_scatter", 1 << 20, 6).send, 43688u * 6);
   EXPECT_EQ(ShapeOf("all_reduce", 1024, 4).param, 256u);
 }
 
 TEST(ExpectedValue, IsWhatEachCollectiveDefines) {
   const int n = 4;
-  // all_reduce: sum over ranks of (r+1) x k = k x 10.
+  // all_reduce: the sum over ranks of (r + i) % 17 + 1; element 0: 1+2+3+4.
   const CollectiveShape ar = ShapeOf("all_reduce", 1024, n);
   EXPECT_EQ(*ExpectedValue("all_reduce", ar, n, 2, 0), 10.0f);
-  EXPECT_EQ(*ExpectedValue("all_reduce", ar, n, 2, 1), 20.0f);
+  EXPECT_EQ(*ExpectedValue("all_reduce", ar, n, 2, 15), 16.0f + 17 + 1 + 2);
   EXPECT_FALSE(ExpectedValue("reduce", ar, n, 1, 0).has_value());
   EXPECT_EQ(*ExpectedValue("reduce", ar, n, 0, 0), 10.0f);
   EXPECT_EQ(*ExpectedValue("broadcast", ar, n, 3, 5), InputValue(0, 5));
@@ -74,6 +84,37 @@ TEST(ExpectedValue, IsWhatEachCollectiveDefines) {
   const CollectiveShape rs = ShapeOf("reduce_scatter", 1024, n);
   EXPECT_EQ(*ExpectedValue("reduce_scatter", rs, n, 2, 0),
             *ExpectedValue("all_reduce", ar, n, 0, 2 * 64));
+}
+
+// 2048 simulated ranks reduced in float, in three orders (ascending, a
+// shuffle, pairwise as a tree does): every element exact, so the data check
+// never calls a correct result wrong at scale.
+TEST(ExpectedValue, SumsStayExactForThousandsOfRanksInAnyOrder) {
+  for (int n : {2048, 4097, 100000}) {
+    std::vector<int> order(n);
+    for (int r = 0; r < n; ++r) order[r] = r;
+    std::mt19937 rng(n);
+    std::vector<int> shuffled = order;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    const CollectiveShape ar = ShapeOf("all_reduce", 4096, n);
+    for (uint64_t i = 0; i < 40; ++i) {
+      const float want = *ExpectedValue("all_reduce", ar, n, 0, i);
+      float ascending = 0, mixed = 0;
+      for (int r : order) ascending += InputValue(r, i);
+      for (int r : shuffled) mixed += InputValue(r, i);
+      std::vector<float> tree;
+      for (int r = 0; r < n; ++r) tree.push_back(InputValue(r, i));
+      while (tree.size() > 1) {
+        std::vector<float> next;
+        for (size_t k = 0; k + 1 < tree.size(); k += 2) next.push_back(tree[k] + tree[k + 1]);
+        if (tree.size() % 2) next.push_back(tree.back());
+        tree = std::move(next);
+      }
+      EXPECT_EQ(ascending, want) << n << " ranks, element " << i;
+      EXPECT_EQ(mixed, want) << n << " ranks, element " << i;
+      EXPECT_EQ(tree[0], want) << n << " ranks, element " << i;
+    }
+  }
 }
 
 TEST(AlgBw, IsBytesOverTime) {

@@ -296,18 +296,19 @@ class Rank {
   }
 
   // One more run on fresh data, every element compared with what it must
-  // be (the receive side pre-filled with -1, which no result holds).
+  // be. The receive side is pre-filled with -1 (which no result holds) in
+  // place too, before this rank's input goes in: otherwise the other ranks'
+  // slots of an in-place all_gather still hold the timed runs' correct
+  // output, and a write the collective missed would pass.
   absl::Status Check(const std::string& c, const CollectiveShape& s, bool in_place,
                      absl::Time deadline, int64_t* wrong) {
     const Buffers b = Layout(c, s, in_place);
-    if (!in_place) {
-      std::vector<float> junk(s.recv, -1.0f);
-      absl::Status st = Cuda(a_.cudaMemcpy(b.recv, junk.data(), s.recv * 4,
-                                           platform::kCudaMemcpyHostToDevice),
-                             "cudaMemcpy to the GPU");
-      if (!st.ok()) return st;
-    }
-    absl::Status st = Fill(s, b);
+    std::vector<float> junk(s.recv, -1.0f);
+    absl::Status st = Cuda(a_.cudaMemcpy(b.recv, junk.data(), s.recv * 4,
+                                         platform::kCudaMemcpyHostToDevice),
+                           "cudaMemcpy to the GPU");
+    if (!st.ok()) return st;
+    st = Fill(s, b);
     if (st.ok()) st = Launch(c, s, b);
     if (st.ok()) st = Wait(deadline);
     std::vector<float> out(s.recv);

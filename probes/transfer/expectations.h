@@ -19,8 +19,10 @@
 //                            + 4 ICRC + 4 FCS + 8 preamble + 12 gap), with the
 //                            payload the RDMA MTU (256..4096) = 4096/4178 = 0.9804
 //                            (RETH's 16 bytes ride only on a message's first packet)
-//   InfiniBand:              the port rate is already the data rate after
-//                            64b/66b (or 8b/10b) encoding; per packet
+//   InfiniBand:              sysfs prints the signalling rate up to FDR: data is
+//                            x 0.8 for SDR/DDR/QDR (8b/10b: QDR 40 -> 32) and
+//                            x 64/66 for FDR (56 -> 54.5); FDR10, EDR and later
+//                            print the data rate (IbDataFraction); per packet
 //                            payload / (payload + 8 LRH + 12 BTH + 4 ICRC + 2 VCRC)
 //                            = 4096/4122 = 0.9937 at MTU 4096
 //   PCIe:                    GT/s x lanes x encoding (8b/10b to Gen2, 128b/130b
@@ -28,8 +30,10 @@
 //                            TLP headers leave ~ MPS/(MPS+24) (0.914 at 256 B)
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "nodeprobe/v1/result.pb.h"
 #include "nodeprobe/v1/task.pb.h"
@@ -41,12 +45,20 @@ double TcpGoodputFraction(int mtu);
 double RoceGoodputFraction(int rdma_mtu);
 double IbGoodputFraction(int rdma_mtu);
 double PcieGoodputGbps(double gts, int width, int max_payload = 256);
+// The data share of an InfiniBand port's sysfs rate ("40 Gb/sec (4X QDR)").
+double IbDataFraction(std::string_view rate_text);
+
+// Below this message size no link bar from the hardware is applied: a
+// small message cannot fill a link (per-message costs dominate); perftest
+// reports line rate on large messages.
+inline constexpr uint64_t kLineRateMinSize = 64 * 1024;
 
 // What this end's hardware can carry toward the peer.
 struct LinkFacts {
   std::string link;          // "eth0", "mlx5_0:1"
   std::string link_layer;    // "Ethernet", "InfiniBand", "" for TCP
-  double line_gbps = 0;      // netdev speed or port rate; 0: unknown
+  double line_gbps = 0;      // netdev speed or port data rate; 0: unknown
+  std::string encoding;      // how an IB signalling rate became line_gbps
   int mtu = 0;               // netdev MTU (TCP) or RDMA active MTU
   double pcie_gbps = 0;      // the NIC's PCIe link, payload rate; 0: unknown
   std::string unknown_why;   // why line_gbps is unknown

@@ -122,13 +122,57 @@ TEST(RdmaLinkFactsTest, ARoceCapturePortIsBarredByItsRate) {
   auto host = testing::HwlocXeonHost();
   ASSERT_TRUE(host.ok()) << host.status();
   LinkFacts f = RdmaLinkFacts((*host)->sys_root, "mlx4_0", 1, 4096);
-  EXPECT_DOUBLE_EQ(f.line_gbps, 56);  // "56 Gb/sec (4X FDR)"
+  EXPECT_DOUBLE_EQ(f.line_gbps, 56 * 64.0 / 66.0);  // "56 Gb/sec (4X FDR)": 64b/66b
   EXPECT_EQ(f.link_layer, "InfiniBand");
   v1::ProbeResult r;
   r.mutable_transfer()->set_transport(v1::RDMA);
   r.mutable_transfer()->set_op(v1::WRITE_BW);
   JudgeAgainstExpectation(Profile(), f, &r);
-  EXPECT_NEAR(r.transfer().expected(), 56 * 4096.0 / 4122.0 * 0.9, 1e-9);
+  EXPECT_NEAR(r.transfer().expected(), 56 * 64.0 / 66.0 * 4096.0 / 4122.0 * 0.9, 1e-9);
+}
+
+}  // namespace
+}  // namespace nodeprobe::transfer
+
+namespace nodeprobe::transfer {
+namespace {
+
+TEST(IbRateTest, SignallingRatesBecomeDataRates) {
+  EXPECT_DOUBLE_EQ(IbDataFraction("40 Gb/sec (4X QDR)"), 0.8);
+  EXPECT_DOUBLE_EQ(IbDataFraction("10 Gb/sec (4X SDR)"), 0.8);
+  EXPECT_DOUBLE_EQ(IbDataFraction("56 Gb/sec (4X FDR)"), 64.0 / 66.0);
+  EXPECT_DOUBLE_EQ(IbDataFraction("40 Gb/sec (4X FDR10)"), 1.0);
+  EXPECT_DOUBLE_EQ(IbDataFraction("100 Gb/sec (4X EDR)"), 1.0);
+  EXPECT_DOUBLE_EQ(IbDataFraction("400 Gb/sec (4X NDR)"), 1.0);
+}
+
+// A QDR port (node_exporter's capture): the bar is 32 Gb/s of data, so a
+// healthy QDR transfer can pass; small messages are not held to it.
+TEST(IbRateTest, AQdrPortIsJudgedOnItsDataRateAndSmallSizesAreNot) {
+  auto host = testing::NodeExporterHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  const LinkFacts facts = RdmaLinkFacts((*host)->sys_root, "mlx4_0", 1, 4096);
+  EXPECT_DOUBLE_EQ(facts.line_gbps, 32.0);
+  EXPECT_NE(facts.encoding.find("x 0.8000"), std::string::npos) << facts.encoding;
+  v1::ProbeResult r;
+  v1::TransferReport* t = r.mutable_transfer();
+  t->set_transport(v1::RDMA);
+  t->set_op(v1::WRITE_BW);
+  v1::TransferResult* small = t->add_results();
+  small->set_size(2);
+  small->set_bw_avg_gbps(0.01);
+  v1::TransferResult* big = t->add_results();
+  big->set_size(1 << 20);
+  big->set_bw_avg_gbps(28.5);  // 89% of 32: below the 0.90 bar, but above QDR's 0.8 x 40
+  JudgeAgainstExpectation(Profile(), facts, &r);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "TRANSFER_BELOW_EXPECTED");
+  EXPECT_NE(r.findings(0).message().find("1048576-byte"), std::string::npos);
+  big->set_bw_avg_gbps(31.0);
+  v1::ProbeResult ok = r;
+  ok.clear_findings();
+  JudgeAgainstExpectation(Profile(), facts, &ok);
+  EXPECT_EQ(ok.findings_size(), 0) << ok.DebugString();
 }
 
 }  // namespace

@@ -157,3 +157,20 @@ TEST_F(RdmaPortChoiceTest, ARocePortIsFoundThroughItsVlanInterface) {
 
 }  // namespace
 }  // namespace nodeprobe::transfer
+
+namespace nodeprobe::transfer {
+namespace {
+
+// The stages send latency tasks "by duration" (iterations 0): RDMA runs
+// ib_write_lat's 1000 round trips then, never a single post.
+TEST(RdmaLatencyTest, ARequestByDurationRunsPerftestsDefaultCount) {
+  v1::TransferRequest req;
+  req.set_op(v1::WRITE_LAT);
+  req.set_duration_s(1);
+  EXPECT_EQ(RdmaLatencyIterations(req), 1000u);
+  req.set_iterations(50);
+  EXPECT_EQ(RdmaLatencyIterations(req), 50u);
+}
+
+}  // namespace
+}  // namespace nodeprobe::transfer

@@ -117,10 +117,14 @@ absl::Status SameDevice(const platform::VerbsQp& qp, const std::string& want,
 
 // Posts of a latency row: one more than the round trips it measures.
 uint64_t PingPongPosts(const v1::TransferRequest& req) {
-  return req.warmup() + req.iterations() + 1;
+  return req.warmup() + RdmaLatencyIterations(req) + 1;
 }
 
 }  // namespace
+
+uint64_t RdmaLatencyIterations(const v1::TransferRequest& req) {
+  return req.iterations() > 0 ? req.iterations() : kPerftestLatencyIterations;
+}
 
 absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
                                           const platform::Egress& egress,
@@ -284,6 +288,8 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     out.result.set_bytes(rtts.size() * req.size() * 2);
     out.result.set_seconds(static_cast<double>(NowNs() - start) / 1e9);
     *out.result.mutable_latency() = ComputeLatency(rtts);
+    // No round trip measured is no figure, never "0 us".
+    if (rtts.empty()) out.result.set_partial(true);
     v1::ControlMessage done;
     done.mutable_done()->set_bytes(out.result.bytes());
     (void)platform::WriteMessage(control->get(), done, absl::Now() + t.setup);
@@ -320,12 +326,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   if (s.ok() && req.bidirectional()) {
     // The server ran the same loop toward us; like perftest -b, the figure
     // is the sum of both directions.
-    BandwidthFigures r =
-        ComputeBandwidthFromBytes(theirs->bytes(), theirs->first_ns(), theirs->last_ns());
-    out.result.set_bytes(out.result.bytes() + theirs->bytes());
-    out.result.set_bw_avg_gbps(out.result.bw_avg_gbps() + r.avg_gbps);
-    out.result.set_bw_peak_gbps(out.result.bw_peak_gbps() + theirs->peak_gbps());
-    out.result.set_bw_avg_mibps(out.result.bw_avg_mibps() + r.avg_mibps);
+    AddReverseDirection(*theirs, req.size(), &out.result);
   }
   if (!s.ok()) {
     out.result.set_partial(true);

@@ -19,6 +19,13 @@
 
 namespace nodeprobe::transfer {
 
+// RDMA latency rows run a count of round trips, never a duration: a request
+// "by duration" (iterations 0, as the stages send) runs ib_write_lat's
+// default 1000, so that it measures something (it once posted once and
+// reported 0 us). Both ends derive the count from the same request.
+inline constexpr uint64_t kPerftestLatencyIterations = 1000;
+uint64_t RdmaLatencyIterations(const v1::TransferRequest& req);
+
 struct RdmaLocal {
   std::string device;
   uint8_t port = 1;

@@ -85,6 +85,18 @@ double IntervalCv(const std::vector<double>& v) {
   return std::sqrt(sq / static_cast<double>(n - 1)) / mean;
 }
 
+void AddReverseDirection(const v1::TransferDone& theirs, uint64_t size, v1::TransferResult* out) {
+  const BandwidthFigures r = ComputeBandwidthFromBytes(theirs.bytes(), theirs.first_ns(), theirs.last_ns());
+  out->set_bytes(out->bytes() + theirs.bytes());
+  out->set_bw_avg_gbps(out->bw_avg_gbps() + r.avg_gbps);
+  out->set_bw_peak_gbps(out->bw_peak_gbps() + theirs.peak_gbps());
+  out->set_bw_avg_mibps(out->bw_avg_mibps() + r.avg_mibps);
+  if (r.seconds > 0 && size > 0) {
+    out->set_msg_rate_mpps(out->msg_rate_mpps() +
+                           static_cast<double>(theirs.bytes() / size) / r.seconds / 1e6);
+  }
+}
+
 void SetIntervals(const std::vector<double>& interval_gbps, v1::TransferResult* result) {
   result->clear_interval_gbps();
   for (size_t i = 0; i < interval_gbps.size() && i < kMaxIntervals; ++i) {
@@ -142,17 +154,24 @@ v1::LatencyStats ComputeLatency(std::vector<int64_t> round_trips_ns) {
   if (round_trips_ns.size() > 2) round_trips_ns.resize(round_trips_ns.size() - 2);
   const size_t n = round_trips_ns.size();
   if (n == 0) return s;
-  auto us = [](int64_t rtt_ns) { return static_cast<double>(rtt_ns) / 2.0 / 1000.0; };
-  auto rank = [&](double p) {
-    size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
-    return round_trips_ns[std::clamp<size_t>(k, 1, n) - 1];
+  auto us = [](double rtt_ns) { return rtt_ns / 2.0 / 1000.0; };
+  // perftest's print_report_lat: the median of an even count is the mean
+  // of the two middle values (get_median); p99 and p99.9 are the sorted
+  // samples at index ceil(0.99 n) and ceil(0.999 n), 0-based (clamped to
+  // the last).
+  auto at = [&](double p) {
+    const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
+    return static_cast<double>(round_trips_ns[std::min(k, n - 1)]);
   };
+  const double median = n % 2 == 0 ? (static_cast<double>(round_trips_ns[n / 2]) +
+                                      static_cast<double>(round_trips_ns[n / 2 - 1])) / 2
+                                   : static_cast<double>(round_trips_ns[n / 2]);
   s.set_samples(n);
-  s.set_min_us(us(round_trips_ns.front()));
-  s.set_max_us(us(round_trips_ns.back()));
-  s.set_median_us(us(rank(0.5)));
-  s.set_p99_us(us(rank(0.99)));
-  s.set_p999_us(us(rank(0.999)));
+  s.set_min_us(us(static_cast<double>(round_trips_ns.front())));
+  s.set_max_us(us(static_cast<double>(round_trips_ns.back())));
+  s.set_median_us(us(median));
+  s.set_p99_us(us(at(0.99)));
+  s.set_p999_us(us(at(0.999)));
   double sum = std::accumulate(round_trips_ns.begin(), round_trips_ns.end(), 0.0);
   s.set_avg_us(sum / static_cast<double>(n) / 2.0 / 1000.0);
   return s;

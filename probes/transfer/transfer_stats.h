@@ -24,7 +24,9 @@
 //                (perftest's tposted[i+1] - tposted[i]); perftest drops
 //                the 2 largest samples and so does nodeprobe, then reports
 //                min, median, average, p99, p99.9 and max of the rest.
-//                Percentiles are nearest-rank: the ceil(p*n)-th smallest.
+//                As perftest's print_report_lat: the median of an even
+//                count is the mean of the two middle samples, p99 is the
+//                sorted sample at 0-based index ceil(0.99 n).
 //
 // perftest's duration mode (-D) reports no peak and averages over a window
 // that skips a 2 s margin at each end; nodeprobe uses the iterations-mode
@@ -80,6 +82,11 @@ class IntervalCounter {
 // interval (slow start, queues filling) left out; 0 when fewer than three
 // remain (too short to say).
 double IntervalCv(const std::vector<double>& interval_gbps);
+
+// Bidirectional runs, like perftest -b: the reverse direction (what the
+// server measured, `theirs`) added to the result: bytes, average, peak,
+// MiB/s and the message rate (perftest sums msgRate_avg too).
+void AddReverseDirection(const v1::TransferDone& theirs, uint64_t size, v1::TransferResult* out);
 
 // Sets a result's interval figures and their CV.
 void SetIntervals(const std::vector<double>& interval_gbps, v1::TransferResult* result);

@@ -137,9 +137,9 @@ TEST(ComputeLatencyTest, HalvesRoundTripsAndDropsTwoLargest) {
   EXPECT_DOUBLE_EQ(s.min_us(), 1.0);
   EXPECT_DOUBLE_EQ(s.max_us(), 10.0);
   EXPECT_DOUBLE_EQ(s.avg_us(), 5.5);
-  // Nearest rank: median = ceil(0.5×10) = 5th = 5 µs; p99 = ceil(9.9) =
-  // 10th = 10 µs; p99.9 likewise.
-  EXPECT_DOUBLE_EQ(s.median_us(), 5.0);
+  // perftest: an even count's median is the mean of the middle two (5, 6
+  // µs); p99 is index ceil(9.9) = 10, clamped to the last: 10 µs.
+  EXPECT_DOUBLE_EQ(s.median_us(), 5.5);
   EXPECT_DOUBLE_EQ(s.p99_us(), 10.0);
   EXPECT_DOUBLE_EQ(s.p999_us(), 10.0);
 }
@@ -151,10 +151,25 @@ TEST(ComputeLatencyTest, PercentilesOnAThousandSamples) {
   rtt.push_back(5000000);
   rtt.push_back(6000000);
   v1::LatencyStats s = ComputeLatency(rtt);
-  EXPECT_DOUBLE_EQ(s.median_us(), 250.0);  // 500th: 500 µs RTT
-  EXPECT_DOUBLE_EQ(s.p99_us(), 495.0);     // 990th
-  EXPECT_DOUBLE_EQ(s.p999_us(), 499.5);    // 999th
+  EXPECT_DOUBLE_EQ(s.median_us(), 250.25);  // mean of the 500th and 501st: 500.5 µs RTT
+  EXPECT_DOUBLE_EQ(s.p99_us(), 495.5);      // index 990 (0-based): 991 µs RTT, as perftest
+  EXPECT_DOUBLE_EQ(s.p999_us(), 500.0);     // index 999: 1000 µs RTT
   EXPECT_DOUBLE_EQ(s.max_us(), 500.0);
+}
+
+TEST(BidirectionalTest, TheReverseDirectionIsAddedMessageRateToo) {
+  v1::TransferResult mine;
+  mine.set_bytes(1000000 * 64);
+  mine.set_bw_avg_gbps(0.512);
+  mine.set_msg_rate_mpps(1.0);
+  v1::TransferDone theirs;
+  theirs.set_bytes(500000 * 64);  // 0.5 M messages of 64 B in 1 s
+  theirs.set_first_ns(0);
+  theirs.set_last_ns(1000000000);
+  AddReverseDirection(theirs, 64, &mine);
+  EXPECT_DOUBLE_EQ(mine.msg_rate_mpps(), 1.5);
+  EXPECT_DOUBLE_EQ(mine.bw_avg_gbps(), 0.512 + 0.256);
+  EXPECT_EQ(mine.bytes(), 1500000u * 64);
 }
 
 TEST(GbpsTest, UsesDecimalGigabits) {

@@ -119,6 +119,25 @@ TEST_F(NcclCollectivesTest, AWrongResultIsFailNamingTheRank) {
   EXPECT_FALSE(absl::StrContains(f->message(), "rank 1")) << f->message();
 }
 
+// A collective that misses its write in place (the fake's "nowrite" on
+// rank 1's last all_gather, the in-place check): caught, because the check
+// fills the receive buffer with -1 first, in place too.
+TEST_F(NcclCollectivesTest, AMissingInPlaceWriteIsCaught) {
+  Profile("nccl:\n  collectives: [all_gather]\n  sizes: [65536]\n  iters: 2\n"
+          "  warmup_iters: 1\n  op_timeout_s: 2\n");
+  // Out of place: 1 + 2 timed + 1 check; in place: 1 + 2 timed, then the check.
+  setenv("FAKE_NCCL_FAIL_RANK", "1", 1);
+  setenv("FAKE_NCCL_FAIL", "nowrite", 1);
+  setenv("FAKE_NCCL_FAIL_AFTER", "7", 1);
+  CommandResult raw;
+  const v1::ProbeResult r = Run(&raw);
+  EXPECT_EQ(r.verdict(), v1::FAIL) << r.DebugString();
+  ASSERT_NE(FindingOf(r, "NCCL_WRONG_RESULT"), nullptr) << r.DebugString();
+  ASSERT_GT(r.collective().rows_size(), 0);
+  EXPECT_EQ(r.collective().rows(0).wrong(), 0);
+  EXPECT_GT(r.collective().rows(0).in_place_wrong(), 0);
+}
+
 TEST_F(NcclCollectivesTest, AHangIsAbortedAtItsDeadlineAndNamed) {
   setenv("FAKE_NCCL_FAIL_RANK", "1", 1);
   setenv("FAKE_NCCL_FAIL", "hang", 1);

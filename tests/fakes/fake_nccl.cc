@@ -17,6 +17,7 @@
 //   FAKE_NCCL_FAIL_RANK   the rank that misbehaves, as FAKE_NCCL_FAIL says:
 //     hang   its operations never finish (until ncclCommAbort)
 //     wrong  its results have element 0 off by one
+//     nowrite  its results are not written (a collective that missed its write)
 //     async  ncclCommGetAsyncError reports ncclRemoteError, nothing finishes
 //     exit   the process ends at once (a crashed rank)
 //   FAKE_NCCL_FAIL_AFTER  operations that go well before the failure (0)
@@ -370,6 +371,7 @@ void Run(Comm* c, Op op, int root, size_t count, std::string input,
     float* f = reinterpret_cast<float*>(output.data());
     f[0] += 1;
   }
+  if (failing && c->fail == "nowrite") return;
   if (!output.empty()) write(output);
 }
 

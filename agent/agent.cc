@@ -21,6 +21,7 @@
 #include "platform/rdma_sysfs.h"
 #include "platform/route.h"
 #include "probes/framework/result_util.h"
+#include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/gid_select.h"
 #include "tasks/task_launcher.h"
@@ -65,34 +66,41 @@ v1::Registration Agent::BuildRegistration() const {
   c->set_name("rdma_core");
   c->set_present(verbs.present);
   c->set_version(verbs.version);
-  // Rails: each RDMA port, with the netdev and IPv4 addresses its RoCE GIDs
-  // carry.
+  // Rails: the node's compute rails (probes/rdma_devices/compute_rails.h:
+  // ACTIVE, not a VF, and the GPUs' nearest NICs where there are GPUs),
+  // with the netdev and IPv4 addresses their GIDs carry.
   const platform::FileTree sys("/sys");
   auto devs = platform::ReadRdmaDevices(sys);
   if (devs.ok()) {
-    // InfiniBand ports too, through their IPoIB interface and its address.
-    for (rdma::PortNetdevs p : rdma::NetdevsOfPorts(*devs, &sys)) {
-      if (p.ipv4.empty() && !p.netdevs.empty()) p.ipv4 = platform::Ipv4AddressesOf(p.netdevs.front());
+    std::vector<std::string> left_out;
+    for (rdma::ComputeRail c : rdma::ComputeRails(*devs, sys, &left_out)) {
+      rdma::PortNetdevs& p = c.port;
+      // InfiniBand ports too, through their IPoIB interface and its address.
+      if (p.ipv4.empty() && !c.netdev.empty()) p.ipv4 = platform::Ipv4AddressesOf(c.netdev);
       v1::Rail* rail = reg.add_rails();
       rail->set_name(absl::StrCat(p.device, ":", p.port));
       rail->set_rdma_device(p.device);
       rail->set_port(p.port);
       rail->set_link_layer(p.link_layer);
       rail->set_rate_gbps(p.rate_gbps);
-      if (!p.netdevs.empty()) rail->set_netdev(p.netdevs.front());
+      rail->set_gpu_local(c.gpu_local);
+      if (!c.netdev.empty()) rail->set_netdev(c.netdev);
       for (const std::string& ip : p.ipv4) rail->add_ipv4(ip);
-      if (p.link_layer == "Ethernet" && !p.netdevs.empty()) {
+      if (p.link_layer == "Ethernet" && !c.netdev.empty()) {
         // The GID the transfers would use, for NCCL_IB_GID_INDEX.
         for (const platform::RawRdmaDevice& dev : *devs) {
           for (const platform::RawRdmaPort& port : dev.ports) {
             if (dev.name != p.device || port.port != p.port) continue;
             absl::StatusOr<transfer::GidChoice> gid = transfer::SelectGid(
-                transfer::GidTableOf(port), p.link_layer, p.netdevs.front(),
-                platform::Ipv4AddressesOf(p.netdevs.front()), std::nullopt);
+                transfer::GidTableOf(port), p.link_layer, c.netdev,
+                platform::Ipv4AddressesOf(c.netdev), std::nullopt);
             if (gid.ok()) rail->set_gid_index(gid->index);
           }
         }
       }
+    }
+    for (const std::string& why : left_out) {
+      std::cerr << "nodeprobe agent: not a rail: " << why << "\n";
     }
   }
   return reg;

@@ -44,6 +44,7 @@ struct RunOptions {
   bool bidirectional = false;
   bool rdma_cm = false;
   int traffic_class = 0;
+  int service_level = 0;
   int gpu = -1;
   std::string device;
   uint32_t ib_port = 0;
@@ -163,6 +164,8 @@ int Run(const RunOptions& o) {
   req->set_rdma_cm(o.rdma_cm);
   if (o.traffic_class < 0) return usage("--tc must be 0 .. 255");
   req->set_traffic_class(static_cast<uint32_t>(o.traffic_class));
+  if (o.service_level < 0) return usage("--sl must be 0 .. 15");
+  req->set_service_level(static_cast<uint32_t>(o.service_level));
   task.set_device(o.device);
   task.set_port(o.ib_port);
   if (o.gid_index >= 0) task.set_gid_index(static_cast<uint32_t>(o.gid_index));
@@ -249,6 +252,9 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
   run_cmd->add_option("--tc", run->traffic_class,
                       "RoCE traffic class in the GRH (DSCP << 2), as NCCL_IB_TC; lossless "
                       "fabrics map a DSCP to their PFC priority");
+  run_cmd->add_option("--sl", run->service_level,
+                      "Service level in the address vector, as NCCL_IB_SL (InfiniBand: the "
+                      "VL; perftest -S)");
   run_cmd->add_option("--gid-index", run->gid_index,
                       "RoCE GID index (default: chosen from the route to the peer)");
   run_cmd->add_option("--idle-timeout", run->idle_timeout_s,

@@ -7,6 +7,7 @@
 
 #include <google/protobuf/util/time_util.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -24,23 +25,35 @@
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
+
+// A transfer task runs in the class NCCL will (the profile's NCCL_IB_TC /
+// NCCL_IB_SL); the peer's rail of the same name as `a`'s rail `rail`.
+void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go);
+int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
+
 namespace {
 
 
-// One direction of one rail pair: `to` serves, `from` runs the transfer.
-// With `latency`, a one-second latency test (RR_LAT, or WRITE_LAT on RDMA).
-absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
-                      const v1::RunStageRequest& req, absl::Time deadline, bool latency = false) {
-  v1::Task serve = ServeTask(to, rail);
+// One direction of one rail pair: `to` serves on its rail `to_rail`,
+// `from` runs the transfer from `from_rail`. With `latency`, a one-second
+// latency test (RR_LAT, or WRITE_LAT on RDMA).
+absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, AgentSession& to,
+                      int to_rail, const v1::RunStageRequest& req, absl::Time deadline,
+                      bool latency = false) {
+  v1::Task serve = ServeTask(to, to_rail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, run->profile());
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
     return ready.status();
   }
-  const v1::Task go =
-      latency ? TransferTask(from, to, rail, ready->endpoint().port(), v1::RR_LAT, 1)
-              : TransferTask(from, to, rail, ready->endpoint().port(), RailOp(from, to, rail),
+  v1::Task go =
+      latency ? TransferTask(from, from_rail, to, to_rail, ready->endpoint().port(), v1::RR_LAT, 1)
+              : TransferTask(from, from_rail, to, to_rail, ready->endpoint().port(),
+                             RdmaRail(from, from_rail, to, to_rail) ? v1::WRITE_BW : v1::STREAM_BW,
                              req.transfer_seconds() ? req.transfer_seconds() : 3);
+  // The class NCCL will run in (the profile's NCCL_IB_TC / NCCL_IB_SL), so
+  // the rail is measured where the collectives will be.
+  SetTrafficClass(run->profile(), &go);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -50,8 +63,8 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, AgentSession& to, i
   v1::PairResult* pair = run->add_pairs();
   pair->set_from_node(from.node());
   pair->set_to_node(to.node());
-  pair->set_rail(to.registration().rails_size() > rail ? to.registration().rails(rail).name()
-                                                       : "tcp");
+  pair->set_rail(to.registration().rails_size() > to_rail ? to.registration().rails(to_rail).name()
+                                                          : "tcp");
   *pair->mutable_result() = result->result().result();
   return absl::OkStatus();
 }
@@ -154,11 +167,21 @@ void AppendOnce(v1::StageRun* run, v1::StageRun part) {
   }
 }
 
-bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail) {
+bool RdmaRail(const AgentSession& from, int from_rail, const AgentSession& to, int to_rail) {
   const auto& fr = from.registration().rails();
   const auto& tr = to.registration().rails();
-  return rail < fr.size() && rail < tr.size() && !fr[rail].rdma_device().empty() &&
-         !tr[rail].rdma_device().empty() && tr[rail].ipv4_size() > 0;
+  if (from_rail >= fr.size() || to_rail >= tr.size()) return false;
+  const v1::Rail& f = fr[from_rail];
+  const v1::Rail& t = tr[to_rail];
+  if (f.rdma_device().empty() || t.rdma_device().empty()) return false;
+  // InfiniBand addresses by LID: the out-of-band exchange only needs a
+  // reachable control address (the agent's own, without IPoIB), as
+  // perftest's does. RoCE needs the peer rail's IPv4 (a routable GID).
+  if (f.link_layer() == "InfiniBand" && t.link_layer() == "InfiniBand") return true;
+  return t.ipv4_size() > 0;
+}
+bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail) {
+  return RdmaRail(from, rail, to, rail);
 }
 
 v1::TransferOp RailOp(const AgentSession& from, const AgentSession& to, int rail) {
@@ -177,20 +200,21 @@ v1::Task ServeTask(const AgentSession& to, int rail) {
   return serve;
 }
 
-v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail,
-                      uint32_t server_port, v1::TransferOp op, double seconds) {
-  // RDMA when both ends of the rail are RDMA ports with an address; the
-  // TCP baseline otherwise. Each end uses its rail's device and port.
-  const bool rdma = RdmaRail(from, to, rail);
+v1::Task TransferTask(const AgentSession& from, int from_rail, const AgentSession& to,
+                      int to_rail, uint32_t server_port, v1::TransferOp op, double seconds) {
+  // RDMA when both ends of the rail are RDMA ports that can reach each
+  // other; the TCP baseline otherwise. Each end uses its rail's device and
+  // port.
+  const bool rdma = RdmaRail(from, from_rail, to, to_rail);
   const auto& fr = from.registration().rails();
   v1::Task go;
   go.set_task_id(NewTaskId());
   v1::RunTransfer* t = go.mutable_run_transfer();
-  t->set_peer_host(RailAddress(to, rail));
+  t->set_peer_host(RailAddress(to, to_rail));
   t->set_peer_port(server_port);
   if (rdma) {
-    t->set_device(fr[rail].rdma_device());
-    t->set_port(fr[rail].port());
+    t->set_device(fr[from_rail].rdma_device());
+    t->set_port(fr[from_rail].port());
   }
   const bool latency = op == v1::RR_LAT || op == v1::WRITE_LAT;
   if (latency) op = rdma ? v1::WRITE_LAT : v1::RR_LAT;
@@ -198,9 +222,46 @@ v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail
   t->mutable_request()->set_op(op);
   t->mutable_request()->set_tx_depth(128);
   t->mutable_request()->set_streams(1);
-  t->mutable_request()->set_duration_s(seconds);  // latency ops too: by duration
+  // Latency ops too: by duration (TCP); RDMA latency runs perftest's 1000
+  // round trips for a request by duration (RdmaLatencyIterations).
+  t->mutable_request()->set_duration_s(seconds);
   // No sizes: the node uses the op's default message size.
   return go;
+}
+
+v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail,
+                      uint32_t server_port, v1::TransferOp op, double seconds) {
+  return TransferTask(from, rail, to, rail, server_port, op, seconds);
+}
+
+void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
+  if (profile.yaml().empty() || !go->has_run_transfer() ||
+      go->run_transfer().request().transport() != v1::RDMA) {
+    return;
+  }
+  absl::StatusOr<Profile> p = ParseProfile(profile.yaml(), profile.source());
+  if (!p.ok()) return;
+  v1::TransferRequest* req = go->mutable_run_transfer()->mutable_request();
+  uint32_t v = 0;
+  if (auto tc = p->nccl_env.find("NCCL_IB_TC"); tc != p->nccl_env.end() &&
+                                                  absl::SimpleAtoi(tc->second, &v) && v < 256) {
+    req->set_traffic_class(v);
+  }
+  if (auto sl = p->nccl_env.find("NCCL_IB_SL"); sl != p->nccl_env.end() &&
+                                                  absl::SimpleAtoi(sl->second, &v) && v < 16) {
+    req->set_service_level(v);
+  }
+}
+
+int PeerRail(const AgentSession& a, int rail, const AgentSession& b) {
+  const auto& ar = a.registration().rails();
+  const auto& br = b.registration().rails();
+  if (rail < ar.size()) {
+    for (int i = 0; i < br.size(); ++i) {
+      if (br[i].name() == ar[rail].name()) return i;
+    }
+  }
+  return rail;
 }
 
 void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
@@ -209,23 +270,27 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  bool path_mtu) {
   const int rails =
       std::max(1, std::min(a.registration().rails_size(), b.registration().rails_size()));
-  AgentSession* ends[2] = {&a, &b};
   for (int r = 0; r < rails; ++r) {
     if (!RailSelected(request, a, b, r)) continue;
     if (!only_rails.empty() &&
         std::find(only_rails.begin(), only_rails.end(), r) == only_rails.end()) {
       continue;
     }
+    // Rails pair by identity: the peer's rail of the same name, else the
+    // same position.
+    const int pr = PeerRail(a, r, b);
+    const std::pair<AgentSession*, int> ends[2] = {{&a, r}, {&b, pr}};
     for (int dir = 0; dir < 2; ++dir) {
-      AgentSession& from = *ends[dir];
-      AgentSession& to = *ends[1 - dir];
+      AgentSession& from = *ends[dir].first;
+      AgentSession& to = *ends[1 - dir].first;
+      const int fr = ends[dir].second, tr = ends[1 - dir].second;
       if (path_mtu) {
         progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
-        PathMtu(run, from, to, r, deadline);
+        PathMtu(run, from, to, tr, deadline);
       }
       progress(absl::StrCat("transfer ", from.node(), " -> ", to.node(), " rail ", r));
-      if (!Transfer(run, from, to, r, request, deadline).ok()) return;
-      if (latency && !Transfer(run, from, to, r, request, deadline, true).ok()) return;
+      if (!Transfer(run, from, fr, to, tr, request, deadline).ok()) return;
+      if (latency && !Transfer(run, from, fr, to, tr, request, deadline, true).ok()) return;
     }
   }
 }

@@ -66,10 +66,14 @@ void AppendOnce(v1::StageRun* run, v1::StageRun part);
 // (WRITE_BW, or WRITE_LAT for a latency op), TCP otherwise (STREAM_BW or
 // RR_LAT), for `seconds`.
 bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail);
+// Rails of two nodes paired by identity (the same name), not by position.
+bool RdmaRail(const AgentSession& from, int from_rail, const AgentSession& to, int to_rail);
 v1::TransferOp RailOp(const AgentSession& from, const AgentSession& to, int rail);
 v1::Task ServeTask(const AgentSession& to, int rail);
 v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail,
                       uint32_t server_port, v1::TransferOp op, double seconds);
+v1::Task TransferTask(const AgentSession& from, int from_rail, const AgentSession& to,
+                      int to_rail, uint32_t server_port, v1::TransferOp op, double seconds);
 
 // The index of the rail called `rail_name` among `session`'s rails (a
 // PairResult names the receiving end's rail); 0 for "tcp".

@@ -60,7 +60,8 @@ ReadDepths NegotiateReadDepths(int local_init_max, int local_responder_max,
 }
 
 QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port, bool use_grh,
-                 uint8_t gid_index, uint8_t traffic_class, ReadDepths reads) {
+                 uint8_t gid_index, uint8_t traffic_class, ReadDepths reads,
+                 uint8_t service_level) {
   QpAttrs a;
   a.attr.qp_state = IBV_QPS_RTR;
   a.attr.path_mtu = path_mtu;
@@ -69,7 +70,7 @@ QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port, bool us
   a.attr.max_dest_rd_atomic = reads.responder;  // outstanding RDMA READs we accept
   a.attr.min_rnr_timer = 12;       // 0.64 ms, perftest's value
   a.attr.ah_attr.port_num = port;
-  a.attr.ah_attr.sl = 0;
+  a.attr.ah_attr.sl = service_level & 0xf;
   if (use_grh) {
     a.attr.ah_attr.is_global = 1;
     memcpy(a.attr.ah_attr.grh.dgid.raw, remote.gid, 16);
@@ -283,11 +284,12 @@ absl::StatusOr<std::vector<uint8_t>> VerbsQp::Gid(uint8_t index) const {
 }
 
 absl::Status VerbsQp::Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
-                              uint32_t local_psn, uint8_t traffic_class) {
+                              uint32_t local_psn, uint8_t traffic_class,
+                              uint8_t service_level) {
   const ReadDepths reads =
       NegotiateReadDepths(max_qp_init_rd_atom_, max_qp_rd_atom_, remote.max_rd_atom);
   QpAttrs rtr = RtrAttrs(remote, PathMtu(active_mtu_, remote.active_mtu), port_,
-                         use_grh, gid_index, traffic_class, reads);
+                         use_grh, gid_index, traffic_class, reads, service_level);
   if (int rc = ibv_modify_qp(qp_, &rtr.attr, rtr.mask); rc != 0) {
     return absl::ErrnoToStatus(rc, "QP to RTR (check GID index and path MTU)");
   }

@@ -75,9 +75,10 @@ ibv_qp_init_attr RcInitAttr(ibv_cq* cq, uint32_t tx_depth);
 QpAttrs InitAttrs(uint8_t port, int access_flags);
 // RoCE (use_grh) addresses the peer by GID through `gid_index`, with
 // `traffic_class` in the GRH; InfiniBand by LID. `reads` from
-// NegotiateReadDepths.
+// NegotiateReadDepths; `service_level` in the address vector (NCCL_IB_SL).
 QpAttrs RtrAttrs(const RemoteQp& remote, ibv_mtu path_mtu, uint8_t port, bool use_grh,
-                 uint8_t gid_index, uint8_t traffic_class, ReadDepths reads);
+                 uint8_t gid_index, uint8_t traffic_class, ReadDepths reads,
+                 uint8_t service_level = 0);
 QpAttrs RtsAttrs(uint32_t local_psn, ReadDepths reads);
 
 // Device resources for one RC connection. Destroyed in reverse order.
@@ -121,7 +122,8 @@ class VerbsQp {
   // INIT -> RTR -> RTS toward `remote`, read depths negotiated with what
   // it accepts.
   absl::Status Connect(const RemoteQp& remote, bool use_grh, uint8_t gid_index,
-                       uint32_t local_psn, uint8_t traffic_class = 0);
+                       uint32_t local_psn, uint8_t traffic_class = 0,
+                       uint8_t service_level = 0);
   // Posts one work request of `size` bytes from the start of the local
   // buffer: IBV_WR_RDMA_WRITE / IBV_WR_RDMA_READ to the peer's buffer, or
   // IBV_WR_SEND; `signaled` asks for a completion (the QP is created with

@@ -43,6 +43,14 @@ TEST(VerbsQpTest, RtrOnRoceAddressesByGidWithRoutableHopLimit) {
   EXPECT_TRUE(a.mask & IBV_QP_MAX_DEST_RD_ATOMIC);
 }
 
+// NCCL_IB_SL rides in the address vector (the VL on InfiniBand).
+TEST(VerbsQpTest, TheServiceLevelIsInTheAddressVector) {
+  RemoteQp remote{};
+  remote.lid = 7;
+  EXPECT_EQ(RtrAttrs(remote, IBV_MTU_4096, 1, false, 0, 0, ReadDepths{1, 1}, 3).attr.ah_attr.sl, 3);
+  EXPECT_EQ(RtrAttrs(remote, IBV_MTU_4096, 1, false, 0, 0, ReadDepths{1, 1}).attr.ah_attr.sl, 0);
+}
+
 TEST(VerbsQpTest, RtrOnInfiniBandAddressesByLid) {
   RemoteQp remote;
   remote.lid = 0x3a4;

@@ -10,6 +10,9 @@
 #include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
+#include "platform/verbs_port.h"
+#include "probes/transfer/counter_deltas.h"
+#include "probes/transfer/rdma_loopback.h"
 #include "probes/transfer/rdma_transport.h"
 
 namespace nodeprobe {
@@ -67,6 +70,11 @@ absl::StatusOr<std::vector<LoopbackTarget>> LoopbackTargets(
     t.link_layer = p.link_layer;
     if (!p.netdevs.empty()) t.egress.netdev = p.netdevs.front();
     t.egress.netdev_ipv4 = p.ipv4;
+    for (const platform::RawRdmaDevice& dev : *devs) {
+      for (const platform::RawRdmaPort& port : dev.ports) {
+        if (dev.name == p.device && port.port == p.port) t.gids = transfer::GidTableOf(port);
+      }
+    }
     for (const platform::RawRdmaDevice& dev : *devs) {
       if (dev.name != p.device || dev.pci_address.empty()) continue;
       for (const auto& [gpu, nic] : nearest) {
@@ -139,18 +147,38 @@ absl::StatusOr<v1::ProbeResult> RdmaLoopbackProbe::Run(const ProbeContext& ctx) 
   for (const LoopbackTarget& t : targets) {
     if (absl::Now() >= ctx.deadline) break;  // the worker's deadline holds anyway
     const std::string label = absl::StrCat(t.device, ":", t.port);
-    absl::StatusOr<transfer::RdmaLocal> local =
-        transfer::ChooseRdmaLocal(sys, t.egress, t.device, std::nullopt, t.port);
-    if (!local.ok()) {
+    // Any valid GID of the port (link-local too): the QPs never leave it.
+    absl::StatusOr<transfer::GidChoice> gid =
+        transfer::SelectLoopbackGid(t.gids, t.link_layer);
+    if (!gid.ok()) {
       AddFinding(&result, "RDMA_LOOPBACK_FAILED", v1::FAIL, label,
-                 absl::StrCat("no GID to loop through ", label, ": ", local.status().message()),
-                 "give the RoCE port's interface an IPv4 address (a RoCE v2 GID follows)");
+                 absl::StrCat("no GID to loop through ", label, ": ", gid.status().message()),
+                 "check that the port's netdev is up and the RDMA driver loaded (rdma link)");
       continue;
     }
-    const transfer::LinkFacts facts = transfer::RdmaLinkFacts(ctx.host.sys_root, t.device,
-                                                              t.port, 0);
-    JudgeLoopback(transfer::RunRdmaLoopback(*local, transfer::LoopbackPlan{}), facts,
+    const transfer::RdmaLocal local{t.device, static_cast<uint8_t>(t.port), *gid,
+                                    t.link_layer == "Ethernet"};
+    AddEvidence(&result, absl::StrCat(label, " loopback covers"),
+                "two QPs on this port turn around inside the HCA: its firmware, driver, "
+                "memory registration and PCIe path; not the cable, transceiver, SerDes or "
+                "switch (the two-node stage covers those)");
+    const absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(t.device, t.port);
+    const transfer::LinkFacts facts = transfer::RdmaLinkFacts(
+        ctx.host.sys_root, t.device, t.port, mtu.ok() ? static_cast<int>(*mtu) : 0);
+    // The port's counters around it: an error that grows on a loop that
+    // never leaves the HCA points at the HCA.
+    const absl::StatusOr<transfer::PortCounters> before =
+        transfer::SnapshotPortCounters(sys, t.device, t.port);
+    const absl::Time started = absl::Now();
+    JudgeLoopback(transfer::RunRdmaLoopback(local, transfer::LoopbackPlan{}), facts,
                   *ctx.profile, false, &result);
+    if (before.ok()) {
+      if (auto after = transfer::SnapshotPortCounters(sys, t.device, t.port); after.ok()) {
+        transfer::JudgeCounterDeltas(*before, *after,
+                                     absl::ToDoubleSeconds(absl::Now() - started), *ctx.profile,
+                                     &result);
+      }
+    }
     if (t.gpu_pci.empty()) continue;
     absl::StatusOr<int> ordinal = platform::GpuMemory::OrdinalOfPciBus(t.gpu_pci);
     if (!ordinal.ok()) {
@@ -158,12 +186,17 @@ absl::StatusOr<v1::ProbeResult> RdmaLoopbackProbe::Run(const ProbeContext& ctx) 
                   absl::StrCat("not run: ", ordinal.status().message()));
       continue;
     }
-    transfer::RdmaLocal from_gpu = *local;
-    from_gpu.gpu = *ordinal;
-    transfer::LoopbackPlan gpu_plan;
-    gpu_plan.latency = false;  // write_lat polls its buffer from the CPU
-    JudgeLoopback(transfer::RunRdmaLoopback(from_gpu, gpu_plan), facts, *ctx.profile, true,
-                  &result);
+    transfer::RdmaLocal with_gpu = local;
+    with_gpu.gpu = *ordinal;
+    // Both directions of GPUDirect RDMA: the NIC reads GPU memory, then
+    // writes into it.
+    for (const bool receives : {false, true}) {
+      transfer::LoopbackPlan gpu_plan;
+      gpu_plan.latency = false;  // write_lat polls its buffer from the CPU
+      gpu_plan.gpu_receives = receives;
+      JudgeLoopback(transfer::RunRdmaLoopback(with_gpu, gpu_plan), facts, *ctx.profile, true,
+                    &result);
+    }
   }
   return result;
 }

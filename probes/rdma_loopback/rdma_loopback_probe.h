@@ -8,6 +8,8 @@
 // captured tree is SKIP, with the ports it would test as evidence.
 #pragma once
 
+#include "probes/transfer/gid_select.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +43,7 @@ struct LoopbackTarget {
   std::string link_layer;
   platform::Egress egress;  // netdev and its IPv4 addresses; no route
   std::string gpu_pci;
+  std::vector<transfer::GidCandidate> gids;  // the port's GID table
 };
 
 // The ACTIVE ports of `sys` (ports that are not ACTIVE are the

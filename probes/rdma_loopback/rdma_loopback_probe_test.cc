@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "gtest/gtest.h"
+#include "probes/transfer/rdma_loopback.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe {
@@ -37,6 +38,27 @@ TEST(RdmaLoopbackTest, EveryActivePortOfACaptureIsATarget) {
   t = *LoopbackTargets(platform::FileTree((*host)->sys_root), &down);
   EXPECT_EQ(t.size(), 2u);
   EXPECT_EQ(down, std::vector<std::string>{"mlx4_0:2"});
+}
+
+// A RoCE port whose address sits on a VLAN (its base netdev carries only
+// the link-local GID), or that has no address at all, still loops: two QPs
+// on one port need no route, so any valid GID serves.
+TEST(RdmaLoopbackTest, ARocePortWithoutAnAddressStillHasAGidToLoopThrough) {
+  using transfer::GidCandidate;
+  const std::vector<GidCandidate> link_local_only = {
+      {0, "fe80:0000:0000:0000:0ac4:7aff:fe00:0001", "IB/RoCE v1", "eth1"},
+      {1, "fe80:0000:0000:0000:0ac4:7aff:fe00:0001", "RoCE v2", "eth1"}};
+  absl::StatusOr<transfer::GidChoice> g = transfer::SelectLoopbackGid(link_local_only, "Ethernet");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->index, 1u);  // RoCE v2, though link-local
+  std::vector<GidCandidate> on_vlan = link_local_only;
+  on_vlan.push_back({3, "0000:0000:0000:0000:0000:ffff:c0a8:0705", "RoCE v2", "eth1.100"});
+  g = transfer::SelectLoopbackGid(on_vlan, "Ethernet");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->index, 3u);  // the one with an address first
+  EXPECT_EQ(transfer::SelectLoopbackGid({}, "Ethernet").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(transfer::SelectLoopbackGid({}, "InfiniBand")->index, 0u);
 }
 
 TEST(RdmaLoopbackTest, ACapturedTreeIsSkipNamingThePortsNotARunOnThisHost) {

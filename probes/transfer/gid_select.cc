@@ -59,6 +59,32 @@ absl::StatusOr<GidChoice> SelectGid(const std::vector<GidCandidate>& table,
       ". Assign the address to the RDMA port's netdev or pass --gid-index"));
 }
 
+absl::StatusOr<GidChoice> SelectOwnGid(const std::vector<GidCandidate>& table,
+                                       const std::string& link_layer,
+                                       std::optional<uint32_t> explicit_index,
+                                       const std::string& route_netdev) {
+  if (explicit_index || link_layer == "InfiniBand") {
+    return SelectGid(table, link_layer, "", {}, explicit_index);
+  }
+  std::vector<std::string> seen;
+  for (const GidCandidate& g : table) {
+    if (g.type != "RoCE v2") continue;
+    absl::StatusOr<rdma::GidFamily> family = rdma::ClassifyGid(g.gid);
+    if (!family.ok() || *family == rdma::GidFamily::kLinkLocal) continue;
+    const std::string ip = rdma::GidIpv4Address(g.gid);
+    seen.push_back(absl::StrCat(g.index, "=", ip.empty() ? g.gid : ip));
+    if (ip.empty()) continue;
+    return GidChoice{g.index, g.type,
+                     absl::StrCat("RoCE v2 GID ", g.index, " carries ", ip, " of ", g.netdev,
+                                  ", the named port's own (the route to the peer leaves by ",
+                                  route_netdev, ")")};
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the named port has no RoCE v2 GID with an IPv4 address (RoCE v2 entries: ",
+      seen.empty() ? "none" : absl::StrJoin(seen, ", "),
+      "); assign an address to its netdev or pass --gid-index"));
+}
+
 absl::Status CheckGidTypesAgree(const std::string& local_type,
                                 const std::string& remote_type) {
   if (local_type == remote_type) return absl::OkStatus();

@@ -43,6 +43,16 @@ absl::StatusOr<GidChoice> SelectGid(const std::vector<GidCandidate>& table,
                                     const std::vector<std::string>& egress_ipv4,
                                     std::optional<uint32_t> explicit_index);
 
+// A port named by the operator that the route to the peer does not leave
+// by (rails sharing a subnet, source routing): its own table's RoCE v2
+// entry with an IPv4 address (never link-local), the lowest index; an
+// explicit index and InfiniBand as SelectGid. `route_netdev` only names the
+// route in the reason.
+absl::StatusOr<GidChoice> SelectOwnGid(const std::vector<GidCandidate>& table,
+                                       const std::string& link_layer,
+                                       std::optional<uint32_t> explicit_index,
+                                       const std::string& route_netdev);
+
 // Both ends must address each other with the same GID type.
 absl::Status CheckGidTypesAgree(const std::string& local_type,
                                 const std::string& remote_type);

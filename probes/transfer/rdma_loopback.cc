@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "probes/rdma_devices/rdma_sysfs_parser.h"
 #include "probes/transfer/rdma_loops.h"
 #include "probes/transfer/transfer_stats.h"
 
@@ -79,18 +80,22 @@ LoopbackOutcome RunRdmaLoopback(const RdmaLocal& local, const LoopbackPlan& plan
   out.write_lat = Report(local, v1::WRITE_LAT);
   {
     platform::QpOptions sender;
-    sender.gpu = local.gpu;
     sender.relaxed_ordering = true;
     platform::QpOptions receiver;
     receiver.relaxed_ordering = true;
+    (plan.gpu_receives ? receiver : sender).gpu = local.gpu;
     absl::StatusOr<Pair> pair = OpenPair(local, plan.bw_size, sender, receiver);
     if (!pair.ok()) {
       out.status = pair.status();
       return out;
     }
-    out.write_bw.set_memory(local.gpu >= 0 ? absl::StrCat("gpu ", local.gpu, " (",
-                                                          pair->a->memory(), ")")
-                                           : pair->a->memory());
+    const platform::VerbsQp& gpu_side = plan.gpu_receives ? *pair->b : *pair->a;
+    out.write_bw.set_memory(local.gpu >= 0
+                                ? absl::StrCat("gpu ", local.gpu, " (", gpu_side.memory(), ", ",
+                                               plan.gpu_receives ? "the NIC writes into it"
+                                                                 : "the NIC reads from it",
+                                               ")")
+                                : pair->a->memory());
     out.write_bw.set_relaxed_ordering(pair->a->relaxed_ordering());
     BwOutcome bw;
     BwLoop(*pair->a, pair->to_b, IBV_WR_RDMA_WRITE, plan.bw_size, 128, plan.bw_seconds,
@@ -137,6 +142,32 @@ LoopbackOutcome RunRdmaLoopback(const RdmaLocal& local, const LoopbackPlan& plan
   row->set_partial(!s.ok());
   out.status = s;
   return out;
+}
+
+absl::StatusOr<GidChoice> SelectLoopbackGid(const std::vector<GidCandidate>& table,
+                                            const std::string& link_layer) {
+  if (link_layer == "InfiniBand") return SelectGid(table, link_layer, "", {}, std::nullopt);
+  const GidCandidate* v2 = nullptr;
+  const GidCandidate* any = nullptr;
+  for (const GidCandidate& g : table) {
+    if (g.gid.empty()) continue;
+    if (any == nullptr) any = &g;
+    if (g.type != "RoCE v2") continue;
+    if (!rdma::GidIpv4Address(g.gid).empty()) {
+      return GidChoice{g.index, g.type,
+                       absl::StrCat("RoCE v2 GID ", g.index, " (", rdma::GidIpv4Address(g.gid),
+                                    "); a loopback needs no route")};
+    }
+    if (v2 == nullptr) v2 = &g;
+  }
+  const GidCandidate* pick = v2 ? v2 : any;
+  if (pick == nullptr) {
+    return absl::FailedPreconditionError("the port's GID table is empty: the RDMA driver "
+                                         "gave it no GID (is its netdev up?)");
+  }
+  return GidChoice{pick->index, pick->type,
+                   absl::StrCat(pick->type, " GID ", pick->index, " (", pick->gid,
+                                "): link-local is enough to turn around inside the HCA")};
 }
 
 }  // namespace nodeprobe::transfer

@@ -21,6 +21,9 @@ struct LoopbackPlan {
   uint64_t lat_warmup = 100;
   uint64_t lat_size = 2;            // ib_write_lat's default
   bool latency = true;              // false: bandwidth only (the GPU run)
+  // With local.gpu >= 0: false, the NIC reads the GPU buffer (the sending
+  // QP's); true, it writes into it (the receiving QP's).
+  bool gpu_receives = false;
   absl::Duration idle = absl::Seconds(2);
 };
 
@@ -31,7 +34,15 @@ struct LoopbackOutcome {
 };
 
 // `local` names the device, port and GID (RoCE) both QPs use; local.gpu >= 0
-// puts the sending buffer on that GPU.
+// puts the sending buffer (or, with plan.gpu_receives, the receiving one)
+// on that GPU.
 LoopbackOutcome RunRdmaLoopback(const RdmaLocal& local, const LoopbackPlan& plan);
+
+// The GID a loopback uses: the two QPs sit on one port, so any valid entry
+// turns around inside the HCA, link-local included (unlike a transfer to a
+// peer, which needs a routable one). RoCE: a RoCE v2 entry (one with an
+// IPv4 address first), else any entry; InfiniBand: LID addressing.
+absl::StatusOr<GidChoice> SelectLoopbackGid(const std::vector<GidCandidate>& table,
+                                            const std::string& link_layer);
 
 }  // namespace nodeprobe::transfer

@@ -142,6 +142,26 @@ TEST_F(RdmaPortChoiceTest, TwoInfinibandRailsInTwoSubnetsEachMeasureTheirOwnHca)
   EXPECT_EQ(named->device, "mlx4_0");
 }
 
+// Two RoCE rails in one subnet (a variant of the capture: mlx5_1 on eth1,
+// mlx5_2 on eth2, both 192.168.7.0/24): the route to any peer leaves by
+// eth1, and naming mlx5_2 must still give mlx5_2's own RoCE v2 GID.
+TEST_F(RdmaPortChoiceTest, ANamedRocePortTheRouteDoesNotUseUsesItsOwnGid) {
+  AddRocePort("4: ACTIVE", "mlx5_1", "eth1");
+  AddRocePort("4: ACTIVE", "mlx5_2", "eth2");
+  testing::WriteFile(host_->sys_root + "/class/infiniband/mlx5_2/ports/1/gids/3",
+                     "0000:0000:0000:0000:0000:ffff:c0a8:0706\n");  // 192.168.7.6
+  auto second = Choose("eth1", "mlx5_2", {"192.168.7.5"});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->device, "mlx5_2");
+  EXPECT_EQ(second->gid.index, 3u);
+  EXPECT_NE(second->gid.reason.find("192.168.7.6 of eth2, the named port's own"),
+            std::string::npos)
+      << second->gid.reason;
+  auto first = Choose("eth1", "mlx5_1", {"192.168.7.5"});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->device, "mlx5_1");
+}
+
 // RoCE over a VLAN: the GID table names the VLAN interface, and the route
 // leaves by it (or by an alias label of it).
 TEST_F(RdmaPortChoiceTest, ARocePortIsFoundThroughItsVlanInterface) {

@@ -69,6 +69,7 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
   if (r.traffic_class() > 255) {
     return absl::InvalidArgumentError("--tc must be 0 .. 255 (DSCP << 2, e.g. 106 for DSCP 26)");
   }
+  if (r.service_level() > 15) return absl::InvalidArgumentError("--sl must be 0 .. 15");
   if (r.traffic_class() != 0 && !rdma) {
     return absl::InvalidArgumentError("--tc applies to RDMA (set TCP's DSCP with the host's policy)");
   }

@@ -1,0 +1,110 @@
+// File: compute_rails.cc
+#include "probes/rdma_devices/compute_rails.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "platform/pci_sysfs.h"
+#include "probes/rdma_devices/rdma_sysfs_parser.h"
+
+namespace nodeprobe::rdma {
+namespace {
+
+uint32_t Hex(const platform::RawPciDevice& dev, const char* attr) {
+  const platform::RawAttr& a = dev.attrs.at(attr);
+  return a.value.ok() ? static_cast<uint32_t>(strtoul(a.value->c_str(), nullptr, 16)) : 0;
+}
+
+bool IsNvidiaGpu(const platform::RawPciDevice& dev) {
+  const uint32_t cls = Hex(dev, "class") >> 8;
+  return Hex(dev, "vendor") == 0x10de && (cls == 0x0300 || cls == 0x0302);
+}
+
+size_t CommonPrefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+// The PCI addresses of the RDMA NICs nearest to some GPU (deepest shared
+// bridge; ties all count), or empty when there is no GPU.
+std::set<std::string> GpuLocalNics(const platform::FileTree& sys,
+                                   const std::vector<platform::RawRdmaDevice>& devices) {
+  std::set<std::string> out;
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci = platform::ReadPciDevices(sys);
+  if (!pci.ok()) return out;
+  std::vector<const platform::RawPciDevice*> nics;
+  for (const platform::RawRdmaDevice& d : devices) {
+    if (auto it = pci->find(d.pci_address); it != pci->end()) nics.push_back(&it->second);
+  }
+  for (const auto& [addr, dev] : *pci) {
+    if (!IsNvidiaGpu(dev) || nics.empty()) continue;
+    size_t best = 0;
+    for (const auto* nic : nics) best = std::max(best, CommonPrefix(dev.upstream, nic->upstream));
+    for (const auto* nic : nics) {
+      if (CommonPrefix(dev.upstream, nic->upstream) == best) out.insert(nic->address);
+    }
+  }
+  return out;
+}
+
+// The interface of the port's IPv4 GID: a RoCE address on a VLAN is on the
+// VLAN interface, which is what NCCL_SOCKET_IFNAME and the routes name.
+std::string AddressNetdev(const platform::RawRdmaDevice& dev, uint32_t port,
+                          const PortNetdevs& p) {
+  for (const platform::RawRdmaPort& raw : dev.ports) {
+    if (raw.port != port) continue;
+    for (const platform::RawGid& g : raw.gids) {
+      if (g.gid.value.ok() && !GidIpv4Address(*g.gid.value).empty() && g.netdev.value.ok()) {
+        return *g.netdev.value;
+      }
+    }
+  }
+  return p.netdevs.empty() ? "" : p.netdevs.front();
+}
+
+}  // namespace
+
+std::vector<ComputeRail> ComputeRails(const std::vector<platform::RawRdmaDevice>& devices,
+                                      const platform::FileTree& sys,
+                                      std::vector<std::string>* left_out) {
+  const std::set<std::string> gpu_local = GpuLocalNics(sys, devices);
+  std::vector<ComputeRail> candidates;
+  auto leave = [&](const PortNetdevs& p, const std::string& why) {
+    if (left_out) left_out->push_back(absl::StrCat(p.device, ":", p.port, " (", why, ")"));
+  };
+  for (const PortNetdevs& p : NetdevsOfPorts(devices, &sys)) {
+    const platform::RawRdmaDevice* dev = nullptr;
+    for (const platform::RawRdmaDevice& d : devices) {
+      if (d.name == p.device) dev = &d;
+    }
+    if (!p.active) {
+      leave(p, "not ACTIVE");
+      continue;
+    }
+    if (sys.Exists(absl::StrCat("class/infiniband/", p.device, "/device/physfn"))) {
+      leave(p, "a virtual function");
+      continue;
+    }
+    ComputeRail r;
+    r.port = p;
+    r.netdev = dev ? AddressNetdev(*dev, p.port, p) : (p.netdevs.empty() ? "" : p.netdevs.front());
+    r.gpu_local = dev != nullptr && gpu_local.count(dev->pci_address) > 0;
+    candidates.push_back(std::move(r));
+  }
+  if (gpu_local.empty()) return candidates;  // no GPU: every ACTIVE port
+  std::vector<ComputeRail> out;
+  for (ComputeRail& r : candidates) {
+    if (r.gpu_local) {
+      out.push_back(std::move(r));
+    } else {
+      leave(r.port, "not the nearest RDMA NIC of any GPU");
+    }
+  }
+  return out;
+}
+
+}  // namespace nodeprobe::rdma

@@ -34,15 +34,19 @@ std::string TimeoutMessage(absl::Time started) {
 }
 
 // When the probe now starting must end: the stage's deadline less a
-// reserve for each probe still to come (at most 1 s each, at most half the
-// time left in all), so one probe stuck in a read cannot take the others'
-// time, while a slow probe among quick ones still gets nearly all of it.
-absl::Time ProbeDeadline(absl::Time deadline, size_t still_to_come) {
+// reserve for what is still to come: the cost of starting a fresh worker
+// (as measured for the first one: seconds under a sanitizer on a busy
+// host) plus at most 1 s for each probe, at most half the time left in all.
+// One probe stuck in a read cannot take the others' time, while a slow probe
+// among quick ones still gets nearly all of it.
+absl::Time ProbeDeadline(absl::Time deadline, size_t still_to_come, absl::Duration worker_start) {
   if (still_to_come == 0) return deadline;
   const absl::Duration left = deadline - absl::Now();
-  const absl::Duration reserve =
+  const absl::Duration per_probe =
       std::min(absl::Seconds(1), left / (2 * static_cast<int64_t>(still_to_come)));
-  return deadline - reserve * static_cast<int64_t>(still_to_come);
+  const absl::Duration reserve =
+      std::min(left / 2, worker_start + per_probe * static_cast<int64_t>(still_to_come));
+  return deadline - reserve;
 }
 
 // A probe stage across as many workers as it takes: a probe that hangs
@@ -85,8 +89,10 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
   };
   std::vector<std::string> remaining;  // known once the first worker sent its plan
   bool planned = false;
+  absl::Duration worker_start = absl::ZeroDuration();  // spawn to plan, first worker
   while (true) {
     task.set_deadline_s(WorkerBudget(deadline));
+    const absl::Time spawned = absl::Now();
     absl::StatusOr<TaskWorker> worker = TaskWorker::Start(exe, task);
     if (!worker.ok()) {
       error_row("single-node", "TASK_FAILED",
@@ -104,11 +110,15 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
         break;
       }
       if (ev->has_plan()) {
-        if (!planned) remaining.assign(ev->plan().probes().begin(), ev->plan().probes().end());
+        if (remaining.empty()) {
+          remaining.assign(ev->plan().probes().begin(), ev->plan().probes().end());
+          worker_start = absl::Now() - spawned;
+        }
         planned = true;
       } else if (ev->has_started()) {
         running = ev->started();
-        probe_deadline = ProbeDeadline(deadline, remaining.empty() ? 0 : remaining.size() - 1);
+        probe_deadline =
+            ProbeDeadline(deadline, remaining.empty() ? 0 : remaining.size() - 1, worker_start);
         if (on_event) on_event(*ev);
       } else if (ev->has_probe_result()) {
         add_row(ev->probe_result());
@@ -130,6 +140,20 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
     worker->Kill();
     if (!running.empty() && !remaining.empty() && remaining.front() == running) {
       remaining.erase(remaining.begin());
+    }
+    // A fresh worker that ends before starting a probe leaves probes the
+    // first worker planned: each keeps its own row, none is lost.
+    if (running.empty() && !remaining.empty()) {
+      const bool late = ended.code() == absl::StatusCode::kDeadlineExceeded;
+      for (const std::string& p : remaining) {
+        error_row(p, late ? "PROBE_DEADLINE_EXCEEDED" : "TASK_FAILED",
+                  late ? "not started: the stage deadline passed while a fresh worker started "
+                         "after another probe hung"
+                       : absl::StrCat("not started: the fresh worker ", ended.message()),
+                  late ? "raise --timeout, or run this probe alone with --probe"
+                       : "a bug or a broken input: report it with the node's capture");
+      }
+      return finish();
     }
     const std::string who = running.empty() ? "the probe worker" : absl::StrCat("probe ", running);
     const std::string row = running.empty() ? "single-node" : running;

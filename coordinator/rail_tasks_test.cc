@@ -1,0 +1,81 @@
+// File: rail_tasks_test.cc
+// The transfer tasks the stages send for a rail: RDMA where both ends can
+// reach each other (InfiniBand by LID without IPoIB), the profile's NCCL
+// class on them, and rails paired by name.
+#include "coordinator/stage_orchestrator.h"
+
+#include "gtest/gtest.h"
+
+namespace nodeprobe::coordinator {
+
+void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go);
+int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
+
+namespace {
+
+std::shared_ptr<AgentSession> Node(const std::string& name, const std::string& address,
+                                   std::vector<v1::Rail> rails) {
+  v1::Registration reg;
+  reg.set_node_name(name);
+  for (v1::Rail& r : rails) *reg.add_rails() = std::move(r);
+  return std::make_shared<AgentSession>(
+      name, address, reg, [](const v1::CoordinatorMessage&) { return true; }, [] {}, address);
+}
+
+v1::Rail Ib(const std::string& device, const std::string& ipv4 = "") {
+  v1::Rail r;
+  r.set_name(device + ":1");
+  r.set_rdma_device(device);
+  r.set_port(1);
+  r.set_link_layer("InfiniBand");
+  if (!ipv4.empty()) r.add_ipv4(ipv4);
+  return r;
+}
+
+// An InfiniBand rail without IPoIB is still RDMA (by LID), reached for the
+// out-of-band exchange at the agent's own address; never a TCP stream
+// labelled with the IB rail's name.
+TEST(RailTasksTest, InfinibandWithoutIpoibIsRdmaOverTheControlAddress) {
+  auto a = Node("gpu-a", "10.0.0.1", {Ib("mlx5_0")});
+  auto b = Node("gpu-b", "10.0.0.2", {Ib("mlx5_0")});
+  EXPECT_TRUE(RdmaRail(*a, *b, 0));
+  const v1::Task go = TransferTask(*a, *b, 0, 18515, v1::WRITE_BW, 3);
+  EXPECT_EQ(go.run_transfer().request().transport(), v1::RDMA);
+  EXPECT_EQ(go.run_transfer().peer_host(), "10.0.0.2");
+  EXPECT_EQ(go.run_transfer().device(), "mlx5_0");
+  // RoCE still needs the peer's rail address (a routable GID).
+  v1::Rail roce = Ib("mlx5_1");
+  roce.set_link_layer("Ethernet");
+  auto c = Node("gpu-c", "10.0.0.3", {roce});
+  auto d = Node("gpu-d", "10.0.0.4", {roce});
+  EXPECT_FALSE(RdmaRail(*c, *d, 0));
+}
+
+TEST(RailTasksTest, TheProfilesNcclClassRidesOnRdmaTransfersOnly) {
+  v1::AcceptanceProfile profile;
+  profile.set_source("fleet.yaml");
+  profile.set_yaml("nccl:\n  env: { NCCL_IB_TC: \"106\", NCCL_IB_SL: \"3\" }\n");
+  auto a = Node("gpu-a", "10.0.0.1", {Ib("mlx5_0")});
+  auto b = Node("gpu-b", "10.0.0.2", {Ib("mlx5_0")});
+  v1::Task rdma = TransferTask(*a, *b, 0, 18515, v1::WRITE_BW, 3);
+  SetTrafficClass(profile, &rdma);
+  EXPECT_EQ(rdma.run_transfer().request().traffic_class(), 106u);
+  EXPECT_EQ(rdma.run_transfer().request().service_level(), 3u);
+  auto c = Node("gpu-c", "10.0.0.3", {});
+  auto d = Node("gpu-d", "10.0.0.4", {});
+  v1::Task tcp = TransferTask(*c, *d, 0, 18515, v1::STREAM_BW, 3);
+  SetTrafficClass(profile, &tcp);
+  EXPECT_EQ(tcp.run_transfer().request().traffic_class(), 0u);
+}
+
+TEST(RailTasksTest, RailsPairByNameNotPosition) {
+  auto a = Node("gpu-a", "10.0.0.1", {Ib("mlx5_0"), Ib("mlx5_1")});
+  auto b = Node("gpu-b", "10.0.0.2", {Ib("mlx5_1"), Ib("mlx5_0")});
+  EXPECT_EQ(PeerRail(*a, 0, *b), 1);
+  EXPECT_EQ(PeerRail(*a, 1, *b), 0);
+  auto c = Node("gpu-c", "10.0.0.3", {Ib("mlx5_4")});
+  EXPECT_EQ(PeerRail(*a, 0, *c), 0);  // no rail of that name: by position
+}
+
+}  // namespace
+}  // namespace nodeprobe::coordinator

@@ -22,6 +22,7 @@ namespace {
 
 struct ServeOptions {
   std::string bind;
+  std::string sys_root = "/sys";
   int port = kDefaultTransferPort;
   double idle_timeout_s = 5;
   std::string device;
@@ -31,6 +32,7 @@ struct ServeOptions {
 
 struct RunOptions {
   std::string peer;
+  std::string sys_root;
   std::string transport = "tcp";
   std::string op;
   std::string sizes;
@@ -69,6 +71,7 @@ int Serve(const ServeOptions& o) {
   transfer::RdmaServeChoice choice{o.device, o.ib_port, std::nullopt};
   if (o.gid_index >= 0) choice.gid_index = static_cast<uint32_t>(o.gid_index);
   (*server)->set_rdma_choice(choice);
+  (*server)->set_counter_root(o.sys_root);
   std::cout << "nodeprobe transfer server listening on "
             << (o.bind.empty() ? "*" : o.bind) << ":" << (*server)->port() << std::endl;
   {
@@ -170,6 +173,7 @@ int Run(const RunOptions& o) {
   task.set_port(o.ib_port);
   if (o.gid_index >= 0) task.set_gid_index(static_cast<uint32_t>(o.gid_index));
   if (o.gpu >= 0) task.set_gpu(static_cast<uint32_t>(o.gpu));
+  task.set_sys_root(o.sys_root);
   if (absl::Status valid = transfer::ValidateTransfer(task, absl::Hours(1)); !valid.ok()) {
     return usage(std::string(valid.message()));
   }
@@ -206,6 +210,11 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
   serve_cmd->add_option("--gid-index", serve->gid_index,
                         "RoCE GID index (default: chosen from the client's interface)")
       ->check(CLI::Range(0, 65535));
+  serve_cmd->add_option("--sysfs-root", serve->sys_root,
+                        "Read the port counters sent back with each run from this tree "
+                        "(the host's /sys mounted elsewhere, e.g. /host/sys in a container)")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
 
   auto run = std::make_shared<RunOptions>();
   CLI::App* run_cmd = transfer->add_subcommand(
@@ -261,6 +270,10 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
                       "Fail when nothing moves for this many seconds")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run_cmd->add_option("--sysfs-root", run->sys_root,
+                      "Read this end's port counters from this tree instead of /sys (the "
+                      "host's /sys mounted elsewhere, e.g. /host/sys in a container)")
+      ->check(CLI::ExistingDirectory);
   run_cmd->add_option("--format", run->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

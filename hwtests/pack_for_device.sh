@@ -9,6 +9,8 @@
 #                              libnccl must share with it
 #   OUT/bin/memcpy_reference   the cudaMemcpyAsync loop gpu-pcie-bw is held to
 #   OUT/bin/all_reduce_perf    nccl-tests, when its source tree is given
+#   OUT/bin/ib_*_bw, ib_write_lat  perftest, when installed here (rdma_rxe.sh)
+#   OUT/lib/ibverbs/librxe-*.so    the soft-RoCE verbs provider (rdma_rxe.sh)
 # and OUT.tar.xz of it all (ICU's data alone is 31 MB; the device tool
 # carries 64 MiB). Then, there:
 #   mkdir -p /tmp/np && tar -xJf OUT.tar.xz -C /tmp/np && hwtests/gpu_checks.sh /tmp/np
@@ -45,5 +47,22 @@ if [ -n "$NCCL_TESTS" ]; then
   install -m 0755 "$OUT/nccl-tests/all_reduce_perf" "$OUT/bin/all_reduce_perf"
   rm -rf "$OUT/nccl-tests"
 fi
+# hwtests/rdma_rxe.sh: perftest's tools and the soft-RoCE verbs provider
+# (libibverbs dlopens it; the script points IBV_CONFIG_DIR at it).
+for tool in ib_write_bw ib_read_bw ib_send_bw ib_write_lat; do
+  if command -v "$tool" >/dev/null; then
+    install -m 0755 "$(command -v "$tool")" "$OUT/bin/$tool"
+    ldd "$OUT/bin/$tool" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
+      [[ "$name" =~ $system ]] || cp -L "$path" "$OUT/lib/$name"
+    done
+  else
+    echo "pack_for_device: no $tool here (apt-get install perftest): rdma_rxe.sh will run without perftest" >&2
+  fi
+done
+for provider in /usr/lib/*-linux-gnu/libibverbs/librxe-rdmav*.so; do
+  [ -e "$provider" ] || continue
+  mkdir -p "$OUT/lib/ibverbs"
+  cp -L "$provider" "$OUT/lib/ibverbs/"
+done
 tar -C "$OUT" -cJf "$OUT.tar.xz" .
 du -sh "$OUT" "$OUT.tar.xz"

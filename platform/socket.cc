@@ -161,6 +161,26 @@ absl::StatusOr<uint16_t> LocalPort(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
 }
 
+absl::StatusOr<std::string> LocalIp(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) {
+    return absl::ErrnoToStatus(errno, "getsockname");
+  }
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (ss.ss_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, buf, sizeof(buf));
+    return std::string(buf);
+  }
+  const in6_addr& a6 = reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr;
+  if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+    inet_ntop(AF_INET, &a6.s6_addr[12], buf, sizeof(buf));
+  } else {
+    inet_ntop(AF_INET6, &a6, buf, sizeof(buf));
+  }
+  return std::string(buf);
+}
+
 absl::StatusOr<Fd> Accept(int listen_fd, absl::Time deadline) {
   absl::Status s = WaitFor(listen_fd, POLLIN, deadline, "accept a connection");
   if (!s.ok()) return s;

@@ -50,6 +50,9 @@ absl::StatusOr<HostPort> ParseHostPort(const std::string& text,
 // Listening socket on bind_ip ("" = all IPv4/IPv6) and port (0 = any).
 absl::StatusOr<Fd> Listen(const std::string& bind_ip, uint16_t port);
 absl::StatusOr<uint16_t> LocalPort(int fd);
+// The local address of a connected socket as text; an IPv4 peer on a
+// dual-stack listener (::ffff:10.0.0.2) is given as plain IPv4.
+absl::StatusOr<std::string> LocalIp(int fd);
 // Waits for a connection until `deadline`.
 absl::StatusOr<Fd> Accept(int listen_fd, absl::Time deadline);
 absl::StatusOr<Fd> Connect(const HostPort& peer, absl::Time deadline);

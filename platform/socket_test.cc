@@ -44,6 +44,23 @@ TEST(SocketTest, MessagesRoundTripAndOversizedAreRefused) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A server listening on every address (dual stack) sees an IPv4 client as
+// ::ffff:127.0.0.1; the RDMA server's interface lookup needs plain IPv4
+// (read as a sockaddr_in, it was 0.0.0.0 and every RDMA session refused).
+TEST(SocketTest, TheLocalAddressOfAnIpv4ClientOnADualStackListenerIsIpv4) {
+  auto listener = Listen("", 0);
+  ASSERT_TRUE(listener.ok());
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  auto client = Connect({"127.0.0.1", *LocalPort(listener->get())}, deadline);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto server = Accept(listener->get(), deadline);
+  ASSERT_TRUE(server.ok());
+  absl::StatusOr<std::string> ip = LocalIp(server->get());
+  ASSERT_TRUE(ip.ok()) << ip.status();
+  EXPECT_EQ(*ip, "127.0.0.1");
+  EXPECT_EQ(*LocalIp(client->get()), "127.0.0.1");
+}
+
 TEST(SocketTest, RecvTimesOutAtItsDeadline) {
   auto listener = Listen("127.0.0.1", 0);
   ASSERT_TRUE(listener.ok());

@@ -109,6 +109,7 @@ class VerbsQp {
   uint64_t addr() const;
   uint16_t lid() const { return lid_; }
   std::string device_name() const;
+  uint8_t port() const { return port_; }
   uint32_t active_mtu() const { return active_mtu_; }
   // The device's read limits (ibv_query_device), for NegotiateReadDepths.
   int max_qp_rd_atom() const { return max_qp_rd_atom_; }

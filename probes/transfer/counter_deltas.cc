@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "platform/netdev_stats.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
@@ -61,19 +62,6 @@ absl::StatusOr<PortCounters> SnapshotPortCounters(const platform::FileTree& sys,
 
 namespace {
 
-// The shared part: deltas of the counters `is_error` or `is_congestion`
-// pick, as measurements; errors that grew and congestion above the
-// profile's rate as findings with the codes given.
-struct DeltaRules {
-  std::function<bool(const std::string&)> is_error;
-  std::function<bool(const std::string&)> is_congestion;
-  const char* error_code;
-  const char* error_fix;
-  const char* congestion_code;
-  const char* congestion_what;
-  const char* congestion_fix;
-};
-
 std::string Display(const std::string& name) {
   for (const char* prefix : {"hw:", "ethtool:"}) {
     if (name.rfind(prefix, 0) == 0) return name.substr(strlen(prefix));
@@ -81,72 +69,207 @@ std::string Display(const std::string& name) {
   return name;
 }
 
-void JudgeDeltas(const PortCounters& before, const PortCounters& after, double seconds,
-                 const Profile& profile, const DeltaRules& rules, v1::ProbeResult* result) {
+bool IsRdmaError(const std::string& n) {
+  static const std::set<std::string> names(RdmaErrorCounterNames().begin(),
+                                           RdmaErrorCounterNames().end());
+  return names.count(n) > 0 || HwErrorCounters().count(n) > 0;
+}
+
+// include/uapi/linux/if_link.h's error counters; rx_dropped/tx_dropped
+// also count benign drops (unknown protocols) and are left out.
+bool IsNetdevError(const std::string& n) {
+  static const std::set<std::string> k = {
+      "rx_errors",       "tx_errors",         "rx_crc_errors",     "rx_frame_errors",
+      "rx_length_errors", "rx_over_errors",   "rx_fifo_errors",    "tx_fifo_errors",
+      "tx_carrier_errors", "tx_aborted_errors", "rx_missed_errors"};
+  return k.count(n) > 0;
+}
+
+bool IsNetdevPause(const std::string& n) {
+  return n.rfind("ethtool:", 0) == 0 && n.find("pause") != std::string::npos &&
+         n.find("duration") == std::string::npos;
+}
+
+// What a side did in the transfer: whose port the loaded direction enters.
+std::string Role(v1::TransferOp op, bool bidirectional, const std::string& side) {
+  if (side.empty()) return "";
+  // Bidirectional and ping-pong runs load both ends both ways.
+  if (bidirectional || op == v1::RR_LAT || op == v1::WRITE_LAT) return absl::StrCat("the ", side);
+  // READ moves the server's memory to the client; the others the client's
+  // to the server.
+  const bool client_sends = op != v1::READ_BW;
+  const bool sender = (side == "client") == client_sends;
+  return absl::StrCat("the ", side, " (", sender ? "sender" : "receiver", ")");
+}
+
+// The deltas of one side and port, summed over rows.
+struct PortSum {
+  std::map<std::string, std::pair<uint64_t, std::string>> counters;  // name -> delta, kind
+  double seconds = 0;
+};
+
+void JudgePort(const std::string& side, const std::string& role, const std::string& port,
+               const PortSum& sum, bool rdma, const Profile& profile,
+               v1::ProbeResult* result) {
   std::vector<std::string> grew, congested;
-  for (const auto& [name, end] : after.values) {
-    auto it = before.values.find(name);
-    if (it == before.values.end()) continue;  // not on this device: absent, not zero
-    // A counter that went down was reset (or wrapped): its delta is unknown.
-    if (end < it->second) continue;
-    const bool error = rules.is_error(name);
-    const bool congestion = rules.is_congestion(name);
-    if (!error && !congestion) continue;
-    const uint64_t delta = end - it->second;
-    const std::string counter = Display(name);
-    const double per_s = seconds > 0 ? delta / seconds : 0;
-    AddMeasurement(result, "counter_delta", static_cast<double>(delta), "count",
-                   {{"port", after.port}, {"counter", counter}});
+  const std::string where = role.empty() ? port : absl::StrCat(port, " on ", role);
+  for (const auto& [counter, value] : sum.counters) {
+    const auto& [delta, kind] = value;
+    std::map<std::string, std::string> labels = {{"port", port}, {"counter", counter}};
+    if (!side.empty()) labels["side"] = side;
+    AddMeasurement(result, "counter_delta", static_cast<double>(delta), "count", labels);
     if (delta == 0) continue;
-    if (error) grew.push_back(absl::StrCat(counter, " +", delta));
-    if (congestion) {
-      AddMeasurement(result, "counter_rate", per_s, "per second",
-                     {{"port", after.port}, {"counter", counter}});
-      AddEvidence(result, absl::StrCat(after.port, " ", counter, " during the transfer"),
-                  absl::StrFormat("+%d (%.1f/s over %.2f s)", delta, per_s, seconds));
-      if (profile.transfer.congestion_max_per_second &&
-          per_s > *profile.transfer.congestion_max_per_second) {
-        congested.push_back(absl::StrFormat("%s %.0f/s", counter, per_s));
-      }
+    if (kind == "error") {
+      grew.push_back(absl::StrCat(counter, " +", delta));
+      continue;
+    }
+    const double per_s = sum.seconds > 0 ? delta / sum.seconds : 0;
+    AddMeasurement(result, "counter_rate", per_s, "per second", labels);
+    AddEvidence(result, absl::StrCat(where, " ", counter, " during the transfer"),
+                absl::StrFormat("+%d (%.1f/s over %.2f s)", delta, per_s, sum.seconds));
+    if (profile.transfer.congestion_max_per_second &&
+        per_s > *profile.transfer.congestion_max_per_second) {
+      congested.push_back(absl::StrFormat("%s %.0f/s", counter, per_s));
     }
   }
   if (!grew.empty()) {
-    AddFinding(result, rules.error_code, profile.transfer.error_counters_grew, after.port,
-               absl::StrCat(after.port, " error counters grew during the transfer: ",
+    AddFinding(result, rdma ? "RDMA_ERROR_COUNTERS_GREW" : "NETDEV_ERRORS_GREW",
+               profile.transfer.error_counters_grew, port,
+               absl::StrCat(where, " error counters grew during the transfer: ",
                             absl::StrJoin(grew, ", "),
                             profile.transfer.error_counters_grew == v1::WARN
                                 ? " (WARN: transfer.error_counters_grew)"
                                 : ""),
-               rules.error_fix);
+               rdma ? "errors under load point at the cable, optics or a switch port: check "
+                      "them (mlxlink, the switch's port counters) and retest"
+                    : "errors under load point at the cable, optics, or the switch port: "
+                      "check `ethtool -S` and the switch's counters and retest");
   }
   if (!congested.empty()) {
-    AddFinding(result, rules.congestion_code, v1::WARN, after.port,
-               absl::StrCat(after.port, " ", rules.congestion_what, ": ",
-                            absl::StrJoin(congested, ", "),
+    AddFinding(result, rdma ? "RDMA_CONGESTION_SIGNALS" : "NETDEV_PAUSE_FRAMES", v1::WARN, port,
+               absl::StrCat(where, " ", rdma ? "kept up by pausing or marking"
+                                             : "was paused by flow control",
+                            ": ", absl::StrJoin(congested, ", "),
                             " (above transfer.congestion_max_per_second ",
                             *profile.transfer.congestion_max_per_second, ")"),
-               rules.congestion_fix);
+               rdma ? "check PFC/ECN configuration and buffer settings on the switches along "
+                      "the rail"
+                    : "check PFC/flow-control settings and congestion on the path");
   }
 }
 
 }  // namespace
 
+std::vector<v1::CounterDelta> ClassifiedDeltas(const PortCounters& before,
+                                               const PortCounters& after, double seconds,
+                                               bool rdma, const std::string& side) {
+  std::vector<v1::CounterDelta> out;
+  for (const auto& [name, end] : after.values) {
+    auto it = before.values.find(name);
+    if (it == before.values.end()) continue;  // not on this device: absent, not zero
+    // A counter that went down was reset (or wrapped): its delta is unknown.
+    if (end < it->second) continue;
+    const bool error = rdma ? IsRdmaError(name) : IsNetdevError(name);
+    const bool congestion = rdma ? CongestionCounters().count(name) > 0 : IsNetdevPause(name);
+    if (!error && !congestion) continue;
+    v1::CounterDelta d;
+    d.set_side(side);
+    d.set_port(after.port);
+    d.set_counter(Display(name));
+    d.set_delta(end - it->second);
+    d.set_seconds(seconds);
+    d.set_kind(error ? "error" : "congestion");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+CounterSource RdmaCounterSource(const std::string& sys_root, const std::string& device,
+                                uint32_t port) {
+  CounterSource s;
+  s.rdma = true;
+  s.read = [sys = platform::FileTree(sys_root), device, port] {
+    return SnapshotPortCounters(sys, device, port);
+  };
+  return s;
+}
+
+CounterSource NetdevCounterSource(const std::string& sys_root, const std::string& ifname) {
+  CounterSource s;
+  s.read = [sys = platform::FileTree(sys_root), ifname]() -> absl::StatusOr<PortCounters> {
+    return SnapshotNetdevCounters(sys, ifname);
+  };
+  return s;
+}
+
+CounterWindow::CounterWindow(const CounterSource& source, std::string side)
+    : source_(source),
+      side_(std::move(side)),
+      before_(source.read ? source.read()
+                          : absl::StatusOr<PortCounters>(absl::NotFoundError(source.why_none))),
+      started_(absl::Now()) {}
+
+std::vector<v1::CounterDelta> CounterWindow::Finish(std::string* why) const {
+  if (!before_.ok()) {
+    *why = absl::StrCat(side_, ": ", before_.status().message());
+    return {};
+  }
+  absl::StatusOr<PortCounters> after = source_.read();
+  if (!after.ok()) {
+    *why = absl::StrCat(side_, ": ", after.status().message());
+    return {};
+  }
+  return ClassifiedDeltas(*before_, *after, absl::ToDoubleSeconds(absl::Now() - started_),
+                          source_.rdma, side_);
+}
+
+void AddServerCounters(const v1::TransferDone& done, v1::TransferResult* row) {
+  for (const v1::CounterDelta& d : done.counters()) {
+    v1::CounterDelta* c = row->add_counters();
+    *c = d;
+    c->set_side("server");  // whatever it called itself, it is the server
+  }
+  if (!done.counters_unread().empty()) {
+    row->add_counters_unread(done.counters_unread());
+  } else if (done.counters().empty()) {
+    row->add_counters_unread(
+        "server: no counters in its answer (its port has none, or it runs an older nodeprobe)");
+  }
+}
+
+void JudgeTransferCounters(const v1::TransferReport& report, bool bidirectional,
+                           const Profile& profile, v1::ProbeResult* result) {
+  // side -> port -> sums; a port's seconds are summed once per row.
+  std::map<std::string, std::map<std::string, PortSum>> sums;
+  for (const v1::TransferResult& row : report.results()) {
+    std::set<std::pair<std::string, std::string>> timed;
+    for (const v1::CounterDelta& d : row.counters()) {
+      PortSum& sum = sums[d.side()][d.port()];
+      auto& [delta, kind] = sum.counters[d.counter()];
+      delta += d.delta();
+      kind = d.kind();
+      if (timed.insert({d.side(), d.port()}).second) sum.seconds += d.seconds();
+    }
+    for (const std::string& why : row.counters_unread()) {
+      AddEvidence(result, absl::StrCat(row.size(), "-byte run: counters not read"), why);
+    }
+  }
+  const bool rdma = report.transport() == v1::RDMA;
+  for (const auto& [side, ports] : sums) {
+    for (const auto& [port, sum] : ports) {
+      JudgePort(side, Role(report.op(), bidirectional, side), port, sum, rdma, profile, result);
+    }
+  }
+}
+
 void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,
                         const Profile& profile, v1::ProbeResult* result) {
-  const std::set<std::string> error_names(RdmaErrorCounterNames().begin(),
-                                          RdmaErrorCounterNames().end());
-  JudgeDeltas(before, after, seconds, profile,
-              DeltaRules{[&](const std::string& n) {
-                           return error_names.count(n) > 0 || HwErrorCounters().count(n) > 0;
-                         },
-                         [](const std::string& n) { return CongestionCounters().count(n) > 0; },
-                         "RDMA_ERROR_COUNTERS_GREW",
-                         "errors under load point at the cable, optics or a switch port: check "
-                         "them (mlxlink, the switch's port counters) and retest",
-                         "RDMA_CONGESTION_SIGNALS", "kept up by pausing or marking",
-                         "check PFC/ECN configuration and buffer settings on the switches along "
-                         "the rail"},
-              result);
+  PortSum sum;
+  sum.seconds = seconds;
+  for (const v1::CounterDelta& d : ClassifiedDeltas(before, after, seconds, true, "")) {
+    sum.counters[d.counter()] = {d.delta(), d.kind()};
+  }
+  JudgePort("", "", after.port, sum, true, profile, result);
 }
 
 PortCounters SnapshotNetdevCounters(const platform::FileTree& sys, const std::string& ifname) {
@@ -158,29 +281,6 @@ PortCounters SnapshotNetdevCounters(const platform::FileTree& sys, const std::st
     for (const auto& [k, v] : *e) pc.values["ethtool:" + k] = v;
   }
   return pc;
-}
-
-void JudgeNetdevDeltas(const PortCounters& before, const PortCounters& after, double seconds,
-                       const Profile& profile, v1::ProbeResult* result) {
-  // include/uapi/linux/if_link.h's error counters; rx_dropped/tx_dropped
-  // also count benign drops (unknown protocols) and are left out.
-  static const std::set<std::string> kErrors = {
-      "rx_errors",       "tx_errors",         "rx_crc_errors",     "rx_frame_errors",
-      "rx_length_errors", "rx_over_errors",   "rx_fifo_errors",    "tx_fifo_errors",
-      "tx_carrier_errors", "tx_aborted_errors", "rx_missed_errors"};
-  JudgeDeltas(before, after, seconds, profile,
-              DeltaRules{[](const std::string& n) { return kErrors.count(n) > 0; },
-                         [](const std::string& n) {
-                           return n.rfind("ethtool:", 0) == 0 &&
-                                  n.find("pause") != std::string::npos &&
-                                  n.find("duration") == std::string::npos;
-                         },
-                         "NETDEV_ERRORS_GREW",
-                         "errors under load point at the cable, optics, or the switch port: "
-                         "check `ethtool -S` and the switch's counters and retest",
-                         "NETDEV_PAUSE_FRAMES", "was paused by flow control",
-                         "check PFC/flow-control settings and congestion on the path"},
-              result);
 }
 
 }  // namespace nodeprobe::transfer

@@ -1,7 +1,9 @@
 // File: counter_deltas.h
-// What the fabric did while a transfer ran: the RDMA port's counters and
-// hw_counters read before and after, their growth reported per port with
-// the rate per second, and judged:
+// What the fabric did while a transfer ran, at both ends: the RDMA port's
+// counters and hw_counters read before and after each message size (the
+// client reads its own; the server reads its own and sends them in its
+// Done), their growth reported per side and port with the rate per second,
+// and judged:
 //   RDMA_ERROR_COUNTERS_GREW  an error counter (symbol_error, link_downed,
 //                             port_rcv_errors, out_of_sequence, ...) grew:
 //                             FAIL (a profile exception can accept it)
@@ -21,10 +23,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/file_tree.h"
 #include "probes/framework/profile.h"
@@ -39,14 +44,58 @@ struct PortCounters {
 absl::StatusOr<PortCounters> SnapshotPortCounters(const platform::FileTree& sys,
                                                   const std::string& device, uint32_t port);
 
-void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,
-                        const Profile& profile, v1::ProbeResult* result);
-
 // statistics/* of class/net/IF under `sys` plus the driver's ethtool
 // counters (prefixed "ethtool:"; read in this network namespace).
 PortCounters SnapshotNetdevCounters(const platform::FileTree& sys, const std::string& ifname);
 
-void JudgeNetdevDeltas(const PortCounters& before, const PortCounters& after, double seconds,
-                       const Profile& profile, v1::ProbeResult* result);
+// One end's counters as a transfer reads them around each message size:
+// an RDMA port's, or a netdev's for TCP.
+struct CounterSource {
+  std::function<absl::StatusOr<PortCounters>()> read;  // empty: none at this end
+  bool rdma = false;
+  std::string why_none;  // when `read` is empty
+};
+CounterSource RdmaCounterSource(const std::string& sys_root, const std::string& device,
+                                uint32_t port);
+CounterSource NetdevCounterSource(const std::string& sys_root, const std::string& ifname);
+
+// A source read once now; Finish() reads it again and gives the growth of
+// the error and congestion counters in between, named for `side`.
+class CounterWindow {
+ public:
+  CounterWindow(const CounterSource& source, std::string side);
+  // The deltas, or none with `*why` set when either read failed.
+  std::vector<v1::CounterDelta> Finish(std::string* why) const;
+
+ private:
+  const CounterSource& source_;
+  std::string side_;
+  absl::StatusOr<PortCounters> before_;
+  absl::Time started_;
+};
+
+// The counters among `after` that mean an error or congestion, as deltas
+// (a counter only one read has, or that went down, is left out: absent,
+// never zero).
+std::vector<v1::CounterDelta> ClassifiedDeltas(const PortCounters& before,
+                                               const PortCounters& after, double seconds,
+                                               bool rdma, const std::string& side);
+
+// The server's counters from its Done into a row (or why it sent none).
+void AddServerCounters(const v1::TransferDone& done, v1::TransferResult* row);
+
+// Judges every row's counters from both ends of a transfer, summed per
+// side, port and counter; findings name the side and its role (the
+// receiver of write_bw is the server):
+//   RDMA_ERROR_COUNTERS_GREW / NETDEV_ERRORS_GREW: FAIL (profile:
+//     transfer.error_counters_grew)
+//   RDMA_CONGESTION_SIGNALS / NETDEV_PAUSE_FRAMES: WARN above
+//     transfer.congestion_max_per_second, else evidence
+void JudgeTransferCounters(const v1::TransferReport& report, bool bidirectional,
+                           const Profile& profile, v1::ProbeResult* result);
+
+// One read pair of one RDMA port, judged alone (the loopback probe).
+void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,
+                        const Profile& profile, v1::ProbeResult* result);
 
 }  // namespace nodeprobe::transfer

@@ -96,22 +96,90 @@ TEST(NetdevDeltasTest, ErrorsFailPausesWarnAboveTheRateAndDropsAreIgnored) {
                               {"ethtool:tx_bytes_phy", 1 << 30}}};
   Profile p;
   p.transfer.congestion_max_per_second = 100;
+  v1::TransferReport report;
+  report.set_transport(v1::TCP);
+  report.set_op(v1::STREAM_BW);
+  v1::TransferResult* row = report.add_results();
+  for (v1::CounterDelta& d : ClassifiedDeltas(before, after, 2.0, false, "client")) {
+    *row->add_counters() = d;
+  }
   v1::ProbeResult r;
-  JudgeNetdevDeltas(before, after, 2.0, p, &r);
+  JudgeTransferCounters(report, false, p, &r);
   ASSERT_EQ(r.findings_size(), 2) << r.DebugString();
   EXPECT_EQ(r.findings(0).code(), "NETDEV_ERRORS_GREW");
   EXPECT_NE(r.findings(0).message().find("rx_crc_errors +3"), std::string::npos);
+  EXPECT_NE(r.findings(0).message().find("eth0 on the client (sender)"), std::string::npos)
+      << r.findings(0).message();
   EXPECT_EQ(r.findings(0).message().find("rx_dropped"), std::string::npos);
   EXPECT_EQ(r.findings(1).code(), "NETDEV_PAUSE_FRAMES");
   EXPECT_NE(r.findings(1).message().find("rx_prio3_pause 1000/s"), std::string::npos)
       << r.findings(1).message();
-  EXPECT_EQ(r.evidence().at("eth0 rx_prio3_pause during the transfer"),
+  EXPECT_EQ(r.evidence().at("eth0 on the client (sender) rx_prio3_pause during the transfer"),
             "+2000 (1000.0/s over 2.00 s)");
   // Counted counters only: no measurement for bytes or durations.
   for (const auto& m : r.measurements()) {
     EXPECT_NE(m.labels().at("counter"), "tx_bytes_phy");
     EXPECT_NE(m.labels().at("counter"), "rx_pause_duration");
   }
+}
+
+// write_bw's data lands at the server: its ECN marks and out-of-sequence
+// packets, sent back in its Done, are judged as the receiver's, per size
+// and summed over sizes; the client's quiet port adds nothing.
+TEST(TransferCountersTest, EachEndsDeltasAreJudgedAsItsSideSummedOverSizes) {
+  v1::TransferReport report;
+  report.set_transport(v1::RDMA);
+  report.set_op(v1::WRITE_BW);
+  PortCounters quiet{"mlx5_0:1", {{"port_rcv_errors", 0}, {"hw:np_cnp_sent", 0}}};
+  for (uint64_t size : {65536u, 1048576u}) {
+    v1::TransferResult* row = report.add_results();
+    row->set_size(size);
+    for (v1::CounterDelta& d : ClassifiedDeltas(quiet, quiet, 1.0, true, "client")) {
+      *row->add_counters() = d;
+    }
+    PortCounters before{"mlx5_1:1", {{"hw:out_of_sequence", 100}, {"hw:np_ecn_marked_roce_packets", 0}}};
+    PortCounters after{"mlx5_1:1", {{"hw:out_of_sequence", 102}, {"hw:np_ecn_marked_roce_packets", 500}}};
+    v1::TransferDone done;
+    for (v1::CounterDelta& d : ClassifiedDeltas(before, after, 1.0, true, "server")) {
+      *done.add_counters() = d;
+    }
+    AddServerCounters(done, row);
+  }
+  Profile p;
+  p.transfer.congestion_max_per_second = 100;
+  v1::ProbeResult r;
+  JudgeTransferCounters(report, false, p, &r);
+  ASSERT_EQ(r.findings_size(), 2) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "RDMA_ERROR_COUNTERS_GREW");
+  EXPECT_NE(r.findings(0).message().find("mlx5_1:1 on the server (receiver)"), std::string::npos)
+      << r.findings(0).message();
+  EXPECT_NE(r.findings(0).message().find("out_of_sequence +4"), std::string::npos)
+      << r.findings(0).message();
+  EXPECT_EQ(r.findings(1).code(), "RDMA_CONGESTION_SIGNALS");
+  EXPECT_NE(r.findings(1).message().find("np_ecn_marked_roce_packets 500/s"), std::string::npos)
+      << r.findings(1).message();
+  bool client_measured = false;
+  for (const auto& m : r.measurements()) {
+    client_measured |= m.name() == "counter_delta" && m.labels().at("side") == "client" &&
+                       m.labels().at("counter") == "port_rcv_errors" && m.value() == 0;
+  }
+  EXPECT_TRUE(client_measured) << r.DebugString();
+  // The same deltas on a read_bw: the data flows the other way.
+  report.set_op(v1::READ_BW);
+  v1::ProbeResult read;
+  JudgeTransferCounters(report, false, p, &read);
+  ASSERT_GE(read.findings_size(), 1);
+  EXPECT_NE(read.findings(0).message().find("on the server (sender)"), std::string::npos);
+}
+
+// A server that answers without counters (an older nodeprobe) is said to
+// have none; nothing is judged for it and nothing is invented.
+TEST(TransferCountersTest, AServerWithoutCountersIsSaidNotZero) {
+  v1::TransferResult row;
+  AddServerCounters(v1::TransferDone(), &row);
+  EXPECT_EQ(row.counters_size(), 0);
+  ASSERT_EQ(row.counters_unread_size(), 1);
+  EXPECT_NE(row.counters_unread(0).find("server:"), std::string::npos);
 }
 
 TEST(NetdevDeltasTest, TheDriversEthtoolCountersAreReadWithoutEthtool) {

@@ -18,14 +18,25 @@ absl::StatusOr<v1::TransferDone> FinishClient(int control, const v1::TransferDon
   v1::ControlMessage done;
   *done.mutable_done() = mine;
   absl::Status s = platform::WriteMessage(control, done, absl::Now() + t.setup);
-  if (!bidirectional || !s.ok() || !mine.error().empty()) {
-    if (!s.ok()) return s;
-    return v1::TransferDone();
-  }
+  if (!s.ok()) return s;
+  if (!mine.error().empty()) return v1::TransferDone();
   // The server's half ran for the same duration; it answers once it has
   // our Done, so the wait covers its last idle timeout too.
   v1::ControlMessage theirs;
-  s = platform::ReadMessage(control, &theirs, absl::Now() + t.setup + t.idle);
+  s = platform::ReadMessage(control, &theirs,
+                            absl::Now() + t.setup + (bidirectional ? t.idle : absl::ZeroDuration()));
+  if (!bidirectional) {
+    v1::TransferDone answer;
+    if (s.ok() && theirs.has_done()) {
+      answer = theirs.done();
+    } else {
+      answer.set_counters_unread(absl::StrCat(
+          "server: no counters after the run (",
+          s.ok() ? "it answered something else" : s.message(),
+          "); it may run an older nodeprobe"));
+    }
+    return answer;
+  }
   if (!s.ok()) return s;
   if (!theirs.has_done()) return absl::UnavailableError("server: no result for its half");
   if (!theirs.done().error().empty()) {
@@ -34,8 +45,18 @@ absl::StatusOr<v1::TransferDone> FinishClient(int control, const v1::TransferDon
   return theirs.done();
 }
 
+void ServeOneWayEnd(int control, absl::Time until,
+                    const std::function<void(v1::TransferDone*)>& finish) {
+  v1::ControlMessage done;
+  if (!platform::ReadMessage(control, &done, until).ok() || !done.has_done()) return;
+  v1::ControlMessage answer;
+  if (finish) finish(answer.mutable_done());
+  (void)platform::WriteMessage(control, answer, absl::Now() + absl::Seconds(5));
+}
+
 bool ServeBidirectionalHalf(int control, const Timeouts& t,
-                            const std::function<v1::TransferDone()>& loop) {
+                            const std::function<v1::TransferDone()>& loop,
+                            const std::function<void(v1::TransferDone*)>& finish) {
   v1::ControlMessage go;
   if (!platform::ReadMessage(control, &go, absl::Now() + t.setup).ok() || !go.has_go()) {
     return false;
@@ -44,6 +65,7 @@ bool ServeBidirectionalHalf(int control, const Timeouts& t,
   *mine.mutable_done() = loop();
   v1::ControlMessage done;
   (void)platform::ReadMessage(control, &done, absl::Now() + t.setup + t.idle);
+  if (finish) finish(mine.mutable_done());
   (void)platform::WriteMessage(control, mine, absl::Now() + t.setup);
   return true;
 }

@@ -149,14 +149,45 @@ TEST_F(ControlPair, AServerHalfThatFailedIsTheClientsError) {
       << theirs.status();
 }
 
-TEST_F(ControlPair, OneWayRunsSendDoneAndReadNothing) {
+// One way: the client sends its Done, the server answers with its
+// counters (ServeOneWayEnd), and the client gets them.
+TEST_F(ControlPair, OneWayRunsSendDoneAndGetTheServersCounters) {
+  bool answered = false;
+  std::thread srv([&] {
+    ServeOneWayEnd(server(), absl::Now() + kTimeouts.setup, [&](v1::TransferDone* d) {
+      v1::CounterDelta* c = d->add_counters();
+      c->set_side("server");
+      c->set_counter("port_rcv_errors");
+      c->set_delta(3);
+    });
+    answered = true;
+  });
   absl::StatusOr<v1::TransferDone> theirs =
       FinishClient(client(), Figures(64, 0, 1, 0), /*bidirectional=*/false, kTimeouts);
-  ASSERT_TRUE(theirs.ok());
-  v1::ControlMessage got;
-  ASSERT_TRUE(platform::ReadMessage(server(), &got, absl::Now() + kTimeouts.setup).ok());
-  ASSERT_TRUE(got.has_done());
-  EXPECT_EQ(got.done().bytes(), 64u);
+  srv.join();
+  ASSERT_TRUE(theirs.ok()) << theirs.status();
+  ASSERT_EQ(theirs->counters_size(), 1);
+  EXPECT_EQ(theirs->counters(0).delta(), 3u);
+  EXPECT_TRUE(answered);
+}
+
+// An older server reads the Done and closes: the run keeps its figures,
+// only the server's counters are missing, and that is said.
+TEST_F(ControlPair, AnOlderServerThatClosesCostsOnlyItsCounters) {
+  std::thread srv([&] {
+    v1::ControlMessage got;
+    EXPECT_TRUE(platform::ReadMessage(server(), &got, absl::Now() + kTimeouts.setup).ok());
+    EXPECT_EQ(got.done().bytes(), 64u);
+    shutdown(server(), SHUT_RDWR);
+  });
+  const absl::Time start = absl::Now();
+  absl::StatusOr<v1::TransferDone> theirs =
+      FinishClient(client(), Figures(64, 0, 1, 0), /*bidirectional=*/false, kTimeouts);
+  srv.join();
+  ASSERT_TRUE(theirs.ok()) << theirs.status();
+  EXPECT_LT(absl::Now() - start, kTimeouts.setup);
+  EXPECT_NE(theirs->counters_unread().find("server: no counters"), std::string::npos)
+      << theirs->counters_unread();
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "platform/rdma_sysfs.h"
 #include "platform/verbs_qp.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
+#include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/rdma_handshake.h"
 #include "probes/transfer/rdma_loops.h"
 #include "probes/transfer/transfer_stats.h"
@@ -298,9 +299,13 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
     *out.result.mutable_latency() = ComputeLatency(rtts);
     // No round trip measured is no figure, never "0 us".
     if (rtts.empty()) out.result.set_partial(true);
-    v1::ControlMessage done;
-    done.mutable_done()->set_bytes(out.result.bytes());
-    (void)platform::WriteMessage(control->get(), done, absl::Now() + t.setup);
+    v1::TransferDone mine;
+    mine.set_bytes(out.result.bytes());
+    if (!s.ok()) mine.set_error(std::string(s.message()));
+    if (absl::StatusOr<v1::TransferDone> theirs = FinishClient(control->get(), mine, false, t);
+        theirs.ok()) {
+      AddServerCounters(*theirs, &out.result);
+    }
     if (!s.ok()) {
       out.result.set_partial(true);
       out.status = s;
@@ -331,6 +336,7 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   absl::StatusOr<v1::TransferDone> theirs =
       FinishClient(control->get(), mine, req.bidirectional() && s.ok(), t);
   if (s.ok() && !theirs.ok()) s = theirs.status();
+  if (theirs.ok()) AddServerCounters(*theirs, &out.result);
   if (s.ok() && req.bidirectional()) {
     // The server ran the same loop toward us; like perftest -b, the figure
     // is the sum of both directions.
@@ -344,18 +350,17 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
 }
 
 void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
-               const RdmaServeChoice& choice) {
+               const RdmaServeChoice& choice, const std::string& sys_root) {
   v1::ControlMessage reply;
   auto refuse = [&](const absl::Status& s) {
     reply.mutable_done()->set_error(std::string(s.message()));
     (void)platform::WriteMessage(control, reply, absl::Now() + t.setup);
   };
-  sockaddr_in local_addr{};
-  socklen_t len = sizeof(local_addr);
-  getsockname(control, reinterpret_cast<sockaddr*>(&local_addr), &len);
-  char ip[INET_ADDRSTRLEN] = {};
-  inet_ntop(AF_INET, &local_addr.sin_addr, ip, sizeof(ip));
-  absl::StatusOr<platform::Egress> iface = platform::InterfaceOf(ip);
+  // The address the client reached us on (an IPv4 client of the
+  // dual-stack listener arrives as ::ffff:a.b.c.d).
+  absl::StatusOr<std::string> ip = platform::LocalIp(control);
+  if (!ip.ok()) return refuse(ip.status());
+  absl::StatusOr<platform::Egress> iface = platform::InterfaceOf(*ip);
   if (!iface.ok()) return refuse(iface.status());
   const uint32_t tx_depth = std::max<uint32_t>(req.tx_depth(), 1);
   // SEND needs receives posted before the first SEND can arrive (4x the
@@ -377,7 +382,7 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
   platform::RemoteQp remote_qp;
   if (req.rdma_cm()) {
     absl::StatusOr<std::unique_ptr<platform::CmListener>> listening =
-        platform::CmListener::Listen(ip, 0);
+        platform::CmListener::Listen(*ip, 0);
     if (!listening.ok()) return refuse(listening.status());
     listener = *std::move(listening);
     reply.mutable_ready()->set_cm_port(listener->port());
@@ -416,12 +421,20 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
     if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
   }
   platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
+  // Our port's counters around our part of the run: the loaded direction's
+  // drops and ECN marks land at the receiver, which for write/send is us.
+  const CounterSource counter_source = RdmaCounterSource(sys_root, qp->device_name(), qp->port());
+  const CounterWindow counters(counter_source, "server");
+  auto add_counters = [&](v1::TransferDone* done) {
+    std::string unread;
+    for (v1::CounterDelta& d : counters.Finish(&unread)) *done->add_counters() = d;
+    done->set_counters_unread(unread);
+  };
   if (req.op() == v1::WRITE_LAT) {
     // As long as the ping-pong keeps moving (each wait has the idle
     // timeout), then the client's Done.
     (void)PingPong(*qp, remote_qp, req.size(), PingPongPosts(req), false, t.idle, nullptr, 0);
-    v1::ControlMessage done;
-    (void)platform::ReadMessage(control, &done, absl::Now() + t.setup);
+    ServeOneWayEnd(control, absl::Now() + t.setup, add_counters);
     return;
   }
   // Bandwidth ops run for the duration from now.
@@ -464,12 +477,11 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
       mine.set_peak_gbps(f.peak_gbps);
       if (!bw.status.ok()) mine.set_error(std::string(bw.status.message()));
       return mine;
-    });
+    }, add_counters);
     return;
   }
   // WRITE/READ land in (or leave) our buffer without us: wait for Done.
-  v1::ControlMessage done;
-  (void)platform::ReadMessage(control, &done, until);
+  ServeOneWayEnd(control, until, add_counters);
 }
 
 }  // namespace nodeprobe::transfer

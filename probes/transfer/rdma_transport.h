@@ -55,8 +55,9 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
 RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
                       const Timeouts& timeouts, const RdmaLocal& local);
 
-// Server: the passive end of an RDMA request that arrived on `control`.
+// Server: the passive end of an RDMA request that arrived on `control`;
+// its port's counters (read under `sys_root`) go back in its Done.
 void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& timeouts,
-               const RdmaServeChoice& choice);
+               const RdmaServeChoice& choice, const std::string& sys_root = "/sys");
 
 }  // namespace nodeprobe::transfer

@@ -14,12 +14,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "platform/mutex.h"
+#include "platform/route.h"
+#include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/rdma_transport.h"
 #include "probes/transfer/transfer_stats.h"
 
@@ -214,12 +217,12 @@ std::vector<double> SampleIntervals(ReceiveTally* tally, const std::atomic<bool>
   return out;
 }
 
-void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req,
-                   const Timeouts& t) {
+std::optional<v1::ControlMessage> ServeStreamBw(Fd data_listener, const v1::TransferRequest& req,
+                                               const Timeouts& t) {
   std::vector<Fd> conns;
   for (uint32_t i = 0; i < req.streams(); ++i) {
     absl::StatusOr<Fd> c = platform::Accept(data_listener.get(), absl::Now() + t.setup);
-    if (!c.ok()) return;  // the client gave up; it reports why
+    if (!c.ok()) return std::nullopt;  // the client gave up; it reports why
     conns.push_back(*std::move(c));
   }
   ReceiveTally tally;
@@ -248,13 +251,13 @@ void ServeStreamBw(int control, Fd data_listener, const v1::TransferRequest& req
   d->set_peak_gbps(intervals.empty() ? 0 : *std::max_element(intervals.begin(), intervals.end()));
   for (double g : intervals) d->add_interval_gbps(g);
   if (absl::Status e = tally.FirstError(); !e.ok()) d->set_error(std::string(e.message()));
-  (void)platform::WriteMessage(control, msg, absl::Now() + t.setup);
+  return msg;
 }
 
-void ServeRrLat(int control, Fd data_listener, const v1::TransferRequest& req,
-                const Timeouts& t) {
+std::optional<v1::ControlMessage> ServeRrLat(Fd data_listener, const v1::TransferRequest& req,
+                                            const Timeouts& t) {
   absl::StatusOr<Fd> c = platform::Accept(data_listener.get(), absl::Now() + t.setup);
-  if (!c.ok()) return;
+  if (!c.ok()) return std::nullopt;
   platform::SetNoDelay(c->get());
   std::vector<char> buf(req.size());
   uint64_t bytes = 0;
@@ -274,7 +277,7 @@ void ServeRrLat(int control, Fd data_listener, const v1::TransferRequest& req,
   }
   v1::ControlMessage msg;
   msg.mutable_done()->set_bytes(bytes);
-  (void)platform::WriteMessage(control, msg, absl::Now() + t.setup);
+  return msg;
 }
 
 absl::Status Validate(const v1::TransferRequest& req) {
@@ -352,6 +355,7 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     out.result.set_bw_avg_mibps(f.avg_mibps + r.avg_mibps);
     out.result.set_msg_rate_mpps(f.seconds > 0 ? out.result.iterations() / f.seconds / 1e6 : 0);
     SetIntervals({d.interval_gbps().begin(), d.interval_gbps().end()}, &out.result);
+    AddServerCounters(d, &out.result);
     out.result.set_tcp_retransmits(health.retransmits.load());
     if (health.streams.load() > 0) {
       out.result.set_tcp_rtt_us(static_cast<double>(health.rtt_us_sum.load()) /
@@ -436,8 +440,16 @@ RowOutcome RunTcpRow(const platform::HostPort& peer, const v1::TransferRequest& 
   platform::HostPort data_peer{peer.host, static_cast<uint16_t>(reply.ready().data_port())};
   if (req.op() == v1::RR_LAT) {
     out = ClientRrLat(data_peer, req, t);
-    // Closing the data connection ends the server's echo loop; its Done
-    // only confirms the end and carries nothing the client needs.
+    // Closing the data connection ended the server's echo loop; its Done
+    // carries its counters.
+    v1::ControlMessage done;
+    absl::Status read = platform::ReadMessage(control->get(), &done, absl::Now() + t.setup);
+    if (read.ok() && done.has_done()) {
+      AddServerCounters(done.done(), &out.result);
+    } else {
+      out.result.add_counters_unread(
+          absl::StrCat("server: no answer after the run (", read.ok() ? "not a Done" : read.message(), ")"));
+    }
   } else {
     out = ClientStreamBw(control->get(), data_peer, req, t);
   }
@@ -533,7 +545,7 @@ void TransferServer::HandleControl(Fd control) {
         " MiB per session (fewer streams or a smaller --size)"));
   }
   if (valid.ok() && req.transport() == v1::RDMA) {
-    ServeRdma(control.get(), req, timeouts_, rdma_choice_);
+    ServeRdma(control.get(), req, timeouts_, rdma_choice_, counter_root_);
     ++runs_served_;
     return;
   }
@@ -550,10 +562,27 @@ void TransferServer::HandleControl(Fd control) {
   if (!platform::WriteMessage(control.get(), reply, absl::Now() + timeouts_.setup).ok()) {
     return;
   }
-  if (req.op() == v1::STREAM_BW) {
-    ServeStreamBw(control.get(), *std::move(data), req, timeouts_);
+  // The interface the client reached us on: its counters around our part
+  // of the run go back in our Done (a stream's drops land at its receiver).
+  CounterSource counter_source;
+  absl::StatusOr<std::string> local_ip = platform::LocalIp(control.get());
+  absl::StatusOr<platform::Egress> iface =
+      local_ip.ok() ? platform::InterfaceOf(*local_ip)
+                    : absl::StatusOr<platform::Egress>(local_ip.status());
+  if (iface.ok()) {
+    counter_source = NetdevCounterSource(counter_root_, iface->netdev);
   } else {
-    ServeRrLat(control.get(), *std::move(data), req, timeouts_);
+    counter_source.why_none = std::string(iface.status().message());
+  }
+  const CounterWindow counters(counter_source, "server");
+  std::optional<v1::ControlMessage> done =
+      req.op() == v1::STREAM_BW ? ServeStreamBw(*std::move(data), req, timeouts_)
+                                : ServeRrLat(*std::move(data), req, timeouts_);
+  if (done) {
+    std::string unread;
+    for (v1::CounterDelta& d : counters.Finish(&unread)) *done->mutable_done()->add_counters() = d;
+    done->mutable_done()->set_counters_unread(unread);
+    (void)platform::WriteMessage(control.get(), *done, absl::Now() + timeouts_.setup);
   }
   ++runs_served_;
 }

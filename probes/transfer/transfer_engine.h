@@ -84,6 +84,9 @@ class TransferServer {
   uint16_t port() const { return port_; }
   // Before Serve(): the RDMA device/port/GID every RDMA session uses.
   void set_rdma_choice(RdmaServeChoice choice) { rdma_choice_ = std::move(choice); }
+  // Before Serve(): where the counters sent back with each run are read
+  // ("/sys"; a host's sysfs mounted elsewhere in a container, or a test's).
+  void set_counter_root(std::string sys_root) { counter_root_ = std::move(sys_root); }
   // Blocks, serving each control connection on its own thread, until Stop().
   void Serve();
   // Safe from any thread or a signal-handling thread.
@@ -102,6 +105,7 @@ class TransferServer {
   Timeouts timeouts_;
   ServerLimits limits_;
   RdmaServeChoice rdma_choice_;
+  std::string counter_root_ = "/sys";
   std::atomic<int> sessions_{0};
   platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
   std::atomic<bool> stopping_{false};

@@ -64,8 +64,12 @@ v1::ProbeResult RunTransfer(const TransferPlan& plan) {
   for (uint64_t size : plan.sizes) {
     v1::TransferRequest req = plan.request;
     req.set_size(size);
+    const CounterWindow counters(plan.counters, "client");
     RowOutcome row = rdma ? RunRdmaRow(plan.peer, req, plan.timeouts, plan.rdma)
                           : RunTcpRow(plan.peer, req, plan.timeouts);
+    std::string unread;
+    for (v1::CounterDelta& d : counters.Finish(&unread)) *row.result.add_counters() = d;
+    if (!unread.empty()) row.result.add_counters_unread(unread);
     if (row.started || row.result.bytes() > 0) *report->add_results() = row.result;
     if (rdma && !row.memory.empty()) {
       // The method that registered it: "gpu 0 (dma-buf)" or "(peermem)".

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "nodeprobe/v1/result.pb.h"
+#include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/rdma_transport.h"
 #include "probes/transfer/transfer_engine.h"
 
@@ -25,6 +26,8 @@ struct TransferPlan {
   std::vector<uint64_t> sizes;
   Timeouts timeouts;
   RdmaLocal rdma;  // device, port and GID when request.transport() is RDMA
+  // This end's counters, read around each row (the server reads its own).
+  CounterSource counters;
 };
 
 v1::ProbeResult RunTransfer(const TransferPlan& plan);

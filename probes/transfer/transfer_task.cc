@@ -12,6 +12,7 @@
 #include "probes/framework/result_util.h"
 #include "absl/time/clock.h"
 #include "platform/file_tree.h"
+#include "probes/transfer/clock_cost.h"
 #include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/expectations.h"
 #include "probes/transfer/transfer_runner.h"
@@ -115,32 +116,23 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
     plan.rdma = *local;
     plan.rdma.gpu = t.has_gpu() ? static_cast<int>(t.gpu()) : -1;
   }
-  // The counters around the run, what the fabric did meanwhile: the RDMA
-  // port's, or for TCP the egress interface's (statistics and ethtool).
-  const platform::FileTree sys("/sys");
-  std::function<absl::StatusOr<PortCounters>()> snapshot;
-  void (*judge)(const PortCounters&, const PortCounters&, double, const Profile&,
-                v1::ProbeResult*) = nullptr;
+  // The counters around each row, what the fabric did meanwhile: the RDMA
+  // port's, or for TCP the egress interface's (statistics and ethtool);
+  // the server reads its own and sends them back.
+  const std::string sys_root = t.sys_root().empty() ? "/sys" : t.sys_root();
   if (plan.request.transport() == v1::RDMA) {
-    snapshot = [&] { return SnapshotPortCounters(sys, plan.rdma.device, plan.rdma.port); };
-    judge = JudgeCounterDeltas;
+    plan.counters = RdmaCounterSource(sys_root, plan.rdma.device, plan.rdma.port);
   } else if (egress.ok()) {
-    snapshot = [&]() -> absl::StatusOr<PortCounters> {
-      return SnapshotNetdevCounters(sys, egress->netdev);
-    };
-    judge = JudgeNetdevDeltas;
+    plan.counters = NetdevCounterSource(sys_root, egress->netdev);
+  } else {
+    plan.counters.why_none = std::string(egress.status().message());
   }
-  const absl::StatusOr<PortCounters> before =
-      snapshot ? snapshot() : absl::StatusOr<PortCounters>(absl::NotFoundError("no counters"));
-  const absl::Time started = absl::Now();
   result = RunTransfer(plan);
   result.set_probe("transfer");
   result.mutable_transfer()->set_traffic_class(plan.request.traffic_class());
-  if (before.ok()) {
-    if (absl::StatusOr<PortCounters> after = snapshot(); after.ok()) {
-      judge(*before, *after, absl::ToDoubleSeconds(absl::Now() - started), profile, &result);
-    }
-  }
+  JudgeTransferCounters(result.transfer(), plan.request.bidirectional(), profile, &result);
+  // A latency figure includes one clock read per round trip: say what it costs.
+  if (IsLatencyOp(plan.request.op())) JudgeClockCost(MeasureClockCost(), &result);
   LinkFacts facts;
   if (plan.request.transport() == v1::RDMA) {
     // The port's own active MTU: the RoCE/IB header share depends on it

@@ -3,6 +3,8 @@
 // (peer killed, link down) that must end in ERROR within the deadline.
 #include <signal.h>
 
+#include <thread>
+
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "tests/lab/lab.h"
+#include "tests/testing/fixtures.h"
 
 namespace nodeprobe::lab {
 namespace {
@@ -26,10 +29,11 @@ class TransferLabTest : public ::testing::Test {
   }
 
   // Starts `nodeprobe transfer serve` on b; returns "10.77.1.2:PORT".
-  std::string StartServer() {
-    auto pid = lab_->Spawn("b", {NODEPROBE_BINARY, "transfer", "serve", "--port", "0",
-                                 "--idle-timeout", "2"},
-                           "server.log");
+  std::string StartServer(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "serve", "--port", "0",
+                                     "--idle-timeout", "2"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto pid = lab_->Spawn("b", argv, "server.log");
     EXPECT_TRUE(pid.ok());
     server_pid_ = pid.ok() ? *pid : -1;
     auto line = lab_->WaitForLog("server.log", "listening on", absl::Seconds(5));
@@ -167,6 +171,56 @@ TEST_F(TransferLabTest, ServerStopsCleanlyOnSigterm) {
   auto rc = lab_->Wait(server_pid_, absl::Seconds(5));
   ASSERT_TRUE(rc.ok()) << rc.status();
   EXPECT_EQ(*rc, 0);
+}
+
+// Counters from both ends: the server reads its own around its part of the
+// run and sends them back; a receive error that appears in the server's
+// counter tree (a captured sysfs layout, --sysfs-root) while the stream
+// runs is the server's, the receiver's, and FAILs the run; the client's
+// own interface counters are there too, attributed to the client.
+TEST_F(TransferLabTest, CounterDeltasArriveFromBothEndsEachAttributedToItsSide) {
+  testing::TempDir tree;
+  const std::string stats = tree.path() + "/class/net/ba/statistics";
+  ASSERT_EQ(system(("mkdir -p " + stats).c_str()), 0);
+  for (const char* name : {"rx_errors", "rx_crc_errors", "rx_dropped", "tx_errors"}) {
+    testing::WriteFile(stats + "/" + name, "0\n");
+  }
+  const std::string peer = StartServer({"--sysfs-root", tree.path()});
+  // A second into the 2 s run, the server's port counts 7 CRC errors.
+  std::thread fault([&] {
+    usleep(1000000);
+    testing::WriteFile(stats + "/rx_crc_errors", "7\n");
+    testing::WriteFile(stats + "/rx_errors", "7\n");
+  });
+  int rc = -1;
+  v1::ProbeResult r = RunClient({"--peer", peer, "--duration", "2"}, &rc, absl::Seconds(20));
+  fault.join();
+  EXPECT_EQ(rc, 1) << r.DebugString();
+  ASSERT_EQ(r.transfer().results_size(), 1) << r.DebugString();
+  bool server_crc = false, client_side = false;
+  for (const v1::CounterDelta& d : r.transfer().results(0).counters()) {
+    server_crc |= d.side() == "server" && d.port() == "ba" && d.counter() == "rx_crc_errors" &&
+                  d.delta() == 7;
+    client_side |= d.side() == "client" && d.port() == "ab" && d.counter() == "rx_errors";
+  }
+  EXPECT_TRUE(server_crc) << r.DebugString();
+  EXPECT_TRUE(client_side) << r.DebugString();
+  ASSERT_GE(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "NETDEV_ERRORS_GREW");
+  EXPECT_NE(r.findings(0).message().find("ba on the server (receiver)"), std::string::npos)
+      << r.findings(0).message();
+  EXPECT_NE(r.findings(0).message().find("rx_crc_errors +7"), std::string::npos);
+  // rr_lat's server answers with its counters too (no growth now: PASS).
+  v1::ProbeResult lat =
+      RunClient({"--peer", peer, "--op", "rr_lat", "--iterations", "200"}, &rc, absl::Seconds(20));
+  EXPECT_EQ(rc, 0) << lat.DebugString();
+  ASSERT_EQ(lat.transfer().results_size(), 1);
+  bool lat_server = false;
+  for (const v1::CounterDelta& d : lat.transfer().results(0).counters()) {
+    lat_server |= d.side() == "server" && d.counter() == "rx_crc_errors" && d.delta() == 0;
+  }
+  EXPECT_TRUE(lat_server) << lat.DebugString();
+  EXPECT_EQ(lat.transfer().results(0).counters_unread_size(), 0) << lat.DebugString();
 }
 
 // TCP_INFO in the result: a 200 Mbit/s link with a deep queue retransmits

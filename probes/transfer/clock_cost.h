@@ -1,0 +1,32 @@
+// File: clock_cost.h
+// What one timestamp costs on this host. Latency loops read
+// CLOCK_MONOTONIC_RAW once per round trip, as perftest reads the TSC once
+// per iteration; through the vDSO that costs 25 ns against rdtsc's 11 on
+// this project's kvm-clock VM (80 vs 40 while it builds; bench/clock_cost),
+// under 1% of a 2 us RDMA round trip, so the clock stays (no TSC rate to
+// calibrate, no dependence on constant_tsc). A clocksource the vDSO cannot read
+// (hpet, acpi_pm: an unstable TSC) makes each read a syscall of a
+// microsecond or more, and the latency figures then include it:
+//   CLOCK_READ_SLOW  one read costs more than kSlowClockReadNs: WARN,
+//                    naming the clocksource and the cost per round trip
+#pragma once
+
+#include <string>
+
+#include "nodeprobe/v1/result.pb.h"
+
+namespace nodeprobe::transfer {
+
+inline constexpr double kSlowClockReadNs = 250;
+
+struct ClockCost {
+  double ns_per_read = 0;   // median over batches (a preempted batch does not count)
+  std::string clocksource;  // "tsc", "kvm-clock", "hpet"; "" when unreadable
+};
+
+ClockCost MeasureClockCost(const std::string& sys_root = "/sys");
+
+// Evidence of the cost, and CLOCK_READ_SLOW when it is above the bar.
+void JudgeClockCost(const ClockCost& cost, v1::ProbeResult* result);
+
+}  // namespace nodeprobe::transfer

@@ -10,6 +10,9 @@ namespace nodeprobe::coordinator {
 
 void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go);
 int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
+std::vector<std::string> RailPlan(const v1::AcceptanceProfile& profile);
+bool RailSelected(const v1::RunStageRequest& req, const std::vector<std::string>& plan,
+                  const AgentSession& a, const AgentSession& b, int rail, int rails);
 
 namespace {
 
@@ -75,6 +78,36 @@ TEST(RailTasksTest, RailsPairByNameNotPosition) {
   EXPECT_EQ(PeerRail(*a, 1, *b), 0);
   auto c = Node("gpu-c", "10.0.0.3", {Ib("mlx5_4")});
   EXPECT_EQ(PeerRail(*a, 0, *c), 0);  // no rail of that name: by position
+}
+
+v1::Rail Roce(const std::string& device, const std::string& netdev) {
+  v1::Rail r = Ib(device);
+  r.set_link_layer("Ethernet");
+  r.set_netdev(netdev);
+  return r;
+}
+
+// The profile's rail plan picks the compute rails when --rails does not:
+// a storage NIC the agent registered is not measured; --rails still wins;
+// a plan that names none of a pair's rails leaves all of them.
+TEST(RailTasksTest, TheProfilesRailPlanPicksTheRails) {
+  v1::AcceptanceProfile profile;
+  profile.set_source("fleet.yaml");
+  profile.set_yaml("cabling:\n  expect:\n    ens1f0np0: \"leaf-rail-0-*\"\n");
+  const std::vector<std::string> plan = RailPlan(profile);
+  ASSERT_EQ(plan, std::vector<std::string>{"ens1f0np0"});
+  auto a = Node("gpu-a", "10.0.0.1", {Roce("mlx5_0", "ens1f0np0"), Roce("mlx5_2", "storage0")});
+  auto b = Node("gpu-b", "10.0.0.2", {Roce("mlx5_0", "ens1f0np0"), Roce("mlx5_2", "storage0")});
+  v1::RunStageRequest req;
+  EXPECT_TRUE(RailSelected(req, plan, *a, *b, 0, 2));
+  EXPECT_FALSE(RailSelected(req, plan, *a, *b, 1, 2));
+  req.add_rails("storage0");
+  EXPECT_FALSE(RailSelected(req, plan, *a, *b, 0, 2));
+  EXPECT_TRUE(RailSelected(req, plan, *a, *b, 1, 2));
+  auto c = Node("gpu-c", "10.0.0.3", {Roce("mlx5_4", "eth4")});
+  auto d = Node("gpu-d", "10.0.0.4", {Roce("mlx5_4", "eth4")});
+  EXPECT_TRUE(RailSelected(v1::RunStageRequest(), plan, *c, *d, 0, 1));
+  EXPECT_TRUE(RailSelected(v1::RunStageRequest(), {}, *a, *b, 1, 2));
 }
 
 }  // namespace

@@ -101,15 +101,47 @@ bool RailNamed(const std::string& want, const AgentSession& node, int rail) {
   return want == r.name() || want == r.rdma_device() || (!r.netdev().empty() && want == r.netdev());
 }
 
-// Rails pair by order; --rails names them by either node's rail names.
-bool RailSelected(const v1::RunStageRequest& req, const AgentSession& a, const AgentSession& b,
-                  int rail) {
-  if (req.rails_size() == 0) return true;
-  for (const std::string& want : req.rails()) {
+}  // namespace
+
+// The profile's rail plan (cabling.expect: netdev -> switch): the netdevs
+// that are compute rails; empty without a plan.
+std::vector<std::string> RailPlan(const v1::AcceptanceProfile& profile) {
+  std::vector<std::string> out;
+  if (profile.yaml().empty()) return out;
+  absl::StatusOr<Profile> p = ParseProfile(profile.yaml(), profile.source());
+  if (!p.ok()) return out;
+  for (const auto& [netdev, glob] : p->cabling_expect) out.push_back(netdev);
+  return out;
+}
+
+namespace {
+
+bool NamedByAny(const std::vector<std::string>& names, const AgentSession& a,
+                const AgentSession& b, int rail) {
+  for (const std::string& want : names) {
     if (RailNamed(want, a, rail) || RailNamed(want, b, rail)) return true;
   }
   return false;
 }
+
+}  // namespace
+
+// --rails names rails by either node's rail names. Without it, the
+// profile's rail plan picks them where it names any rail of the pair (a
+// plan written for other nodes picks nothing here, and all rails run).
+bool RailSelected(const v1::RunStageRequest& req, const std::vector<std::string>& plan,
+                  const AgentSession& a, const AgentSession& b, int rail, int rails) {
+  if (req.rails_size() > 0) {
+    return NamedByAny({req.rails().begin(), req.rails().end()}, a, b, rail);
+  }
+  if (plan.empty()) return true;
+  for (int r = 0; r < rails; ++r) {
+    if (NamedByAny(plan, a, b, r)) return NamedByAny(plan, a, b, rail);
+  }
+  return true;
+}
+
+namespace {
 
 // What the node's busy-node guard said it is busy with ("" when idle or
 // forced): the message of its first NODE_BUSY finding.
@@ -270,8 +302,9 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  bool path_mtu) {
   const int rails =
       std::max(1, std::min(a.registration().rails_size(), b.registration().rails_size()));
+  const std::vector<std::string> plan = RailPlan(run->profile());
   for (int r = 0; r < rails; ++r) {
-    if (!RailSelected(request, a, b, r)) continue;
+    if (!RailSelected(request, plan, a, b, r, rails)) continue;
     if (!only_rails.empty() &&
         std::find(only_rails.begin(), only_rails.end(), r) == only_rails.end()) {
       continue;

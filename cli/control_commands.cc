@@ -1,8 +1,7 @@
 // File: control_commands.cc
 #include "cli/control_commands.h"
 
-#include <unistd.h>
-
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -79,6 +78,44 @@ int RpcErrorExit(const absl::Status& s, const std::string& address) {
   return RpcErrorExit(
       grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message())), address);
 }
+
+namespace {
+
+// On a terminal: asks whether to cancel (30 s to answer, no means no).
+bool OperatorSaysCancel(const std::string& run_id) {
+  std::cerr << "\nCancel run " << run_id << " at the coordinator? [y/N] " << std::flush;
+  pollfd in{0, POLLIN, 0};
+  if (poll(&in, 1, 30000) <= 0) return false;
+  std::string answer;
+  std::getline(std::cin, answer);
+  return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+// What happens to the run when its watcher is interrupted, said in one
+// line: cancelled at the coordinator (--cancel-on-interrupt, no terminal,
+// or the operator's yes), or left running and where to find it.
+std::string InterruptedRun(v1::Coordinator::Stub* stub, const std::string& run_id,
+                           const MultiNodeRun& o) {
+  const bool cancel = o.cancel_on_interrupt || !isatty(0) || OperatorSaysCancel(run_id);
+  if (!cancel) {
+    return absl::StrCat("run ", run_id, " goes on at the coordinator (`nodeprobe report --run ",
+                        run_id, "` when it ends)");
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::CancelRunRequest req;
+  req.set_run_id(run_id);
+  v1::CancelRunResponse resp;
+  const grpc::Status s = stub->CancelRun(&ctx, req, &resp);
+  if (!s.ok()) {
+    return absl::StrCat("run ", run_id, " could not be cancelled (", s.error_message(),
+                        "); it may go on: `nodeprobe report --run ", run_id, "`");
+  }
+  return absl::StrCat(resp.message(), ": what it measured is kept (`nodeprobe report --run ",
+                      run_id, "`, state \"cancelled\")");
+}
+
+}  // namespace
 
 int RunMultiNode(const MultiNodeRun& o) {
   // Everything that can be checked here is, before the coordinator is
@@ -192,12 +229,12 @@ int RunMultiNode(const MultiNodeRun& o) {
   }
   grpc::Status s = reader->Finish();
   if (g_interrupted) {
-    std::cerr << "nodeprobe: interrupted: this command stopped watching"
-              << (run_id.empty() ? std::string(" before the run started")
-                                 : absl::StrCat("; run ", run_id, " goes on at the coordinator "
-                                                "(`nodeprobe report --run ", run_id,
-                                                "` when it ends)"))
-              << "\n";
+    if (run_id.empty()) {
+      std::cerr << "nodeprobe: interrupted before the coordinator named a run (a run it had "
+                   "just begun is in `nodeprobe runs`)\n";
+      return 130;
+    }
+    std::cerr << "nodeprobe: interrupted: " << InterruptedRun(stub.get(), run_id, o) << "\n";
     return 130;
   }
   if (!s.ok() && !run_id.empty() &&

@@ -52,6 +52,9 @@ struct MultiNodeRun {
   std::string format = "table";
   bool quiet = false;
   std::string profile_path;  // validated here, sent with the run
+  // Ctrl-C: cancel the run at the coordinator without asking (what a
+  // script gets anyway: it is asked only on a terminal).
+  bool cancel_on_interrupt = false;
 };
 
 // `nodeprobe run --stage two-node --nodes A,B` through a coordinator.

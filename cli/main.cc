@@ -133,6 +133,9 @@ int main(int argc, char** argv) {
                       "Seconds per transfer direction in the two-node and cluster stages")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  run_cmd->add_flag("--cancel-on-interrupt", multi.cancel_on_interrupt,
+                    "Multi-node: Ctrl-C cancels the run at the coordinator without asking "
+                    "(without a terminal on stdin it always does; on one, it asks)");
   run_cmd->add_option("--netns", run.netns,
                       "Run from this network namespace (name, PID or path)");
   run_cmd->add_option("--node-name", run.node_name,

@@ -78,6 +78,11 @@ absl::StatusOr<v1::AgentMessage> AgentSession::AwaitLocked(const std::string& ta
       }
       return m;
     }
+    if (cancelled_) {
+      replies_.erase(task_id);
+      return absl::CancelledError(absl::StrCat("the run was cancelled while ", node_,
+                                               " worked on task ", task_id));
+    }
     if (!alive_) {
       replies_.erase(task_id);
       return absl::UnavailableError(absl::StrCat("agent ", node_, " was lost"));
@@ -117,16 +122,39 @@ bool AgentSession::alive() const {
   return alive_;
 }
 
+void AgentSession::CancelStage() {
+  std::vector<std::string> pending;
+  {
+    platform::MutexLock l(&mu_);
+    if (!busy_) return;  // nothing runs here (the stage already released it)
+    cancelled_ = true;
+    for (const auto& [id, p] : replies_) pending.push_back(id);
+    cv_.SignalAll();
+  }
+  for (const std::string& id : pending) {
+    v1::CoordinatorMessage msg;
+    msg.mutable_cancel()->set_task_id(id);
+    (void)send_(msg);  // the agent kills that task's worker
+  }
+}
+
+bool AgentSession::cancelled() const {
+  platform::MutexLock l(&mu_);
+  return cancelled_;
+}
+
 bool AgentSession::TryAcquire() {
   platform::MutexLock l(&mu_);
   if (busy_) return false;
   busy_ = true;
+  cancelled_ = false;
   return true;
 }
 
 void AgentSession::Release() {
   platform::MutexLock l(&mu_);
   busy_ = false;
+  cancelled_ = false;
 }
 
 bool AgentSession::busy() const {

@@ -66,6 +66,12 @@ class AgentSession {
   void Lose();
   bool alive() const;
 
+  // The stage this node runs was cancelled: every wait returns CANCELLED
+  // at once, and the agent is told to cancel each task awaited, until the
+  // stage releases the node.
+  void CancelStage();
+  bool cancelled() const;
+
   // One stage at a time per node.
   bool TryAcquire();
   void Release();
@@ -94,6 +100,7 @@ class AgentSession {
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_);
   bool alive_ ABSL_GUARDED_BY(mu_) = true;
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 class AgentRegistry {

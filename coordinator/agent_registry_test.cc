@@ -1,5 +1,8 @@
 #include "coordinator/agent_registry.h"
 
+#include <thread>
+
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace nodeprobe::coordinator {
@@ -61,6 +64,40 @@ TEST(AgentRegistryTest, ATasksResultIsTimedByKindOnceAndOnlyAResult) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].first, "serve_transfer");
   EXPECT_GE(seen[0].second, absl::ZeroDuration());
+}
+
+// A cancelled stage: the wait in progress ends at once with CANCELLED (not
+// at its deadline, not as a lost agent), the agent is told to cancel the
+// task, and once the stage releases the node the next stage waits normally.
+TEST(AgentSessionTest, ACancelledStageEndsItsWaitAtOnceAndCancelsTheAgentsTask) {
+  std::vector<std::string> cancels;
+  auto s = std::make_shared<AgentSession>(
+      "gpu01", "10.0.0.1", v1::Registration(),
+      [&](const v1::CoordinatorMessage& m) {
+        if (m.has_cancel()) cancels.push_back(m.cancel().task_id());
+        return true;
+      },
+      [] {}, "cert-A");
+  s->CancelStage();  // no stage runs: nothing to cancel
+  EXPECT_FALSE(s->cancelled());
+  ASSERT_TRUE(s->TryAcquire());
+  s->Expect("t1");
+  const absl::Time start = absl::Now();
+  std::thread canceller([&] {
+    absl::SleepFor(absl::Milliseconds(100));
+    s->CancelStage();
+  });
+  absl::StatusOr<v1::AgentMessage> r = s->Await("t1", absl::Now() + absl::Seconds(30));
+  canceller.join();
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(cancels, std::vector<std::string>{"t1"});
+  EXPECT_TRUE(s->alive());
+  s->Release();
+  ASSERT_TRUE(s->TryAcquire());
+  s->Expect("t2");
+  EXPECT_EQ(s->Await("t2", absl::Now() + absl::Milliseconds(50)).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
 }
 
 }  // namespace

@@ -20,6 +20,10 @@ double SecondsLeft(absl::Time deadline) {
 
 absl::Status Send(AgentSession& s, v1::Task task, absl::Time deadline,
                   const v1::AcceptanceProfile& profile) {
+  if (s.cancelled()) {
+    return absl::CancelledError(absl::StrCat("the run was cancelled before ", s.node(),
+                                             " was sent its next task"));
+  }
   *task.mutable_profile() = profile;
   const double left = SecondsLeft(deadline);
   task.set_deadline_s(left < 10 ? left * 0.8 : left - 2);

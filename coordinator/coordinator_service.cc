@@ -174,6 +174,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     }
     acquired.push_back(s);
   }
+  if (ctx->IsCancelled()) {  // the operator gave up before anything started
+    for (const auto& a : acquired) a->Release();
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away before the run began");
+  }
   v1::StageRun run;
   if (resumed) {
     // Kept: the rounds' pairs. Judged again from them: everything else.
@@ -205,7 +209,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   *run.mutable_started() = Now();
   {
     platform::MutexLock l(&active_mu_);
-    active_runs_.insert(run.run_id());
+    active_runs_[run.run_id()] = ActiveRun{nodes, ""};
   }
   // Every write is checked: the first that fails is said at once (log,
   // /metrics, the client's progress) and ends the run "incomplete".
@@ -255,6 +259,30 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint,
                          [this](const std::string& node) { return registry_.Find(node); });
   for (const auto& a : acquired) a->Release();
+  std::string cancelled_by;
+  {
+    platform::MutexLock l(&active_mu_);
+    cancelled_by = active_runs_[run.run_id()].cancelled_by;
+  }
+  if (!cancelled_by.empty()) {
+    // The operator stopped it: what was measured is kept, the rest was not
+    // measured, and no node is blamed for the tasks that were cut off.
+    auto* findings = run.mutable_findings();
+    findings->erase(std::remove_if(findings->begin(), findings->end(),
+                                   [](const v1::Finding& f) {
+                                     return f.code() == "RUN_CANCELLED";
+                                   }),
+                    findings->end());
+    v1::Finding* f = run.add_findings();
+    f->set_code("RUN_CANCELLED");
+    f->set_severity(v1::ERROR);
+    f->set_device("coordinator");
+    f->set_message(absl::StrCat("cancelled by ", cancelled_by, ": what was measured before is "
+                                "kept, the rest was not measured; the nodes are not at fault"));
+    f->set_remediation("run the stage again");
+    run.set_state("cancelled");
+    run.set_verdict(RunVerdict(run));
+  }
   if (stopping_) {
     // The streams closed because this coordinator stopped, not because a
     // node failed: no node is blamed, and the run is said to be cut short.
@@ -331,7 +359,7 @@ absl::StatusOr<v1::StageRun> CoordinatorService::ResumableRun(const v1::RunStage
     // Still "running" in the store but not running here: its last write
     // failed (a full disk), or this coordinator never finished it.
     platform::MutexLock l(&active_mu_);
-    if (active_runs_.count(req.resume_run_id())) {
+    if (active_runs_.count(req.resume_run_id()) > 0) {
       return absl::FailedPreconditionError(
           absl::StrCat("run ", req.resume_run_id(), " is still running"));
     }
@@ -386,6 +414,38 @@ grpc::Status CoordinatorService::GetRun(grpc::ServerContext* ctx, const v1::GetR
                         std::string(run.status().message()));
   }
   *resp = RunPage(*run, req->reports_offset(), req->pairs_offset());
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::CancelRun(grpc::ServerContext* ctx,
+                                           const v1::CancelRunRequest* req,
+                                           v1::CancelRunResponse* resp) {
+  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
+  std::string who = "unauthenticated (plaintext coordinator)";
+  if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
+    const std::vector<std::string> ids = PeerNames(auth.get());
+    who = ids.empty() ? "authenticated, no name" : ids.front();
+  }
+  std::vector<std::shared_ptr<AgentSession>> nodes;
+  {
+    platform::MutexLock l(&active_mu_);
+    auto it = active_runs_.find(req->run_id());
+    if (it == active_runs_.end()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          absl::StrCat("run '", req->run_id(), "' is not running on this "
+                                       "coordinator (finished, or unknown: nodeprobe runs)"));
+    }
+    if (it->second.cancelled_by.empty()) it->second.cancelled_by = who;
+    nodes = it->second.nodes;
+  }
+  std::vector<std::string> names;
+  for (const auto& n : nodes) {
+    n->CancelStage();  // its waits end now, its agent's tasks are cancelled
+    names.push_back(n->node());
+  }
+  std::cerr << "nodeprobe coordinator: run " << req->run_id() << " cancelled by " << who << "\n";
+  resp->set_message(absl::StrCat("cancelling run ", req->run_id(), " on ",
+                                 absl::StrJoin(names, ", ")));
   return grpc::Status::OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <memory>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -59,6 +60,8 @@ class CoordinatorService final
                         v1::ListRunsResponse* resp) override;
   grpc::Status GetRun(grpc::ServerContext* ctx, const v1::GetRunRequest* req,
                       v1::StageRun* resp) override;
+  grpc::Status CancelRun(grpc::ServerContext* ctx, const v1::CancelRunRequest* req,
+                         v1::CancelRunResponse* resp) override;
 
   AgentRegistry& registry() { return registry_; }
   // The coordinator is stopping: runs in flight end with COORDINATOR_LOST,
@@ -85,7 +88,13 @@ class CoordinatorService final
   // that is not here was interrupted (its last write failed), and resumes.
   std::atomic<bool> stopping_{false};
   platform::Mutex active_mu_;
-  std::set<std::string> active_runs_ ABSL_GUARDED_BY(active_mu_);
+  // Each with its nodes, so CancelRun can stop their waits and tasks, and
+  // who cancelled it ("" while nobody has).
+  struct ActiveRun {
+    std::vector<std::shared_ptr<AgentSession>> nodes;
+    std::string cancelled_by;
+  };
+  std::map<std::string, ActiveRun> active_runs_ ABSL_GUARDED_BY(active_mu_);
 };
 
 // A running coordinator: server, service, store and the reaper of silent

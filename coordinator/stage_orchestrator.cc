@@ -179,6 +179,15 @@ void RetestTwoNodeGaps(v1::StageRun* run, AgentSession& a, AgentSession& b,
 void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
                 const std::string& during) {
   v1::Finding* f = run->add_findings();
+  if (s.code() == absl::StatusCode::kCancelled) {
+    // The operator's doing, not the node's (the run says who).
+    f->set_code("RUN_CANCELLED");
+    f->set_severity(v1::ERROR);
+    f->set_device(node);
+    f->set_message(absl::StrCat("cancelled during ", during, ": ", s.message()));
+    f->set_remediation("run the stage again");
+    return;
+  }
   const bool lost = s.code() == absl::StatusCode::kUnavailable;
   f->set_code(lost ? "AGENT_LOST" : "TASK_TIMEOUT");
   f->set_severity(v1::ERROR);

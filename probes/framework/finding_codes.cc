@@ -149,6 +149,7 @@ const std::vector<FindingCode>& FindingCodes() {
       {"RDMA_CONGESTION_SIGNALS", "pauses, CNPs or ECN marks during a transfer above the profile's rate"},
       {"NETDEV_ERRORS_GREW", "an interface's error counters grew during a transfer"},
       {"NETDEV_PAUSE_FRAMES", "flow-control pauses during a transfer above the profile's rate"},
+      {"RUN_CANCELLED", "the run was cancelled by an operator; what was measured before is kept"},
       {"CLOCK_READ_SLOW", "a clock read costs more than 250 ns (a clocksource the vDSO cannot read): latency figures include it"},
       {"NOTHING_MEASURED", "a run or pair produced no measurement (everything skipped)"},
       // Cluster stage (coordinator/blame.h)

@@ -255,6 +255,57 @@ bool Alive(pid_t pid) {
   return std::getline(stat, line) && line.find(") Z") == std::string::npos;
 }
 
+// Ctrl-C on a multi-node run without a terminal (a script, CI) cancels it
+// at the coordinator: the CLI exits 130 within seconds saying so, the
+// stored run is "cancelled" with RUN_CANCELLED and no node blamed, and the
+// nodes are free for the next run at once (their tasks were cancelled).
+TEST_F(ControlPlaneLabTest, CtrlCWithoutATerminalCancelsTheRunAtTheCoordinator) {
+  ASSERT_TRUE(StartPlaintextFleet());
+  auto cli = lab_->Spawn("c",
+                         {NODEPROBE_BINARY, "run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b",
+                          "--transfer-seconds", "30", "--timeout", "300", "--coordinator",
+                          absl::StrCat("10.83.1.1:", port_), "--insecure"},
+                         "interrupted.log");
+  ASSERT_TRUE(cli.ok());
+  ASSERT_TRUE(lab_->WaitForLog("interrupted.log", "transfer gpu-a -> gpu-b", absl::Seconds(60)).ok())
+      << lab_->ReadLog("interrupted.log");
+  const absl::Time interrupted = absl::Now();
+  kill(*cli, SIGINT);
+  absl::StatusOr<int> rc = lab_->Wait(*cli, absl::Seconds(30));
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  EXPECT_EQ(*rc, 130);
+  const std::string said = lab_->ReadLog("interrupted.log");
+  EXPECT_NE(said.find("cancelling run"), std::string::npos) << said;
+  EXPECT_NE(said.find("state \"cancelled\""), std::string::npos) << said;
+  const size_t at = said.find("report --run ");
+  ASSERT_NE(at, std::string::npos) << said;
+  const std::string run_id = said.substr(at + 13, said.find('`', at) - at - 13);
+  // The coordinator ends the run within seconds, not after the 30 s transfer.
+  v1::StageRun run;
+  for (int i = 0; i < 50; ++i) {
+    std::string out;
+    if (Client({"report", "--run", run_id, "--format", "json"}, false, &out) == 0) {
+      run = ParseRun(out);
+      if (run.state() != "running") break;
+    }
+    usleep(200000);
+  }
+  EXPECT_LT(absl::Now() - interrupted, absl::Seconds(20));
+  EXPECT_EQ(run.state(), "cancelled") << run.DebugString();
+  EXPECT_EQ(run.verdict(), v1::ERROR);
+  EXPECT_TRUE(HasFinding(run, "RUN_CANCELLED", "coordinator")) << run.DebugString();
+  for (const auto& f : run.findings()) {
+    EXPECT_NE(f.code(), "AGENT_LOST") << f.DebugString();
+    EXPECT_NE(f.code(), "TASK_TIMEOUT") << f.DebugString();
+  }
+  std::string out;
+  EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--transfer-seconds",
+                    "1", "--format", "json"},
+                   false, &out),
+            0)
+      << out;
+}
+
 TEST_F(ControlPlaneLabTest, TwoNodeStageIsJudgedByItsProfileAndTheRunKeepsIt) {
   // b's side of the fabric at 1400: a -> b meets a smaller path MTU, and
   // the two ends' MTUs differ; the profile accepts both with a reason.

@@ -1,6 +1,8 @@
 // File: agent_command.cc
 #include "agent/agent_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include "platform/identifiers.h"
 
 #include <limits.h>

@@ -1,6 +1,8 @@
 // File: command_line.cc
 #include "cli/command_line.h"
 
+#include <CLI/CLI.hpp>
+
 #include "platform/identifiers.h"
 
 #include <iostream>

@@ -7,9 +7,15 @@
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "coordinator/tls_files.h"
 
-#include "coordinator/credentials.h"
+// Headers name CLI11's types only: its definitions cost seconds of every
+// translation unit that includes it (the global validators it defines are
+// compiled each time), so only the .cc files that declare flags do.
+namespace CLI {
+class App;
+class Validator;
+}  // namespace CLI
 
 namespace nodeprobe::cli {
 

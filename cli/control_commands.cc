@@ -11,6 +11,8 @@
 #include <thread>
 #include <set>
 
+#include <CLI/CLI.hpp>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"

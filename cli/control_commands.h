@@ -7,12 +7,17 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "absl/status/statusor.h"
 #include "cli/command_line.h"
 #include "coordinator/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+
+// Headers name CLI11's types only: its definitions cost seconds of every
+// translation unit that includes it (the global validators it defines are
+// compiled each time), so only the .cc files that declare flags do.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace nodeprobe::cli {
 

@@ -1,6 +1,8 @@
 // File: evidence_command.cc
 #include "cli/evidence_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command_line.h"
 
 #include <google/protobuf/util/json_util.h>

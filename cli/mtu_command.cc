@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/safe_text.h"
 #include "absl//strings/str_cat.h"
 #include "absl/time/clock.h"

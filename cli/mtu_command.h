@@ -5,7 +5,12 @@
 
 #include <functional>
 
-#include <CLI/CLI.hpp>
+// Headers name CLI11's types only: its definitions cost seconds of every
+// translation unit that includes it (the global validators it defines are
+// compiled each time), so only the .cc files that declare flags do.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace nodeprobe::cli {
 

@@ -1,6 +1,8 @@
 // File: nccl_command.cc
 #include "cli/nccl_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command_line.h"
 
 #include <iostream>

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/safe_text.h"
 #include "absl//strings/str_cat.h"
 #include "absl/strings/str_format.h"

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include <CLI/CLI.hpp>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

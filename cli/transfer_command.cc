@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"

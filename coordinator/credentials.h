@@ -12,15 +12,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
+#include "coordinator/tls_files.h"
 
 namespace nodeprobe::coordinator {
-
-struct TlsFiles {
-  std::string cert;  // PEM certificate (chain)
-  std::string key;   // PEM private key
-  std::string ca;    // PEM CA bundle that signs the other parties
-  bool insecure = false;
-};
 
 // INVALID_ARGUMENT naming the missing flag or unreadable file.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsFiles& f);

@@ -9,9 +9,30 @@
 # (scripts/fuzz.sh) and the ThreadSanitizer step (scripts/tsan.sh) follow
 # the suite.
 set -euo pipefail
+# Each step's wall time, printed at the end whatever happens (the CI
+# budget is 30 minutes from a cold cache: this says where they went).
+STEPS=()
+step_start=$(date +%s)
+run_start=$step_start
+step_done() {  # NAME
+  local now; now=$(date +%s)
+  STEPS+=("$(printf '%-8s %5d s' "$1" $((now - step_start)))")
+  step_start=$now
+}
+print_steps() {
+  local rc=$?
+  local now; now=$(date +%s)
+  [ "$now" -gt "$step_start" ] && [ "$rc" != 0 ] &&
+    STEPS+=("$(printf '%-8s %5d s (failed here)' next $((now - step_start)))")
+  echo "test.sh: step times (exit $rc):" >&2
+  printf '  %s\n' "${STEPS[@]}" "$(printf '%-8s %5d s' total $((now - run_start)))" >&2
+  return $rc
+}
+trap print_steps EXIT
 export NODEPROBE_SETUP_NO_BUILD=1
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 np_install_test_tools
+step_done setup
 SANITIZE="${NODEPROBE_SANITIZE-address,undefined}"
 if [ -n "$SANITIZE" ]; then
   dir="${NODEPROBE_BUILD_DIR:-$ROOT/build-${SANITIZE//,/-}}"
@@ -22,19 +43,21 @@ if [ -n "$SANITIZE" ]; then
 else
   dir="${NODEPROBE_BUILD_DIR:-$ROOT/build}"
 fi
-start=$(date +%s)
 np_build "$dir" -DNODEPROBE_SANITIZE="$SANITIZE"
-echo "test.sh: built $dir in $(( $(date +%s) - start )) s" >&2
+step_done build
 (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@")
+step_done suite
 # The parsers that read untrusted input (profiles, sysfs values, topology
 # XML, peer messages) are then fuzzed for a fixed time each; a finding fails
 # the run. NODEPROBE_FUZZ_SECONDS=0 skips this step.
 if [ "${NODEPROBE_FUZZ_SECONDS:-40}" != 0 ]; then
   "$ROOT/scripts/fuzz.sh"
+  step_done fuzz
 fi
 # The concurrent code (agent, coordinator, task runner, transfer engine) is
 # then built with clang's ThreadSanitizer and -Werror=thread-safety and its
 # tests run again under it. NODEPROBE_TSAN=0 skips this step.
 if [ "${NODEPROBE_TSAN:-1}" != 0 ]; then
   "$ROOT/scripts/tsan.sh"
+  step_done tsan
 fi

@@ -1,5 +1,5 @@
-// The cost of a clock read: measured here (the vDSO's, far under the bar
-// on any sane host), and judged from a captured clocksource.
+// The cost of a clock read: measured here (no bar asserted: a test must
+// not depend on how busy its machine is), and judged from given costs.
 #include "probes/transfer/clock_cost.h"
 
 #include "gtest/gtest.h"
@@ -8,18 +8,18 @@
 namespace nodeprobe::transfer {
 namespace {
 
-TEST(ClockCostTest, ThisHostsClockIsReadThroughTheVdsoAndNamesItsSource) {
+TEST(ClockCostTest, ThisHostsClockIsMeasuredAndNamesItsSource) {
   testing::TempDir sys;
   testing::WriteFile(sys.path() + "/devices/system/clocksource/clocksource0/current_clocksource",
                      "kvm-clock\n");
   const ClockCost cost = MeasureClockCost(sys.path());
   EXPECT_GT(cost.ns_per_read, 0);
-  EXPECT_LT(cost.ns_per_read, kSlowClockReadNs) << "a syscall per read on this host?";
   EXPECT_EQ(cost.clocksource, "kvm-clock");
   v1::ProbeResult r;
-  JudgeClockCost(cost, &r);
+  JudgeClockCost(ClockCost{25, cost.clocksource}, &r);
   EXPECT_EQ(r.findings_size(), 0);
-  EXPECT_NE(r.evidence().begin()->second.find("clocksource kvm-clock"), std::string::npos);
+  EXPECT_NE(r.evidence().begin()->second.find("25 ns per read; clocksource kvm-clock"),
+            std::string::npos);
 }
 
 TEST(ClockCostTest, AClockThatIsASyscallWarnsAndNamesTheFix) {

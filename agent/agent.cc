@@ -149,11 +149,10 @@ void Agent::HandleTask(const v1::Task& received) {
     if (ev.ok() && ev->has_done()) {
       *result->mutable_result() = ev->done().result();
     } else {
-      *result->mutable_result() = ErrorResult(
-          "transfer", "TRANSFER_SERVE_FAILED",
-          ev.ok() ? "the transfer server sent no endpoint"
-                  : absl::StrCat("the transfer server ", ev.status().message()),
-          "check the node's free ports");
+      *result->mutable_result() =
+          ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
+                      ev.ok() ? "the transfer server sent no endpoint"
+                              : absl::StrCat("the transfer server ", ev.status().message()));
     }
     result->mutable_result()->set_node(options_.node_name);
     Write(reply);
@@ -169,8 +168,7 @@ void Agent::HandleTask(const v1::Task& received) {
     if (!options_.allow_disruptive) {
       *result->mutable_result() = ErrorResult(
           "restart-agent", "FAILURE_REFUSED",
-          "this agent was not started with --allow-disruptive: it does not restart on request",
-          "start the agent with --allow-disruptive on nodes where failure injection is wanted");
+          "this agent was not started with --allow-disruptive: it does not restart on request");
       result->mutable_result()->set_node(options_.node_name);
       Write(reply);
       return;
@@ -221,8 +219,7 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
   if (!worker.ok()) {
     *result->mutable_result() =
         ErrorResult("nccl", "TASK_FAILED",
-                    absl::StrCat("cannot start the rank's worker: ", worker.status().message()),
-                    "check the node (memory, process limits) and the nodeprobe binary");
+                    absl::StrCat("cannot start the rank's worker: ", worker.status().message()));
   }
   while (worker.ok()) {
     absl::StatusOr<v1::TaskEvent> ev =
@@ -243,14 +240,11 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
     if (waiting && !cancelled()) continue;
     worker->Kill();
     *result->mutable_result() =
-        waiting ? ErrorResult("nccl", "NCCL_STOPPED", "stopped by the coordinator",
-                              "another rank of the run failed: see the run's findings")
+        waiting ? ErrorResult("nccl", "NCCL_STOPPED", "stopped by the coordinator")
         : absl::IsDeadlineExceeded(ev.status())
-            ? ErrorResult("nccl", "TASK_TIMEOUT", "the rank passed its deadline and was killed",
-                          "raise the stage --timeout or nccl.op_timeout_s")
+            ? ErrorResult("nccl", "TASK_TIMEOUT", "the rank passed its deadline and was killed")
             : ErrorResult("nccl", "TASK_FAILED",
-                          absl::StrCat("the rank's worker ", ev.status().message()),
-                          "a bug or a broken GPU: check dmesg on this node");
+                          absl::StrCat("the rank's worker ", ev.status().message()));
     break;
   }
   result->mutable_result()->set_node(options_.node_name);

@@ -26,8 +26,8 @@ google::protobuf::Timestamp Stamp(absl::Time t) {
   return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(t));
 }
 
-v1::ProbeResult Refused(const std::string& why, const std::string& fix) {
-  return ErrorResult("link-flap", "FAILURE_REFUSED", why, fix);
+v1::ProbeResult Refused(const std::string& why) {
+  return ErrorResult("link-flap", "FAILURE_REFUSED", why);
 }
 
 // Polls the link every 20 ms until it is `up` or `until` passes.
@@ -120,39 +120,39 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
                          const std::vector<std::string>& rail_netdevs,
                          const std::string& self_exe, absl::Time deadline) {
   if (!allowed) {
-    return Refused("this agent does not take its links down on a coordinator's request "
-                   "(it was not started with --allow-disruptive)",
-                   "start the agent with --allow-disruptive on nodes set aside for failure tests");
+    return Refused(
+        "this agent does not take its links down on a coordinator's request "
+        "(it was not started with --allow-disruptive)");
   }
   const double seconds = request.down_seconds();
   if (!(seconds >= 0.1 && seconds <= 60)) {
-    return Refused(absl::StrFormat("a link down for %g s is outside 0.1-60 s", seconds),
-                   "set failure.link_down_s in the profile between 0.1 and 60");
+    return Refused(absl::StrFormat(
+        "a link down for %g s is outside 0.1-60 s (the profile's failure.link_down_s)", seconds));
   }
   std::string netdev = request.netdev();
   if (!netdev.empty() &&
       std::find(rail_netdevs.begin(), rail_netdevs.end(), netdev) == rail_netdevs.end()) {
-    return Refused(absl::StrCat("'", netdev, "' is not one of this node's rails"),
-                   "name a rail's interface, or none to use the one routing to the peer");
+    return Refused(absl::StrCat("'", netdev,
+                                "' is not one of this node's rails (name a rail's "
+                                "interface, or none for the one routing to the peer)"));
   }
   if (netdev.empty()) {
     absl::StatusOr<platform::Egress> egress = platform::EgressTo(request.peer_host());
     if (!egress.ok()) {
-      return Refused(absl::StrCat("no route to ", request.peer_host(), ": ",
-                                  egress.status().message()),
-                     "check the peer's address");
+      return Refused(
+          absl::StrCat("no route to ", request.peer_host(), ": ", egress.status().message()));
     }
     netdev = egress->netdev;
   }
   if (netdev.empty() || netdev == "lo") {
-    return Refused(absl::StrCat("the path to ", request.peer_host(), " is loopback"),
-                   "fail a link between two nodes, not a node to itself");
+    return Refused(absl::StrCat("the path to ", request.peer_host(),
+                                " is loopback: a failure test needs a link between two nodes"));
   }
   absl::StatusOr<bool> up = platform::LinkIsUp(netdev);
   if (!up.ok() || !*up) {
     return Refused(absl::StrCat(netdev, up.ok() ? " is already down" : " cannot be read: ",
-                                up.ok() ? "" : up.status().message()),
-                   "bring the link up before a failure test");
+                                up.ok() ? "" : up.status().message(),
+                                ": bring it up before a failure test"));
   }
 
   v1::ProbeResult r;
@@ -167,8 +167,7 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
                                          absl::StrFormat("%.3f", seconds)});
   if (!started.ok()) {
     return ErrorResult("link-flap", "FAILURE_REFUSED",
-                       absl::StrCat("the flapper did not start: ", started.message()),
-                       "check the agent's binary and CAP_NET_ADMIN");
+                       absl::StrCat("the flapper did not start: ", started.message()));
   }
   absl::Time down_at, up_at;
   const bool went_down = WaitFor(netdev, false, std::min(deadline, asked + absl::Seconds(2)), &down_at);
@@ -185,14 +184,15 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
   if (back) *report->mutable_up_at() = Stamp(up_at);
   report->set_restored(back);
   if (!went_down) {
-    AddFinding(&r, "FAILURE_REFUSED", v1::ERROR, netdev,
-               absl::StrCat(netdev, " was never seen down within 2 s of asking"),
-               "the agent needs CAP_NET_ADMIN (the unit's AmbientCapabilities)");
+    AddFinding(&r, "FAILURE_REFUSED", netdev,
+               absl::StrCat(netdev, " was never seen down within 2 s of asking"));
   }
   if (!back) {
-    AddFinding(&r, "FAILURE_NOT_RESTORED", v1::FAIL, netdev,
-               absl::StrCat(netdev, " is still down after the failure test"),
-               absl::StrCat("bring it up by hand (ip link set ", netdev, " up) and check the node"));
+    AddFinding(&r, "FAILURE_NOT_RESTORED", netdev,
+               absl::StrCat(netdev,
+                            " is still down after the failure test: bring it up by hand "
+                            "(ip link set ",
+                            netdev, " up)"));
   }
   r.set_verdict(r.findings_size() == 0 ? v1::PASS
                 : back                 ? v1::ERROR

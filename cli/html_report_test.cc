@@ -76,7 +76,7 @@ v1::StageRun AcceptanceRun() {
     rdma->set_probe("rdma-devices");
     rdma->set_verdict(v1::WARN);
     v1::Finding* f = AddFinding(rdma, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx5_0:1",
-                                "symbol_error 3 <script>alert(1)</script>", "reseat the cable");
+                                "symbol_error 3 <script>alert(1)</script>");
     f->set_exception_reason("cable swap (exception in fleet.yaml)");
     f->set_exception_owner("fabric-team");
     f->set_exception_expires("2027-01-31");
@@ -91,7 +91,7 @@ v1::StageRun AcceptanceRun() {
   p->mutable_result()->mutable_transfer()->set_expected(90);
   p->mutable_result()->mutable_transfer()->set_expected_source("profile");
   AddFinding(p->mutable_result(), "TRANSFER_BELOW_EXPECTED", v1::FAIL, "eth0",
-             "41.2 Gb/s is below the profile's 90 Gb/s", "check the rail's link speed");
+             "41.2 Gb/s is below the profile's 90 Gb/s");
   v1::ProbeResult* c = run.add_collectives();
   c->set_probe("nccl");
   c->set_verdict(v1::PASS);
@@ -185,8 +185,7 @@ TEST(HtmlRunTest, PcieCablingAndMtuSectionsMarkWhatFallsShort) {
     l->set_neighbor_port_descr("Ethernet1/7");
     l->set_expected(iface == "ens1f0np0" ? "leaf-rail-0-*" : "leaf-rail-1-*");
   }
-  AddFinding(cab, "CABLING_RAIL_MISMATCH", v1::FAIL, "ens2f0np0", "cabled to leaf-rail-0-b",
-             "check the cable");
+  AddFinding(cab, "CABLING_RAIL_MISMATCH", v1::FAIL, "ens2f0np0", "cabled to leaf-rail-0-b");
   v1::PairResult* p = run.add_pairs();
   p->set_from_node("gpu01");
   p->set_to_node("gpu02");

@@ -34,7 +34,7 @@ v1::StageRun SampleRun() {
   v1::ProbeResult pcie = Result("pcie", v1::FAIL);
   // Markup in a message is text, not structure.
   AddFinding(&pcie, "PCIE_LINK_WIDTH_DEGRADED", v1::FAIL, "0000:82:00.0",
-             "x8 < x16 & \"trained short\" <really>", "reseat the card");
+             "x8 < x16 & \"trained short\" <really>");
   *a->add_results() = pcie;
   v1::ProbeResult gpu = Result("gpu", v1::SKIP);
   gpu.set_reason("no NVIDIA driver");
@@ -43,10 +43,10 @@ v1::StageRun SampleRun() {
   b->set_node("gpu02");
   b->set_stage(v1::SINGLE_NODE);
   v1::ProbeResult rdma = Result("rdma-devices", v1::WARN);
-  AddFinding(&rdma, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx5_0:1", "symbol_error 3", "");
+  AddFinding(&rdma, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx5_0:1", "symbol_error 3");
   *b->add_results() = rdma;
   v1::ProbeResult mtu = Result("mtu", v1::ERROR);
-  AddFinding(&mtu, "PROBE_COULD_NOT_RUN", v1::ERROR, "", "netlink refused", "run as root");
+  AddFinding(&mtu, "PROBE_COULD_NOT_RUN", v1::ERROR, "", "netlink refused");
   *b->add_results() = mtu;
   v1::PairResult* p = run.add_pairs();
   p->set_from_node("gpu01");
@@ -55,8 +55,7 @@ v1::StageRun SampleRun() {
   p->mutable_result()->set_verdict(v1::FAIL);
   p->mutable_result()->mutable_transfer()->set_op(v1::STREAM_BW);
   p->mutable_result()->mutable_transfer()->add_results()->set_bw_avg_gbps(0.1);
-  AddFinding(p->mutable_result(), "TRANSFER_ASYMMETRIC", v1::FAIL, "eth0", "0.10 vs 9.40 Gb/s",
-             "");
+  AddFinding(p->mutable_result(), "TRANSFER_ASYMMETRIC", v1::FAIL, "eth0", "0.10 vs 9.40 Gb/s");
   v1::Finding* lost = run.add_findings();
   lost->set_code("AGENT_LOST");
   lost->set_severity(v1::ERROR);
@@ -86,7 +85,7 @@ TEST(JunitRunTest, OneTestcasePerResultWithTheCountsCiSystemsShow) {
   EXPECT_EQ(d.String("//testcase[@name='pcie']/failure/@type"), "PCIE_LINK_WIDTH_DEGRADED");
   EXPECT_EQ(d.String("//testcase[@name='pcie']/failure/@message"),
             "PCIE_LINK_WIDTH_DEGRADED: x8 < x16 & \"trained short\" <really>");
-  EXPECT_NE(d.String("//testcase[@name='pcie']/failure").find("fix: reseat the card"),
+  EXPECT_NE(d.String("//testcase[@name='pcie']/failure").find("fix: reseat the card or riser"),
             std::string::npos);
   EXPECT_EQ(d.String("//testcase[@name='gpu']/skipped/@message"), "no NVIDIA driver");
   EXPECT_EQ(d.String("//testcase[@name='mtu']/error/@type"), "PROBE_COULD_NOT_RUN");
@@ -149,7 +148,7 @@ TEST(JunitWellFormedTest, EveryByteValueGivesWellFormedXml) {
     r.set_probe("pcie");
     r.set_verdict(v1::FAIL);
     AddFinding(&r, "PCIE_LINK_WIDTH_DEGRADED", v1::FAIL, "dev" + odd,
-               "before " + odd + " after \xe2\x80\xae reversed \xef\xbf\xbe", "fix" + odd);
+               "before " + odd + " after \xe2\x80\xae reversed \xef\xbf\xbe");
     *report.add_results() = r;
     v1::ProbeResult s;
     s.set_probe("gpu");

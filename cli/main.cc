@@ -167,7 +167,9 @@ int main(int argc, char** argv) {
 
   std::string findings_format = "table";
   CLI::App* findings_cmd = app.add_subcommand(
-      "findings", "List every finding code with what it means (for profile exceptions).");
+      "findings",
+      "List every finding code: its severity (or the rule that sets it), the probe or stage that "
+      "emits it, what it means and what to do (the names profile exceptions match).");
   findings_cmd->add_option("--format", findings_format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -139,6 +139,10 @@ int ListFindingsCommand(const std::string& format) {
     v1::FindingDescription* d = catalog.add_codes();
     d->set_code(c.code);
     d->set_meaning(c.meaning);
+    d->set_severity(c.severity);
+    d->set_severity_rule(c.severity_rule);
+    d->set_remediation(c.remediation);
+    d->set_owner(c.owner);
   }
   if (format == "json") {
     absl::StatusOr<std::string> json = ToJson(catalog);
@@ -146,8 +150,11 @@ int ListFindingsCommand(const std::string& format) {
     std::cout << *json;
     return kExitOk;
   }
+  // One code a line, tab-separated: code, severity, owner, meaning, fix.
   for (const v1::FindingDescription& d : catalog.codes()) {
-    std::cout << d.code() << "\t" << d.meaning() << "\n";
+    std::cout << d.code() << "\t"
+              << (d.severity() == kVaries ? "varies" : VerdictName(d.severity())) << "\t"
+              << d.owner() << "\t" << d.meaning() << "\t" << d.remediation() << "\n";
   }
   return kExitOk;
 }

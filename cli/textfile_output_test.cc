@@ -19,8 +19,8 @@ v1::StageReport Report() {
   v1::ProbeResult* p = r.add_results();
   p->set_probe("rdma-devices");
   p->set_verdict(v1::WARN);
-  AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:1", "m", "f");
-  AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:2", "m", "f");
+  AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:1", "m");
+  AddFinding(p, "RDMA_ERROR_COUNTERS_NONZERO", v1::WARN, "mlx4_0:2", "m");
   AddMeasurement(p, "rdma_port_rate", 40, "Gb/s", {{"device", "mlx4_0"}, {"port", "1"},
                                                    {"odd key", "a\"b"}});
   v1::ProbeResult* inv = r.add_results();

@@ -28,6 +28,15 @@ set(NP_MAN_COMMANDS
   "slurm-health|Slurm health check: drain on FAIL, resume after")
 set(NP_MAN_PAGES)
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/man)
+# nodeprobe-findings(1) also lists the finding table itself.
+set(NP_FINDINGS_SECTION ${PROJECT_BINARY_DIR}/man/findings.h2m)
+add_custom_command(
+  OUTPUT ${NP_FINDINGS_SECTION}
+  COMMAND sh ${PROJECT_SOURCE_DIR}/cmake/findings_man_section.sh $<TARGET_FILE:nodeprobe>
+          ${NP_FINDINGS_SECTION}
+  DEPENDS nodeprobe ${PROJECT_SOURCE_DIR}/cmake/findings_man_section.sh
+  COMMENT "finding codes for nodeprobe-findings.1"
+  VERBATIM)
 foreach(entry ${NP_MAN_COMMANDS})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 sub)
@@ -39,13 +48,19 @@ foreach(entry ${NP_MAN_COMMANDS})
     set(page nodeprobe-${sub}.1)
     set(help_option "${sub} --help")
   endif()
+  set(include_args)
+  set(include_deps)
+  if(sub STREQUAL "findings")
+    set(include_args "--include=${NP_FINDINGS_SECTION}")
+    set(include_deps ${NP_FINDINGS_SECTION})
+  endif()
   add_custom_command(
     OUTPUT ${PROJECT_BINARY_DIR}/man/${page}.gz
     COMMAND ${HELP2MAN} --no-info --no-discard-stderr --version-string=${PROJECT_VERSION}
-            "--help-option=${help_option}" "--name=${about}"
+            "--help-option=${help_option}" "--name=${about}" ${include_args}
             --output=${PROJECT_BINARY_DIR}/man/${page} $<TARGET_FILE:nodeprobe>
     COMMAND gzip -9nf ${PROJECT_BINARY_DIR}/man/${page}
-    DEPENDS nodeprobe
+    DEPENDS nodeprobe ${include_deps}
     COMMENT "man page ${page}"
     VERBATIM)
   list(APPEND NP_MAN_PAGES ${PROJECT_BINARY_DIR}/man/${page}.gz)

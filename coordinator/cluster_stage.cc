@@ -10,10 +10,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/blame.h"
-#include "coordinator/peer_stats.h"
 #include "coordinator/pairing.h"
 #include "coordinator/peer_judgement.h"
+#include "coordinator/peer_stats.h"
 #include "platform/bounded_for.h"
+#include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -57,13 +58,10 @@ void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>
   for (const v1::Finding& f : run->findings()) said.insert({f.code(), f.device()});
   for (const auto& n : nodes) {
     if (!n->alive() && said.insert({"AGENT_LOST", n->node()}).second) {
-      v1::Finding* f = run->add_findings();
-      f->set_code("AGENT_LOST");
-      f->set_severity(v1::ERROR);
-      f->set_device(n->node());
-      f->set_message(absl::StrCat(n->node(), " was lost during the cluster rounds; its "
-                                             "remaining pairs were not measured"));
-      f->set_remediation("check the node and its agent (systemctl status nodeprobe-agent)");
+      AddFinding(run->mutable_findings(), "AGENT_LOST", n->node(),
+                 absl::StrCat(n->node(),
+                              " was lost during the cluster rounds; its "
+                              "remaining pairs were not measured"));
     }
   }
 }
@@ -229,14 +227,9 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
 
   for (size_t r = 0; r < rounds.size(); ++r) {
     if (absl::Now() >= deadline) {
-      v1::Finding* f = run->add_findings();
-      f->set_code("CLUSTER_INCOMPLETE");
-      f->set_severity(v1::ERROR);
-      f->set_device("cluster");
-      f->set_message(absl::StrCat("the stage deadline passed after ", r, " of ", rounds.size(),
-                                  " rounds; the pairs of the rest were not measured"));
-      f->set_remediation("raise --timeout (about rounds x the time of one pair), or use "
-                         "--pattern ring for a quick pass");
+      AddFinding(run->mutable_findings(), "CLUSTER_INCOMPLETE", "cluster",
+                 absl::StrCat("the stage deadline passed after ", r, " of ", rounds.size(),
+                              " rounds; the pairs of the rest were not measured"));
       break;
     }
     std::vector<PairJob> jobs;
@@ -413,20 +406,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
                       again.empty() ? "nothing measured" : absl::StrJoin(again, "; "),
                       "): transient, or load from elsewhere");
     }
-    v1::Finding* f = run->add_findings();
-    f->set_code(code);
-    f->set_severity(severity);
-    f->set_device(who);
-    f->set_message(message);
-    f->set_remediation(
-        s.kind == Suspect::kNode
-            ? absl::StrCat("take ", node.node(), " out of the pool; check its NICs' link speed, "
-                           "PCIe slots, firmware and counters (nodeprobe run --stage single-node)")
-        : s.kind == Suspect::kRail
-            ? absl::StrCat("check that rail's cable, optics and switch port on ", node.node(),
-                           " (the other rails of the node are fine)")
-            : "check the path between the two: the cable or a switch port they share, "
-              "or a route only they take");
+    AddFinding(run->mutable_findings(), code, severity, who, message);
   }
 }
 

@@ -76,15 +76,13 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
       }
       v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(f.report));
       v1::ProbeResult* r = rep->mutable_results(f.result);
-      AddFinding(r, "NCCL_BUSBW_BELOW_PEERS", v1::WARN, collective,
+      AddFinding(r, "NCCL_BUSBW_BELOW_PEERS", collective,
                  absl::StrFormat("%s at %llu B over %u local ranks on %s: busbw %.2f GB/s, "
                                  "%.0f%% of the median %.2f GB/s of the %zu other nodes (bar "
                                  "%.0f%%: nccl.min_fraction_of_peers)",
                                  collective, static_cast<unsigned long long>(size), ranks,
                                  rep->node(), f.busbw, 100 * f.busbw / median, median,
-                                 figures.size() - 1, 100 * profile.nccl_min_fraction_of_peers),
-                 "Compare this node's GPU links with its peers' (the gpu probe's NVLink "
-                 "count, the pcie probe's link speeds) and what NCCL used (P2P or SHM)");
+                                 figures.size() - 1, 100 * profile.nccl_min_fraction_of_peers));
       FinalizeResult(profile, r);
       touched[f.report] = true;
     }

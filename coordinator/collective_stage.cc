@@ -84,12 +84,9 @@ void RunCollectivesOnAgents(v1::StageRun* run,
   }
   if (slots.empty()) return;  // no GPUs anywhere: nothing to run, nothing to say
   if (!without.empty()) {
-    v1::Finding* f = run->add_findings();
-    f->set_code("NCCL_NOT_RUN");
-    f->set_severity(v1::WARN);
-    f->set_message(absl::StrCat("no collective across the nodes: ", absl::StrJoin(without, ", "),
-                                " ran no local NCCL (see its nccl probe)"));
-    f->set_remediation("fix the nccl probe on those nodes first (driver, NCCL, GPUs)");
+    AddFinding(run->mutable_findings(), "NCCL_NOT_RUN", "",
+               absl::StrCat("no collective across the nodes: ", absl::StrJoin(without, ", "),
+                            " ran no local NCCL (see its nccl probe)"));
     return;
   }
   const std::string rank_order =

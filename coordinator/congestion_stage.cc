@@ -196,12 +196,10 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
   }
 }
 
-v1::Finding* Add(v1::CongestionResult* r, const std::string& code, v1::Verdict severity) {
-  v1::Finding* f = r->add_findings();
-  f->set_code(code);
-  f->set_severity(severity);
-  f->set_device(absl::StrCat(r->receiver(), ":", r->rail()));
-  return f;
+// A finding about R's receiver and rail.
+void Add(v1::CongestionResult* r, std::string_view code, std::string message) {
+  AddFinding(r->mutable_findings(), code, absl::StrCat(r->receiver(), ":", r->rail()),
+             std::move(message));
 }
 
 }  // namespace
@@ -264,47 +262,39 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
   }
 
   if (bw.empty()) {
-    v1::Finding* f = Add(r, "NOTHING_MEASURED", v1::ERROR);
-    f->set_message(absl::StrCat("no flow into ", r->receiver(), " finished"));
-    f->set_remediation("see the run's AGENT_LOST / TASK_TIMEOUT findings");
+    AddFinding(r->mutable_findings(), "NOTHING_MEASURED", v1::ERROR,
+               absl::StrCat(r->receiver(), ":", r->rail()),
+               absl::StrCat("no flow into ", r->receiver(), " finished"));
   }
   if (!bw.empty() && r->expected_gbps() > 0 && r->aggregate_gbps() < r->expected_gbps()) {
-    v1::Finding* f = Add(r, "CONGESTION_AGGREGATE_BELOW_EXPECTED", v1::FAIL);
-    f->set_message(absl::StrFormat(
-        "%s received %.2f Gb/s from %d senders at once (%s), below its bar %.2f Gb/s (%s)",
-        r->receiver(), r->aggregate_gbps(), static_cast<int>(bw.size()), r->pattern(),
-        r->expected_gbps(), r->expected_basis()));
-    f->set_remediation(
-        "the receiver's link or its switch egress does not carry its rate under load: check "
-        "its buffers, PFC/ECN configuration and the flows' counter deltas");
+    Add(r, "CONGESTION_AGGREGATE_BELOW_EXPECTED",
+        absl::StrFormat(
+            "%s received %.2f Gb/s from %d senders at once (%s), below its bar %.2f Gb/s (%s)",
+            r->receiver(), r->aggregate_gbps(), static_cast<int>(bw.size()), r->pattern(),
+            r->expected_gbps(), r->expected_basis()));
   }
   const double min_fair = profile.congestion.min_fairness;
   if (bw.size() >= 2 && r->fairness() < min_fair) {
-    v1::Finding* f = Add(r, "CONGESTION_UNFAIR", v1::WARN);
     std::vector<std::string> each;
     for (const v1::PairResult& p : r->flows()) {
       std::string kind;
       double g = 0;
       if (BandwidthFigure(p, &kind, &g)) each.push_back(absl::StrFormat("%s %.2f", p.from_node(), g));
     }
-    f->set_message(absl::StrFormat("the flows into %s shared it unevenly: Jain's index %.2f "
-                                   "(bar %.2f; Gb/s: %s)",
-                                   r->receiver(), r->fairness(), min_fair,
-                                   absl::StrJoin(each, ", ")));
-    f->set_remediation("uneven shares under incast point at ECMP collisions, a missing "
-                       "congestion control (DCQCN) or one sender's slower path");
+    Add(r, "CONGESTION_UNFAIR",
+        absl::StrFormat("the flows into %s shared it unevenly: Jain's index %.2f (bar %.2f; "
+                        "Gb/s: %s)",
+                        r->receiver(), r->fairness(), min_fair, absl::StrJoin(each, ", ")));
   }
   const double idle = r->idle_latency().p99_us();
   const double loaded = r->loaded_latency().p99_us();
   const double ratio = profile.congestion.max_latency_ratio;
   if (idle > 0 && loaded > idle * ratio) {
-    v1::Finding* f = Add(r, "CONGESTION_LATENCY", v1::WARN);
-    f->set_message(absl::StrFormat("p99 latency into %s rose from %.1f us idle to %.1f us under "
-                                   "load (x%.1f; bar x%.0f; p99.9 %.1f -> %.1f us)",
-                                   r->receiver(), idle, loaded, loaded / idle, ratio,
-                                   r->idle_latency().p999_us(), r->loaded_latency().p999_us()));
-    f->set_remediation("deep queues at the receiver's switch port: check ECN marking "
-                       "thresholds and buffer profiles for this traffic class");
+    Add(r, "CONGESTION_LATENCY",
+        absl::StrFormat("p99 latency into %s rose from %.1f us idle to %.1f us under load "
+                        "(x%.1f; bar x%.0f; p99.9 %.1f -> %.1f us)",
+                        r->receiver(), idle, loaded, loaded / idle, ratio,
+                        r->idle_latency().p999_us(), r->loaded_latency().p999_us()));
   }
   v1::Verdict v = v1::PASS;
   for (const v1::Finding& f : r->findings()) v = WorseVerdict(v, f.severity());
@@ -320,13 +310,9 @@ void RunCongestion(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSes
     if (usable[i] && nodes[i]->alive()) live.push_back(nodes[i]);
   }
   if (live.size() < 3) {
-    v1::Finding* f = run->add_findings();
-    f->set_code("NOTHING_MEASURED");
-    f->set_severity(v1::ERROR);
-    f->set_device("congestion");
-    f->set_message(absl::StrCat("congestion needs 3 nodes that answered their probes; ",
-                                live.size(), " did"));
-    f->set_remediation("name at least 3 healthy nodes (--nodes A,B,C or --all)");
+    AddFinding(
+        run->mutable_findings(), "NOTHING_MEASURED", v1::ERROR, "congestion",
+        absl::StrCat("congestion needs 3 nodes that answered their probes; ", live.size(), " did"));
     return;
   }
   const double seconds = request.transfer_seconds() ? request.transfer_seconds() : 3;

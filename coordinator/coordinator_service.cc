@@ -273,13 +273,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                      return f.code() == "RUN_CANCELLED";
                                    }),
                     findings->end());
-    v1::Finding* f = run.add_findings();
-    f->set_code("RUN_CANCELLED");
-    f->set_severity(v1::ERROR);
-    f->set_device("coordinator");
-    f->set_message(absl::StrCat("cancelled by ", cancelled_by, ": what was measured before is "
-                                "kept, the rest was not measured; the nodes are not at fault"));
-    f->set_remediation("run the stage again");
+    AddFinding(run.mutable_findings(), "RUN_CANCELLED", "coordinator",
+               absl::StrCat("cancelled by ", cancelled_by,
+                            ": what was measured before is "
+                            "kept, the rest was not measured; the nodes are not at fault"));
     run.set_state("cancelled");
     run.set_verdict(RunVerdict(run));
   }
@@ -292,14 +289,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                      return f.code() == "AGENT_LOST" || f.code() == "TASK_TIMEOUT";
                                    }),
                     findings->end());
-    v1::Finding* f = run.add_findings();
-    f->set_code("COORDINATOR_LOST");
-    f->set_severity(v1::ERROR);
-    f->set_device("coordinator");
-    f->set_message("the coordinator was stopped during the run: what was measured before is kept, "
-                   "the rest was not measured; the nodes are not at fault");
-    f->set_remediation(absl::StrCat("start the coordinator again, then run the stage again (a "
-                                    "cluster run: --resume ", run.run_id(), ")"));
+    AddFinding(run.mutable_findings(), "COORDINATOR_LOST", "coordinator",
+               absl::StrCat("the coordinator was stopped during run ", run.run_id(),
+                            ": what was measured before is kept, the rest was not measured; "
+                            "the nodes are not at fault"));
     run.set_state("error");
     run.set_verdict(RunVerdict(run));
   }
@@ -309,16 +302,11 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   {
     platform::MutexLock l(&store_mu);
     if (!store_error.ok()) {
-      v1::Finding* f = run.add_findings();
-      f->set_code("STORE_WRITE_FAILED");
-      f->set_severity(v1::ERROR);
-      f->set_device("coordinator");
-      f->set_message(absl::StrCat("the run could not be stored completely (",
-                                  store_error.message(), "): what the client shows is all of it; "
-                                  "the store keeps an earlier part"));
-      f->set_remediation(absl::StrCat(
-          "free space on the coordinator's --db filesystem (or fix its I/O errors), then `nodeprobe "
-          "run --stage cluster --resume ", run.run_id(), "` (cluster runs) or run the stage again"));
+      AddFinding(run.mutable_findings(), "STORE_WRITE_FAILED", "coordinator",
+                 absl::StrCat("run ", run.run_id(), " could not be stored completely (",
+                              store_error.message(),
+                              "): what the client shows is all of it; "
+                              "the store keeps an earlier part"));
       run.set_state("incomplete");
       run.set_verdict(WorseVerdict(run.verdict(), v1::ERROR));
       (void)store_->Save(run);  // kept if the space came back meanwhile

@@ -25,15 +25,10 @@ std::string When(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
 
-v1::Finding* Add(v1::FailureResult* r, const std::string& code, v1::Verdict severity,
-                 std::string message, std::string remediation) {
-  v1::Finding* f = r->add_findings();
-  f->set_code(code);
-  f->set_severity(severity);
-  f->set_device(absl::StrCat(r->node(), ":", r->rail()));
-  f->set_message(std::move(message));
-  f->set_remediation(std::move(remediation));
-  return f;
+// A finding about R's node and rail.
+void Add(v1::FailureResult* r, std::string_view code, std::string message) {
+  AddFinding(r->mutable_findings(), code, absl::StrCat(r->node(), ":", r->rail()),
+             std::move(message));
 }
 
 // One short transfer from -> to; true when it moved data without error.
@@ -125,11 +120,9 @@ void RecordHitTransfer(const Scenario& sc, const std::string& from, const std::s
   v1::FailureResult* r = sc.r;
   if (!result.ok()) {
     r->set_transfer_outcome("hung");
-    Add(r, "FAILURE_HUNG", v1::FAIL,
+    Add(r, "FAILURE_HUNG",
         absl::StrCat("the transfer ", from, " -> ", to,
-                     " neither finished nor failed by its deadline: ", result.status().message()),
-        "a transfer must end (or fail) by itself when its path or peer goes away: check the "
-        "transfer engine's idle timeout on that node");
+                     " neither finished nor failed by its deadline: ", result.status().message()));
     return;
   }
   v1::PairResult* p = r->mutable_transfer();
@@ -197,9 +190,8 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
     }
     for (const v1::Finding& f : r->flap().findings()) *r->add_findings() = f;
     if (!lf.restored() && r->flap().verdict() != v1::ERROR) {
-      Add(r, "FAILURE_NOT_RESTORED", v1::FAIL,
-          absl::StrCat(a.node(), "'s ", lf.netdev(), " is still down after the test"),
-          "bring it up by hand and check the node");
+      Add(r, "FAILURE_NOT_RESTORED",
+          absl::StrCat(a.node(), "'s ", lf.netdev(), " is still down after the test"));
     }
   }
 
@@ -210,10 +202,9 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
     r->set_recover_s(std::max(0.0, absl::ToDoubleSeconds(absl::Now() - up_at)));
     sc.act(absl::StrFormat("traffic flows again %.2f s after the link came back", r->recover_s()));
   } else if (a.alive() && b.alive()) {
-    Add(r, "FAILURE_NOT_RECOVERED", v1::FAIL,
-        absl::StrFormat("no good transfer %s -> %s within %.0f s of the link coming back",
-                        a.node(), b.node(), profile.failure.max_recover_s),
-        "check the link's state, its routes/ARP and the switch port after the flap");
+    Add(r, "FAILURE_NOT_RECOVERED",
+        absl::StrFormat("no good transfer %s -> %s within %.0f s of the link coming back", a.node(),
+                        b.node(), profile.failure.max_recover_s));
   }
   // What the transfer made of it.
   absl::StatusOr<v1::AgentMessage> result =
@@ -253,8 +244,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
   if (!answer.ok() || answer->result().result().verdict() == v1::ERROR) {
     const std::string why = answer.ok() ? answer->result().result().reason()
                                         : std::string(answer.status().message());
-    Add(r, "FAILURE_REFUSED", v1::ERROR, absl::StrCat(b.node(), "'s agent did not restart: ", why),
-        "start its agent with --allow-disruptive");
+    Add(r, "FAILURE_REFUSED", absl::StrCat(b.node(), "'s agent did not restart: ", why));
     Cancel(b, serve.task_id());
     (void)a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 10)));
     sc.finish();
@@ -265,9 +255,8 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
     absl::SleepFor(absl::Milliseconds(20));
   }
   if (b.alive()) {
-    Add(r, "FAILURE_NOT_RESTORED", v1::FAIL,
-        absl::StrCat(b.node(), "'s agent answered but its stream stayed up for 30 s"),
-        "check the agent's log: the restart did not happen");
+    Add(r, "FAILURE_NOT_RESTORED",
+        absl::StrCat(b.node(), "'s agent answered but its stream stayed up for 30 s"));
     sc.finish();
     return;
   }
@@ -298,12 +287,11 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
     sc.act(absl::StrFormat("traffic flows through the new agent %.2f s after the old one went",
                            r->recover_s()));
   } else {
-    Add(r, "FAILURE_NOT_RECOVERED", v1::FAIL,
-        absl::StrFormat("%s's agent %s within %.0f s of its restart", b.node(),
-                        again ? "registered again but no transfer through it worked"
-                              : "did not register again",
-                        profile.failure.max_recover_s),
-        "check the agent's log and its unit (Restart=), and its certificate");
+    Add(r, "FAILURE_NOT_RECOVERED",
+        absl::StrFormat(
+            "%s's agent %s within %.0f s of its restart", b.node(),
+            again ? "registered again but no transfer through it worked" : "did not register again",
+            profile.failure.max_recover_s));
   }
   sc.finish();
 }
@@ -315,12 +303,8 @@ void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
                 const Profile& profile, absl::Time deadline, const ProgressFn& progress,
                 const AgentFinder& find) {
   if (nodes.size() < 2 || !usable[0] || !usable[1]) {
-    v1::Finding* f = run->add_findings();
-    f->set_code("NOTHING_MEASURED");
-    f->set_severity(v1::ERROR);
-    f->set_device("failure");
-    f->set_message("the failure stage needs its first two nodes to have answered their probes");
-    f->set_remediation("fix those nodes first (nodeprobe run --stage single-node --nodes ...)");
+    AddFinding(run->mutable_findings(), "NOTHING_MEASURED", v1::ERROR, "failure",
+               "the failure stage needs its first two nodes to have answered their probes");
     return;
   }
   std::vector<std::string> scenarios(request.scenarios().begin(), request.scenarios().end());
@@ -331,12 +315,8 @@ void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
     } else if (scenario == "agent-restart") {
       AgentRestart(run, *nodes[0], *nodes[1], find, profile, deadline, progress);
     } else {
-      v1::Finding* f = run->add_findings();
-      f->set_code("FAILURE_REFUSED");
-      f->set_severity(v1::ERROR);
-      f->set_device("failure");
-      f->set_message(absl::StrCat("unknown failure scenario '", scenario, "'"));
-      f->set_remediation("use link-down or agent-restart");
+      AddFinding(run->mutable_findings(), "FAILURE_REFUSED", "failure",
+                 absl::StrCat("unknown failure scenario '", scenario, "'"));
     }
   }
 }

@@ -131,20 +131,14 @@ RetestOutcome Outcome(const std::vector<int>& retests, const Assessment& a,
 void TooNoisy(const Assessment& a, const TransferBars& bars, v1::StageRun* run) {
   for (const auto& [kind, ref] : a.refs) {
     if (ref.samples < 3 || ref.spread <= bars.max_spread) continue;
-    v1::Finding* f = run->add_findings();
-    f->set_code("MEASUREMENT_TOO_NOISY");
-    f->set_severity(v1::WARN);
-    f->set_device(kind);
-    f->set_message(absl::StrFormat(
-        "%s: the run's measurements vary by %.0f%% (robust spread over %d measurements of %d "
-        "nodes; transfer.max_spread %.0f%%): gaps under %.0f%% of the reference (%.2f Gb/s) "
-        "cannot be told from noise and were not judged",
-        kind, 100 * ref.spread, static_cast<int>(ref.samples), static_cast<int>(ref.nodes),
-        100 * bars.max_spread, 100 * bars.noise_sigmas * ref.spread, ref.value));
-    f->set_remediation(
-        "The usual causes: CPU-bound TCP (use RDMA rails, or more --streams), a busy node "
-        "(other jobs, a throttled CPU), or too short transfers (--transfer-seconds); rerun "
-        "on idle nodes to judge small gaps");
+    AddFinding(
+        run->mutable_findings(), "MEASUREMENT_TOO_NOISY", kind,
+        absl::StrFormat(
+            "%s: the run's measurements vary by %.0f%% (robust spread over %d measurements of %d "
+            "nodes; transfer.max_spread %.0f%%): gaps under %.0f%% of the reference (%.2f Gb/s) "
+            "cannot be told from noise and were not judged",
+            kind, 100 * ref.spread, static_cast<int>(ref.samples), static_cast<int>(ref.nodes),
+            100 * bars.max_spread, 100 * bars.noise_sigmas * ref.spread, ref.value));
   }
 }
 
@@ -265,11 +259,8 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
                                  "(the bar is %.0f%%, and the gap %.0f%% is over %.0f x the "
                                  "noise %.0f%%)%s",
                                  Name(p), f.gbps, 100 * f.gbps / ref.value, ref.value,
-                                 100 * bars.min_fraction_of_peers,
-                                 100 * (1 - f.gbps / ref.value), bars.noise_sigmas,
-                                 100 * NoiseOf(ref, f.cv), o.note),
-                 "the weaker side is named first: check its rail's cable, port speed, PCIe slot "
-                 "and counters, then retest it against a node that passed");
+                                 100 * bars.min_fraction_of_peers, 100 * (1 - f.gbps / ref.value),
+                                 bars.noise_sigmas, 100 * NoiseOf(ref, f.cv), o.note));
     }
     if (const int rev = ReverseOf(f, p, a); rev >= 0 && Asymmetric(f, a.figs[rev], a, bars)) {
       const double qg = a.figs[rev].gbps;
@@ -281,15 +272,11 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
       });
       t->set_retest(o.word);
       AddFinding(r, "TRANSFER_ASYMMETRIC", o.reproduced ? v1::FAIL : v1::WARN, Name(p),
-                 absl::StrFormat("%s moved %.2f Gb/s but the reverse direction %.2f Gb/s: this "
-                                 "direction is %.0f%% of the other (bar %.0f%%, noise %.0f%%)%s",
-                                 Name(p), f.gbps, qg, 100 * f.gbps / qg,
-                                 100 * bars.min_fraction_of_reverse,
-                                 100 * std::max(ref.spread, std::hypot(f.cv, a.figs[rev].cv)),
-                                 o.note),
-                 absl::StrCat("look at what only ", p.from_node(),
-                              " sends through: its transmit side (optics, a switch port's "
-                              "egress shaping or PFC pauses, the sender's NIC)"));
+                 absl::StrFormat(
+                     "%s moved %.2f Gb/s but the reverse direction %.2f Gb/s: this "
+                     "direction is %.0f%% of the other (bar %.0f%%, noise %.0f%%)%s",
+                     Name(p), f.gbps, qg, 100 * f.gbps / qg, 100 * bars.min_fraction_of_reverse,
+                     100 * std::max(ref.spread, std::hypot(f.cv, a.figs[rev].cv)), o.note));
     }
     FinalizeResult(profile, r);
   }

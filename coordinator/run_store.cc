@@ -166,11 +166,8 @@ absl::Status RunStore::CloseInterrupted() {
   for (v1::StageRun& run : running) {
     run.set_state("error");
     run.set_verdict(v1::ERROR);
-    v1::Finding* f = run.add_findings();
-    f->set_code("COORDINATOR_RESTARTED");
-    f->set_severity(v1::ERROR);
-    f->set_message("the coordinator restarted while this run was in flight");
-    f->set_remediation("run the stage again");
+    AddFinding(run.mutable_findings(), "COORDINATOR_RESTARTED", "",
+               "the coordinator restarted while this run was in flight");
     absl::Status s = SaveLocked(run);
     if (!s.ok()) return s;
     ++interrupted_;

@@ -178,24 +178,16 @@ void RetestTwoNodeGaps(v1::StageRun* run, AgentSession& a, AgentSession& b,
 
 void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& s,
                 const std::string& during) {
-  v1::Finding* f = run->add_findings();
   if (s.code() == absl::StatusCode::kCancelled) {
     // The operator's doing, not the node's (the run says who).
-    f->set_code("RUN_CANCELLED");
-    f->set_severity(v1::ERROR);
-    f->set_device(node);
-    f->set_message(absl::StrCat("cancelled during ", during, ": ", s.message()));
-    f->set_remediation("run the stage again");
+    AddFinding(run->mutable_findings(), "RUN_CANCELLED", node,
+               absl::StrCat("cancelled during ", during, ": ", s.message()));
     return;
   }
   const bool lost = s.code() == absl::StatusCode::kUnavailable;
-  f->set_code(lost ? "AGENT_LOST" : "TASK_TIMEOUT");
-  f->set_severity(v1::ERROR);
-  f->set_device(node);
-  f->set_message(absl::StrCat(node, " ", lost ? "was lost" : "did not answer in time",
-                              " during ", during, ": ", s.message()));
-  f->set_remediation(lost ? "check the node and its agent (systemctl status nodeprobe-agent)"
-                          : "check the node's load and raise the stage --timeout");
+  AddFinding(run->mutable_findings(), lost ? "AGENT_LOST" : "TASK_TIMEOUT", node,
+             absl::StrCat(node, " ", lost ? "was lost" : "did not answer in time", " during ",
+                          during, ": ", s.message()));
 }
 
 void AppendOnce(v1::StageRun* run, v1::StageRun part) {
@@ -406,14 +398,11 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     // transfers or collectives with it either.
     if (const std::string busy = BusyWith(replies[i]->result().report()); !busy.empty()) {
       usable[i] = false;
-      v1::Finding* f = run.add_findings();
-      f->set_code("NODE_BUSY");
-      f->set_severity(v1::WARN);
-      f->set_device(nodes[i]->node());
-      f->set_message(absl::StrCat(nodes[i]->node(), " is busy, so nothing between it and the "
-                                  "other nodes was measured: ", busy));
-      f->set_remediation("Run the stage when the node is idle (drained), or with --force if you "
-                         "know what runs there and that it may be disturbed");
+      AddFinding(run.mutable_findings(), "NODE_BUSY", v1::WARN, nodes[i]->node(),
+                 absl::StrCat(nodes[i]->node(),
+                              " is busy, so nothing between it and the "
+                              "other nodes was measured: ",
+                              busy));
     }
     progress(absl::StrCat(nodes[i]->node(), ": single-node ",
                           VerdictName(replies[i]->result().report().verdict())));
@@ -455,11 +444,9 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   // A two-node stage that measured nothing between the nodes is not a pass
   // of the fabric, whatever the nodes said.
   if (request.stage() == v1::TWO_NODE && run.pairs_size() == 0 && run.findings_size() == 0) {
-    v1::Finding* f = run.add_findings();
-    f->set_code("NOTHING_MEASURED");
-    f->set_severity(v1::WARN);
-    f->set_message("no path MTU or transfer was measured between the nodes");
-    f->set_remediation("check --rails and that both agents offer a rail");
+    AddFinding(run.mutable_findings(), "NOTHING_MEASURED", v1::WARN, "",
+               "no path MTU or transfer was measured between the nodes (check --rails and that "
+               "both agents offer a rail)");
   }
 
   // 4. Verdict: worst of everything, SKIP not counting.

@@ -79,9 +79,8 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
       on_event(ev);
     }
   };
-  auto error_row = [&](const std::string& probe, const std::string& code, const std::string& msg,
-                       const char* fix) {
-    v1::ProbeResult r = ErrorResult(probe, code, msg, fix);
+  auto error_row = [&](const std::string& probe, const std::string& code, const std::string& msg) {
+    v1::ProbeResult r = ErrorResult(probe, code, msg);
     r.set_node(report.node());
     *r.mutable_started() = Now();
     *r.mutable_finished() = Now();
@@ -96,8 +95,7 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
     absl::StatusOr<TaskWorker> worker = TaskWorker::Start(exe, task);
     if (!worker.ok()) {
       error_row("single-node", "TASK_FAILED",
-                absl::StrCat("cannot start the probe worker: ", worker.status().message()),
-                "check the node (memory, process limits) and the nodeprobe binary");
+                absl::StrCat("cannot start the probe worker: ", worker.status().message()));
       return finish();
     }
     std::string running;
@@ -131,7 +129,7 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
         if (!ev->done().has_report()) {  // refused before any probe ran
           const v1::ProbeResult& r = ev->done().result();
           error_row(r.probe(), r.findings_size() ? r.findings(0).code() : "TASK_FAILED",
-                    r.reason(), "see the message");
+                    r.reason());
         }
         // Streamed results are already in; the worker's report adds nothing new.
         return finish();
@@ -149,9 +147,7 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
         error_row(p, late ? "PROBE_DEADLINE_EXCEEDED" : "TASK_FAILED",
                   late ? "not started: the stage deadline passed while a fresh worker started "
                          "after another probe hung"
-                       : absl::StrCat("not started: the fresh worker ", ended.message()),
-                  late ? "raise --timeout, or run this probe alone with --probe"
-                       : "a bug or a broken input: report it with the node's capture");
+                       : absl::StrCat("not started: the fresh worker ", ended.message()));
       }
       return finish();
     }
@@ -160,21 +156,18 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
     if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
       error_row(row, "TASK_TIMEOUT",
                 absl::StrCat(who, " did not finish in its share of the stage's time (",
-                             absl::FormatDuration(absl::Trunc(absl::Now() - started,
-                                                              absl::Milliseconds(100))),
-                             " into the stage) and its worker was killed"),
-                "a read or driver call hung: check the node (dmesg, the device named), or "
-                "raise --timeout");
+                             absl::FormatDuration(
+                                 absl::Trunc(absl::Now() - started, absl::Milliseconds(100))),
+                             " into the stage) and its worker was killed: a read or driver call "
+                             "hung?"));
     } else {
-      error_row(row, "TASK_FAILED", absl::StrCat(who, ": the worker ", ended.message()),
-                "a bug or a broken input: report it with the node's capture");
+      error_row(row, "TASK_FAILED", absl::StrCat(who, ": the worker ", ended.message()));
     }
     if (!planned || running.empty() || remaining.empty()) return finish();
     if (absl::Now() >= deadline) {
       for (const std::string& p : remaining) {
         error_row(p, "PROBE_DEADLINE_EXCEEDED",
-                  "not started: the stage deadline passed while another probe ran",
-                  "raise --timeout, or run this probe alone with --probe");
+                  "not started: the stage deadline passed while another probe ran");
       }
       return finish();
     }
@@ -255,12 +248,10 @@ v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl
     }
   }
   if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
-    *out.mutable_result() = ErrorResult(probe, "TASK_TIMEOUT", TimeoutMessage(started),
-                                        "check the node and the rail; raise the stage --timeout");
+    *out.mutable_result() = ErrorResult(probe, "TASK_TIMEOUT", TimeoutMessage(started));
   } else {
     *out.mutable_result() =
-        ErrorResult(probe, "TASK_FAILED", absl::StrCat("the task's worker ", ended.message()),
-                    "check the node; run the same work by hand with `nodeprobe " + probe + "`");
+        ErrorResult(probe, "TASK_FAILED", absl::StrCat("the task's worker ", ended.message()));
   }
   return out;
 }

@@ -53,8 +53,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
       Done(task,
            ErrorResult("task", "TASK_FAILED",
                        absl::StrCat("unknown probe '", name, "' (this node knows: ",
-                                    absl::StrJoin(registry.Names(), ", "), ")"),
-                       "upgrade nodeprobe on this node or drop the probe"),
+                                    absl::StrJoin(registry.Names(), ", "), ")")),
            emit);
       return;
     }
@@ -102,8 +101,7 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
   if (!server.ok()) {
     Done(task,
          ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
-                     absl::StrCat("cannot listen: ", server.status().message()),
-                     "check the node's free ports"),
+                     absl::StrCat("cannot listen: ", server.status().message())),
          emit);
     return;
   }
@@ -125,10 +123,7 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
 void ExecuteTask(const v1::Task& task, const EventFn& emit) {
   absl::StatusOr<Profile> profile = ParseProfile(task.profile().yaml(), task.profile().source());
   if (!profile.ok()) {
-    Done(task,
-         ErrorResult("task", "PROFILE_INVALID", std::string(profile.status().message()),
-                     "fix the profile given to `nodeprobe run --profile` or `coordinator "
-                     "--profile`"),
+    Done(task, ErrorResult("task", "PROFILE_INVALID", std::string(profile.status().message())),
          emit);
     return;
   }
@@ -143,8 +138,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       v1::ProbeResult r;
       if (absl::Status valid = transfer::ValidateTransfer(task.run_transfer(), BudgetOf(task));
           !valid.ok()) {
-        r = ErrorResult("transfer", "TASK_FAILED", std::string(valid.message()),
-                        "send a transfer this node can run within the deadline");
+        r = ErrorResult("transfer", "TASK_FAILED", std::string(valid.message()));
       } else {
         r = transfer::RunTransferTask(task.run_transfer(), absl::Seconds(5), *profile);
       }
@@ -180,8 +174,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
     default:
       Done(task,
            ErrorResult("task", "UNKNOWN_TASK",
-                       "unknown task type (the sender is newer than this node's nodeprobe?)",
-                       "upgrade nodeprobe on this node"),
+                       "unknown task type (the sender is newer than this node's nodeprobe?)"),
            emit);
   }
 }

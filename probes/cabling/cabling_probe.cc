@@ -47,28 +47,22 @@ v1::ProbeResult JudgeCabling(const std::vector<platform::CableNeighbor>& neighbo
     if (want == plan.end()) continue;
     l->set_expected(want->second);
     if (fnmatch(want->second.c_str(), n.system_name.c_str(), 0) != 0) {
-      AddFinding(&result, "CABLING_RAIL_MISMATCH", v1::FAIL, n.interface,
-                 absl::StrCat(n.interface, l->rdma_device().empty() ? "" : " (" + l->rdma_device() + ")",
-                              " is cabled to ", Where(*l), "; the rail plan (", profile_source,
-                              ") expects a switch matching \"", want->second, "\""),
-                 "Check the cable at both ends against the rail plan (a swapped pair of rails "
-                 "shows as two mismatches); fix the plan if the switch was renamed");
+      AddFinding(
+          &result, "CABLING_RAIL_MISMATCH", n.interface,
+          absl::StrCat(n.interface, l->rdma_device().empty() ? "" : " (" + l->rdma_device() + ")",
+                       " is cabled to ", Where(*l), "; the rail plan (", profile_source,
+                       ") expects a switch matching \"", want->second, "\""));
     }
   }
   for (const auto& [iface, pattern] : expect) {
     bool heard = false;
     for (const platform::CableNeighbor& n : neighbors) heard |= n.interface == iface;
     if (heard) continue;
-    AddFinding(&result, "CABLING_NO_NEIGHBOR", v1::WARN, iface,
+    AddFinding(&result, "CABLING_NO_NEIGHBOR", iface,
                absl::StrCat("the rail plan expects ", iface, " to reach a switch matching \"",
                             pattern, "\", but ",
                             IsIbPortKey(iface) ? "no switch answered one hop out of that port"
-                                               : "lldpd heard no LLDP neighbour on it"),
-               IsIbPortKey(iface)
-                   ? "Check that the port is ACTIVE (ibstat) and that a subnet manager answers; "
-                     "run as root (the SMPs need /dev/infiniband/umad*)"
-                   : "Check that the link is up, that the switch sends LLDP on that port, and "
-                     "that lldpd watches the interface (lldpcli show interfaces)");
+                                               : "lldpd heard no LLDP neighbour on it"));
   }
   if (report->links_size() == 0 && expect.empty()) {
     result.set_verdict(v1::SKIP);
@@ -142,11 +136,9 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
     }
     v1::ProbeResult r;
     r.set_probe("cabling");
-    AddFinding(&r, "CABLING_NO_LLDPD", v1::ERROR, "",
-               absl::StrCat("the profile has a rail plan to check, but ",
-                            neighbors.status().message()),
-               "Install and start lldpd on the node (apt-get install lldpd), or point "
-               "NODEPROBE_LLDPD_SOCKET at its socket");
+    AddFinding(
+        &r, "CABLING_NO_LLDPD", "",
+        absl::StrCat("the profile has a rail plan to check, but ", neighbors.status().message()));
     return r;
   }
   neighbors->insert(neighbors->end(), ib.begin(), ib.end());

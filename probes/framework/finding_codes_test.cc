@@ -2,15 +2,16 @@
 // the product's sources is a known code or one of the few other constants
 // listed here (environment variables, os-release keys, kernel words).
 #include "probes/framework/finding_codes.h"
-#include "probes/framework/profile.h"
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "probes/framework/profile.h"
 
 namespace nodeprobe {
 namespace {
@@ -49,12 +50,105 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
   EXPECT_GT(files, 50);
 }
 
-TEST(FindingCodesTest, CodesAreUniqueAndExplained) {
+TEST(FindingCodesTest, EveryCodeHasItsSeverityOwnerMeaningAndRemediation) {
   std::set<std::string> seen;
   for (const FindingCode& c : FindingCodes()) {
     EXPECT_TRUE(seen.insert(c.code).second) << c.code;
     EXPECT_GT(std::string(c.meaning).size(), 10u) << c.code;
+    EXPECT_GT(std::string(c.remediation).size(), 10u) << c.code;
+    EXPECT_FALSE(std::string(c.owner).empty()) << c.code;
+    // A fixed severity, or the rule a call site follows: never both, never neither.
+    EXPECT_EQ(c.severity == kVaries, !std::string(c.severity_rule).empty()) << c.code;
   }
+  EXPECT_EQ(FindFindingCode("RDMA_PORT_DOWN")->severity, v1::FAIL);
+  EXPECT_EQ(FindFindingCode("NOT_A_CODE"), nullptr);
+}
+
+// The arguments of the call whose "(" is at OPEN, split at top-level commas
+// (strings and nested brackets kept whole, comments left out).
+std::vector<std::string> CallArguments(const std::string& s, size_t open) {
+  std::vector<std::string> args;
+  std::string cur;
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (ch == '/' && i + 1 < s.size() && s[i + 1] == '/') {  // a comment: to its line's end
+      i = s.find('\n', i);
+      if (i == std::string::npos) break;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') {
+      const size_t start = i;
+      for (++i; i < s.size() && s[i] != ch; ++i) {
+        if (s[i] == '\\') ++i;
+      }
+      cur += s.substr(start, i - start + 1);
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{') {
+      if (depth++ == 0) continue;
+    } else if (ch == ')' || ch == ']' || ch == '}') {
+      if (--depth == 0) {
+        args.push_back(cur);
+        return args;
+      }
+    } else if (ch == ',' && depth == 1) {
+      args.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += ch;
+  }
+  return args;
+}
+
+// The finding table is the one place severity and remediation are typed:
+// no product source sets a remediation, and each AddFinding call passes a
+// severity exactly when the table leaves it to the call site.
+TEST(FindingCodesTest, CallSitesTakeSeverityAndRemediationFromTheTable) {
+  const std::regex call("\\b(AddFinding|ErrorResult)\\(");
+  const std::regex quoted_code("^\\s*\"([A-Z0-9_]+)\"\\s*$");
+  const std::regex typed_remediation("set_remediation\\((?!\\w+(->|\\.)remediation\\))");
+  int calls = 0;
+  for (const char* dir : {"agent", "cli", "coordinator", "platform", "probes", "tasks"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(
+             std::string(NODEPROBE_SOURCE_DIR) + "/" + dir)) {
+      const std::string path = e.path().string();
+      if (e.path().extension() != ".cc" || path.find("_test.cc") != std::string::npos) continue;
+      std::stringstream text;
+      text << std::ifstream(path).rdbuf();
+      const std::string s = text.str();
+      // Only a FindingCode's remediation is ever copied (`code->remediation`).
+      EXPECT_FALSE(std::regex_search(s, typed_remediation))
+          << path << " types a remediation: put it in the finding table";
+      for (std::sregex_iterator it(s.begin(), s.end(), call), end; it != end; ++it) {
+        const size_t open = it->position() + it->length() - 1;
+        // Declarations and definitions name a type before the function.
+        const size_t line = s.rfind('\n', it->position());
+        const std::string before = s.substr(line + 1, it->position() - line - 1);
+        if (before.find("v1::") != std::string::npos && before.find("=") == std::string::npos &&
+            before.find("return") == std::string::npos) {
+          continue;
+        }
+        const std::vector<std::string> args = CallArguments(s, open);
+        const bool error_result = (*it)[1] == "ErrorResult";
+        ++calls;
+        EXPECT_EQ(args.size(), error_result       ? 3u
+                               : args.size() == 5 ? 5u
+                                                  : 4u)
+            << path << ": " << s.substr(it->position(), 80);
+        std::smatch m;
+        if (error_result || args.size() < 2 || !std::regex_match(args[1], m, quoted_code)) continue;
+        const FindingCode* code = FindFindingCode(m[1].str());
+        ASSERT_NE(code, nullptr) << m[1] << " in " << path;
+        EXPECT_EQ(args.size() == 5, code->severity == kVaries)
+            << path << ": " << code->code
+            << (code->severity == kVaries ? " varies: pass the severity its rule gives"
+                                          : " has a fixed severity in the table: do not pass one");
+      }
+    }
+  }
+  EXPECT_GT(calls, 100);
 }
 
 TEST(FindingCodesTest, ClosestCodeForATypo) {

@@ -2,19 +2,40 @@
 #include "probes/framework/result_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "probes/framework/finding_codes.h"
 
 namespace nodeprobe {
 
-v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
-                        v1::Verdict severity, std::string_view device,
-                        std::string message, std::string remediation) {
-  v1::Finding* f = result->add_findings();
+v1::Finding* AddFinding(google::protobuf::RepeatedPtrField<v1::Finding>* findings,
+                        std::string_view code, v1::Verdict severity, std::string_view device,
+                        std::string message) {
+  const FindingCode* known = FindFindingCode(code);
+  v1::Finding* f = findings->Add();
   f->set_code(std::string(code));
-  f->set_severity(severity);
+  // A code missing from the table, or one whose severity varies given
+  // without it, is a bug the finding-table tests catch; here it reads as
+  // an ERROR (never as a PASS).
+  if (severity == kVaries && known) severity = known->severity;
+  f->set_severity(severity == kVaries ? v1::ERROR : severity);
   f->set_device(std::string(device));
   f->set_message(std::move(message));
-  f->set_remediation(std::move(remediation));
+  if (known) f->set_remediation(known->remediation);
   return f;
+}
+
+v1::Finding* AddFinding(google::protobuf::RepeatedPtrField<v1::Finding>* findings,
+                        std::string_view code, std::string_view device, std::string message) {
+  return AddFinding(findings, code, kVaries, device, std::move(message));
+}
+
+v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code, v1::Verdict severity,
+                        std::string_view device, std::string message) {
+  return AddFinding(result->mutable_findings(), code, severity, device, std::move(message));
+}
+
+v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code, std::string_view device,
+                        std::string message) {
+  return AddFinding(result->mutable_findings(), code, kVaries, device, std::move(message));
 }
 
 std::string ExceptionNote(const v1::Finding& f) {
@@ -33,12 +54,12 @@ std::string ExceptionNote(const v1::Finding& f) {
 }
 
 v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,
-                            const std::string& message, std::string remediation) {
+                            const std::string& message) {
   v1::ProbeResult r;
   r.set_probe(std::string(probe));
   r.set_verdict(v1::ERROR);
   r.set_reason(message);
-  AddFinding(&r, code, v1::ERROR, "", message, std::move(remediation));
+  AddFinding(&r, code, "", message);
   return r;
 }
 

@@ -11,9 +11,21 @@
 
 namespace nodeprobe {
 
-v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code,
-                        v1::Verdict severity, std::string_view device,
-                        std::string message, std::string remediation);
+// Findings: the code's severity and remediation come from the finding
+// table (finding_codes.h); the call site says what it is about (`device`:
+// "mlx5_0:1", "0000:82:00.0", "eth0", a node) and what was seen, with the
+// figures, in `message`.
+v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code, std::string_view device,
+                        std::string message);
+v1::Finding* AddFinding(google::protobuf::RepeatedPtrField<v1::Finding>* findings,
+                        std::string_view code, std::string_view device, std::string message);
+// For a code whose severity the table leaves to its call sites (kVaries):
+// `severity` as the table's rule for it says.
+v1::Finding* AddFinding(v1::ProbeResult* result, std::string_view code, v1::Verdict severity,
+                        std::string_view device, std::string message);
+v1::Finding* AddFinding(google::protobuf::RepeatedPtrField<v1::Finding>* findings,
+                        std::string_view code, v1::Verdict severity, std::string_view device,
+                        std::string message);
 
 // What a profile exception did to a finding, for people: "accepted: REASON
 // (owner O, until E)", "exception expired E (owner O): not applied", or ""
@@ -23,7 +35,7 @@ std::string ExceptionNote(const v1::Finding& finding);
 // A result for something that could not run: verdict ERROR, the message
 // as its reason and as one finding with `code`.
 v1::ProbeResult ErrorResult(std::string_view probe, std::string_view code,
-                            const std::string& message, std::string remediation);
+                            const std::string& message);
 
 // A result for a probe that does not apply here: verdict SKIP with why.
 v1::ProbeResult SkipResult(std::string_view probe, const std::string& reason);

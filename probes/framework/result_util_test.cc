@@ -25,8 +25,8 @@ TEST(VerdictTest, SkipDoesNotCountUnlessEverythingSkipped) {
 TEST(VerdictTest, VerdictFromFindingsIsWorstSeverity) {
   v1::ProbeResult r;
   EXPECT_EQ(VerdictFromFindings(r), v1::PASS);
-  AddFinding(&r, "A", v1::WARN, "", "", "");
-  AddFinding(&r, "B", v1::ERROR, "", "", "");
+  AddFinding(&r, "A", v1::WARN, "", "");
+  AddFinding(&r, "B", v1::ERROR, "", "");
   EXPECT_EQ(VerdictFromFindings(r), v1::ERROR);
 }
 

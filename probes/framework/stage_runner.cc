@@ -38,9 +38,7 @@ std::optional<v1::ProbeResult> HeldBack(const Probe& probe, const ProbeContext& 
   if ((*busy)->empty()) return std::nullopt;
   const std::string what = absl::StrJoin(**busy, "; ");
   v1::ProbeResult r = SkipResult(probe.name(), "NODE_BUSY: " + what);
-  AddFinding(&r, "NODE_BUSY", v1::SKIP, "", "not run: the node is busy: " + what,
-             "Run it when the node is idle (drained), or with --force if you know what is "
-             "running there and that it may be disturbed");
+  AddFinding(&r, "NODE_BUSY", v1::SKIP, "", "not run: the node is busy: " + what);
   return r;
 }
 
@@ -71,9 +69,8 @@ void FinalizeResult(const Profile& profile, v1::ProbeResult* result, absl::Time 
           std::none_of(result->findings().begin(), result->findings().end(),
                        [](const v1::Finding& f) { return f.severity() == v1::ERROR; })) {
         // An ERROR always says why, with a code a script can match.
-        AddFinding(result, "PROBE_COULD_NOT_RUN", v1::ERROR, "",
-                   result->reason().empty() ? "the probe could not run" : result->reason(),
-                   "fix the cause named in the message and rerun the probe");
+        AddFinding(result, "PROBE_COULD_NOT_RUN", "",
+                   result->reason().empty() ? "the probe could not run" : result->reason());
       }
       result->set_verdict(WorseVerdict(v1::ERROR, from_findings));
       return;
@@ -108,16 +105,14 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
     } else if (absl::Now() > ctx.deadline) {
       result.set_verdict(v1::ERROR);
       result.set_reason("stage deadline passed before this probe started");
-      AddFinding(&result, "PROBE_DEADLINE_EXCEEDED", v1::ERROR, "",
-                 result.reason(), "raise the stage timeout");
+      AddFinding(&result, "PROBE_DEADLINE_EXCEEDED", "", result.reason());
     } else {
       absl::StatusOr<v1::ProbeResult> run = probe->Run(ctx);
       if (run.ok()) {
         result = *std::move(run);
       } else {
-        result = ErrorResult(probe->name(), "PROBE_COULD_NOT_RUN",
-                             std::string(run.status().message()),
-                             "fix the cause named in the message and rerun the probe");
+        result =
+            ErrorResult(probe->name(), "PROBE_COULD_NOT_RUN", std::string(run.status().message()));
       }
     }
     result.set_probe(std::string(probe->name()));

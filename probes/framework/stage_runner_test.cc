@@ -30,7 +30,7 @@ class FakeProbe : public Probe {
 
 v1::ProbeResult WithFinding(const std::string& code, v1::Verdict severity) {
   v1::ProbeResult r;
-  AddFinding(&r, code, severity, "mlx5_0:1", "m", "fix");
+  AddFinding(&r, code, severity, "mlx5_0:1", "m");
   return r;
 }
 
@@ -163,7 +163,7 @@ TEST(FinalizeResultTest, AProbeCannotSetAVerdictBetterThanItsFindings) {
   for (const Case& c : cases) {
     v1::ProbeResult r;
     r.set_verdict(c.set);
-    for (v1::Verdict f : c.findings) AddFinding(&r, "X", f, "", "m", "r");
+    for (v1::Verdict f : c.findings) AddFinding(&r, "X", f, "", "m");
     FinalizeResult(Profile(), &r);
     EXPECT_EQ(r.verdict(), c.want) << v1::Verdict_Name(c.set) << " with " << c.findings.size()
                                    << " findings";
@@ -186,7 +186,7 @@ TEST(FinalizeResultTest, AnAcceptedFailInASkippedResultIsWarn) {
   profile.exceptions.push_back({"X", "", "known", "", "", std::nullopt});
   v1::ProbeResult r;
   r.set_verdict(v1::SKIP);
-  AddFinding(&r, "X", v1::FAIL, "dev", "m", "r");
+  AddFinding(&r, "X", v1::FAIL, "dev", "m");
   FinalizeResult(profile, &r);
   EXPECT_EQ(r.verdict(), v1::WARN);
 }
@@ -200,7 +200,7 @@ TEST(FinalizeResultTest, AnExpiredExceptionIsRecordedButNotApplied) {
   ASSERT_TRUE(profile.ok()) << profile.status();
   auto judged_at = [&](const char* when) {
     v1::ProbeResult r;
-    AddFinding(&r, "RDMA_PORT_DOWN", v1::FAIL, "mlx5_0:1", "m", "r");
+    AddFinding(&r, "RDMA_PORT_DOWN", v1::FAIL, "mlx5_0:1", "m");
     absl::Time t;
     std::string err;
     EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, when, &t, &err)) << err;

@@ -16,65 +16,52 @@ std::string Label(const v1::GpuInfo& g) {
 void Judge(const v1::GpuInfo& g, v1::ProbeResult* out) {
   const std::string dev = g.bus_id().empty() ? absl::StrCat("GPU", g.index()) : g.bus_id();
   if (!g.error().empty()) {
-    AddFinding(out, "GPU_UNREADABLE", v1::FAIL, dev, absl::StrCat(Label(g), ": ", g.error()),
-               "Check dmesg for Xid errors; a lost GPU needs a node reboot or an RMA");
+    AddFinding(out, "GPU_UNREADABLE", dev, absl::StrCat(Label(g), ": ", g.error()));
     return;
   }
   if (g.row_remap_failed()) {
-    AddFinding(out, "GPU_ROW_REMAP_FAILED", v1::FAIL, dev,
-               absl::StrCat(Label(g), ": a row remapping failed (no spare rows left)"),
-               "The GPU's memory is worn out: drain the node and RMA the GPU");
+    AddFinding(out, "GPU_ROW_REMAP_FAILED", dev,
+               absl::StrCat(Label(g), ": a row remapping failed (no spare rows left)"));
   }
   if (g.row_remap_pending() || g.retired_pages_pending()) {
-    AddFinding(out, "GPU_REMAP_PENDING", v1::FAIL, dev,
+    AddFinding(out, "GPU_REMAP_PENDING", dev,
                absl::StrCat(Label(g), ": ",
                             g.row_remap_pending() ? "a row remapping" : "a page retirement",
-                            " waits for a GPU reset; until then the bad memory is in use"),
-               "Drain the node and reset the GPU (nvidia-smi -r) or reboot");
+                            " waits for a GPU reset; until then the bad memory is in use"));
   }
   if (g.ecc_uncorrected_volatile() > 0) {
     AddFinding(out, "GPU_ECC_UNCORRECTED", v1::FAIL, dev,
                absl::StrCat(Label(g), ": ", g.ecc_uncorrected_volatile(),
-                            " uncorrected ECC error(s) since the driver loaded"),
-               "Drain the node; reset the GPU, and RMA it if the errors come back");
+                            " uncorrected ECC error(s) since the driver loaded"));
   } else if (g.ecc_uncorrected_aggregate() > 0) {
     AddFinding(out, "GPU_ECC_UNCORRECTED", v1::WARN, dev,
                absl::StrCat(Label(g), ": ", g.ecc_uncorrected_aggregate(),
                             " uncorrected ECC error(s) over its life (none since the driver "
-                            "loaded)"),
-               "Watch the count; an RMA when it grows");
+                            "loaded)"));
   }
   if (g.ecc_supported() && !g.ecc_enabled()) {
-    AddFinding(out, "GPU_ECC_DISABLED", v1::WARN, dev,
-               absl::StrCat(Label(g), ": ECC is supported but off"),
-               "Enable it (nvidia-smi -e 1) and reboot, unless the fleet runs without ECC");
+    AddFinding(out, "GPU_ECC_DISABLED", dev, absl::StrCat(Label(g), ": ECC is supported but off"));
   }
   if (!g.throttle_names().empty()) {
-    AddFinding(out, "GPU_THROTTLED", v1::WARN, dev,
-               absl::StrCat(Label(g), ": clocks held down by ",
-                            absl::StrJoin(g.throttle_names(), ", ")),
-               "Check cooling, power delivery and the BMC's power brake");
+    AddFinding(
+        out, "GPU_THROTTLED", dev,
+        absl::StrCat(Label(g), ": clocks held down by ", absl::StrJoin(g.throttle_names(), ", ")));
   }
   if (!g.nvlinks_down().empty()) {
     // Some links up and some down is a fault; none up is a GPU whose NVLink
     // is not cabled (a PCIe card without its bridge): say so, milder.
     const bool partial = g.nvlinks_active() > 0;
-    AddFinding(out, "GPU_NVLINK_DOWN", partial ? v1::FAIL : v1::WARN, dev,
-               absl::StrCat(Label(g), ": NVLink ", g.nvlinks_down_size(), " of ",
-                            g.nvlinks_supported(), " link(s) down (",
-                            absl::StrJoin(g.nvlinks_down(), ","), ")",
-                            partial ? "" : "; none is up"),
-               partial ? "Check the NVSwitch/fabric manager (nv-fabricmanager) and the "
-                         "baseboard; reset the GPU, RMA if it persists"
-                       : "If this GPU should have NVLink, check its bridge or the "
-                         "fabric manager");
+    AddFinding(
+        out, "GPU_NVLINK_DOWN", partial ? v1::FAIL : v1::WARN, dev,
+        absl::StrCat(Label(g), ": NVLink ", g.nvlinks_down_size(), " of ", g.nvlinks_supported(),
+                     " link(s) down (", absl::StrJoin(g.nvlinks_down(), ","), ")",
+                     partial ? "" : "; none is up"));
   }
   if (g.compute_processes() > 0) {
-    AddFinding(out, "GPU_BUSY", v1::WARN, dev,
+    AddFinding(out, "GPU_BUSY", dev,
                absl::StrCat(Label(g), ": ", g.compute_processes(),
                             " compute process(es) running; measurements on this node are "
-                            "not of an idle machine"),
-               "Run acceptance on drained nodes");
+                            "not of an idle machine"));
   }
 }
 

@@ -100,12 +100,10 @@ void JudgeIommu(const platform::FileTree& sys, const platform::FileTree& proc,
     if (!type.ok()) continue;
     AddEvidence(result, sys.Path(rel), *type);
     if (absl::StartsWith(*type, "DMA")) {
-      AddFinding(result, "IOMMU_TRANSLATION_ENABLED", v1::WARN, gpu,
-                 absl::StrCat("GPU ", gpu, "'s IOMMU group translates DMA (",
-                              *type, "): GPUDirect traffic pays IOTLB lookups "
-                              "and peer-to-peer may be blocked"),
-                 "boot with iommu=pt (and intel_iommu=on or amd_iommu=on as "
-                 "the platform needs) so GPU and NIC DMA pass through");
+      AddFinding(result, "IOMMU_TRANSLATION_ENABLED", gpu,
+                 absl::StrCat("GPU ", gpu, "'s IOMMU group translates DMA (", *type,
+                              "): GPUDirect traffic pays IOTLB lookups "
+                              "and peer-to-peer may be blocked"));
     }
   }
 }
@@ -180,11 +178,9 @@ void RegisterGpuMemory(const std::vector<GpuNicPath>& paths,
     }
   }
   if (tried > 0 && worked == 0) {
-    AddFinding(result, "GDR_NOT_AVAILABLE", v1::FAIL, "",
+    AddFinding(result, "GDR_NOT_AVAILABLE", "",
                absl::StrCat("GPU memory could not be registered with any local HCA (",
-                            absl::StrJoin(why, "; "), ")"),
-               "load nvidia_peermem, or use the open NVIDIA kernel module (dma-buf); "
-               "check the HCA's driver and ulimit -l");
+                            absl::StrJoin(why, "; "), ")"));
   }
 }
 
@@ -233,31 +229,23 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
         // On a capture the cause is the capture (a missing or short config
         // file), whoever reads it; live, a short read means no privilege.
         const bool captured = ctx.host.IsCaptured();
-        AddFinding(&result, "ACS_STATE_UNKNOWN", v1::ERROR, bridge,
-                   absl::StrCat("cannot read ACS of bridge ", bridge, ": ",
-                                acs.status().message(),
-                                captured ? " (in the capture being read)" : ""),
-                   captured
-                       ? "capture the bridges' config files whole, as root (each "
-                         "sys/bus/pci/devices/*/config is 4096 bytes then)"
-                       : "run nodeprobe as root (reading PCI extended config space "
-                         "needs CAP_SYS_ADMIN)");
+        AddFinding(&result, "ACS_STATE_UNKNOWN", bridge,
+                   absl::StrCat(
+                       "cannot read ACS of bridge ", bridge, ": ", acs.status().message(),
+                       captured ? " (in the capture being read: it needs the bridges' config files "
+                                  "whole, captured as root)"
+                                : ""));
         continue;
       }
       AddEvidence(&result, absl::StrCat("ACS ", bridge),
                   acs->present ? gpudirect::DescribeAcsControl(acs->control)
                                : "no ACS capability");
       if (acs->present && gpudirect::AcsBlocksPeerToPeer(acs->control)) {
-        AddFinding(&result, "ACS_ENABLED_ON_GPU_NIC_PATH", v1::FAIL, bridge,
-                   absl::StrCat("bridge ", bridge, " between GPU ", path.gpu,
-                                " and NIC ", path.nic, " has ACS ",
-                                gpudirect::DescribeAcsControl(acs->control),
+        AddFinding(&result, "ACS_ENABLED_ON_GPU_NIC_PATH", bridge,
+                   absl::StrCat("bridge ", bridge, " between GPU ", path.gpu, " and NIC ", path.nic,
+                                " has ACS ", gpudirect::DescribeAcsControl(acs->control),
                                 ": peer-to-peer traffic is redirected to the "
-                                "root complex"),
-                   absl::StrCat("disable ACS redirect in the BIOS, or at boot "
-                                "with `setpci -s ", bridge,
-                                " ECAP_ACS+0x6.w=0000` (bare metal only; keep it "
-                                "on for VMs that need isolation)"));
+                                "root complex"));
       }
     }
   }
@@ -275,17 +263,12 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
     RegisterGpuMemory(GpuNicPaths(*devices, gpus, nics), *rdma, &result);
   }
   if (passive_none && (!peermem.known || !dmabuf.known)) {
-    AddFinding(&result, "GDR_STATE_NOT_CAPTURED", v1::ERROR, "",
+    AddFinding(&result, "GDR_STATE_NOT_CAPTURED", "",
                absl::StrCat("whether GPUDirect RDMA is possible is not known: ",
-                            !peermem.known ? peermem.why : dmabuf.why),
-               "capture the node's sys/module and proc/ too (or judge the live node)");
+                            !peermem.known ? peermem.why : dmabuf.why));
   } else if (passive_none) {
-    AddFinding(&result, "GDR_NOT_AVAILABLE", v1::FAIL, "",
-               absl::StrCat("no GPUDirect RDMA method: ", peermem.why, "; ",
-                            dmabuf.why),
-               "load nvidia_peermem (modprobe nvidia_peermem), or use the open "
-               "NVIDIA kernel module with kernel >= 5.12 and rdma-core >= 34 "
-               "for dma-buf");
+    AddFinding(&result, "GDR_NOT_AVAILABLE", "",
+               absl::StrCat("no GPUDirect RDMA method: ", peermem.why, "; ", dmabuf.why));
   }
   return result;
 }

@@ -169,24 +169,18 @@ void JudgePinnedVersions(const Profile& profile, v1::ProbeResult* result) {
       seen = true;
       if (c.present() && VersionMatches(expected, c.version())) continue;
       if (!c.present() && c.detail().rfind(kNotCaptured, 0) == 0) {
-        AddFinding(result, "VERSION_NOT_CAPTURED", v1::PASS, c.device(),
+        AddFinding(result, "VERSION_NOT_CAPTURED", c.device(),
                    absl::StrCat(name, ": pinned to ", expected,
-                                " but the capture does not hold it; not judged"),
-                   "capture the node with its /etc, /proc and library versions");
+                                " but the capture does not hold it; not judged"));
         continue;
       }
-      AddFinding(result, "VERSION_MISMATCH", v1::FAIL, c.device(),
-                 absl::StrCat(name, c.device().empty() ? "" : " on ",
-                              c.device(), ": expected ", expected, ", found ",
-                              c.present() ? c.version() : "absent"),
-                 absl::StrCat("install ", name, " ", expected,
-                              " or update the profile's versions: pin"));
+      AddFinding(result, "VERSION_MISMATCH", c.device(),
+                 absl::StrCat(name, c.device().empty() ? "" : " on ", c.device(), ": expected ",
+                              expected, ", found ", c.present() ? c.version() : "absent"));
     }
     if (!seen) {
-      AddFinding(result, "VERSION_MISMATCH", v1::FAIL, "",
-                 absl::StrCat(name, ": expected ", expected, ", found absent"),
-                 absl::StrCat("install ", name, " ", expected,
-                              " or update the profile's versions: pin"));
+      AddFinding(result, "VERSION_MISMATCH", "",
+                 absl::StrCat(name, ": expected ", expected, ", found absent"));
     }
   }
 }

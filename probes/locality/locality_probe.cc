@@ -104,10 +104,9 @@ void CheckNvmlIndices(const std::vector<const platform::TopoPciDevice*>& gpus,
     for (const std::string& osdev : gpus[i]->gpu_devices) {
       if (osdev.rfind("nvml", 0) != 0) continue;
       if (osdev != absl::StrCat("nvml", i)) {
-        AddFinding(result, "GPU_INDEX_MISMATCH", v1::WARN, gpus[i]->address,
+        AddFinding(result, "GPU_INDEX_MISMATCH", gpus[i]->address,
                    absl::StrCat("GPU", i, " (", gpus[i]->address, ", PCI order) is ", osdev,
-                                " in the topology: the indices disagree"),
-                   "identify GPUs by bus id (nvidia-smi -q), not by index");
+                                " in the topology: the indices disagree"));
       }
     }
   }
@@ -193,51 +192,39 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
     }
     const std::string& dev = gpus[i]->address;
     if (!locality::GdrByDefault(best_path)) {
-      AddFinding(&result, "GPU_NIC_NOT_LOCAL", not_local, dev,
-                 absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
-                              absl::StrJoin(names, ", "), " is at ",
-                              locality::PathClassName(best_path),
-                              ": NCCL will not use GPUDirect RDMA by default and "
-                              "traffic crosses the ",
-                              best_path == PathClass::kSys ? "socket interconnect"
-                                                       : "host bridge"),
-                 "put the GPU and a NIC under the same PCIe switch (see the "
-                 "server's slot map), or accept it in the profile if this "
-                 "node is not rail-optimized");
+      AddFinding(
+          &result, "GPU_NIC_NOT_LOCAL", not_local, dev,
+          absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
+                       absl::StrJoin(names, ", "), " is at ", locality::PathClassName(best_path),
+                       ": NCCL will not use GPUDirect RDMA by default and "
+                       "traffic crosses the ",
+                       best_path == PathClass::kSys ? "socket interconnect" : "host bridge"));
     }
     for (size_t j : best_nics) {
       if (gpus[i]->numa_node >= 0 && nics[j]->numa_node >= 0 &&
           gpus[i]->numa_node != nics[j]->numa_node) {
-        AddFinding(&result, "GPU_NIC_NUMA_MISMATCH", v1::WARN, dev,
+        AddFinding(&result, "GPU_NIC_NUMA_MISMATCH", dev,
                    absl::StrCat(gpu, " is on NUMA node ", gpus[i]->numa_node,
-                                " but its nearest NIC ",
-                                NicName(*nics[j], absl::StrCat("NIC", j)),
-                                " is on NUMA node ", nics[j]->numa_node),
-                   "bind the rank to the NIC's NUMA node, or move the NIC");
+                                " but its nearest NIC ", NicName(*nics[j], absl::StrCat("NIC", j)),
+                                " is on NUMA node ", nics[j]->numa_node));
         break;
       }
     }
   }
   for (const auto& [nic, served] : gpus_per_nic) {
     if (served.size() < 2) continue;
-    AddFinding(&result, "NIC_SHARED_BY_GPUS", v1::PASS, nic,
-               absl::StrCat(nic, " is the nearest NIC of ", served.size(),
-                            " GPUs (", absl::StrJoin(served, ", "),
-                            "): they share its bandwidth"),
-               "expected on nodes with fewer NICs than GPUs; size collective "
-               "bandwidth expectations per NIC, not per GPU");
+    AddFinding(&result, "NIC_SHARED_BY_GPUS", nic,
+               absl::StrCat(nic, " is the nearest NIC of ", served.size(), " GPUs (",
+                            absl::StrJoin(served, ", "), "): they share its bandwidth"));
   }
   for (const std::string& note : topology.notes) {
-    AddFinding(&result, "PCIE_VM_LINK_ARTIFACT", v1::PASS, "", note,
-               "nothing to fix: judge the GPU and NIC links on the host, not in the guest");
+    AddFinding(&result, "PCIE_VM_LINK_ARTIFACT", "", note);
   }
   if (!any_rdma) {
     AddFinding(&result, "NO_RDMA_NIC_FOR_GPU", not_local, "",
-               absl::StrCat(gpus.size(), " GPUs and no RDMA NIC in the topology (",
-                            nics.size(), " other NICs): multi-node traffic "
-                            "will go through TCP sockets"),
-               "install RDMA NICs (InfiniBand/RoCE) and their driver, or "
-               "check that the RDMA driver is loaded (rdma link)");
+               absl::StrCat(gpus.size(), " GPUs and no RDMA NIC in the topology (", nics.size(),
+                            " other NICs): multi-node traffic "
+                            "will go through TCP sockets"));
   }
   return result;
 }
@@ -293,27 +280,23 @@ void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciT
   for (const auto& [gpu, nics] : want) {
     auto it = told.find(gpu);
     if (it == told.end()) {
-      AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
-                 absl::StrCat("GPU ", gpu, " is not in NCCL_TOPO_FILE ", path,
-                              ": NCCL will not know it"),
-                 "regenerate the file on this node type (NCCL_TOPO_DUMP_FILE) or unset "
-                 "NCCL_TOPO_FILE");
+      AddFinding(
+          result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+          absl::StrCat("GPU ", gpu, " is not in NCCL_TOPO_FILE ", path, ": NCCL will not know it"));
     } else if (it->second != nics) {
-      AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
-                 absl::StrCat("GPU ", gpu, "'s nearest RDMA NIC is ", names(nics),
-                              " on this node, but NCCL_TOPO_FILE ", path, " says ",
-                              names(it->second), ": NCCL trusts the file and will use the "
-                              "wrong NIC"),
-                 "regenerate the file on this node type (NCCL_TOPO_DUMP_FILE) or unset "
-                 "NCCL_TOPO_FILE");
+      AddFinding(
+          result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+          absl::StrCat("GPU ", gpu, "'s nearest RDMA NIC is ", names(nics),
+                       " on this node, but NCCL_TOPO_FILE ", path, " says ", names(it->second),
+                       ": NCCL trusts the file and will use the "
+                       "wrong NIC"));
     }
   }
   for (const auto& [gpu, nics] : told) {
     if (want.count(gpu) == 0) {
       AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
                  absl::StrCat("NCCL_TOPO_FILE ", path, " names GPU ", gpu,
-                              ", which this node does not have"),
-                 "use the file made for this node type, or unset NCCL_TOPO_FILE");
+                              ", which this node does not have"));
     }
   }
 }
@@ -351,8 +334,7 @@ absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
     absl::StatusOr<platform::PciTopology> file = platform::LoadPciTopology(topo_file);
     if (!file.ok()) {
       AddFinding(&result, "NCCL_TOPO_FILE_MISMATCH", v1::ERROR, "",
-                 absl::StrCat("NCCL_TOPO_FILE cannot be read: ", file.status().message()),
-                 "fix or unset NCCL_TOPO_FILE: NCCL fails on the same file");
+                 absl::StrCat("NCCL_TOPO_FILE cannot be read: ", file.status().message()));
     } else {
       CompareNcclTopoFile(*topo, *file, topo_file, &result);
     }

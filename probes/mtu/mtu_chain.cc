@@ -25,10 +25,7 @@ void Add(v1::InterfaceChain* chain, const std::string& name, int mtu,
 }
 
 void Mismatch(v1::ProbeResult* result, const std::string& iface, std::string message) {
-  AddFinding(result, "MTU_CHAIN_MISMATCH", v1::FAIL, iface, std::move(message),
-             "set the same MTU along the chain (lower devices and bond/bridge "
-             "members at least as large as the devices above them), e.g. "
-             "`ip link set DEV mtu 9000`, and persist it in the network config");
+  AddFinding(result, "MTU_CHAIN_MISMATCH", iface, std::move(message));
 }
 
 }  // namespace
@@ -83,10 +80,8 @@ void JudgeChain(const v1::InterfaceChain& chain, std::optional<int> expected_mtu
                 std::optional<int> roce_active_mtu, v1::ProbeResult* result) {
   const std::string& iface = chain.interface();
   if (chain.elements_size() == 0) {
-    AddFinding(result, "MTU_INTERFACE_MISSING", v1::ERROR, iface,
-               absl::StrCat("interface ", iface, " is not in this network namespace"),
-               "check the interface name, or probe from the workload's namespace "
-               "with --netns");
+    AddFinding(result, "MTU_INTERFACE_MISSING", iface,
+               absl::StrCat("interface ", iface, " is not in this network namespace"));
     return;
   }
   const v1::ChainElement& top = chain.elements(0);
@@ -128,18 +123,14 @@ void JudgeChain(const v1::InterfaceChain& chain, std::optional<int> expected_mtu
     }
   }
   if (expected_mtu && top.mtu() < *expected_mtu) {
-    AddFinding(result, "MTU_BELOW_EXPECTED", v1::FAIL, iface,
-               absl::StrCat(iface, " has MTU ", top.mtu(), ", the profile expects ",
-                            *expected_mtu),
-               absl::StrCat("`ip link set ", iface, " mtu ", *expected_mtu,
-                            "` and persist it; check every switch hop too"));
+    AddFinding(
+        result, "MTU_BELOW_EXPECTED", iface,
+        absl::StrCat(iface, " has MTU ", top.mtu(), ", the profile expects ", *expected_mtu));
   }
   if (roce_active_mtu && *roce_active_mtu + kRoceV2HeaderBytes > top.mtu()) {
-    AddFinding(result, "ROCE_MTU_EXCEEDS_NETDEV", v1::FAIL, iface,
+    AddFinding(result, "ROCE_MTU_EXCEEDS_NETDEV", iface,
                absl::StrCat("RoCE active MTU ", *roce_active_mtu, " + ", kRoceV2HeaderBytes,
-                            " bytes of RoCE v2 headers exceeds ", iface, "'s MTU ",
-                            top.mtu()),
-               "raise the netdev MTU (4200 fits a 4096 RoCE MTU) or lower the RoCE MTU");
+                            " bytes of RoCE v2 headers exceeds ", iface, "'s MTU ", top.mtu()));
   }
 }
 

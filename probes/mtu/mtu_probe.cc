@@ -70,32 +70,26 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
   for (const v1::PathMtu& p : report.paths()) {
     AddMeasurement(result, "path_mtu", p.path_mtu(), "bytes", {{"direction", p.direction()}});
     if (p.path_mtu() == 0) {
-      AddFinding(result, "MTU_PATH_UNREACHABLE", v1::ERROR, report.peer(),
-                 absl::StrCat(p.direction(), ": not even ", 576,
-                              "-byte packets with DF set arrive"),
-                 "check the route and firewalls between the two hosts (UDP to the "
-                 "responder's port)");
+      AddFinding(
+          result, "MTU_PATH_UNREACHABLE", report.peer(),
+          absl::StrCat(p.direction(), ": not even ", 576, "-byte packets with DF set arrive"));
       continue;
     }
     if (p.path_mtu() >= p.iface_mtu()) continue;
     if (p.blackhole()) {
-      AddFinding(result, "MTU_PATH_BLACKHOLE", v1::FAIL, report.peer(),
+      AddFinding(result, "MTU_PATH_BLACKHOLE", report.peer(),
                  absl::StrCat(p.direction(), ": packets above ", p.path_mtu(),
                               " bytes vanish without an ICMP error although the interface "
-                              "sends up to ", p.iface_mtu(),
-                              ": large transfers will stall"),
-                 "find the hop with the smaller MTU (a switch uplink or router at its "
-                 "default) and raise it, or let it send ICMP fragmentation-needed");
+                              "sends up to ",
+                              p.iface_mtu(), ": large transfers will stall"));
     } else {
-      AddFinding(result, "MTU_PATH_SMALLER_THAN_IFACE", v1::FAIL, report.peer(),
+      AddFinding(result, "MTU_PATH_SMALLER_THAN_IFACE", report.peer(),
                  absl::StrCat(p.direction(), ": interface MTU ", p.iface_mtu(),
                               ", measured path MTU ", p.path_mtu(),
                               p.limiting_hop().empty()
                                   ? ""
-                                  : absl::StrCat(" (", p.limiting_hop(),
-                                                 " reports next-hop MTU ", p.icmp_mtu(), ")")),
-                 "raise the MTU of the hop that limits the path to match the "
-                 "interfaces, or lower the interfaces to the path MTU");
+                                  : absl::StrCat(" (", p.limiting_hop(), " reports next-hop MTU ",
+                                                 p.icmp_mtu(), ")")));
     }
   }
   for (const v1::PathMtu& p : report.paths()) {
@@ -105,19 +99,17 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
     const uint32_t here = std::min<uint32_t>(p.iface_mtu(), 65535);
     const uint32_t peer = std::min<uint32_t>(report.peer_iface_mtu(), 65535);
     if (here != peer) {
-      AddFinding(result, "MTU_PEERS_DIFFER", v1::FAIL, report.peer(),
+      AddFinding(result, "MTU_PEERS_DIFFER", report.peer(),
                  absl::StrCat("interface MTU here (", report.egress_interface(), ") is ",
-                              p.iface_mtu(), ", the peer's is ", report.peer_iface_mtu()),
-                 "set the same MTU on both ends of the rail");
+                              p.iface_mtu(), ", the peer's is ", report.peer_iface_mtu()));
     }
   }
   if (report.local_rdma_active_mtu() && report.peer_rdma_active_mtu() &&
       report.local_rdma_active_mtu() != report.peer_rdma_active_mtu()) {
-    AddFinding(result, "RDMA_MTU_MISMATCH", v1::FAIL, report.peer(),
-               absl::StrCat("RDMA active MTU here is ", report.local_rdma_active_mtu(),
-                            ", the peer's is ", report.peer_rdma_active_mtu(),
-                            " (NCCL hangs or IBV_WC_LOC_LEN_ERR follow)"),
-               "set the same netdev MTU (RoCE) or IB MTU on both ports");
+    AddFinding(
+        result, "RDMA_MTU_MISMATCH", report.peer(),
+        absl::StrCat("RDMA active MTU here is ", report.local_rdma_active_mtu(), ", the peer's is ",
+                     report.peer_rdma_active_mtu(), " (NCCL hangs or IBV_WC_LOC_LEN_ERR follow)"));
   }
 }
 
@@ -128,9 +120,7 @@ v1::ProbeResult ProbePath(const mtu::PathProbeOptions& options) {
                        report.status().code() == absl::StatusCode::kDeadlineExceeded
                            ? "MTU_PROBE_TIMEOUT"
                            : "MTU_PROBE_FAILED",
-                       std::string(report.status().message()),
-                       "check that UDP reaches the peer's responder (`nodeprobe mtu serve`, "
-                       "or its agent)");
+                       std::string(report.status().message()));
   }
   v1::ProbeResult result;
   result.set_probe("mtu");

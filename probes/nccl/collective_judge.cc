@@ -81,15 +81,13 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
           }
         }
       }
-      AddFinding(out, "NCCL_WRONG_RESULT", v1::FAIL, row.collective(),
+      AddFinding(out, "NCCL_WRONG_RESULT", row.collective(),
                  absl::StrFormat("%s at %llu B: %lld wrong elements out of place, %lld in place "
                                  "(%s)",
                                  row.collective(), static_cast<unsigned long long>(row.size()),
                                  static_cast<long long>(std::max<int64_t>(0, row.wrong())),
                                  static_cast<long long>(std::max<int64_t>(0, row.in_place_wrong())),
-                                 absl::StrJoin(who, ", ")),
-                 "A GPU or link corrupts data: drain the node, check ECC and Xid errors "
-                 "(the gpu probe, dmesg) on the ranks named, and rerun");
+                                 absl::StrJoin(who, ", ")));
     }
   }
   for (const v1::CollectiveRow* row : LargestRows(report)) {
@@ -115,16 +113,12 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
                                   "(nccl.hardware_min_fraction)",
                                   size, of_hardware, 100 * ctx.hardware_min_fraction));
       if (share < ctx.hardware_min_fraction) {
-        AddFinding(out, "NCCL_BUSBW_BELOW_HARDWARE", v1::WARN, c,
-                   absl::StrFormat("%s at %s B over %u ranks: %s, below the %.0f%% bar; slowest "
-                                   "rank %d at %.1f us against a mean of %.1f us",
-                                   c, size, report.nranks(), of_hardware,
-                                   100 * ctx.hardware_min_fraction, row->slowest_rank(),
-                                   row->max_time_us(), row->time_us()),
-                   "See what NCCL used (the transports in this result: sockets, GDR off, the "
-                   "wrong HCA, P2P off), then the links named in the bound (the pcie and gpu "
-                   "probes, `nodeprobe run --stage two-node`); set nccl." + c +
-                       "_busbw_min_gbps in the profile to judge against your own figure");
+        AddFinding(
+            out, "NCCL_BUSBW_BELOW_HARDWARE", c,
+            absl::StrFormat("%s at %s B over %u ranks: %s, below the %.0f%% bar; slowest "
+                            "rank %d at %.1f us against a mean of %.1f us",
+                            c, size, report.nranks(), of_hardware, 100 * ctx.hardware_min_fraction,
+                            row->slowest_rank(), row->max_time_us(), row->time_us()));
       }
       continue;
     }
@@ -143,14 +137,12 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
                                 ctx.profile_source, c, bar->second, size,
                                 hardware ? "; " + of_hardware : ""));
     if (row->busbw_gbps() < bar->second) {
-      AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL, c,
+      AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", c,
                  absl::StrFormat("%s at %s B over %u ranks: busbw %.2f GB/s (out of place), "
                                  "below the profile's %.2f GB/s; slowest rank %d at %.1f us "
                                  "against a mean of %.1f us",
                                  c, size, report.nranks(), row->busbw_gbps(), bar->second,
-                                 row->slowest_rank(), row->max_time_us(), row->time_us()),
-                 "See what NCCL used (the transports in this result: sockets, GDR off, the "
-                 "wrong HCA), then the slowest rank's rail with `nodeprobe run --stage two-node`");
+                                 row->slowest_rank(), row->max_time_us(), row->time_us()));
     }
   }
 }
@@ -240,11 +232,9 @@ v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,
     }
   }
   if (!unfinished.empty()) {
-    AddFinding(&out, "NCCL_TIMEOUT", v1::ERROR, "",
+    AddFinding(&out, "NCCL_TIMEOUT", "",
                absl::StrCat(unfinished.size(), " of ", answers.size(),
-                            " ranks did not finish: ", absl::StrJoin(unfinished, "; ")),
-               "The collective hung or a rank was lost: check the ranks named (node up, agent "
-               "running, GPU healthy), the rails between them, and NCCL's warnings");
+                            " ranks did not finish: ", absl::StrJoin(unfinished, "; ")));
   }
   MergeRows(report);
   JudgeRows(*report, ctx, &out);

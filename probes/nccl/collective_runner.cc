@@ -348,12 +348,8 @@ void Fail(v1::ProbeResult* r, const absl::Status& s, const std::string& where) {
   me->set_stuck_in(where);
   const bool setup = where == "ncclCommInitRank" || where == "cudaSetDevice";
   const char* code = timeout ? "NCCL_TIMEOUT" : setup ? "NCCL_INIT_FAILED" : "NCCL_ASYNC_ERROR";
-  AddFinding(r, code, v1::ERROR, absl::StrCat("rank ", me->rank()),
-             absl::StrCat("rank ", me->rank(), " (GPU ", me->gpu(), "): ", s.message()),
-             timeout ? "A rank or a link stopped: see which ranks did not finish, then the "
-                       "NCCL log and the rails between them"
-                     : "See NCCL's warning in the log evidence; check the GPUs (nvidia-smi, "
-                       "dmesg Xid) and the rails");
+  AddFinding(r, code, absl::StrCat("rank ", me->rank()),
+             absl::StrCat("rank ", me->rank(), " (GPU ", me->gpu(), "): ", s.message()));
 }
 
 }  // namespace
@@ -372,16 +368,14 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   if (absl::Status v = ValidateOptions(opts); !v.ok() || task.nranks() == 0 ||
                                               task.rank() >= task.nranks()) {
     out.result = ErrorResult("nccl", "TASK_FAILED",
-                             v.ok() ? "rank outside 0..nranks-1" : std::string(v.message()),
-                             "fix the collective options");
+                             v.ok() ? "rank outside 0..nranks-1" : std::string(v.message()));
     return out;
   }
   for (const auto& [k, v] : task.env()) {
     if (!IsSettableNcclVariable(k)) {
-      out.result = ErrorResult("nccl", "TASK_FAILED",
-                               absl::StrCat("refusing to set ", k,
-                                            ": not one of the NCCL_* variables nodeprobe sets"),
-                               "drop it from the profile's nccl.env");
+      out.result = ErrorResult(
+          "nccl", "TASK_FAILED",
+          absl::StrCat("refusing to set ", k, ": not one of the NCCL_* variables nodeprobe sets"));
       return out;
     }
   }
@@ -433,8 +427,7 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   } else {
     out.result = ErrorResult("nccl", "TASK_FAILED",
                              absl::StrCat("the unique id is ", task.unique_id().size(),
-                                          " bytes, not ", sizeof(id.internal)),
-                             "rank 0's worker must create it");
+                                          " bytes, not ", sizeof(id.internal)));
     return out;
   }
 

@@ -55,15 +55,10 @@ void SocketFallback(const v1::NcclLogReport& r, const NcclLogContext& c, v1::Pro
     why = "and listed no RDMA device";
   }
   AddFinding(out, "NCCL_FELL_BACK_TO_SOCKETS", sure ? v1::FAIL : v1::WARN, "",
-             absl::StrCat("NCCL carried ", sockets, " connection(s) between nodes over "
-                          "sockets (NET/Socket) ", why,
-                          sure ? "" : "; if these nodes have RDMA NICs this is a fallback"),
-             r.ib_no_device()
-                 ? "Make the HCAs visible to the job: the RDMA driver and "
-                   "/dev/infiniband (a container needs the devices and IPC_LOCK), "
-                   "libibverbs and its provider in the image; check NCCL_IB_HCA"
-                 : "Check NCCL_NET, NCCL_IB_DISABLE and NCCL_IB_HCA in the job's "
-                   "environment (recorded in the evidence)");
+             absl::StrCat("NCCL carried ", sockets,
+                          " connection(s) between nodes over "
+                          "sockets (NET/Socket) ",
+                          why, sure ? "" : "; if these nodes have RDMA NICs this is a fallback"));
 }
 
 void GdrOff(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
@@ -95,10 +90,7 @@ void GdrOff(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult
              absl::StrCat(without, " of ", Connections(r, IsRdma),
                           " RDMA connection(s) between nodes ran without GPUDirect RDMA "
                           "(no /GDRDMA in \"via NET/...\")",
-                          detail),
-             "Load nvidia-peermem or use a kernel and driver with dma-buf (the gpudirect "
-             "probe says which works), and check NCCL_NET_GDR_LEVEL and ACS on the "
-             "GPU-NIC path");
+                          detail));
 }
 
 void HcaMismatch(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult* out) {
@@ -114,12 +106,10 @@ void HcaMismatch(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
     }
     const std::string key = absl::StrCat(p.host(), p.gpu_bus_id(), p.device_name());
     if (!seen.insert(key).second) continue;
-    AddFinding(out, "NCCL_HCA_MISMATCH", v1::FAIL, p.device_name(),
+    AddFinding(out, "NCCL_HCA_MISMATCH", p.device_name(),
                absl::StrCat("GPU ", p.gpu_bus_id(), p.host().empty() ? "" : " on ", p.host(),
                             " sent over ", p.device_name(), ", which is not its rail (",
-                            absl::StrJoin(rail->second, ", "), " in ", c.topology_source, ")"),
-               "Let NCCL see the topology (NCCL_TOPO_FILE matching the node, no "
-               "NCCL_IB_HCA that hides the rail), and check the locality probe");
+                            absl::StrJoin(rail->second, ", "), " in ", c.topology_source, ")"));
   }
 }
 
@@ -155,7 +145,7 @@ void BarsNotApplied(const v1::NcclLogReport& r, const NcclLogContext& c, v1::Pro
   }
   for (const auto& [collective, bar] : c.busbw_min_gbps) {
     if (named.count(collective)) continue;
-    AddFinding(out, "BAR_NOT_APPLIED", v1::WARN, collective,
+    AddFinding(out, "BAR_NOT_APPLIED", collective,
                unnamed > 0
                    ? absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: "
                                      "%d nccl-tests table(s) do not say which collective they "
@@ -163,9 +153,7 @@ void BarsNotApplied(const v1::NcclLogReport& r, const NcclLogContext& c, v1::Pro
                                      collective, bar, unnamed, collective)
                    : absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: "
                                      "the log holds no %s table",
-                                     collective, bar, collective),
-               "Capture the whole nccl-tests output (its '# Collective test starting' line "
-               "names the collective), or run that collective's test");
+                                     collective, bar, collective));
   }
 }
 
@@ -189,22 +177,20 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
       }
     }
     if (!invalid.empty()) {
-      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", v1::WARN, name,
+      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", name,
                  absl::StrCat("nccl-tests ", name, ": ", invalid.size(),
                               " size(s) printed figures that are not measurements (NaN, "
                               "infinite or negative): ",
                               absl::StrJoin(invalid, "; "),
                               last ? absl::StrFormat("; judged at %llu B, the largest valid size",
                                                      static_cast<unsigned long long>(last->size()))
-                                   : "; no size has valid figures"),
-                 "Rerun the test; a NaN or negative time means the run itself went wrong "
-                 "(a timer, a failed rank)");
+                                   : "; no size has valid figures"));
     }
     if (!run.avg_printed() && !run.rows().empty()) {
-      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", v1::WARN, name,
-                 absl::StrCat("nccl-tests ", name, " printed no '# Avg bus bandwidth' line: the "
-                              "run ended before its summary (or the log was cut)"),
-                 "Capture the run to its end; a run that stops early did not finish");
+      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", name,
+                 absl::StrCat("nccl-tests ", name,
+                              " printed no '# Avg bus bandwidth' line: the "
+                              "run ended before its summary (or the log was cut)"));
     }
     if (last != nullptr) {
       AddMeasurement(out, "nccl_tests_busbw", last->busbw_gbps(), "GB/s",
@@ -214,19 +200,16 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
     }
     if (auto bar = c.busbw_min_gbps.find(run.collective()); bar != c.busbw_min_gbps.end()) {
       if (last == nullptr) {
-        AddFinding(out, "BAR_NOT_APPLIED", v1::WARN, name,
+        AddFinding(out, "BAR_NOT_APPLIED", name,
                    absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: the "
                                    "table has no size with valid figures",
-                                   run.collective(), bar->second),
-                   "Rerun the test to its end with valid figures");
+                                   run.collective(), bar->second));
       } else if (last->busbw_gbps() < bar->second) {
-        AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", v1::FAIL, "",
+        AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", "",
                    absl::StrFormat("nccl-tests %s at %llu B: busbw %.2f GB/s (out-of-place), "
                                    "below the profile's %.2f GB/s (%s)",
                                    name, static_cast<unsigned long long>(last->size()),
-                                   last->busbw_gbps(), bar->second, c.profile_source),
-                   "Check what NCCL used (rerun with NCCL_DEBUG=INFO: sockets, GDR off, the "
-                   "wrong HCA), then the slowest rail with `nodeprobe run --stage two-node`");
+                                   last->busbw_gbps(), bar->second, c.profile_source));
       }
     }
     AddEvidence(out, absl::StrCat("nccl-tests.", name),
@@ -240,18 +223,16 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
       }
     }
     if (wrong_rows > 0 || run.out_of_bounds() > 0) {
-      AddFinding(out, "NCCL_WRONG_RESULT", v1::FAIL, "",
+      AddFinding(out, "NCCL_WRONG_RESULT", "",
                  absl::StrCat("nccl-tests ", name, ": ",
-                              wrong_rows > 0 ? absl::StrCat(wrong_rows, " size(s) with wrong "
+                              wrong_rows > 0 ? absl::StrCat(wrong_rows,
+                                                            " size(s) with wrong "
                                                             "elements (#wrong)")
                                              : "",
                               wrong_rows > 0 && run.out_of_bounds() > 0 ? ", " : "",
                               run.out_of_bounds() > 0
                                   ? absl::StrCat(run.out_of_bounds(), " out-of-bounds value(s)")
-                                  : ""),
-                 "A collective that computes wrong results is a hardware or driver fault: "
-                 "check ECC (the gpu probe), NVLink and the NICs' error counters; rerun "
-                 "per node to find the rank");
+                                  : ""));
     }
   }
 }
@@ -270,48 +251,28 @@ void VersionsDiffer(const v1::NcclLogReport& r, v1::ProbeResult* out) {
     seen.resize(8);
     seen.push_back(absl::StrCat("+", total - 8, " more"));
   }
-  AddFinding(out, "NCCL_VERSIONS_DIFFER", v1::WARN, "",
-             absl::StrCat(total, " NCCL versions in one log: ", absl::StrJoin(seen, "; ")),
-             "Run every rank with the same NCCL (the same container image or library path); "
-             "if the log holds several jobs, judge each job's log on its own");
+  AddFinding(out, "NCCL_VERSIONS_DIFFER", "",
+             absl::StrCat(total, " NCCL versions in one log: ", absl::StrJoin(seen, "; ")));
 }
 
-// Per event class: its finding code, severity and what to do.
+// Per event class: its finding code (its severity and remediation are in
+// the finding table) and what it means in a message.
 struct EventClass {
   const char* kind;
   const char* code;
   const char* what;
-  const char* remediation;
 };
 
 const std::vector<EventClass>& EventClasses() {
   static const std::vector<EventClass> classes = {
       {"memory_registration", "NCCL_MEMORY_REGISTRATION_FAILED",
-       "NCCL could not register memory with the network",
-       "Check the locked-memory limit (ulimit -l unlimited, LimitMEMLOCK=infinity, a "
-       "container's --ulimit memlock=-1), GPUDirect RDMA (nvidia-peermem or dma-buf: the "
-       "gpudirect probe), and the network plugin's own settings (OFI/EFA/CXI variables)"},
-      {"shared_memory", "NCCL_SHM_FAILED",
-       "NCCL could not create its shared-memory segments",
-       "Give the job a larger /dev/shm (Docker --shm-size, a memory-backed emptyDir in "
-       "Kubernetes) or check that it is not full"},
+       "NCCL could not register memory with the network"},
+      {"shared_memory", "NCCL_SHM_FAILED", "NCCL could not create its shared-memory segments"},
       {"transport_setup", "NCCL_TRANSPORT_FAILED",
-       "NCCL's network transport failed to connect or to move data",
-       "Check the RDMA devices the job sees (ibv_devinfo in its container), their ports and "
-       "GIDs, NCCL_IB_HCA / NCCL_IB_GID_INDEX, and firewalls between the nodes; "
-       "`nodeprobe run --stage two-node` measures the rails"},
-      {"timeout", "NCCL_JOB_TIMEOUT",
-       "a collective timed out",
-       "A rank that stops answering: find the first rank that stalled (its host's kernel log "
-       "for Xid or link errors), then run `nodeprobe run --stage cluster` over the job's nodes"},
-      {"error", "NCCL_JOB_ERROR",
-       "NCCL or CUDA reported an error",
-       "Read the first error of the first rank (lines kept in the evidence); rerun with "
-       "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET for the cause"},
-      {"job_killed", "NCCL_JOB_KILLED",
-       "the job was killed or cancelled",
-       "Find why it ended: a timeout, an OOM kill, or a rank that failed first (the other "
-       "findings and the launcher's own log)"},
+       "NCCL's network transport failed to connect or to move data"},
+      {"timeout", "NCCL_JOB_TIMEOUT", "a collective timed out"},
+      {"error", "NCCL_JOB_ERROR", "NCCL or CUDA reported an error"},
+      {"job_killed", "NCCL_JOB_KILLED", "the job was killed or cancelled"},
   };
   return classes;
 }
@@ -360,38 +321,32 @@ void JudgeEvents(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
       }
     }
     absl::StrAppend(&message, ": ", Examples(it->second));
-    AddFinding(out, k.code, v1::FAIL, hosts.size() == 1 ? *hosts.begin() : "", message,
-               k.remediation);
+    AddFinding(out, k.code, hosts.size() == 1 ? *hosts.begin() : "", message);
   }
   // NCCL's IB transport found no device where RDMA was expected or asked for.
   const auto hca = r.env().find("NCCL_IB_HCA");
   if (r.ib_no_device() && (c.rdma_expected || hca != r.env().end())) {
-    AddFinding(out, "NCCL_TRANSPORT_FAILED", v1::FAIL, "",
+    AddFinding(out, "NCCL_TRANSPORT_FAILED", "",
                absl::StrCat("NCCL's IB transport found no device (\"NET/IB : No device found\") "
                             "although ",
-                            hca != r.env().end() ? absl::StrCat("NCCL_IB_HCA=", hca->second,
-                                                                " asks for one")
-                                                 : "the nodes have RDMA NICs"),
-               "Make the HCAs visible to the job (/dev/infiniband, the RDMA device plugin, "
-               "IPC_LOCK, rdma-core and its provider in the image)");
+                            hca != r.env().end()
+                                ? absl::StrCat("NCCL_IB_HCA=", hca->second, " asks for one")
+                                : "the nodes have RDMA NICs"));
   }
   // Communicators torn down by an abort that never finished setting up.
   if (r.abort_complete() > 0 && r.init_complete() == 0) {
-    AddFinding(out, "NCCL_JOB_ERROR", v1::FAIL, "",
-               absl::StrCat(r.abort_complete(), " communicator(s) ended in \"Abort COMPLETE\" "
-                            "and none reached \"Init COMPLETE\": NCCL never finished setting up"),
-               "Read the WARN lines before the abort; rerun with NCCL_DEBUG=INFO "
-               "NCCL_DEBUG_SUBSYS=INIT,NET");
+    AddFinding(out, "NCCL_JOB_ERROR", "",
+               absl::StrCat(r.abort_complete(),
+                            " communicator(s) ended in \"Abort COMPLETE\" "
+                            "and none reached \"Init COMPLETE\": NCCL never finished setting up"));
   }
   auto warnings = by_kind.find("warning");
   if (warnings != by_kind.end()) {
     uint64_t lines = 0;
     for (const v1::NcclLogEvent* e : warnings->second) lines += e->count();
-    AddFinding(out, "NCCL_LOG_WARNINGS", v1::WARN, "",
+    AddFinding(out, "NCCL_LOG_WARNINGS", "",
                absl::StrCat(lines, " NCCL WARN line(s) of ", warnings->second.size(),
-                            " distinct kind(s): ", Examples(warnings->second)),
-               "Read them in the job's log (line numbers given); each is NCCL saying it did "
-               "something other than planned");
+                            " distinct kind(s): ", Examples(warnings->second)));
   }
   if (r.cr_line_endings()) {
     AddEvidence(out, "nccl.line_endings", "some lines end with a bare CR; read as lines");
@@ -419,10 +374,9 @@ v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogConte
   }
   if (report.nccl_lines() == 0) {
     out.set_reason("no NCCL INFO output in the log");
-    AddFinding(&out, "NCCL_LOG_EMPTY", v1::ERROR, "",
+    AddFinding(&out, "NCCL_LOG_EMPTY", "",
                absl::StrCat("none of the ", report.lines(),
-                            " lines is NCCL output (\"NCCL INFO\" or \"NCCL WARN\")"),
-               "Capture the job with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH)");
+                            " lines is NCCL output (\"NCCL INFO\" or \"NCCL WARN\")"));
     return out;
   }
   AddEvidence(&out, "nccl.version", absl::StrJoin(report.versions(), ", "));

@@ -41,17 +41,14 @@ std::optional<T> LinkValue(const platform::RawPciDevice& dev, const char* name,
   const platform::RawAttr& a = dev.attrs.at(name);
   if (IsNotFound(a)) return std::nullopt;
   if (!a.value.ok()) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
-               std::string(a.value.status().message()),
-               "check that nodeprobe may read sysfs");
+    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address, std::string(a.value.status().message()));
     return std::nullopt;
   }
   AddEvidence(result, a.path, *a.value);
   auto parsed = parse(*a.value);
   if (!parsed.ok()) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
-               absl::StrCat(a.path, ": ", parsed.status().message()),
-               "the kernel reported a value nodeprobe does not understand");
+    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
+               absl::StrCat(a.path, ": ", parsed.status().message()));
     return std::nullopt;
   }
   return *parsed;
@@ -72,19 +69,15 @@ Link ReadLink(const platform::FileTree* sys, const platform::RawPciDevice& dev,
   // A link above what the device says it can do is not what the kernel
   // writes for a healthy device: invalid, not judged.
   if (l.cur_speed && l.max_speed && *l.cur_speed > *l.max_speed) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
                absl::StrCat(dev.address, ": current_link_speed ", Speed(*l.cur_speed),
-                            " is above max_link_speed ", Speed(*l.max_speed)),
-               "the kernel reported a link above the device's maximum: check the capture or "
-               "the device's config space (lspci -vv)");
+                            " is above max_link_speed ", Speed(*l.max_speed)));
     l.cur_speed.reset();
   }
   if (l.cur_width && l.max_width && *l.cur_width > *l.max_width) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
                absl::StrCat(dev.address, ": current_link_width x", *l.cur_width,
-                            " is above max_link_width x", *l.max_width),
-               "the kernel reported a link above the device's maximum: check the capture or "
-               "the device's config space (lspci -vv)");
+                            " is above max_link_width x", *l.max_width));
     l.cur_width.reset();
   }
   const bool max_absent = IsNotFound(dev.attrs.at("max_link_speed")) ||
@@ -124,11 +117,9 @@ bool IdentityReadable(const platform::RawPciDevice& dev, v1::ProbeResult* result
                                        : pcie::ParsePciId(*a.value).status();
     }
     if (!s.ok()) {
-      AddFinding(result, "SYSFS_VALUE_INVALID", v1::ERROR, dev.address,
+      AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
                  absl::StrCat("PCI device ", dev.address, " cannot be identified: ", a.path, ": ",
-                              s.message()),
-                 "check the device in lspci -vv and dmesg; a device whose identity reads "
-                 "wrong cannot be judged");
+                              s.message()));
       ok = false;
     }
   }
@@ -197,14 +188,12 @@ v1::ProbeResult JudgePcieLinks(
         // A PCIe device with no trained link: down, or fallen off the bus.
         ++known;
         const bool capable = link.max_speed.has_value();
-        AddFinding(&result, "PCIE_LINK_SPEED_UNKNOWN", capable ? v1::FAIL : v1::WARN, addr,
-                   absl::StrCat(role, " ", addr, " reports current_link_speed Unknown",
-                                capable ? absl::StrCat(" although it can run ",
-                                                       Speed(*link.max_speed),
-                                                       ": its link is not trained")
-                                        : ""),
-                   "check the device in lspci -vv and dmesg (AER, 'fallen off the bus'); "
-                   "reseat it, or power-cycle the node");
+        AddFinding(
+            &result, "PCIE_LINK_SPEED_UNKNOWN", capable ? v1::FAIL : v1::WARN, addr,
+            absl::StrCat(role, " ", addr, " reports current_link_speed Unknown",
+                         capable ? absl::StrCat(" although it can run ", Speed(*link.max_speed),
+                                                ": its link is not trained")
+                                 : ""));
         continue;
       }
       if (link.current()) {
@@ -258,34 +247,26 @@ v1::ProbeResult JudgePcieLinks(
 
     if (*link.cur_width < exp_width) {
       bool explained = children_known && child_max_width <= *link.cur_width;
-      AddFinding(&result, "PCIE_LINK_WIDTH_DEGRADED",
-                 explained ? v1::WARN : v1::FAIL, addr,
-                 absl::StrCat(role, " ", addr, " runs x", *link.cur_width,
-                              " of x", exp_width, " its path supports",
-                              explained ? absl::StrCat(
-                                              "; every device below it is at "
-                                              "most x", child_max_width,
-                                              ", so this is likely the slot's "
-                                              "wiring")
-                                        : ""),
-                 "reseat the card or riser, check the slot's lane wiring and "
-                 "BIOS bifurcation settings, and look for AER errors in dmesg");
+      AddFinding(&result, "PCIE_LINK_WIDTH_DEGRADED", explained ? v1::WARN : v1::FAIL, addr,
+                 absl::StrCat(role, " ", addr, " runs x", *link.cur_width, " of x", exp_width,
+                              " its path supports",
+                              explained ? absl::StrCat("; every device below it is at "
+                                                       "most x",
+                                                       child_max_width,
+                                                       ", so this is likely the slot's "
+                                                       "wiring")
+                                        : ""));
     }
     if (*link.cur_speed < exp_speed) {
       bool gpu = role == "gpu";
       bool explained = children_known && child_max_speed <= *link.cur_speed;
-      AddFinding(&result, "PCIE_LINK_SPEED_DEGRADED",
-                 gpu || explained ? v1::WARN : v1::FAIL, addr,
-                 absl::StrCat(role, " ", addr, " runs at ", Speed(*link.cur_speed),
-                              " of ", Speed(exp_speed), " its path supports",
+      AddFinding(&result, "PCIE_LINK_SPEED_DEGRADED", gpu || explained ? v1::WARN : v1::FAIL, addr,
+                 absl::StrCat(role, " ", addr, " runs at ", Speed(*link.cur_speed), " of ",
+                              Speed(exp_speed), " its path supports",
                               gpu ? "; GPUs lower their link speed when idle, so "
                                     "rerun while the GPU is busy to confirm"
                                   : "",
-                              explained ? "; every device below it is slower"
-                                        : ""),
-                 "check the BIOS PCIe speed setting, the riser/retimer, and "
-                 "AER errors in dmesg; a link that retrains lower under load "
-                 "points at signal integrity");
+                              explained ? "; every device below it is slower" : ""));
     }
   }
   if (known == 0 && unidentified == 0) {

@@ -25,10 +25,7 @@ std::optional<std::string> Value(const platform::RawAttr& attr,
                                  const std::string& device,
                                  v1::ProbeResult* result) {
   if (!attr.value.ok()) {
-    AddFinding(result, kInvalid, v1::ERROR, device,
-               std::string(attr.value.status().message()),
-               "check that the RDMA driver is loaded and that nodeprobe may "
-               "read sysfs");
+    AddFinding(result, kInvalid, device, std::string(attr.value.status().message()));
     return std::nullopt;
   }
   AddEvidence(result, attr.path, *attr.value);
@@ -37,10 +34,7 @@ std::optional<std::string> Value(const platform::RawAttr& attr,
 
 void InvalidValue(v1::ProbeResult* result, const std::string& device,
                   const platform::RawAttr& attr, const absl::Status& why) {
-  AddFinding(result, kInvalid, v1::ERROR, device,
-             absl::StrCat(attr.path, ": ", why.message()),
-             "the driver reported a value nodeprobe does not understand; "
-             "check the driver version, or report it with this message");
+  AddFinding(result, kInvalid, device, absl::StrCat(attr.path, ": ", why.message()));
 }
 
 // Parses `attr` with `parse`; on failure adds an ERROR finding.
@@ -62,9 +56,7 @@ void JudgeGids(const platform::RawRdmaPort& raw, const std::string& device,
   bool ethernet = port->link_layer() == "Ethernet";
   if (!raw.gids_status.ok()) {
     if (ethernet) {
-      AddFinding(result, kInvalid, v1::ERROR, device,
-                 std::string(raw.gids_status.message()),
-                 "check that the RDMA driver is loaded");
+      AddFinding(result, kInvalid, device, std::string(raw.gids_status.message()));
     }
     return;
   }
@@ -97,18 +89,14 @@ void JudgeGids(const platform::RawRdmaPort& raw, const std::string& device,
   // address; a link-local (fe80::) entry does not route.
   if (!ethernet || !active || routable_v2) return;
   if (!types_known) {
-    AddFinding(result, "ROCE_GID_TYPE_UNKNOWN", v1::ERROR, device,
+    AddFinding(result, "ROCE_GID_TYPE_UNKNOWN", device,
                "the kernel does not expose gid_attrs/types, so RoCE v2 "
-               "GIDs cannot be told apart",
-               "use a kernel with RDMA gid_attrs (4.9 or later)");
+               "GIDs cannot be told apart");
     return;
   }
-  AddFinding(result, "ROCE_NO_V2_GID", v1::FAIL, device,
+  AddFinding(result, "ROCE_NO_V2_GID", device,
              "Ethernet (RoCE) port has no RoCE v2 GID with a routable (non "
-             "link-local) address",
-             "assign an IPv4 or global IPv6 address to the port's netdev "
-             "and check that RoCE v2 is enabled (cma_roce_mode / rdma "
-             "system settings)");
+             "link-local) address");
 }
 
 void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
@@ -125,13 +113,9 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
   };
   if (!raw.counters_status.ok()) {
     // Unreadable is not clean: the error counters were not seen.
-    AddFinding(result, "RDMA_COUNTERS_UNREADABLE", v1::ERROR, device,
-               absl::StrCat("the port's error counters cannot be read: ",
-                            raw.counters_status.message()),
-               absl::IsPermissionDenied(raw.counters_status)
-                   ? "run nodeprobe as root (or with read access to sysfs counters)"
-                   : "check the RDMA driver (every registered port has counters/); a capture "
-                     "must include each port's counters/ directory");
+    AddFinding(
+        result, "RDMA_COUNTERS_UNREADABLE", device,
+        absl::StrCat("the port's error counters cannot be read: ", raw.counters_status.message()));
   }
   read(raw.counters, port->mutable_counters());
   read(raw.hw_counters, port->mutable_hw_counters());
@@ -143,11 +127,8 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
                     it->second);
   }
   if (nonzero.empty()) return;
-  AddFinding(result, "RDMA_ERROR_COUNTERS_NONZERO",
-             profile.rdma_error_counters_severity, device,
-             absl::StrCat("error counters are non-zero: ", nonzero),
-             "inspect the cable/transceiver and the switch port (ibdiagnet "
-             "or ethtool -S); counters reset on driver reload");
+  AddFinding(result, "RDMA_ERROR_COUNTERS_NONZERO", profile.rdma_error_counters_severity, device,
+             absl::StrCat("error counters are non-zero: ", nonzero));
 }
 
 void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
@@ -195,46 +176,31 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
     // An IB link that trained (LinkUp) but stays INIT, or is ACTIVE with no
     // SM LID, is waiting for a subnet manager, not broken.
     if (ib && phys->name == "LinkUp" && state->name == "INIT") {
-      AddFinding(result, "IB_NO_SUBNET_MANAGER", v1::FAIL, device,
+      AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
                  "InfiniBand link is up but the port stays INIT: no subnet "
-                 "manager has configured it",
-                 "start a subnet manager on the fabric (opensm on a host, or "
-                 "the switch's embedded SM) and check the port's partition");
+                 "manager has configured it");
     } else {
-      AddFinding(result, "RDMA_PORT_DOWN", v1::FAIL, device,
-                 absl::StrCat("port state is ", state->name,
-                              ", physical state ", phys->name,
-                              " (ACTIVE and LinkUp expected)"),
-                 "check the cable and the switch port, then `ibstat`/"
-                 "`rdma link`; a Disabled port needs enabling on the switch "
-                 "or with `ibportstate`");
+      AddFinding(result, "RDMA_PORT_DOWN", device,
+                 absl::StrCat("port state is ", state->name, ", physical state ", phys->name,
+                              " (ACTIVE and LinkUp expected)"));
     }
   } else if (active && ib && sm_lid && *sm_lid == 0) {
-    AddFinding(result, "IB_NO_SUBNET_MANAGER", v1::FAIL, device,
+    AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
                "InfiniBand port is ACTIVE but its SM LID is 0: no subnet "
-               "manager is reachable",
-               "start a subnet manager on the fabric (opensm, or the "
-               "switch's embedded SM)");
+               "manager is reachable");
   }
 
   if (active && rate && profile.rdma_expected_rate_gbps &&
       *rate < *profile.rdma_expected_rate_gbps) {
-    AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", v1::FAIL, device,
-               absl::StrCat("port rate is ", *attr("rate").value,
-                            ", the profile expects ",
-                            *profile.rdma_expected_rate_gbps, " Gb/s"),
-               "check the cable and transceiver type, the switch port's "
-               "speed setting, and the link width (a 4X link trained at "
-               "1X or 2X)");
+    AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", device,
+               absl::StrCat("port rate is ", *attr("rate").value, ", the profile expects ",
+                            *profile.rdma_expected_rate_gbps, " Gb/s"));
   }
   if (link_layer && profile.rdma_expected_link_layer &&
       *link_layer != *profile.rdma_expected_link_layer) {
-    AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", v1::FAIL, device,
-               absl::StrCat("link layer is ", *link_layer,
-                            ", the profile expects ",
-                            *profile.rdma_expected_link_layer),
-               "set the port type (mlxconfig LINK_TYPE_P1/P2) to match the "
-               "fabric, or fix the profile");
+    AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", device,
+               absl::StrCat("link layer is ", *link_layer, ", the profile expects ",
+                            *profile.rdma_expected_link_layer));
   }
 
   JudgeGids(raw, device, active, port, result);
@@ -245,10 +211,7 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
     if (mtu.ok()) {
       port->set_active_mtu(*mtu);
     } else {
-      AddFinding(result, "RDMA_VERBS_QUERY_FAILED", v1::ERROR, device,
-                 std::string(mtu.status().message()),
-                 "install the rdma-core provider for this NIC (ibverbs-"
-                 "providers) and check access to /dev/infiniband");
+      AddFinding(result, "RDMA_VERBS_QUERY_FAILED", device, std::string(mtu.status().message()));
     }
   }
   std::map<std::string, std::string> labels = {{"device", dev_name},
@@ -299,9 +262,7 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
     AddFinding(result, "RDMA_DRIVER_NOT_BOUND", rdma_expected ? v1::FAIL : v1::WARN, addr,
                absl::StrFormat("%s %s (%04x:%04x) has no RDMA device: its RDMA driver (%s) is "
                                "not loaded or not bound",
-                               nic->model, addr, *vendor, *device, nic->driver),
-               absl::StrCat("load the driver (modprobe ", nic->driver,
-                            "), check `rdma link` and dmesg for probe errors"));
+                               nic->model, addr, *vendor, *device, nic->driver));
   }
 }
 
@@ -334,16 +295,14 @@ v1::ProbeResult JudgeRdmaDevices(
     dev->set_node_guid(get("node_guid"));
     dev->set_node_type(get("node_type"));
     if (!raw.ports_status.ok()) {
-      AddFinding(&result, kInvalid, v1::ERROR, raw.name,
-                 std::string(raw.ports_status.message()),
-                 "check that the RDMA driver is loaded");
+      AddFinding(&result, kInvalid, raw.name, std::string(raw.ports_status.message()));
       continue;
     }
     if (raw.ports.empty()) {
-      AddFinding(&result, kInvalid, v1::ERROR, raw.name,
-                 absl::StrCat("RDMA device ", raw.name, " has no ports under its ports/ "
-                              "directory: the driver did not finish setting it up"),
-                 "check dmesg for the driver's errors and reload it");
+      AddFinding(&result, kInvalid, raw.name,
+                 absl::StrCat("RDMA device ", raw.name,
+                              " has no ports under its ports/ "
+                              "directory: the driver did not finish setting it up"));
     }
     for (const platform::RawRdmaPort& raw_port : raw.ports) {
       JudgePort(raw_port, raw.name, profile, query_verbs, dev->add_ports(),

@@ -106,14 +106,10 @@ void JudgeLoopback(const transfer::LoopbackOutcome& outcome, const transfer::Lin
                              judged.transfer().expected_basis()));
   }
   if (!outcome.status.ok()) {
-    AddFinding(result, "RDMA_LOOPBACK_FAILED", v1::FAIL, label,
+    AddFinding(result, "RDMA_LOOPBACK_FAILED", label,
                absl::StrCat("a transfer through ", label, " to itself",
                             gpu ? absl::StrCat(" from ", outcome.write_bw.memory()) : "",
-                            " failed: ", outcome.status.message()),
-               gpu ? "check GPUDirect RDMA: nvidia_peermem or dma-buf (open kernel module), "
-                     "ACS and the IOMMU on the GPU-NIC path (the gpudirect probe)"
-                   : "check the port's state and GIDs (rdma-devices probe), the HCA firmware "
-                     "and driver messages in the kernel log");
+                            " failed: ", outcome.status.message()));
   }
 }
 
@@ -151,9 +147,8 @@ absl::StatusOr<v1::ProbeResult> RdmaLoopbackProbe::Run(const ProbeContext& ctx) 
     absl::StatusOr<transfer::GidChoice> gid =
         transfer::SelectLoopbackGid(t.gids, t.link_layer);
     if (!gid.ok()) {
-      AddFinding(&result, "RDMA_LOOPBACK_FAILED", v1::FAIL, label,
-                 absl::StrCat("no GID to loop through ", label, ": ", gid.status().message()),
-                 "check that the port's netdev is up and the RDMA driver loaded (rdma link)");
+      AddFinding(&result, "RDMA_LOOPBACK_FAILED", label,
+                 absl::StrCat("no GID to loop through ", label, ": ", gid.status().message()));
       continue;
     }
     const transfer::RdmaLocal local{t.device, static_cast<uint8_t>(t.port), *gid,

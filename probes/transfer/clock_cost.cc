@@ -39,12 +39,10 @@ void JudgeClockCost(const ClockCost& cost, v1::ProbeResult* result) {
   AddEvidence(result, "clock read (CLOCK_MONOTONIC_RAW, once per round trip)",
               absl::StrFormat("%.0f ns per read; clocksource %s", cost.ns_per_read, source));
   if (cost.ns_per_read <= kSlowClockReadNs) return;
-  AddFinding(result, "CLOCK_READ_SLOW", v1::WARN, source,
+  AddFinding(result, "CLOCK_READ_SLOW", source,
              absl::StrFormat("one clock read costs %.0f ns here (clocksource %s, not readable "
                              "through the vDSO): each latency round trip includes it",
-                             cost.ns_per_read, source),
-             "use the tsc clocksource (check dmesg for 'TSC unstable'; "
-             "/sys/devices/system/clocksource/clocksource0/available_clocksource)");
+                             cost.ns_per_read, source));
 }
 
 }  // namespace nodeprobe::transfer

@@ -133,28 +133,21 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
     }
   }
   if (!grew.empty()) {
-    AddFinding(result, rdma ? "RDMA_ERROR_COUNTERS_GREW" : "NETDEV_ERRORS_GREW",
-               profile.transfer.error_counters_grew, port,
-               absl::StrCat(where, " error counters grew during the transfer: ",
-                            absl::StrJoin(grew, ", "),
-                            profile.transfer.error_counters_grew == v1::WARN
-                                ? " (WARN: transfer.error_counters_grew)"
-                                : ""),
-               rdma ? "errors under load point at the cable, optics or a switch port: check "
-                      "them (mlxlink, the switch's port counters) and retest"
-                    : "errors under load point at the cable, optics, or the switch port: "
-                      "check `ethtool -S` and the switch's counters and retest");
+    AddFinding(
+        result, rdma ? "RDMA_ERROR_COUNTERS_GREW" : "NETDEV_ERRORS_GREW",
+        profile.transfer.error_counters_grew, port,
+        absl::StrCat(where, " error counters grew during the transfer: ", absl::StrJoin(grew, ", "),
+                     profile.transfer.error_counters_grew == v1::WARN
+                         ? " (WARN: transfer.error_counters_grew)"
+                         : ""));
   }
   if (!congested.empty()) {
-    AddFinding(result, rdma ? "RDMA_CONGESTION_SIGNALS" : "NETDEV_PAUSE_FRAMES", v1::WARN, port,
-               absl::StrCat(where, " ", rdma ? "kept up by pausing or marking"
-                                             : "was paused by flow control",
-                            ": ", absl::StrJoin(congested, ", "),
-                            " (above transfer.congestion_max_per_second ",
-                            *profile.transfer.congestion_max_per_second, ")"),
-               rdma ? "check PFC/ECN configuration and buffer settings on the switches along "
-                      "the rail"
-                    : "check PFC/flow-control settings and congestion on the path");
+    AddFinding(
+        result, rdma ? "RDMA_CONGESTION_SIGNALS" : "NETDEV_PAUSE_FRAMES", port,
+        absl::StrCat(where, " ",
+                     rdma ? "kept up by pausing or marking" : "was paused by flow control", ": ",
+                     absl::StrJoin(congested, ", "), " (above transfer.congestion_max_per_second ",
+                     *profile.transfer.congestion_max_per_second, ")"));
   }
 }
 

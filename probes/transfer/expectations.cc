@@ -185,12 +185,10 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
     if (latency) {
       const double us = row.latency().median_us();
       if (us > t->expected()) {
-        AddFinding(result, "LATENCY_ABOVE_EXPECTED", v1::FAIL, t->device().empty() ? t->peer() : t->device(),
+        AddFinding(result, "LATENCY_ABOVE_EXPECTED", t->device().empty() ? t->peer() : t->device(),
                    absl::StrFormat("%d-byte %s median %.2f us is above the %s bar of %.2f us (%s)",
                                    row.size(), OpName(t->op()), us, t->expected_source(),
-                                   t->expected(), t->expected_basis()),
-                   "check the path (hops, switch buffers, PFC pauses), CPU frequency scaling "
-                   "and interrupt moderation on both ends");
+                                   t->expected(), t->expected_basis()));
       }
     } else if (t->expected_source() == "hardware" && row.size() < kLineRateMinSize) {
       // A small message cannot fill the link (per-message costs dominate):
@@ -200,14 +198,11 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
                   absl::StrCat("below ", kLineRateMinSize, " B a message cannot fill the link; "
                                "judged by its message rate only where the profile sets one"));
     } else if (row.bw_avg_gbps() < t->expected()) {
-      AddFinding(result, "TRANSFER_BELOW_EXPECTED", v1::FAIL,
-                 t->device().empty() ? t->peer() : t->device(),
+      AddFinding(result, "TRANSFER_BELOW_EXPECTED", t->device().empty() ? t->peer() : t->device(),
                  absl::StrFormat("%d-byte %s to %s averaged %.2f Gb/s, below the %s bar of "
                                  "%.2f Gb/s (%s)",
                                  row.size(), OpName(t->op()), t->peer(), row.bw_avg_gbps(),
-                                 t->expected_source(), t->expected(), t->expected_basis()),
-                 "check the link's negotiated speed and width on both ends, the NIC's PCIe "
-                 "slot, error and pause counters, and other traffic on the rail");
+                                 t->expected_source(), t->expected(), t->expected_basis()));
     }
   }
 }

@@ -17,27 +17,20 @@ void AddFailure(const TransferPlan& plan, const RowOutcome& row,
                                          OpName(plan.request.op()), " row");
   const absl::Status& s = row.status;
   if (!row.started && s.code() == absl::StatusCode::kFailedPrecondition) {
-    AddFinding(result, "TRANSFER_REFUSED", v1::ERROR, peer,
-               absl::StrCat("server ", peer, " refused the ", where, ": ", s.message()),
-               "run a transport and operation the server supports");
+    AddFinding(result, "TRANSFER_REFUSED", peer,
+               absl::StrCat("server ", peer, " refused the ", where, ": ", s.message()));
   } else if (!row.started) {
-    AddFinding(result, "TRANSFER_CONNECT_FAILED", v1::ERROR, peer,
-               absl::StrCat("client could not start the ", where, " with server ",
-                            peer, ": ", s.message()),
-               "start `nodeprobe transfer serve` on the peer and check the "
-               "address, port and firewall");
+    AddFinding(result, "TRANSFER_CONNECT_FAILED", peer,
+               absl::StrCat("client could not start the ", where, " with server ", peer, ": ",
+                            s.message()));
   } else if (s.code() == absl::StatusCode::kDeadlineExceeded) {
-    AddFinding(result, "TRANSFER_TIMEOUT", v1::ERROR, peer,
-               absl::StrCat("nothing moved between client and server ", peer,
-                            " for ", absl::FormatDuration(plan.timeouts.idle),
-                            " during the ", where, " (", s.message(),
-                            "): the peer hung or the link went down"),
-               "check the link (ip link, rdma link) and the peer process");
+    AddFinding(result, "TRANSFER_TIMEOUT", peer,
+               absl::StrCat("nothing moved between client and server ", peer, " for ",
+                            absl::FormatDuration(plan.timeouts.idle), " during the ", where, " (",
+                            s.message(), "): the peer hung or the link went down"));
   } else {
-    AddFinding(result, "TRANSFER_PEER_LOST", v1::ERROR, peer,
-               absl::StrCat("server ", peer, " went away during the ", where,
-                            ": ", s.message()),
-               "check that the peer process is still running and the link is up");
+    AddFinding(result, "TRANSFER_PEER_LOST", peer,
+               absl::StrCat("server ", peer, " went away during the ", where, ": ", s.message()));
   }
 }
 

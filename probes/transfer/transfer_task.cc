@@ -103,10 +103,8 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
                                       t.port())
                     : absl::StatusOr<RdmaLocal>(egress.status());
     if (!local.ok()) {
-      result = ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE",
-                           std::string(local.status().message()),
-                           "load the NIC's RDMA driver and give the peer's IPv4 address, or "
-                           "measure the Ethernet baseline with --transport tcp");
+      result =
+          ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE", std::string(local.status().message()));
       v1::TransferReport* report = result.mutable_transfer();
       report->set_transport(v1::RDMA);
       report->set_op(plan.request.op());

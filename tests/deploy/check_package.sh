@@ -35,6 +35,10 @@ for page in nodeprobe nodeprobe-run nodeprobe-slurm-health; do
   zcat "$root/usr/share/man/man1/$page.1.gz" 2>/dev/null | grep -q '^\.SH OPTIONS' \
     || { echo "no man page $page(1) with its options"; exit 1; }
 done
+# nodeprobe-findings(1) lists the finding table, each code with its fix.
+zcat "$root/usr/share/man/man1/nodeprobe-findings.1.gz" 2>/dev/null |
+  grep -A4 '^\\fBRDMA_PORT_DOWN' | grep -q '^Fix: check the cable' \
+  || { echo "nodeprobe-findings(1) does not list RDMA_PORT_DOWN with its fix"; exit 1; }
 [ -x "$root/usr/lib/nodeprobe/nodeprobe-slurm-health" ] \
   || { echo "the Slurm health check is not installed executable"; exit 1; }
 if command -v systemd-analyze >/dev/null; then

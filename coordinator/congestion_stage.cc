@@ -18,8 +18,6 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-constexpr int kRail = 0;  // the stage loads each node's first rail
-
 struct Flow {
   int from = 0;
   int to = 0;
@@ -29,19 +27,20 @@ struct Flow {
 };
 
 std::string RailOf(const AgentSession& s) {
-  return s.registration().rails_size() > kRail ? s.registration().rails(kRail).name() : "tcp";
+  return s.registration().rails_size() > kFirstRail ? s.registration().rails(kFirstRail).name()
+                                                    : "tcp";
 }
 
 // One latency probe from `from` to `to` (its own server), `seconds` long.
 std::optional<v1::LatencyStats> Latency(v1::StageRun* part, AgentSession& from, AgentSession& to,
                                         double seconds, absl::Time deadline) {
-  v1::Task serve = ServeTask(to, kRail);
+  v1::Task serve = ServeTask(to, kFirstRail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, part->profile());
   if (!ready.ok()) {
     NodeFailed(part, to.node(), ready.status(), "congestion latency set-up");
     return std::nullopt;
   }
-  v1::Task go = TransferTask(from, to, kRail, ready->endpoint().port(), v1::RR_LAT, seconds);
+  v1::Task go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), v1::RR_LAT, seconds);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, part->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -63,7 +62,7 @@ std::vector<v1::PairResult> AllAtOnce(v1::StageRun* part,
                                       const Profile& profile, const std::function<void()>& during) {
   const v1::AcceptanceProfile& ap = part->profile();
   for (Flow& f : flows) {
-    v1::Task serve = ServeTask(*nodes[f.to], kRail);
+    v1::Task serve = ServeTask(*nodes[f.to], kFirstRail);
     f.serve_id = serve.task_id();
     if (absl::Status s = Send(*nodes[f.to], serve, deadline, ap); !s.ok()) {
       NodeFailed(part, nodes[f.to]->node(), s, "congestion set-up");
@@ -86,7 +85,8 @@ std::vector<v1::PairResult> AllAtOnce(v1::StageRun* part,
     if (!f.alive) continue;
     AgentSession& from = *nodes[f.from];
     AgentSession& to = *nodes[f.to];
-    v1::Task go = TransferTask(from, to, kRail, ports[i], RailOp(from, to, kRail), seconds);
+    v1::Task go =
+        TransferTask(from, to, kFirstRail, ports[i], RailOp(from, to, kFirstRail), seconds);
     f.go_id = go.task_id();
     if (absl::Status s = Send(from, go, deadline, ap); !s.ok()) {
       NodeFailed(part, from.node(), s, "a congestion flow");
@@ -142,7 +142,8 @@ v1::CongestionResult Received(const std::string& pattern, const AgentSession& re
 }
 
 double RailRate(const AgentSession& s) {
-  return s.registration().rails_size() > kRail ? s.registration().rails(kRail).rate_gbps() : 0;
+  return s.registration().rails_size() > kFirstRail ? s.registration().rails(kFirstRail).rate_gbps()
+                                                    : 0;
 }
 
 // The group's episodes, one after another.

@@ -15,8 +15,6 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-constexpr int kRail = 0;
-
 absl::Time FromStamp(const google::protobuf::Timestamp& t) {
   return absl::FromUnixNanos(TimeUtil::TimestampToNanoseconds(t));
 }
@@ -34,10 +32,11 @@ void Add(v1::FailureResult* r, std::string_view code, std::string message) {
 // One short transfer from -> to; true when it moved data without error.
 bool GoodTransfer(AgentSession& from, AgentSession& to, const v1::AcceptanceProfile& profile,
                   absl::Time deadline) {
-  v1::Task serve = ServeTask(to, kRail);
+  v1::Task serve = ServeTask(to, kFirstRail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, profile);
   if (!ready.ok() || !ready->has_endpoint()) return false;
-  v1::Task go = TransferTask(from, to, kRail, ready->endpoint().port(), RailOp(from, to, kRail), 1);
+  v1::Task go =
+      TransferTask(from, to, kFirstRail, ready->endpoint().port(), RailOp(from, to, kFirstRail), 1);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, profile);
   Cancel(to, serve.task_id());
   if (!result.ok()) return false;
@@ -81,8 +80,9 @@ Scenario Begin(v1::StageRun* run, const std::string& name, AgentSession& node,
   r->set_scenario(name);
   r->set_node(node.node());
   r->set_peer(peer.node());
-  r->set_rail(node.registration().rails_size() > kRail ? node.registration().rails(kRail).name()
-                                                       : "tcp");
+  r->set_rail(node.registration().rails_size() > kFirstRail
+                  ? node.registration().rails(kFirstRail).name()
+                  : "tcp");
   r->set_operator_identity(run->operator_identity());
   r->set_rails(std::max(1, node.registration().rails_size()));
   return Scenario{r, progress};
@@ -93,14 +93,15 @@ Scenario Begin(v1::StageRun* run, const std::string& name, AgentSession& node,
 bool StartHitTransfer(v1::StageRun* run, const Scenario& sc, AgentSession& from, AgentSession& to,
                       double seconds, absl::Time deadline, v1::Task* serve, v1::Task* go) {
   const v1::AcceptanceProfile& ap = run->profile();
-  *serve = ServeTask(to, kRail);
+  *serve = ServeTask(to, kFirstRail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, *serve, deadline, ap);
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "failure set-up");
     sc.r->set_verdict(v1::ERROR);
     return false;
   }
-  *go = TransferTask(from, to, kRail, ready->endpoint().port(), RailOp(from, to, kRail), seconds);
+  *go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), RailOp(from, to, kFirstRail),
+                     seconds);
   if (absl::Status s = Send(from, *go, deadline, ap); !s.ok()) {
     NodeFailed(run, from.node(), s, "the failure stage's transfer");
     Cancel(to, serve->task_id());
@@ -164,13 +165,13 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
 
   v1::Task flap;
   flap.set_task_id(NewTaskId());
-  flap.mutable_flap_link()->set_peer_host(RailAddress(b, kRail));
-  if (a.registration().rails_size() > kRail) {
-    flap.mutable_flap_link()->set_netdev(a.registration().rails(kRail).netdev());
+  flap.mutable_flap_link()->set_peer_host(RailAddress(b, kFirstRail));
+  if (a.registration().rails_size() > kFirstRail) {
+    flap.mutable_flap_link()->set_netdev(a.registration().rails(kFirstRail).netdev());
   }
   flap.mutable_flap_link()->set_down_seconds(down);
   sc.act(absl::StrFormat("%s asked to take its link toward %s down for %.1f s (operator: %s)",
-                         a.node(), RailAddress(b, kRail), down, r->operator_identity()));
+                         a.node(), RailAddress(b, kFirstRail), down, r->operator_identity()));
   absl::StatusOr<v1::AgentMessage> flapped = Ask(a, flap, deadline, ap);
   absl::Time up_at = absl::Now();
   if (!flapped.ok()) {

@@ -60,6 +60,9 @@ void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& 
 // about a node once, however many parts it ended.
 void AppendOnce(v1::StageRun* run, v1::StageRun part);
 
+// The rail the congestion and failure stages load on each node: its first.
+inline constexpr int kFirstRail = 0;
+
 // Tasks for one direction of a rail: `to` serves (ServeTask; its first
 // answer is the endpoint), `from` runs (TransferTask) against the served
 // port. RDMA when both ends of the rail are RDMA ports with an address

@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "platform/host_text.h"
+#include "platform/socket.h"  // Fd
 
 namespace nodeprobe::platform {
 namespace {
@@ -30,14 +31,6 @@ absl::Status PathError(int err, const std::string& what, const std::string& path
   }
   return absl::ErrnoToStatus(err, absl::StrCat("cannot ", what, " ", path));
 }
-
-// Closes on scope exit.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
 
 int OpenAt2(int dirfd, const char* path, uint64_t flags, uint64_t resolve) {
   open_how how{};
@@ -94,9 +87,9 @@ absl::StatusOr<std::string> FileTree::ReadBytes(std::string_view rel, size_t max
   {
     absl::StatusOr<int> probe = Open(rel, O_PATH);
     if (!probe.ok()) return probe.status();
-    Fd p{*probe};
+    Fd p(*probe);
     struct stat st;
-    if (fstat(p.fd, &st) != 0) return PathError(errno, "stat", path);
+    if (fstat(p.get(), &st) != 0) return PathError(errno, "stat", path);
     if (!S_ISREG(st.st_mode)) {
       return absl::FailedPreconditionError(
           absl::StrCat("cannot read ", path, ": not a regular file (",
@@ -109,15 +102,15 @@ absl::StatusOr<std::string> FileTree::ReadBytes(std::string_view rel, size_t max
   }
   absl::StatusOr<int> opened = Open(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!opened.ok()) return opened.status();
-  Fd f{*opened};
+  Fd f(*opened);
   struct stat st;
-  if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat("cannot read ", path, ": not a regular file"));
   }
   std::string out;
   char buf[4096];
   while (out.size() < max_bytes) {
-    ssize_t n = read(f.fd, buf, std::min(sizeof(buf), max_bytes - out.size()));
+    ssize_t n = read(f.get(), buf, std::min(sizeof(buf), max_bytes - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       return PathError(errno, "read", path);
@@ -180,9 +173,9 @@ absl::StatusOr<std::string> FileTree::ReadLink(std::string_view rel) const {
   const std::string name(slash == std::string_view::npos ? r : r.substr(slash + 1));
   absl::StatusOr<int> dir = Open(parent, O_PATH | O_DIRECTORY);
   if (!dir.ok()) return dir.status();
-  Fd d{*dir};
+  Fd d(*dir);
   char buf[4096];
-  ssize_t n = readlinkat(d.fd, name.c_str(), buf, sizeof(buf) - 1);
+  ssize_t n = readlinkat(d.get(), name.c_str(), buf, sizeof(buf) - 1);
   if (n < 0) return PathError(errno, "read link", path);
   return ValidUtf8(std::string_view(buf, static_cast<size_t>(n)));
 }

@@ -35,7 +35,7 @@ const std::vector<FindingCode>& FindingCodes() {
        "fix the cause named in the message and rerun the probe"},
       {"PROBE_DEADLINE_EXCEEDED", v1::ERROR, "stage runner",
        "the stage deadline passed before the probe started",
-       "raise the stage's --timeout, or run fewer probes (--probes)"},
+       "raise the stage's --timeout, or run fewer probes (--probe NAME, repeatable)"},
       {"TASK_TIMEOUT", v1::ERROR, "agent", "a task's worker passed its deadline and was killed",
        "check the node and the rail the task used; raise the stage's --timeout (nccl.op_timeout_s"
        " for collectives)"},

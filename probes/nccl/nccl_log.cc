@@ -3,16 +3,17 @@
 // up), each written against lines of the real logs in tests/fixtures/nccl/.
 #include "probes/nccl/nccl_log.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <cstdlib>
 
-#include <re2/re2.h>
-
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "probes/nccl/nccl_log_events.h"
+#include "probes/nccl/re2_text.h"
 
 namespace nodeprobe::nccl {
 namespace {
@@ -44,8 +45,6 @@ bool IsUtf8(std::string_view s) {
   return true;
 }
 
-re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
-std::string_view View(re2::StringPiece s) { return std::string_view(s.data(), s.size()); }
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }

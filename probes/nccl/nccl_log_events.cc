@@ -2,14 +2,14 @@
 // RE2 throughout: linear time on any line.
 #include "probes/nccl/nccl_log_events.h"
 
+#include <re2/re2.h>
+
 #include <cctype>
 
-#include <re2/re2.h>
+#include "probes/nccl/re2_text.h"
 
 namespace nodeprobe::nccl {
 namespace {
-
-re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
 
 struct Class {
   const char* kind;

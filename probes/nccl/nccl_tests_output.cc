@@ -1,15 +1,16 @@
 // File: nccl_tests_output.cc
 #include "probes/nccl/nccl_tests_output.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <cstdlib>
 
-#include <re2/re2.h>
+#include "probes/nccl/re2_text.h"
 
 namespace nodeprobe::nccl {
 namespace {
 
-re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
 // A figure as printed: nccl-tests prints "nan" or a negative time when a
 // run went wrong; those are kept (and judged invalid), never dropped.
 double D(const std::string& s) { return strtod(s.c_str(), nullptr); }

@@ -35,3 +35,31 @@ function(np_cc_test)
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS "${NP_LABELS}" TIMEOUT 300 RUN_SERIAL ${serial})
 endfunction()
+
+# np_assert_not_linked(TARGET t FORBIDDEN lib...): fails the configure when
+# any FORBIDDEN library is in t's link closure (its libraries, theirs, ...),
+# so a layer cannot pull in one above it through a dependency. Call it after
+# every target in the closure is defined (the top-level CMakeLists does).
+function(np_assert_not_linked)
+  cmake_parse_arguments(NP "" "TARGET" "FORBIDDEN" ${ARGN})
+  set(todo ${NP_TARGET})
+  set(seen)
+  while(todo)
+    list(POP_FRONT todo t)
+    if(t IN_LIST seen OR NOT TARGET ${t})
+      continue()
+    endif()
+    list(APPEND seen ${t})
+    if(t IN_LIST NP_FORBIDDEN)
+      message(FATAL_ERROR "${NP_TARGET} links ${t}, a layer above it (scripts/check_layers.sh "
+                          "says which includes may go where): seen through ${seen}")
+    endif()
+    get_target_property(libs ${t} LINK_LIBRARIES)
+    get_target_property(ilibs ${t} INTERFACE_LINK_LIBRARIES)
+    foreach(l IN LISTS libs ilibs)
+      if(l AND NOT l MATCHES "NOTFOUND$" AND NOT l MATCHES "^\\$<")
+        list(APPEND todo ${l})
+      endif()
+    endforeach()
+  endwhile()
+endfunction()

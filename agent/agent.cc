@@ -129,7 +129,8 @@ void Agent::HandleTask(const v1::Task& received) {
     // The server runs until the coordinator cancels the task, the session
     // ends or the deadline passes; then the worker (its process group) is
     // killed as `worker` goes out of scope.
-    absl::StatusOr<tasks::TaskWorker> worker = tasks::TaskWorker::Start(options_.self_exe, task);
+    absl::StatusOr<platform::TaskWorker> worker =
+        platform::TaskWorker::Start(options_.self_exe, task);
     absl::StatusOr<v1::TaskEvent> ev =
         worker.ok() ? worker->Next(deadline) : absl::StatusOr<v1::TaskEvent>(worker.status());
     if (ev.ok() && ev->has_ready()) {
@@ -215,7 +216,8 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
     platform::MutexLock l(&tasks_mu_);
     return cancelled_.erase(task.task_id()) > 0 || stopping_ || !connected_;
   };
-  absl::StatusOr<tasks::TaskWorker> worker = tasks::TaskWorker::Start(options_.self_exe, task);
+  absl::StatusOr<platform::TaskWorker> worker =
+      platform::TaskWorker::Start(options_.self_exe, task);
   if (!worker.ok()) {
     *result->mutable_result() =
         ErrorResult("nccl", "TASK_FAILED",
@@ -252,7 +254,7 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
 }
 
 absl::Status Agent::Session() {
-  auto channel = coordinator::Dial(options_.coordinator, options_.tls);
+  auto channel = controlplane::Dial(options_.coordinator, options_.tls);
   if (!channel.ok()) return channel.status();
   auto stub = v1::Coordinator::NewStub(*channel);
   grpc::ClientContext ctx;

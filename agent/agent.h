@@ -20,16 +20,16 @@
 // and the local status/health endpoint on 127.0.0.1:18518 (--health-listen).
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <atomic>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/time/time.h"
-#include "coordinator/credentials.h"
+#include "controlplane/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 #include "platform/mutex.h"
 #include "platform/task_threads.h"
@@ -40,7 +40,7 @@ namespace nodeprobe::agent {
 struct AgentOptions {
   std::string coordinator;
   std::string node_name;
-  coordinator::TlsFiles tls;
+  controlplane::TlsFiles tls;
   std::string self_exe = "/proc/self/exe";  // runs tasks as `self_exe task`
   absl::Duration max_backoff = absl::Seconds(30);
   // Takes part in the failure stage (FlapLink: its links taken down on the

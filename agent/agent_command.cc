@@ -1,27 +1,28 @@
 // File: agent_command.cc
 #include "agent/agent_command.h"
 
-#include <CLI/CLI.hpp>
-
-#include "platform/identifiers.h"
-
 #include <limits.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "agent/agent.h"
 #include "agent/agent_metrics.h"
-#include "cli/command_line.h"
-#include "cli/environment.h"
-#include "cli/exit_codes.h"
-#include "cli/signals.h"
-#include "coordinator/credentials.h"
-#include "coordinator/server_limits.h"
+#include "controlplane/command_line.h"
+#include "controlplane/credentials.h"
+#include "controlplane/environment.h"
+#include "controlplane/exit_codes.h"
+#include "controlplane/server_limits.h"
+#include "controlplane/signals.h"
+#include "nodeprobe_version.h"
+#include "platform/identifiers.h"
 
 namespace nodeprobe::agent {
 
@@ -46,7 +47,7 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
   aopts->self_exe = worker_exe;
   CLI::App* agent_cmd = app.add_subcommand(
       "agent", "Run the node agent: connect to the coordinator and run the tasks it sends.");
-  cli::AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
+  controlplane::AddControlFlags(agent_cmd, &aopts->coordinator, &aopts->tls);
   auto health = std::make_shared<std::string>("127.0.0.1:18518");
   agent_cmd->add_option("--health-listen", *health,
                         "Local gRPC health endpoint (\"\" disables)")
@@ -69,30 +70,32 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
 
   return [=]() -> int {
     if (!agent_cmd->parsed()) return -1;
-    auto address = coordinator::ResolveCoordinator(aopts->coordinator);
-    if (!address.ok()) return cli::ErrorExit(std::string(address.status().message()));
+    auto address = controlplane::ResolveCoordinator(aopts->coordinator);
+    if (!address.ok()) return controlplane::ErrorExit(std::string(address.status().message()));
     AgentOptions o = *aopts;
     o.coordinator = *address;
     if (access(o.self_exe.c_str(), X_OK) != 0) {
-      return cli::ErrorExit(absl::StrCat("cannot run tasks: ", o.self_exe,
-                                         " is not an executable nodeprobe (install nodeprobe and "
-                                         "nodeprobe-agent side by side, or pass --task-worker)"));
+      return controlplane::ErrorExit(
+          absl::StrCat("cannot run tasks: ", o.self_exe,
+                       " is not an executable nodeprobe (install nodeprobe and "
+                       "nodeprobe-agent side by side, or pass --task-worker)"));
     }
-    if (o.node_name.empty()) o.node_name = cli::HostName();
+    if (o.node_name.empty()) o.node_name = controlplane::HostName();
     // The name goes into every run, path and report: checked before it is
     // ever sent (a coordinator refuses it too).
     if (absl::Status name = platform::CheckNodeName("node name", o.node_name); !name.ok()) {
-      return cli::ErrorExit(absl::StrCat(name.message(), " (set --node-name)"));
+      return controlplane::ErrorExit(absl::StrCat(name.message(), " (set --node-name)"));
     }
     if (!o.tls.insecure) {
-      auto creds = coordinator::ClientCredentials(o.tls);
-      if (!creds.ok()) return cli::ErrorExit(std::string(creds.status().message()));
+      auto creds = controlplane::ClientCredentials(o.tls);
+      if (!creds.ok()) return controlplane::ErrorExit(std::string(creds.status().message()));
     }
     AgentMetrics metrics;
     if (!metrics_listen->empty()) {
       absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
       if (!port.ok()) {
-        return cli::ErrorExit(std::string(port.status().message()), cli::kExitCouldNotRun);
+        return controlplane::ErrorExit(std::string(port.status().message()),
+                                       controlplane::kExitCouldNotRun);
       }
       std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
       o.metrics = &metrics;
@@ -107,20 +110,36 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
       grpc::ServerBuilder builder;
       builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
       builder.RegisterService(&local);
-      coordinator::ApplyServerLimits(&builder);
+      controlplane::ApplyServerLimits(&builder);
       health_server = builder.BuildAndStart();
       if (!health_server) {
-        return cli::ErrorExit(absl::StrCat("cannot listen on --health-listen ", *health,
-                                           " (another agent here? pass another address or \"\")"),
-                              cli::kExitCouldNotRun);
+        return controlplane::ErrorExit(
+            absl::StrCat("cannot listen on --health-listen ", *health,
+                         " (another agent here? pass another address or \"\")"),
+            controlplane::kExitCouldNotRun);
       }
     }
-    cli::StopOnSignal on_signal([&] { agent.Stop(); });
+    controlplane::StopOnSignal on_signal([&] { agent.Stop(); });
     std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
     agent.Run();
     if (health_server) health_server->Shutdown();
-    return cli::kExitOk;
+    return controlplane::kExitOk;
   };
+}
+
+int AgentMain(int argc, char** argv) {
+  // As in cli/nodeprobe_main.cc: Debian's abseil keeps a lock-order graph
+  // of every mutex in memory it never returns.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  CLI::App app{"The nodeprobe node agent (`nodeprobe agent` runs this)."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", NODEPROBE_VERSION);
+  std::function<int()> run = AddAgentCommand(app, BesideThisBinary("nodeprobe"));
+  if (std::optional<int> done =
+          controlplane::ParseCommandLine(app, argc, argv, "nodeprobe-agent")) {
+    return *done;
+  }
+  return run();
 }
 
 }  // namespace nodeprobe::agent

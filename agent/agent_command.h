@@ -30,4 +30,8 @@ void ExecAgentBinary(char** argv);
 // NAME in the directory of the running binary.
 std::string BesideThisBinary(const std::string& name);
 
+// main() of the agent's own binary (agent_main.cc): parses `agent ...`
+// and runs it; the exit code.
+int AgentMain(int argc, char** argv);
+
 }  // namespace nodeprobe::agent

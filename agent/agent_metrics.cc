@@ -1,7 +1,7 @@
 // File: agent_metrics.cc
 #include "agent/agent_metrics.h"
 
-#include "coordinator/metrics_http.h"
+#include "controlplane/metrics_http.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::agent {
@@ -36,7 +36,7 @@ AgentMetrics::AgentMetrics() : registry_(std::make_shared<prometheus::Registry>(
 }
 
 absl::StatusOr<int> AgentMetrics::Serve(const std::string& listen) {
-  absl::StatusOr<coordinator::MetricsEndpoint> e = coordinator::ServeMetrics(listen, registry_);
+  absl::StatusOr<controlplane::MetricsEndpoint> e = controlplane::ServeMetrics(listen, registry_);
   if (!e.ok()) return e.status();
   exposer_ = std::move(e->exposer);
   return e->port;
@@ -69,6 +69,6 @@ void AgentMetrics::Transfer(const v1::ProbeResult& result) {
       .Set(gbps * 1e9 / 8);
 }
 
-std::string AgentMetrics::Text() const { return coordinator::Exposition(*registry_); }
+std::string AgentMetrics::Text() const { return controlplane::Exposition(*registry_); }
 
 }  // namespace nodeprobe::agent

@@ -5,13 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
 #include <iostream>
-#include <thread>
 #include <set>
-
-#include <CLI/CLI.hpp>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -19,22 +18,22 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "agent/agent_command.h"
-#include "probes/nccl/collective_judge.h"
-#include "cli/environment.h"
-#include "cli/exit_codes.h"
-#include "cli/json_output.h"
 #include "cli/html_report.h"
+#include "cli/json_output.h"
 #include "cli/junit_output.h"
 #include "cli/run_command.h"
 #include "cli/run_rendering.h"
-#include "cli/signals.h"
 #include "cli/table_renderer.h"
+#include "controlplane/environment.h"
+#include "controlplane/exit_codes.h"
+#include "controlplane/server_limits.h"
+#include "controlplane/signals.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/run_pages.h"
-#include "coordinator/server_limits.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 #include "platform/mutex.h"
 #include "probes/framework/result_util.h"
+#include "probes/nccl/collective_judge.h"
 #include "probes/transfer/transfer_runner.h"
 #include "tasks/task_launcher.h"
 
@@ -47,10 +46,10 @@ volatile sig_atomic_t g_interrupted = 0;
 }  // namespace
 
 absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
-                                                     const coordinator::TlsFiles& tls) {
-  absl::StatusOr<std::string> address = coordinator::ResolveCoordinator(flag);
+                                                     const controlplane::TlsFiles& tls) {
+  absl::StatusOr<std::string> address = controlplane::ResolveCoordinator(flag);
   if (!address.ok()) return address.status();
-  auto channel = coordinator::Dial(*address, tls);
+  auto channel = controlplane::Dial(*address, tls);
   if (!channel.ok()) return channel.status();
   return CoordinatorClient{*address, v1::Coordinator::NewStub(*channel)};
 }
@@ -61,19 +60,21 @@ int RpcErrorExit(const grpc::Status& s, const std::string& address) {
     // symptom is "Socket closed", the cause the flags.
     const bool closed = absl::StrContains(s.error_message(), "Socket closed") ||
                         absl::StrContains(s.error_message(), "Connection reset");
-    return ErrorExit(absl::StrCat("coordinator ", address, " unreachable or refused the connection (",
-                                  s.error_message(), closed
-                                      ? "): it closed the connection at once, as a TLS coordinator "
-                                        "does to a plaintext client: give --tls-cert, --tls-key "
-                                        "and --tls-ca instead of --insecure (or the coordinator "
-                                        "is not running there)"
-                                      : "); check the address and TLS flags"),
-                     kExitCouldNotRun);
+    return controlplane::ErrorExit(
+        absl::StrCat("coordinator ", address, " unreachable or refused the connection (",
+                     s.error_message(),
+                     closed ? "): it closed the connection at once, as a TLS coordinator "
+                              "does to a plaintext client: give --tls-cert, --tls-key "
+                              "and --tls-ca instead of --insecure (or the coordinator "
+                              "is not running there)"
+                            : "); check the address and TLS flags"),
+        controlplane::kExitCouldNotRun);
   }
-  return ErrorExit(s.error_message(), s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-                                              s.error_code() == grpc::StatusCode::NOT_FOUND
-                                          ? kExitUsage
-                                          : kExitCouldNotRun);
+  return controlplane::ErrorExit(s.error_message(),
+                                 s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                                         s.error_code() == grpc::StatusCode::NOT_FOUND
+                                     ? controlplane::kExitUsage
+                                     : controlplane::kExitCouldNotRun);
 }
 
 int RpcErrorExit(const absl::Status& s, const std::string& address) {
@@ -125,51 +126,59 @@ int RunMultiNode(const MultiNodeRun& o) {
   v1::RunStageRequest req;
   if (!o.profile_path.empty()) {
     absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
-    if (!profile.ok()) return ErrorExit(std::string(profile.status().message()));
+    if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
     *req.mutable_profile() = *std::move(profile);
   }
   std::set<std::string> seen;
   for (const std::string& n : o.nodes) {
-    if (n.empty()) return ErrorExit("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
+    if (n.empty())
+      return controlplane::ErrorExit("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
     if (!seen.insert(n).second) {
-      return ErrorExit(absl::StrCat("--nodes names '", n, "' twice; name each node once"));
+      return controlplane::ErrorExit(
+          absl::StrCat("--nodes names '", n, "' twice; name each node once"));
     }
   }
   if (o.all_nodes && o.stage != "cluster" && o.stage != "congestion") {
-    return ErrorExit(absl::StrCat("--all is for --stage cluster or congestion; give ", o.stage,
-                             " its --nodes"));
+    return controlplane::ErrorExit(
+        absl::StrCat("--all is for --stage cluster or congestion; give ", o.stage, " its --nodes"));
   }
   if (o.stage == "two-node" && o.nodes.size() != 2) {
-    return ErrorExit(absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
+    return controlplane::ErrorExit(
+        absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
   }
   if (!o.resume.empty() && o.stage != "cluster") {
-    return ErrorExit("--resume is for --stage cluster (a cluster run that was interrupted)");
+    return controlplane::ErrorExit(
+        "--resume is for --stage cluster (a cluster run that was interrupted)");
   }
   if (!o.resume.empty() && (o.all_nodes || !o.nodes.empty())) {
-    return ErrorExit("--resume takes the run's own nodes; leave out --nodes and --all");
+    return controlplane::ErrorExit(
+        "--resume takes the run's own nodes; leave out --nodes and --all");
   }
   if (o.stage == "cluster" && o.resume.empty() && !o.all_nodes && o.nodes.size() < 2) {
-    return ErrorExit(absl::StrCat("the cluster stage needs --nodes with at least 2 nodes, or --all; got ",
-                             o.nodes.size()));
+    return controlplane::ErrorExit(absl::StrCat(
+        "the cluster stage needs --nodes with at least 2 nodes, or --all; got ", o.nodes.size()));
   }
   if (o.stage == "failure" && !o.allow_disruptive) {
-    return ErrorExit("the failure stage takes a node's link down mid-transfer; it runs only with "
-                "--allow-disruptive");
+    return controlplane::ErrorExit(
+        "the failure stage takes a node's link down mid-transfer; it runs only with "
+        "--allow-disruptive");
   }
   if (o.stage == "failure" && o.nodes.size() != 2) {
-    return ErrorExit(absl::StrCat("the failure stage needs exactly 2 nodes in --nodes (the first "
-                             "one's link goes down), got ", o.nodes.size()));
+    return controlplane::ErrorExit(
+        absl::StrCat("the failure stage needs exactly 2 nodes in --nodes (the first "
+                     "one's link goes down), got ",
+                     o.nodes.size()));
   }
   if (o.stage == "congestion" && !o.all_nodes && o.nodes.size() < 3) {
-    return ErrorExit(absl::StrCat(
-        "the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
-        o.nodes.size()));
+    return controlplane::ErrorExit(
+        absl::StrCat("the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
+                     o.nodes.size()));
   }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
-    return ErrorExit(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
+    return controlplane::ErrorExit(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
   absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
-  if (!client.ok()) return ErrorExit(std::string(client.status().message()));
+  if (!client.ok()) return controlplane::ErrorExit(std::string(client.status().message()));
   const std::string* address = &client->address;
   std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
   req.set_stage(StageFromName(o.stage));
@@ -244,38 +253,41 @@ int RunMultiNode(const MultiNodeRun& o) {
        s.error_code() == grpc::StatusCode::CANCELLED)) {
     // The stream broke after the run started: the coordinator went away,
     // not the nodes.
-    return ErrorExit(absl::StrCat(
-                         "COORDINATOR_LOST: coordinator ", *address, " went away during run ",
-                         run_id, " (", s.error_message(), "); the nodes are not at fault. When it "
-                         "is back: `nodeprobe report --run ", run_id,
-                         "` shows what was stored (a cluster run: --resume ", run_id, ")"),
-                     kExitCouldNotRun);
+    return controlplane::ErrorExit(
+        absl::StrCat("COORDINATOR_LOST: coordinator ", *address, " went away during run ", run_id,
+                     " (", s.error_message(),
+                     "); the nodes are not at fault. When it "
+                     "is back: `nodeprobe report --run ",
+                     run_id, "` shows what was stored (a cluster run: --resume ", run_id, ")"),
+        controlplane::kExitCouldNotRun);
   }
   if (!s.ok()) return RpcErrorExit(s, *address);
-  if (!finished) return ErrorExit("the coordinator ended the stage without a report", kExitCouldNotRun);
+  if (!finished)
+    return controlplane::ErrorExit("the coordinator ended the stage without a report",
+                                   controlplane::kExitCouldNotRun);
   if (coordinator::IsPartial(run)) {  // a large run: the rest in pages
     absl::StatusOr<v1::StageRun> whole =
         coordinator::FetchRun(stub.get(), run.run_id(), absl::Now() + absl::Seconds(120));
     if (!whole.ok()) {
-      return ErrorExit(absl::StrCat("run ", run.run_id(), " finished but could not be read back: ",
-                               whole.status().message(), " (nodeprobe report --run ",
-                               run.run_id(), ")"),
-                  kExitCouldNotRun);
+      return controlplane::ErrorExit(
+          absl::StrCat("run ", run.run_id(), " finished but could not be read back: ",
+                       whole.status().message(), " (nodeprobe report --run ", run.run_id(), ")"),
+          controlplane::kExitCouldNotRun);
     }
     run = *std::move(whole);
   }
   if (o.format == "json") {
     auto json = ToJson(run);
-    if (!json.ok()) return kExitCouldNotRun;
+    if (!json.ok()) return controlplane::kExitCouldNotRun;
     std::cout << *json;
   } else if (o.format == "junit") {
     std::cout << JunitRun(run);
   } else if (o.format == "md") {
     std::cout << MarkdownRun(run);
   } else if (!o.quiet) {
-    std::cout << RenderRun(run, StdoutWantsColor());
+    std::cout << RenderRun(run, controlplane::StdoutWantsColor());
   }
-  return ExitCodeForVerdict(run.verdict());
+  return controlplane::ExitCodeForVerdict(run.verdict());
 }
 
 std::function<int()> AddControlCommands(CLI::App& app) {
@@ -308,7 +320,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   coord->add_option("--profile", *coord_profile,
                     "Default acceptance profile (YAML) for runs that name none");
 
-  std::function<int()> run_agent = agent::AddAgentCommand(app, tasks::kSelfExe);
+  std::function<int()> run_agent = agent::AddAgentCommand(app, platform::kSelfExe);
 
   auto status_addr = std::make_shared<std::string>("127.0.0.1:18518");
   auto status_format = std::make_shared<std::string>("table");
@@ -321,28 +333,28 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
 
-  auto list_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
+  auto list_opts = std::make_shared<std::pair<std::string, controlplane::TlsFiles>>();
   auto list_format = std::make_shared<std::string>("table");
   CLI::App* runs_cmd = app.add_subcommand("runs", "List the runs the coordinator has stored.");
-  AddControlFlags(runs_cmd, &list_opts->first, &list_opts->second);
+  controlplane::AddControlFlags(runs_cmd, &list_opts->first, &list_opts->second);
   runs_cmd->add_option("--format", *list_format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
 
-  auto report_opts = std::make_shared<std::pair<std::string, coordinator::TlsFiles>>();
+  auto report_opts = std::make_shared<std::pair<std::string, controlplane::TlsFiles>>();
   auto report_run = std::make_shared<std::string>();
   auto report_format = std::make_shared<std::string>("table");
   auto report_runs = std::make_shared<std::vector<std::string>>();
   CLI::App* report_cmd = app.add_subcommand(
       "report", "Print one stored run, or a campaign of runs (--runs A,B,...) as one record.");
-  AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
+  controlplane::AddControlFlags(report_cmd, &report_opts->first, &report_opts->second);
   auto* one_run = report_cmd->add_option("--run", *report_run, "Run id (see `nodeprobe runs`)")
-                      ->check(NameCheck());
+                      ->check(controlplane::NameCheck());
   report_cmd
       ->add_option("--runs", *report_runs,
                    "Run ids of a campaign (single-node, two-node, cluster, congestion, "
                    "failure), comma-separated: one record with what needs attention across them")
       ->delimiter(',')
-      ->check(NameCheck())
+      ->check(controlplane::NameCheck())
       ->excludes(one_run);
   report_cmd->add_option("--format", *report_format,
                          "table, json (protobuf JSON), md, junit (JUnit XML for CI systems), or "
@@ -353,12 +365,12 @@ std::function<int()> AddControlCommands(CLI::App& app) {
     if (coord->parsed()) {
       if (!coord_profile->empty()) {
         absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(*coord_profile);
-        if (!profile.ok()) return ErrorExit(std::string(profile.status().message()));
+        if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
         copts->default_profile = *std::move(profile);
       }
       std::unique_ptr<coordinator::CoordinatorServer> server;
       platform::Mutex mu;
-      StopOnSignal on_signal([&] {
+      controlplane::StopOnSignal on_signal([&] {
         platform::MutexLock l(&mu);
         if (server) server->Shutdown();
       });
@@ -368,7 +380,9 @@ std::function<int()> AddControlCommands(CLI::App& app) {
                      "nobody can run stages or read runs\n";
       }
       auto started = coordinator::CoordinatorServer::Start(*copts);
-      if (!started.ok()) return ErrorExit(std::string(started.status().message()), kExitCouldNotRun);
+      if (!started.ok())
+        return controlplane::ErrorExit(std::string(started.status().message()),
+                                       controlplane::kExitCouldNotRun);
       {
         platform::MutexLock l(&mu);
         server = *std::move(started);
@@ -381,7 +395,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       }
       std::cout << std::endl;
       server->Wait();
-      return kExitOk;
+      return controlplane::kExitOk;
     }
     if (int rc = run_agent(); rc >= 0) return rc;
     if (status_cmd->parsed()) {
@@ -394,9 +408,10 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       v1::AgentStatus st;
       grpc::Status s = stub->Status(&ctx, v1::AgentStatusRequest(), &st);
       if (!s.ok()) {
-        return ErrorExit(absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
-                                 "); is nodeprobe-agent running, with this --health-listen?"),
-                    kExitCouldNotRun);
+        return controlplane::ErrorExit(
+            absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
+                         "); is nodeprobe-agent running, with this --health-listen?"),
+            controlplane::kExitCouldNotRun);
       }
       if (*status_format == "json") {
         auto json = ToJson(st);
@@ -406,13 +421,13 @@ std::function<int()> AddControlCommands(CLI::App& app) {
                   << (st.connected() ? "connected" : "not connected") << ", "
                   << st.registrations() << " registrations since start\n";
       }
-      return st.connected() ? kExitOk : kExitCouldNotRun;
+      return st.connected() ? controlplane::kExitOk : controlplane::kExitCouldNotRun;
     }
     if (runs_cmd->parsed() || report_cmd->parsed()) {
       const bool runs = runs_cmd->parsed();
       const auto& opts = runs ? *list_opts : *report_opts;
       absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(opts.first, opts.second);
-      if (!client.ok()) return ErrorExit(std::string(client.status().message()));
+      if (!client.ok()) return controlplane::ErrorExit(std::string(client.status().message()));
       const std::string* address = &client->address;
       std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
       grpc::ClientContext ctx;
@@ -425,7 +440,7 @@ std::function<int()> AddControlCommands(CLI::App& app) {
         if (*list_format == "json") {
           auto json = ToJson(resp);
           if (json.ok()) std::cout << *json;
-          return kExitOk;
+          return controlplane::kExitOk;
         }
         for (const v1::StageRun& r : resp.runs()) {
           std::cout << r.run_id() << "\t" << StageName(r.stage()) << "\t"
@@ -434,11 +449,13 @@ std::function<int()> AddControlCommands(CLI::App& app) {
                                         absl::UTCTimeZone())
                     << "\n";
         }
-        return kExitOk;
+        return controlplane::kExitOk;
       }
       std::vector<std::string> ids = *report_runs;
       if (!report_run->empty()) ids = {*report_run};
-      if (ids.empty()) return ErrorExit("report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
+      if (ids.empty())
+        return controlplane::ErrorExit(
+            "report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
       std::vector<v1::StageRun> fetched_runs;
       for (const std::string& id : ids) {
         absl::StatusOr<v1::StageRun> fetched =
@@ -461,11 +478,12 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       } else {
         for (size_t i = 0; i < fetched_runs.size(); ++i) {
           if (i > 0) std::cout << "\n";
-          std::cout << (*report_format == "md" ? MarkdownRun(fetched_runs[i])
-                                               : RenderRun(fetched_runs[i], StdoutWantsColor()));
+          std::cout << (*report_format == "md"
+                            ? MarkdownRun(fetched_runs[i])
+                            : RenderRun(fetched_runs[i], controlplane::StdoutWantsColor()));
         }
       }
-      return kExitOk;
+      return controlplane::kExitOk;
     }
     return -1;
   };

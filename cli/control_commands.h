@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/command_line.h"
-#include "coordinator/credentials.h"
+#include "controlplane/command_line.h"
+#include "controlplane/credentials.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 
 // Headers name CLI11's types only: its definitions cost seconds of every
@@ -28,7 +28,7 @@ struct CoordinatorClient {
   std::unique_ptr<v1::Coordinator::Stub> stub;
 };
 absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
-                                                     const coordinator::TlsFiles& tls);
+                                                     const controlplane::TlsFiles& tls);
 
 // A failed call to the coordinator, in one line: unreachable or refused ->
 // 3 saying to check the address and TLS flags; a bad argument or an unknown
@@ -51,7 +51,7 @@ struct MultiNodeRun {
   std::string resume;                  // cluster: a stored run to go on with
   std::vector<std::string> rails;
   std::string coordinator;
-  coordinator::TlsFiles tls;
+  controlplane::TlsFiles tls;
   double timeout_s = 600;
   uint32_t transfer_seconds = 3;
   std::string format = "table";

@@ -1,14 +1,10 @@
 // File: evidence_command.cc
 #include "cli/evidence_command.h"
 
-#include <CLI/CLI.hpp>
-
-#include "cli/command_line.h"
-
 #include <google/protobuf/util/json_util.h>
-
 #include <sys/stat.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -20,8 +16,9 @@
 #include "cli/control_commands.h"
 #include "cli/evidence_bundle.h"
 #include "cli/output_file.h"
-#include "cli/exit_codes.h"
-#include "coordinator/credentials.h"
+#include "controlplane/command_line.h"
+#include "controlplane/credentials.h"
+#include "controlplane/exit_codes.h"
 #include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
@@ -100,7 +97,7 @@ absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path) {
 std::function<int()> AddEvidenceCommand(CLI::App& app) {
   struct Options {
     std::string coordinator;
-    coordinator::TlsFiles tls;
+    controlplane::TlsFiles tls;
     std::string run;
     std::string from_json;
     std::string out;
@@ -113,9 +110,9 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
       "Write a run's evidence bundle: a .tar.gz with the run (JSON), the HTML acceptance "
       "record, JUnit XML, the profile and MANIFEST.sha256 (`sha256sum -c`), signed with "
       "--sign-key when given (`openssl dgst -sha256 -verify`).");
-  AddControlFlags(cmd, &o->coordinator, &o->tls);
+  controlplane::AddControlFlags(cmd, &o->coordinator, &o->tls);
   auto* run = cmd->add_option("--run", o->run, "A stored run's id (see `nodeprobe runs`)")
-                  ->check(NameCheck());
+                  ->check(controlplane::NameCheck());
   auto* from = cmd->add_option("--from-json", o->from_json,
                                "A run saved by `nodeprobe report --format json` (no coordinator)");
   run->excludes(from);
@@ -130,32 +127,39 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     // Said before any work: a bad --out is known at once.
     if (absl::Status target = CheckOutputTarget(o->out, o->force, "--out"); !target.ok()) {
-      return ErrorExit(std::string(target.message()), kExitUsage);
+      return controlplane::ErrorExit(std::string(target.message()), controlplane::kExitUsage);
     }
     v1::StageRun stage_run;
     if (!o->from_json.empty()) {
       absl::StatusOr<v1::StageRun> read = ReadRunJson(o->from_json);
-      if (!read.ok()) return ErrorExit(std::string(read.status().message()), kExitUsage);
+      if (!read.ok())
+        return controlplane::ErrorExit(std::string(read.status().message()),
+                                       controlplane::kExitUsage);
       stage_run = *std::move(read);
     } else if (!o->run.empty()) {
       absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
-      if (!client.ok()) return ErrorExit(std::string(client.status().message()), kExitUsage);
+      if (!client.ok())
+        return controlplane::ErrorExit(std::string(client.status().message()),
+                                       controlplane::kExitUsage);
       absl::StatusOr<v1::StageRun> fetched =
           coordinator::FetchRun(client->stub.get(), o->run, absl::Now() + absl::Seconds(60));
       if (!fetched.ok()) return RpcErrorExit(fetched.status(), client->address);
       stage_run = *std::move(fetched);
     } else {
-      return ErrorExit("evidence needs --run ID (from the coordinator) or --from-json FILE", kExitUsage);
+      return controlplane::ErrorExit(
+          "evidence needs --run ID (from the coordinator) or --from-json FILE",
+          controlplane::kExitUsage);
     }
     absl::Status written = WriteEvidenceBundle(stage_run, o->out, o->sign_key, o->force);
     if (!written.ok()) {
-      return ErrorExit(std::string(written.message()),
-                  written.code() == absl::StatusCode::kInvalidArgument ? kExitUsage
-                                                                       : kExitCouldNotRun);
+      return controlplane::ErrorExit(std::string(written.message()),
+                                     written.code() == absl::StatusCode::kInvalidArgument
+                                         ? controlplane::kExitUsage
+                                         : controlplane::kExitCouldNotRun);
     }
     std::cerr << "nodeprobe: wrote " << (o->out == "-" ? "the bundle to standard output" : o->out)
               << "\n";
-    return kExitOk;
+    return controlplane::kExitOk;
   };
 }
 

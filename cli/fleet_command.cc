@@ -1,18 +1,17 @@
 // File: fleet_command.cc
 #include "cli/fleet_command.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/control_commands.h"
-#include "cli/exit_codes.h"
 #include "cli/json_output.h"
-#include "coordinator/credentials.h"
+#include "controlplane/credentials.h"
+#include "controlplane/exit_codes.h"
 #include "coordinator/version_matrix.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 #include "probes/framework/profile.h"
@@ -102,13 +101,13 @@ int FleetExitCode(const v1::FleetView& view) {
   for (const v1::VersionRow& r : view.versions()) {
     if (r.off_pin_size() > 0) worst = v1::FAIL;
   }
-  return ExitCodeForVerdict(worst);
+  return controlplane::ExitCodeForVerdict(worst);
 }
 
 std::function<int()> AddFleetCommand(CLI::App& app) {
   struct Options {
     std::string coordinator;
-    coordinator::TlsFiles tls;
+    controlplane::TlsFiles tls;
     std::string format = "table";
     std::string profile;
   };
@@ -117,7 +116,7 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
       "fleet", "Every agent with its last verdict and age, and the version matrix across the "
                "fleet with drift (exit 1: a node's last verdict FAIL or a version off the "
                "profile's pin; 3: a last verdict ERROR).");
-  AddControlFlags(cmd, &o->coordinator, &o->tls);
+  controlplane::AddControlFlags(cmd, &o->coordinator, &o->tls);
   cmd->add_option("--format", o->format, "table or json (protobuf JSON)")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -128,12 +127,15 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
     std::map<std::string, std::string> pins;
     if (!o->profile.empty()) {
       absl::StatusOr<Profile> p = LoadProfile(o->profile);
-      if (!p.ok()) return ErrorExit(std::string(p.status().message()), kExitUsage);
+      if (!p.ok())
+        return controlplane::ErrorExit(std::string(p.status().message()), controlplane::kExitUsage);
       for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
       pins = p->versions;
     }
     absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
-    if (!client.ok()) return ErrorExit(std::string(client.status().message()), kExitUsage);
+    if (!client.ok())
+      return controlplane::ErrorExit(std::string(client.status().message()),
+                                     controlplane::kExitUsage);
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     v1::ListNodesResponse resp;
@@ -142,7 +144,9 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
     const v1::FleetView view = BuildFleetView(resp, pins);
     if (o->format == "json") {
       absl::StatusOr<std::string> json = ToJson(view);
-      if (!json.ok()) return ErrorExit(std::string(json.status().message()), kExitCouldNotRun);
+      if (!json.ok())
+        return controlplane::ErrorExit(std::string(json.status().message()),
+                                       controlplane::kExitCouldNotRun);
       std::cout << *json;
     } else {
       std::cout << RenderFleet(view, absl::Now());

@@ -1,17 +1,16 @@
 // File: mtu_command.cc
 #include "cli/mtu_command.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
-#include "cli/safe_text.h"
 #include "absl//strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "cli/exit_codes.h"
 #include "cli/json_output.h"
-#include "cli/signals.h"
+#include "cli/safe_text.h"
 #include "cli/table_renderer.h"
+#include "controlplane/exit_codes.h"
+#include "controlplane/signals.h"
 #include "platform/netns.h"
 #include "platform/socket.h"
 #include "probes/framework/result_util.h"
@@ -22,7 +21,7 @@
 namespace nodeprobe::cli {
 namespace {
 
-struct Options {
+struct MtuOptions {
   std::string bind;
   int port = mtu::kDefaultMtuPort;
   std::string peer;
@@ -31,28 +30,28 @@ struct Options {
   std::string format = "table";
 };
 
-int Serve(const Options& o) {
+int ServeMtu(const MtuOptions& o) {
   if (!o.netns.empty()) {
     absl::Status s = platform::EnterNetns(o.netns);
     if (!s.ok()) {
       std::cerr << "nodeprobe: error: " << s.message() << "\n";
-      return kExitUsage;
+      return controlplane::kExitUsage;
     }
   }
   auto responder = mtu::MtuResponder::Start(o.bind, static_cast<uint16_t>(o.port));
   if (!responder.ok()) {
     std::cerr << "nodeprobe: error: cannot listen: " << responder.status().message()
               << " (choose another --port)\n";
-    return kExitCouldNotRun;
+    return controlplane::kExitCouldNotRun;
   }
   std::cout << "nodeprobe mtu responder listening on udp "
             << (o.bind.empty() ? "*" : o.bind) << ":" << (*responder)->port() << std::endl;
-  StopOnSignal on_signal([&] { (*responder)->Stop(); });
+  controlplane::StopOnSignal on_signal([&] { (*responder)->Stop(); });
   (*responder)->Serve();
-  return kExitOk;
+  return controlplane::kExitOk;
 }
 
-std::string Render(const v1::ProbeResult& r) {
+std::string RenderMtu(const v1::ProbeResult& r) {
   std::string out;
   const v1::MtuReport& m = r.mtu();
   if (r.has_mtu()) {
@@ -69,17 +68,17 @@ std::string Render(const v1::ProbeResult& r) {
   return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
-int Probe(const Options& o) {
+int ProbeMtu(const MtuOptions& o) {
   absl::StatusOr<platform::HostPort> peer = platform::ParseHostPort(o.peer, mtu::kDefaultMtuPort);
   if (!peer.ok()) {
     std::cerr << "nodeprobe: error: --peer: " << peer.status().message() << "\n";
-    return kExitUsage;
+    return controlplane::kExitUsage;
   }
   if (!o.netns.empty()) {
     absl::Status s = platform::EnterNetns(o.netns);
     if (!s.ok()) {
       std::cerr << "nodeprobe: error: " << s.message() << "\n";
-      return kExitUsage;
+      return controlplane::kExitUsage;
     }
   }
   mtu::PathProbeOptions po;
@@ -88,14 +87,15 @@ int Probe(const Options& o) {
   po.deadline = absl::Now() + absl::Seconds(o.timeout_s);
   v1::ProbeResult result = ProbePath(po);
   FinalizeResult(Profile(), &result);
-  if (!PrintAs(o.format, result, [&] { return Render(result); })) return kExitCouldNotRun;
-  return ExitCodeForVerdict(result.verdict());
+  if (!PrintAs(o.format, result, [&] { return RenderMtu(result); }))
+    return controlplane::kExitCouldNotRun;
+  return controlplane::ExitCodeForVerdict(result.verdict());
 }
 
 }  // namespace
 
 std::function<int()> AddMtuCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<MtuOptions>();
   CLI::App* mtu_cmd = app.add_subcommand(
       "mtu", "Measure the path MTU to a peer from the workload's namespace.");
   mtu_cmd->require_subcommand(1);
@@ -119,8 +119,8 @@ std::function<int()> AddMtuCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   return [=]() -> int {
-    if (serve->parsed()) return Serve(*o);
-    if (probe->parsed()) return Probe(*o);
+    if (serve->parsed()) return ServeMtu(*o);
+    if (probe->parsed()) return ProbeMtu(*o);
     return -1;
   };
 }

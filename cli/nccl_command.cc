@@ -2,29 +2,27 @@
 #include "cli/nccl_command.h"
 
 #include <CLI/CLI.hpp>
-
-#include "cli/command_line.h"
-
 #include <iostream>
 
-#include "cli/safe_text.h"
 #include "absl//strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "cli/environment.h"
-#include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "cli/run_command.h"
+#include "cli/safe_text.h"
 #include "cli/table_renderer.h"
+#include "controlplane/command_line.h"
+#include "controlplane/environment.h"
+#include "controlplane/exit_codes.h"
 #include "probes/nccl/collective_math.h"
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
 namespace {
 
-struct Options {
+struct NcclOptions {
   std::vector<std::string> collectives;
   std::string min_bytes, max_bytes, sizes;
   uint32_t step_factor = 0;
@@ -57,7 +55,7 @@ bool ParseBytes(std::string_view s, uint64_t* out) {
   return true;
 }
 
-std::string Render(const v1::ProbeResult& r) {
+std::string RenderNccl(const v1::ProbeResult& r) {
   std::string out;
   if (r.verdict() == v1::SKIP) return absl::StrCat("nccl SKIP: ", r.reason(), "\n");
   const v1::CollectiveReport& c = r.collective();
@@ -90,28 +88,30 @@ std::string Render(const v1::ProbeResult& r) {
   return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
-int Run(const Options& o) {
+int RunNccl(const NcclOptions& o) {
   v1::Task task;
   task.set_task_id("cli-nccl");
   if (!o.profile_path.empty()) {
     absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
-    if (!profile.ok()) return ErrorExit(std::string(profile.status().message()));
+    if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
     *task.mutable_profile() = *std::move(profile);
   }
   v1::RunProbes* rp = task.mutable_run_probes();
   rp->set_stage(v1::SINGLE_NODE);
   rp->add_probes("nccl");
-  rp->set_node_name(o.node_name.empty() ? HostName() : o.node_name);
+  rp->set_node_name(o.node_name.empty() ? controlplane::HostName() : o.node_name);
   rp->set_force(o.force);
   v1::CollectiveOptions* opts = rp->mutable_nccl_options();
   for (const std::string& c : o.collectives) opts->add_collectives(c);
   uint64_t n = 0;
   if (!o.min_bytes.empty()) {
-    if (!ParseBytes(o.min_bytes, &n)) return ErrorExit("--min-bytes: a size like 8, 64K, 1M or 1G");
+    if (!ParseBytes(o.min_bytes, &n))
+      return controlplane::ErrorExit("--min-bytes: a size like 8, 64K, 1M or 1G");
     opts->set_min_bytes(n);
   }
   if (!o.max_bytes.empty()) {
-    if (!ParseBytes(o.max_bytes, &n)) return ErrorExit("--max-bytes: a size like 8, 64K, 1M or 1G");
+    if (!ParseBytes(o.max_bytes, &n))
+      return controlplane::ErrorExit("--max-bytes: a size like 8, 64K, 1M or 1G");
     opts->set_max_bytes(n);
   }
   if (opts->min_bytes() > 0 && opts->max_bytes() == 0) opts->set_max_bytes(opts->min_bytes());
@@ -119,7 +119,8 @@ int Run(const Options& o) {
   if (!o.sizes.empty()) {
     for (absl::string_view s : absl::StrSplit(o.sizes, ',')) {
       if (!ParseBytes(std::string_view(s.data(), s.size()), &n)) {
-        return ErrorExit(absl::StrCat("--sizes: '", std::string(s), "' is not a size (8, 64K, 1M, 1G)"));
+        return controlplane::ErrorExit(
+            absl::StrCat("--sizes: '", std::string(s), "' is not a size (8, 64K, 1M, 1G)"));
       }
       opts->add_sizes(n);
     }
@@ -130,20 +131,20 @@ int Run(const Options& o) {
   opts->set_skip_check(o.check == 0);
   opts->set_op_timeout_s(o.op_timeout_s);
   if (absl::Status v = nccl::ValidateOptions(nccl::WithDefaults(*opts)); !v.ok()) {
-    return ErrorExit(std::string(v.message()));
+    return controlplane::ErrorExit(std::string(v.message()));
   }
   v1::TaskResult done =
-      tasks::RunTask(tasks::kSelfExe, task, absl::Now() + absl::Seconds(o.timeout_s));
+      tasks::RunTask(platform::kSelfExe, task, absl::Now() + absl::Seconds(o.timeout_s));
   const v1::ProbeResult r =
       done.report().results_size() > 0 ? done.report().results(0) : done.result();
-  if (!PrintAs(o.format, r, [&] { return Render(r); })) return kExitCouldNotRun;
-  return ExitCodeForVerdict(r.verdict());
+  if (!PrintAs(o.format, r, [&] { return RenderNccl(r); })) return controlplane::kExitCouldNotRun;
+  return controlplane::ExitCodeForVerdict(r.verdict());
 }
 
 }  // namespace
 
 std::function<int()> AddNcclCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<NcclOptions>();
   CLI::App* cmd = app.add_subcommand(
       "nccl",
       "Run NCCL collectives over this node's GPUs like nccl-tests (one rank per GPU, each in "
@@ -174,11 +175,11 @@ std::function<int()> AddNcclCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("--node-name", o->node_name, "Name this node in the result")
-      ->check(NameCheck());
+      ->check(controlplane::NameCheck());
   cmd->add_flag("--force", o->force,
                 "Run even where GPU compute processes or a Slurm job are on the node (the "
                 "busy-node guard SKIPs with NODE_BUSY otherwise)");
-  return [=]() -> int { return cmd->parsed() ? Run(*o) : -1; };
+  return [=]() -> int { return cmd->parsed() ? RunNccl(*o) : -1; };
 }
 
 }  // namespace nodeprobe::cli

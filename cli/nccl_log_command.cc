@@ -1,22 +1,20 @@
 // File: nccl_log_command.cc
 #include "cli/nccl_log_command.h"
 
-#include <set>
-
 #include <sys/stat.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
+#include <set>
 
-#include <CLI/CLI.hpp>
-
-#include "cli/safe_text.h"
 #include "absl//strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "cli/exit_codes.h"
 #include "cli/json_output.h"
+#include "cli/safe_text.h"
 #include "cli/table_renderer.h"
+#include "controlplane/exit_codes.h"
 #include "platform/hwloc_topology.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
@@ -28,7 +26,7 @@
 namespace nodeprobe::cli {
 namespace {
 
-struct Options {
+struct NcclLogOptions {
   std::string file;
   std::string format = "table";
   std::string topology_xml;
@@ -55,7 +53,7 @@ absl::Status AddTopology(const std::string& path, nccl::NcclLogContext* c) {
   return absl::OkStatus();
 }
 
-std::string Render(const v1::ProbeResult& r) {
+std::string RenderNcclLog(const v1::ProbeResult& r) {
   const v1::NcclLogReport& n = r.nccl_log();
   std::string out;
   absl::StrAppend(&out, " NCCL ", n.versions().empty() ? "(version not in the log)"
@@ -104,11 +102,11 @@ std::string Render(const v1::ProbeResult& r) {
   return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
-int Run(const Options& o) {
+int RunNcclLog(const NcclLogOptions& o) {
   Profile profile;
   if (!o.profile_path.empty()) {
     absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
-    if (!p.ok()) return ErrorExit(std::string(p.status().message()));
+    if (!p.ok()) return controlplane::ErrorExit(std::string(p.status().message()));
     for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
     profile = *std::move(p);
   }
@@ -119,7 +117,7 @@ int Run(const Options& o) {
   context.gdr_expected = o.expect_gdr;
   if (!o.topology_xml.empty()) {
     absl::Status s = AddTopology(o.topology_xml, &context);
-    if (!s.ok()) return ErrorExit(absl::StrCat("--topology-xml: ", s.message()));
+    if (!s.ok()) return controlplane::ErrorExit(absl::StrCat("--topology-xml: ", s.message()));
   }
   nccl::NcclLogParser parser;
   if (o.file == "-") {
@@ -127,22 +125,24 @@ int Run(const Options& o) {
   } else {
     struct stat st;
     if (stat(o.file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
-      return ErrorExit(absl::StrCat(o.file, ": not a readable file (pass a log file, or - for stdin)"));
+      return controlplane::ErrorExit(
+          absl::StrCat(o.file, ": not a readable file (pass a log file, or - for stdin)"));
     }
     std::ifstream in(o.file, std::ios::binary);
-    if (!in) return ErrorExit(absl::StrCat(o.file, ": cannot be read"));
+    if (!in) return controlplane::ErrorExit(absl::StrCat(o.file, ": cannot be read"));
     parser.AddStream(in);
   }
   v1::ProbeResult result = nccl::JudgeNcclLog(parser.Report(), context);
   FinalizeResult(profile, &result);
-  if (!PrintAs(o.format, result, [&] { return Render(result); })) return kExitCouldNotRun;
-  return ExitCodeForVerdict(result.verdict());
+  if (!PrintAs(o.format, result, [&] { return RenderNcclLog(result); }))
+    return controlplane::kExitCouldNotRun;
+  return controlplane::ExitCodeForVerdict(result.verdict());
 }
 
 }  // namespace
 
 std::function<int()> AddNcclLogCommand(CLI::App& app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<NcclLogOptions>();
   CLI::App* cmd = app.add_subcommand(
       "nccl-log",
       "Read what NCCL did from an NCCL_DEBUG=INFO log (ours or any job's): version, network, "
@@ -163,7 +163,7 @@ std::function<int()> AddNcclLogCommand(CLI::App& app) {
   cmd->add_option("--profile", o->profile_path,
                   "Acceptance profile: its nccl.<collective>_busbw_min_gbps bars judge "
                   "nccl-tests tables, its exceptions apply");
-  return [=]() -> int { return cmd->parsed() ? Run(*o) : -1; };
+  return [=]() -> int { return cmd->parsed() ? RunNcclLog(*o) : -1; };
 }
 
 }  // namespace nodeprobe::cli

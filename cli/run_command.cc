@@ -1,8 +1,6 @@
 // File: run_command.cc
 #include "cli/run_command.h"
 
-#include "cli/run_rendering.h"
-
 #include <unistd.h>
 
 #include <iostream>
@@ -10,12 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "cli/environment.h"
-#include "cli/exit_codes.h"
 #include "cli/json_output.h"
 #include "cli/junit_output.h"
+#include "cli/run_rendering.h"
 #include "cli/table_renderer.h"
 #include "cli/textfile_output.h"
+#include "controlplane/environment.h"
+#include "controlplane/exit_codes.h"
 #include "platform/netns.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/finding_codes.h"
@@ -61,7 +60,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   v1::RunProbes* rp = task.mutable_run_probes();
   rp->set_stage(stage);
   for (Probe* p : probes) rp->add_probes(std::string(p->name()));
-  rp->set_node_name(options.node_name.empty() ? HostName() : options.node_name);
+  rp->set_node_name(options.node_name.empty() ? controlplane::HostName() : options.node_name);
   rp->mutable_host()->set_sys_root(options.host.sys_root);
   rp->mutable_host()->set_proc_root(options.host.proc_root);
   rp->mutable_host()->set_etc_root(options.host.etc_root);
@@ -75,7 +74,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO);
   int index = 0;
   v1::TaskResult done = tasks::RunTask(
-      tasks::kSelfExe, task, absl::Now() + absl::Seconds(options.timeout_s),
+      platform::kSelfExe, task, absl::Now() + absl::Seconds(options.timeout_s),
       [&](const v1::TaskEvent& ev) {
         if (show_progress && ev.has_started()) {
           std::cerr << "[" << ++index << "/" << probes.size() << "] " << ev.started() << "\n";
@@ -86,21 +85,21 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
 
 int RunCommand(const RunOptions& options) {
   absl::StatusOr<v1::StageReport> ran = RunStageHere(options);
-  if (!ran.ok()) return ErrorExit(std::string(ran.status().message()));
+  if (!ran.ok()) return controlplane::ErrorExit(std::string(ran.status().message()));
   const v1::StageReport& report = *ran;
 
   if (!options.textfile_dir.empty()) {
     absl::Status written = WriteTextfile(options.textfile_dir, report);
     if (!written.ok()) {
       std::cerr << "nodeprobe: error: " << written.message() << "\n";
-      return kExitCouldNotRun;
+      return controlplane::kExitCouldNotRun;
     }
   }
   if (options.format == "json") {
     absl::StatusOr<std::string> json = ToJson(report);
     if (!json.ok()) {
       std::cerr << "nodeprobe: error: " << json.status().message() << "\n";
-      return kExitCouldNotRun;
+      return controlplane::kExitCouldNotRun;
     }
     std::cout << *json;
   } else if (options.format == "junit") {
@@ -116,9 +115,9 @@ int RunCommand(const RunOptions& options) {
     *run.add_node_reports() = report;
     std::cout << MarkdownRun(run);
   } else if (!options.quiet) {
-    std::cout << RenderStageTable(report, StdoutWantsColor());
+    std::cout << RenderStageTable(report, controlplane::StdoutWantsColor());
   }
-  return ExitCodeForVerdict(report.verdict());
+  return controlplane::ExitCodeForVerdict(report.verdict());
 }
 
 absl::StatusOr<v1::AcceptanceProfile> ReadAcceptanceProfile(const std::string& path) {
@@ -146,9 +145,9 @@ int ListFindingsCommand(const std::string& format) {
   }
   if (format == "json") {
     absl::StatusOr<std::string> json = ToJson(catalog);
-    if (!json.ok()) return kExitCouldNotRun;
+    if (!json.ok()) return controlplane::kExitCouldNotRun;
     std::cout << *json;
-    return kExitOk;
+    return controlplane::kExitOk;
   }
   // One code a line, tab-separated: code, severity, owner, meaning, fix.
   for (const v1::FindingDescription& d : catalog.codes()) {
@@ -156,7 +155,7 @@ int ListFindingsCommand(const std::string& format) {
               << (d.severity() == kVaries ? "varies" : VerdictName(d.severity())) << "\t"
               << d.owner() << "\t" << d.meaning() << "\t" << d.remediation() << "\n";
   }
-  return kExitOk;
+  return controlplane::kExitOk;
 }
 
 int ListProbesCommand(const std::string& format) {
@@ -172,10 +171,10 @@ int ListProbesCommand(const std::string& format) {
     absl::StatusOr<std::string> json = ToJson(catalog);
     if (!json.ok()) {
       std::cerr << "nodeprobe: error: " << json.status().message() << "\n";
-      return kExitCouldNotRun;
+      return controlplane::kExitCouldNotRun;
     }
     std::cout << *json;
-    return kExitOk;
+    return controlplane::kExitOk;
   }
   for (const v1::ProbeDescription& d : catalog.probes()) {
     std::vector<std::string> stages;
@@ -183,7 +182,7 @@ int ListProbesCommand(const std::string& format) {
     std::cout << d.name() << "\t" << absl::StrJoin(stages, ",") << "\t"
               << d.purpose() << "\n";
   }
-  return kExitOk;
+  return controlplane::kExitOk;
 }
 
 }  // namespace nodeprobe::cli

@@ -3,13 +3,11 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <vector>
-
-#include <algorithm>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,9 +15,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "cli/environment.h"
-#include "cli/exit_codes.h"
 #include "cli/run_command.h"
+#include "controlplane/environment.h"
+#include "controlplane/exit_codes.h"
 #include "platform/child_process.h"
 #include "probes/framework/result_util.h"
 
@@ -156,31 +154,33 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
     if (!o->capture.empty()) run.host.UseCapture(o->capture);
     std::string node = o->node;
     if (node.empty() && getenv("SLURMD_NODENAME") != nullptr) node = getenv("SLURMD_NODENAME");
-    if (node.empty()) node = HostName().substr(0, HostName().find('.'));
+    if (node.empty()) node = controlplane::HostName().substr(0, controlplane::HostName().find('.'));
     run.node_name = node;
 
     absl::StatusOr<v1::StageReport> report = RunStageHere(run);
-    if (!report.ok()) return ErrorExit(std::string(report.status().message()), kExitUsage);
+    if (!report.ok())
+      return controlplane::ErrorExit(std::string(report.status().message()),
+                                     controlplane::kExitUsage);
     absl::StatusOr<std::string> shown = Scontrol(o->scontrol, {"show", "node", node, "--oneliner"}, until);
     if (!shown.ok()) {
-      return ErrorExit(absl::StrCat("cannot read node ", node, " from slurmctld: ",
-                                    shown.status().message(),
-                                    " (check SLURM_CONF, munge, and --node)"),
-                       kExitCouldNotRun);
+      return controlplane::ErrorExit(
+          absl::StrCat("cannot read node ", node, " from slurmctld: ", shown.status().message(),
+                       " (check SLURM_CONF, munge, and --node)"),
+          controlplane::kExitCouldNotRun);
     }
     const SlurmNode state = ParseScontrolShowNode(*shown);
     if (!state.found) {
-      return ErrorExit(absl::StrCat("slurmctld does not know a node ", node,
-                                    " (pass Slurm's name with --node)"),
-                       kExitCouldNotRun);
+      return controlplane::ErrorExit(
+          absl::StrCat("slurmctld does not know a node ", node, " (pass Slurm's name with --node)"),
+          controlplane::kExitCouldNotRun);
     }
     const SlurmAction action = DecideSlurmAction(*report, state);
     std::cout << "nodeprobe slurm-health " << node << ": " << action.why
               << (o->dry_run && action.kind != SlurmAction::kNone ? " [dry run]" : "") << "\n";
     if (o->dry_run || action.kind == SlurmAction::kNone) {
-      return action.kind == SlurmAction::kDrain ? kExitFail
-             : report->verdict() == v1::ERROR    ? kExitCouldNotRun
-                                                 : kExitOk;
+      return action.kind == SlurmAction::kDrain ? controlplane::kExitFail
+             : report->verdict() == v1::ERROR   ? controlplane::kExitCouldNotRun
+                                                : controlplane::kExitOk;
     }
     std::vector<std::string> args = {"update", "NodeName=" + node};
     if (action.kind == SlurmAction::kDrain) {
@@ -190,9 +190,10 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
       args.push_back("State=RESUME");
     }
     if (absl::StatusOr<std::string> done = Scontrol(o->scontrol, args, until); !done.ok()) {
-      return ErrorExit(std::string(done.status().message()), kExitCouldNotRun);
+      return controlplane::ErrorExit(std::string(done.status().message()),
+                                     controlplane::kExitCouldNotRun);
     }
-    return action.kind == SlurmAction::kDrain ? kExitFail : kExitOk;
+    return action.kind == SlurmAction::kDrain ? controlplane::kExitFail : controlplane::kExitOk;
   };
 }
 

@@ -1,17 +1,16 @@
 // File: transfer_command.cc
 #include "cli/transfer_command.h"
 
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cli/exit_codes.h"
 #include "cli/json_output.h"
-#include "cli/signals.h"
 #include "cli/table_renderer.h"
+#include "controlplane/exit_codes.h"
+#include "controlplane/signals.h"
 #include "platform/file_tree.h"
 #include "platform/route.h"
 #include "probes/framework/result_util.h"
@@ -22,7 +21,7 @@
 namespace nodeprobe::cli {
 namespace {
 
-struct ServeOptions {
+struct TransferServeOptions {
   std::string bind;
   std::string sys_root = "/sys";
   int port = kDefaultTransferPort;
@@ -32,7 +31,7 @@ struct ServeOptions {
   int gid_index = -1;
 };
 
-struct RunOptions {
+struct TransferRunOptions {
   std::string peer;
   std::string sys_root;
   std::string transport = "tcp";
@@ -57,18 +56,18 @@ struct RunOptions {
   std::string format = "table";
 };
 
-int Serve(const ServeOptions& o) {
+int ServeTransfer(const TransferServeOptions& o) {
   transfer::Timeouts t;
   t.idle = absl::Seconds(o.idle_timeout_s);
   auto server = transfer::TransferServer::Start(o.bind, static_cast<uint16_t>(o.port), t);
   if (!server.ok()) {
     std::cerr << "nodeprobe: error: cannot listen: " << server.status().message()
               << " (choose another --port, or --port 0 for any)\n";
-    return kExitCouldNotRun;
+    return controlplane::kExitCouldNotRun;
   }
   if (o.ib_port != 0 && o.device.empty()) {
     std::cerr << "nodeprobe: error: --ib-port needs the --device it belongs to\n";
-    return kExitUsage;
+    return controlplane::kExitUsage;
   }
   transfer::RdmaServeChoice choice{o.device, o.ib_port, std::nullopt};
   if (o.gid_index >= 0) choice.gid_index = static_cast<uint32_t>(o.gid_index);
@@ -77,12 +76,12 @@ int Serve(const ServeOptions& o) {
   std::cout << "nodeprobe transfer server listening on "
             << (o.bind.empty() ? "*" : o.bind) << ":" << (*server)->port() << std::endl;
   {
-    StopOnSignal on_signal([&] { (*server)->Stop(); });
+    controlplane::StopOnSignal on_signal([&] { (*server)->Stop(); });
     (*server)->Serve();
   }
   std::cerr << "nodeprobe: transfer server stopped after "
             << (*server)->runs_served() << " runs\n";
-  return kExitOk;
+  return controlplane::kExitOk;
 }
 
 std::string RenderTransfer(const v1::ProbeResult& r) {
@@ -124,10 +123,10 @@ std::string RenderTransfer(const v1::ProbeResult& r) {
   return out + RenderFindings(r);
 }
 
-int Run(const RunOptions& o) {
+int RunTransfer(const TransferRunOptions& o) {
   auto usage = [](const std::string& msg) {
     std::cerr << "nodeprobe: error: " << msg << "\n";
-    return kExitUsage;
+    return controlplane::kExitUsage;
   };
   absl::StatusOr<platform::HostPort> peer =
       platform::ParseHostPort(o.peer, kDefaultTransferPort);
@@ -182,8 +181,9 @@ int Run(const RunOptions& o) {
   v1::ProbeResult result =
       transfer::RunTransferTask(task, absl::Seconds(o.idle_timeout_s));
   FinalizeResult(Profile(), &result);
-  if (!PrintAs(o.format, result, [&] { return RenderTransfer(result); })) return kExitCouldNotRun;
-  return ExitCodeForVerdict(result.verdict());
+  if (!PrintAs(o.format, result, [&] { return RenderTransfer(result); }))
+    return controlplane::kExitCouldNotRun;
+  return controlplane::ExitCodeForVerdict(result.verdict());
 }
 
 }  // namespace
@@ -193,7 +193,7 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       "transfer", "Measure bandwidth and latency to a peer (ib_write_bw / iperf-style).");
   transfer->require_subcommand(1);
 
-  auto serve = std::make_shared<ServeOptions>();
+  auto serve = std::make_shared<TransferServeOptions>();
   CLI::App* serve_cmd = transfer->add_subcommand(
       "serve", "Serve transfer runs until SIGTERM; prints the port it listens on.");
   serve_cmd->add_option("--bind", serve->bind, "Address to listen on (default: all)");
@@ -218,7 +218,7 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
 
-  auto run = std::make_shared<RunOptions>();
+  auto run = std::make_shared<TransferRunOptions>();
   CLI::App* run_cmd = transfer->add_subcommand(
       "run", "Run a transfer against `nodeprobe transfer serve` on the peer.");
   run_cmd->add_option("--peer", run->peer, "HOST[:PORT] of the server")->required();
@@ -281,8 +281,8 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
       ->capture_default_str();
 
   return [=]() -> int {
-    if (serve_cmd->parsed()) return Serve(*serve);
-    if (run_cmd->parsed()) return Run(*run);
+    if (serve_cmd->parsed()) return ServeTransfer(*serve);
+    if (run_cmd->parsed()) return RunTransfer(*run);
     return -1;
   };
 }

@@ -63,3 +63,15 @@ function(np_assert_not_linked)
     endforeach()
   endwhile()
 endfunction()
+
+# np_probe_library(NAME name HEADERS probes/x/x_probe.h... SRCS ... [DEPS ...]):
+# a library holding one or more probes. probes/CMakeLists.txt links every
+# such library into np_builtin_probes and includes each of their HEADERS
+# there, so a new probe is its own folder plus its Register() line in
+# probes/builtin_probes.cc: nothing else names it.
+function(np_probe_library)
+  cmake_parse_arguments(NP "" "NAME" "SRCS;HEADERS;DEPS" ${ARGN})
+  np_cc_library(NAME ${NP_NAME} SRCS ${NP_SRCS} DEPS ${NP_DEPS})
+  set_property(GLOBAL APPEND PROPERTY NP_PROBE_LIBRARIES ${NP_NAME})
+  set_property(GLOBAL APPEND PROPERTY NP_PROBE_HEADERS ${NP_HEADERS})
+endfunction()

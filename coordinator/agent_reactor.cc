@@ -6,7 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "coordinator/credentials.h"
+#include "controlplane/credentials.h"
 #include "platform/identifiers.h"
 
 namespace nodeprobe::coordinator {
@@ -14,7 +14,7 @@ namespace {
 
 // The certificate's CN or a DNS SAN must be the node name the agent claims.
 bool IdentityMatches(const grpc::CallbackServerContext& ctx, const std::string& node) {
-  const std::vector<std::string> names = PeerNames(ctx.auth_context().get());
+  const std::vector<std::string> names = controlplane::PeerNames(ctx.auth_context().get());
   return std::find(names.begin(), names.end(), node) != names.end();
 }
 

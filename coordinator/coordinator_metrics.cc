@@ -1,7 +1,7 @@
 // File: coordinator_metrics.cc
 #include "coordinator/coordinator_metrics.h"
 
-#include "coordinator/metrics_http.h"
+#include "controlplane/metrics_http.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -38,7 +38,7 @@ CoordinatorMetrics::CoordinatorMetrics() : registry_(std::make_shared<prometheus
 }
 
 absl::StatusOr<int> CoordinatorMetrics::Serve(const std::string& listen) {
-  absl::StatusOr<coordinator::MetricsEndpoint> e = coordinator::ServeMetrics(listen, registry_);
+  absl::StatusOr<controlplane::MetricsEndpoint> e = controlplane::ServeMetrics(listen, registry_);
   if (!e.ok()) return e.status();
   exposer_ = std::move(e->exposer);
   return e->port;
@@ -67,6 +67,6 @@ void CoordinatorMetrics::TaskAnswered(const std::string& kind, absl::Duration to
   tasks_->Add({{"kind", kind}}, kBuckets).Observe(absl::ToDoubleSeconds(took));
 }
 
-std::string CoordinatorMetrics::Text() const { return coordinator::Exposition(*registry_); }
+std::string CoordinatorMetrics::Text() const { return controlplane::Exposition(*registry_); }
 
 }  // namespace nodeprobe::coordinator

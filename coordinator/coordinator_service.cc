@@ -1,6 +1,7 @@
 // File: coordinator_service.cc
 #include "coordinator/coordinator_service.h"
 
+#include <google/protobuf/util/time_util.h>
 #include <malloc.h>
 
 #include <algorithm>
@@ -10,16 +11,14 @@
 #include <optional>
 #include <random>
 
-#include <google/protobuf/util/time_util.h>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "controlplane/server_limits.h"
 #include "coordinator/agent_reactor.h"
 #include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
-#include "coordinator/server_limits.h"
 #include "coordinator/stage_orchestrator.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
@@ -48,7 +47,7 @@ grpc::ServerBidiReactor<v1::AgentMessage, v1::CoordinatorMessage>* CoordinatorSe
 
 grpc::Status CoordinatorService::CheckOperator(const grpc::ServerContext& ctx) const {
   if (!check_identity_) return grpc::Status::OK;  // plaintext: a lab, said at start
-  const std::vector<std::string> names = PeerNames(ctx.auth_context().get());
+  const std::vector<std::string> names = controlplane::PeerNames(ctx.auth_context().get());
   for (const std::string& n : names) {
     if (operators_.count(n)) return grpc::Status::OK;
   }
@@ -201,7 +200,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   // Who asked: the client certificate's identity (mTLS), kept with the run
   // and with every disruptive action.
   if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
-    const std::vector<std::string> ids = PeerNames(auth.get());
+    const std::vector<std::string> ids = controlplane::PeerNames(auth.get());
     run.set_operator_identity(ids.empty() ? "authenticated, no name" : ids.front());
   } else {
     run.set_operator_identity("unauthenticated (plaintext coordinator)");
@@ -411,7 +410,7 @@ grpc::Status CoordinatorService::CancelRun(grpc::ServerContext* ctx,
   if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   std::string who = "unauthenticated (plaintext coordinator)";
   if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
-    const std::vector<std::string> ids = PeerNames(auth.get());
+    const std::vector<std::string> ids = controlplane::PeerNames(auth.get());
     who = ids.empty() ? "authenticated, no name" : ids.front();
   }
   std::vector<std::shared_ptr<AgentSession>> nodes;
@@ -443,7 +442,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   auto store = RunStore::Open(o.db_path.empty() ? DefaultDbPath() : o.db_path);
   if (!store.ok()) return store.status();
   s->store_ = *std::move(store);
-  auto creds = ServerCredentials(o.tls);
+  auto creds = controlplane::ServerCredentials(o.tls);
   if (!creds.ok()) return creds.status();
   if (absl::StatusOr<Profile> parsed =
           ParseProfile(o.default_profile.yaml(), o.default_profile.source());
@@ -468,7 +467,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *creds, &s->port_);
   builder.RegisterService(s->service_.get());
-  ApplyServerLimits(&builder);
+  controlplane::ApplyServerLimits(&builder);
   s->server_ = builder.BuildAndStart();
   if (!s->server_ || s->port_ == 0) {
     return absl::UnavailableError(

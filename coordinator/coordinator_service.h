@@ -2,27 +2,27 @@
 // The Coordinator gRPC service: agents' streams, stage runs, stored runs.
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <atomic>
-#include <memory>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
-#include <grpcpp/grpcpp.h>
-
+#include "controlplane/credentials.h"
 #include "coordinator/agent_registry.h"
 #include "coordinator/coordinator_metrics.h"
-#include "coordinator/credentials.h"
 #include "coordinator/run_store.h"
-#include "platform/mutex.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/mutex.h"
 
 namespace nodeprobe::coordinator {
 
 struct CoordinatorOptions {
   std::string listen = "0.0.0.0:18517";
   std::string db_path;
-  TlsFiles tls;
+  controlplane::TlsFiles tls;
   absl::Duration heartbeat = absl::Seconds(10);
   // An agent silent for this long is lost.
   absl::Duration silence = absl::Seconds(30);

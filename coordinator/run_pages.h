@@ -1,7 +1,7 @@
 // File: run_pages.h
 // Runs in pages. A fleet's cluster run holds tens of thousands of pairs and
 // a report per node: as one message it would pass gRPC's limit
-// (kMaxMessageBytes). The coordinator answers GetRun with what fits in a
+// (controlplane::kMaxMessageBytes). The coordinator answers GetRun with what fits in a
 // page (node reports first, then pairs, from the offsets asked); the CLI
 // asks until it has everything.
 #pragma once
@@ -15,7 +15,7 @@
 
 namespace nodeprobe::coordinator {
 
-// A page's size: well under kMaxMessageBytes (16 MiB).
+// A page's size: well under controlplane::kMaxMessageBytes (16 MiB).
 inline constexpr size_t kRunPageBytes = 4 << 20;
 
 // The page of `run` from the offsets: everything but node_reports and

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "controlplane/credentials.h"
 #include "coordinator/coordinator_service.h"
-#include "coordinator/credentials.h"
 #include "coordinator/run_store.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
@@ -71,7 +71,7 @@ TEST(RunPagesTest, AReportLargerThanTheLimitComesBackWhole) {
   o.tls.insecure = true;
   auto server = CoordinatorServer::Start(o);
   ASSERT_TRUE(server.ok()) << server.status();
-  auto channel = Dial(absl::StrCat("127.0.0.1:", (*server)->port()), o.tls);
+  auto channel = controlplane::Dial(absl::StrCat("127.0.0.1:", (*server)->port()), o.tls);
   ASSERT_TRUE(channel.ok());
   auto stub = v1::Coordinator::NewStub(*channel);
   absl::StatusOr<v1::StageRun> run = FetchRun(stub.get(), "big", absl::Now() + absl::Seconds(60));

@@ -3,17 +3,7 @@
 
 #include <memory>
 
-#include "probes/cabling/cabling_probe.h"
-#include "probes/gpu/gpu_pcie_bw_probe.h"
-#include "probes/gpu/gpu_probe.h"
-#include "probes/gpudirect/gpudirect_probe.h"
-#include "probes/inventory/inventory_probe.h"
-#include "probes/locality/locality_probe.h"
-#include "probes/mtu/mtu_probe.h"
-#include "probes/nccl/nccl_probe.h"
-#include "probes/pcie/pcie_probe.h"
-#include "probes/rdma_devices/rdma_devices_probe.h"
-#include "probes/rdma_loopback/rdma_loopback_probe.h"
+#include "probes/builtin_probe_headers.h"  // generated: every probe library's headers
 
 namespace nodeprobe {
 

@@ -1,7 +1,6 @@
 // File: task_launcher.cc
 #include "tasks/task_launcher.h"
 
-#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
@@ -12,8 +11,6 @@
 
 namespace nodeprobe::tasks {
 namespace {
-
-constexpr size_t kMaxEventBytes = 64 << 20;
 
 // The worker gets a little less time than its caller waits, so a task that
 // can still end by itself (a probe run between probes) answers on its own.
@@ -92,7 +89,7 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
   while (true) {
     task.set_deadline_s(WorkerBudget(deadline));
     const absl::Time spawned = absl::Now();
-    absl::StatusOr<TaskWorker> worker = TaskWorker::Start(exe, task);
+    absl::StatusOr<platform::TaskWorker> worker = platform::TaskWorker::Start(exe, task);
     if (!worker.ok()) {
       error_row("single-node", "TASK_FAILED",
                 absl::StrCat("cannot start the probe worker: ", worker.status().message()));
@@ -180,48 +177,6 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
 
 }  // namespace
 
-absl::StatusOr<TaskWorker> TaskWorker::Start(const std::string& worker_exe,
-                                             const v1::Task& task) {
-  std::string input;
-  if (!task.SerializeToString(&input)) return absl::InternalError("cannot encode the task");
-  absl::StatusOr<platform::ChildProcess> child =
-      platform::ChildProcess::Start(worker_exe, {"task"}, input);
-  if (!child.ok()) return child.status();
-  return TaskWorker(*std::move(child));
-}
-
-absl::StatusOr<v1::TaskEvent> TaskWorker::Next(absl::Time deadline) {
-  while (true) {
-    std::string* buf = child_.buffer();
-    // A complete length-delimited event at the front of the buffer?
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(buf->data()),
-                                              static_cast<int>(buf->size()));
-    uint32_t size = 0;
-    if (in.ReadVarint32(&size)) {
-      if (size > kMaxEventBytes) {
-        Kill();
-        return absl::UnavailableError("sent an event too large to be one of ours (killed)");
-      }
-      const size_t header = static_cast<size_t>(in.CurrentPosition());
-      if (buf->size() >= header + size) {
-        v1::TaskEvent ev;
-        if (!ev.ParseFromArray(buf->data() + header, static_cast<int>(size))) {
-          Kill();
-          return absl::UnavailableError("sent an event that does not parse (killed)");
-        }
-        buf->erase(0, header + size);
-        return ev;
-      }
-    }
-    if (child_.eof()) {
-      return absl::UnavailableError(
-          absl::StrCat(child_.Ending(), buf->empty() ? "" : " (mid-event)"));
-    }
-    absl::Status s = child_.ReadMore(deadline);
-    if (!s.ok()) return s;
-  }
-}
-
 v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl::Time deadline,
                        const EventFn& on_event) {
   if (task.has_run_probes()) return RunProbesTask(worker_exe, task, deadline, on_event);
@@ -231,7 +186,7 @@ v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl
   sent.set_deadline_s(WorkerBudget(deadline));
   v1::TaskResult out;
   out.set_task_id(task.task_id());
-  absl::StatusOr<TaskWorker> worker = TaskWorker::Start(worker_exe, sent);
+  absl::StatusOr<platform::TaskWorker> worker = platform::TaskWorker::Start(worker_exe, sent);
   absl::Status ended = worker.status();
   while (worker.ok()) {
     absl::StatusOr<v1::TaskEvent> ev = worker->Next(deadline);

@@ -14,30 +14,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "nodeprobe/v1/task.pb.h"
-#include "platform/child_process.h"
+#include "platform/task_process.h"
 
 namespace nodeprobe::tasks {
-
-// The default worker: this very binary.
-inline constexpr char kSelfExe[] = "/proc/self/exe";
-
-// A running worker.
-class TaskWorker {
- public:
-  // `worker_exe task` with `task` on stdin; the task's deadline_s is the
-  // worker's own budget.
-  static absl::StatusOr<TaskWorker> Start(const std::string& worker_exe, const v1::Task& task);
-  // The next event; DEADLINE_EXCEEDED at `deadline` (the worker is left
-  // running: Kill() or destroy it); UNAVAILABLE when the worker ended
-  // without more events, saying how it ended.
-  absl::StatusOr<v1::TaskEvent> Next(absl::Time deadline);
-  pid_t pid() const { return child_.pid(); }
-  void Kill() { child_.Kill(); }
-
- private:
-  explicit TaskWorker(platform::ChildProcess child) : child_(std::move(child)) {}
-  platform::ChildProcess child_;
-};
 
 // The task's kind as its field in Task's oneof is named ("run_probes",
 // "serve_transfer", ...); "" when none is set. Metrics label tasks by it.

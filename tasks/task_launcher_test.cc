@@ -180,7 +180,7 @@ TEST(TaskLauncherTest, WorkersDieWithTheirLauncher) {
   ASSERT_EQ(pipe(pids), 0);
   pid_t middle = fork();
   if (middle == 0) {
-    absl::StatusOr<TaskWorker> w = TaskWorker::Start(self_exe, ProbeTask());
+    absl::StatusOr<platform::TaskWorker> w = platform::TaskWorker::Start(self_exe, ProbeTask());
     pid_t p = w.ok() ? w->pid() : -1;
     (void)!write(pids[1], &p, sizeof(p));
     pause();

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "tasks/task_launcher.h"
+#include "platform/task_process.h"
 
 namespace nodeprobe::nccl {
 namespace {
@@ -37,9 +37,10 @@ std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
     answers[r].node = run.node;
     answers[r].gpu = r;
   }
-  std::vector<std::optional<tasks::TaskWorker>> workers(static_cast<size_t>(run.gpus));
+  std::vector<std::optional<platform::TaskWorker>> workers(static_cast<size_t>(run.gpus));
   // Rank 0 first: its worker creates the id.
-  absl::StatusOr<tasks::TaskWorker> w0 = tasks::TaskWorker::Start(run.worker_exe, RankTask(run, 0, ""));
+  absl::StatusOr<platform::TaskWorker> w0 =
+      platform::TaskWorker::Start(run.worker_exe, RankTask(run, 0, ""));
   if (!w0.ok()) {
     for (RankAnswer& a : answers) a.lost = absl::StrCat("not started: ", w0.status().message());
     return answers;
@@ -63,7 +64,8 @@ std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
     return answers;
   }
   for (int r = 1; r < run.gpus; ++r) {
-    absl::StatusOr<tasks::TaskWorker> w = tasks::TaskWorker::Start(run.worker_exe, RankTask(run, r, id));
+    absl::StatusOr<platform::TaskWorker> w =
+        platform::TaskWorker::Start(run.worker_exe, RankTask(run, r, id));
     if (w.ok()) {
       workers[r].emplace(*std::move(w));
     } else {
@@ -85,7 +87,7 @@ std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
       continue;
     }
     threads.emplace_back([&, r] {
-      tasks::TaskWorker& w = *workers[r];
+      platform::TaskWorker& w = *workers[r];
       while (true) {
         const absl::Time stop = absl::FromUnixNanos(stop_at_ns.load());
         absl::StatusOr<v1::TaskEvent> ev =

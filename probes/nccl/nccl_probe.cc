@@ -8,12 +8,12 @@
 #include "platform/file_tree.h"
 #include "platform/nccl_api.h"
 #include "platform/nvml.h"
+#include "platform/task_process.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_math.h"
 #include "probes/nccl/hardware_bound.h"
 #include "probes/nccl/local_collectives.h"
 #include "probes/pcie/pcie_link.h"
-#include "tasks/task_launcher.h"
 
 namespace nodeprobe {
 namespace {
@@ -60,7 +60,7 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
                                   : std::string("the CUDA runtime reports no GPU"));
   }
   nccl::LocalRun run;
-  run.worker_exe = tasks::kSelfExe;
+  run.worker_exe = platform::kSelfExe;
   // The command line's options over the profile's: a list given replaces
   // the profile's list, a sweep given replaces its sizes.
   v1::CollectiveOptions options = ctx.profile->nccl_run;

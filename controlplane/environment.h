@@ -5,10 +5,10 @@
 
 #include <string>
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
 std::string HostName();
 // A terminal, and NO_COLOR unset (https://no-color.org).
 bool StdoutWantsColor();
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

@@ -7,7 +7,7 @@
 #include <functional>
 #include <thread>
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
 class StopOnSignal {
  public:
@@ -22,4 +22,4 @@ class StopOnSignal {
   std::thread thread_;
 };
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

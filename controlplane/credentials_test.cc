@@ -1,11 +1,11 @@
-#include "coordinator/credentials.h"
+#include "controlplane/credentials.h"
 
 #include <stdlib.h>
 
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
 
-namespace nodeprobe::coordinator {
+namespace nodeprobe::controlplane {
 namespace {
 
 TEST(CredentialsTest, TlsWithoutFilesNamesTheMissingFlag) {
@@ -29,14 +29,17 @@ TEST(CredentialsTest, AKeyThatIsNotTheCertificatesIsNamed) {
   testing::TempDir dir;
   const std::string d = dir.path();
   ASSERT_EQ(system(("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=a -keyout " + d +
-                    "/a.key -out " + d + "/a.pem 2>/dev/null && openssl genpkey -algorithm RSA "
-                    "-out " + d + "/other.key 2>/dev/null")
+                    "/a.key -out " + d +
+                    "/a.pem 2>/dev/null && openssl genpkey -algorithm RSA "
+                    "-out " +
+                    d + "/other.key 2>/dev/null")
                        .c_str()),
             0);
   TlsFiles good{d + "/a.pem", d + "/a.key", d + "/a.pem", false};
   EXPECT_TRUE(ClientCredentials(good).ok()) << ClientCredentials(good).status();
   TlsFiles wrong{d + "/a.pem", d + "/other.key", d + "/a.pem", false};
-  for (const absl::Status& s : {ClientCredentials(wrong).status(), ServerCredentials(wrong).status()}) {
+  for (const absl::Status& s :
+       {ClientCredentials(wrong).status(), ServerCredentials(wrong).status()}) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(s.message().find("other.key is not the key of --tls-cert"), std::string::npos) << s;
   }
@@ -47,8 +50,7 @@ TEST(ResolveCoordinatorTest, FlagThenEnvThenConfigThenError) {
   const std::string config = dir.path() + "/nodeprobe.yaml";
   unsetenv("NODEPROBE_COORDINATOR");
   EXPECT_EQ(*ResolveCoordinator("a:1", config), "a:1");
-  EXPECT_EQ(ResolveCoordinator("", config).status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ResolveCoordinator("", config).status().code(), absl::StatusCode::kFailedPrecondition);
   testing::WriteFile(config, "coordinator: c:3\n");
   EXPECT_EQ(*ResolveCoordinator("", config), "c:3");
   setenv("NODEPROBE_COORDINATOR", "b:2", 1);
@@ -57,4 +59,4 @@ TEST(ResolveCoordinatorTest, FlagThenEnvThenConfigThenError) {
 }
 
 }  // namespace
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

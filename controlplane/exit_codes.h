@@ -6,11 +6,11 @@
 
 #include "nodeprobe/v1/result.pb.h"
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
-inline constexpr int kExitOk = 0;          // every probe PASS, WARN or SKIP
-inline constexpr int kExitFail = 1;        // any FAIL
-inline constexpr int kExitUsage = 2;       // bad flags or profile
+inline constexpr int kExitOk = 0;           // every probe PASS, WARN or SKIP
+inline constexpr int kExitFail = 1;         // any FAIL
+inline constexpr int kExitUsage = 2;        // bad flags or profile
 inline constexpr int kExitCouldNotRun = 3;  // any ERROR and no FAIL
 
 // FAIL -> 1, ERROR -> 3, anything else -> 0. A combined verdict already
@@ -20,4 +20,4 @@ int ExitCodeForVerdict(v1::Verdict verdict);
 // Prints "nodeprobe: error: MESSAGE" (one line) on stderr; returns `code`.
 int ErrorExit(const std::string& message, int code = kExitUsage);
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

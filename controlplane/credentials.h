@@ -5,16 +5,16 @@
 // plaintext client (the handshake fails).
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/status/statusor.h"
-#include "coordinator/tls_files.h"
+#include "controlplane/tls_files.h"
 
-namespace nodeprobe::coordinator {
+namespace nodeprobe::controlplane {
 
 // INVALID_ARGUMENT naming the missing flag or unreadable file.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsFiles& f);
@@ -26,8 +26,7 @@ std::vector<std::string> PeerNames(const grpc::AuthContext* auth);
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(const TlsFiles& f);
 
 // Channel with nodeprobe's limits (message size) to `address`.
-absl::StatusOr<std::shared_ptr<grpc::Channel>> Dial(const std::string& address,
-                                                    const TlsFiles& f);
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Dial(const std::string& address, const TlsFiles& f);
 
 // Largest message either side accepts.
 inline constexpr int kMaxMessageBytes = 16 << 20;
@@ -35,8 +34,7 @@ inline constexpr int kMaxMessageBytes = 16 << 20;
 // The coordinator address: the flag, else $NODEPROBE_COORDINATOR, else
 // `coordinator:` in /etc/nodeprobe/nodeprobe.yaml; else an error saying how
 // to set one.
-absl::StatusOr<std::string> ResolveCoordinator(const std::string& flag,
-                                               const std::string& config_path =
-                                                   "/etc/nodeprobe/nodeprobe.yaml");
+absl::StatusOr<std::string> ResolveCoordinator(
+    const std::string& flag, const std::string& config_path = "/etc/nodeprobe/nodeprobe.yaml");
 
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

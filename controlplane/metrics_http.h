@@ -10,7 +10,7 @@
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
 
-namespace nodeprobe::coordinator {
+namespace nodeprobe::controlplane {
 
 struct MetricsEndpoint {
   std::unique_ptr<prometheus::Exposer> exposer;
@@ -24,4 +24,4 @@ absl::StatusOr<MetricsEndpoint> ServeMetrics(const std::string& listen,
 // The exposition a scrape gets.
 std::string Exposition(prometheus::Registry& registry);
 
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

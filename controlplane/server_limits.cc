@@ -1,11 +1,11 @@
 // File: server_limits.cc
-#include "coordinator/server_limits.h"
+#include "controlplane/server_limits.h"
 
 #include <grpcpp/resource_quota.h>
 
-#include "coordinator/credentials.h"
+#include "controlplane/credentials.h"
 
-namespace nodeprobe::coordinator {
+namespace nodeprobe::controlplane {
 
 void ApplyServerLimits(grpc::ServerBuilder* builder, const GrpcServerLimits& limits) {
   grpc::ResourceQuota quota("nodeprobe-server");
@@ -13,10 +13,8 @@ void ApplyServerLimits(grpc::ServerBuilder* builder, const GrpcServerLimits& lim
   builder->SetResourceQuota(quota);
   builder->SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder->SetMaxSendMessageSize(kMaxMessageBytes);
-  builder->AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
-                              limits.handshake_timeout_ms);
-  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
-                              limits.max_streams_per_connection);
+  builder->AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, limits.handshake_timeout_ms);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, limits.max_streams_per_connection);
   builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, limits.max_idle_ms);
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, limits.keepalive_time_ms);
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, limits.keepalive_timeout_ms);
@@ -27,4 +25,4 @@ void ApplyServerLimits(grpc::ServerBuilder* builder, const GrpcServerLimits& lim
   builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
 }
 
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

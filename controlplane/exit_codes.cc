@@ -1,9 +1,9 @@
 // File: exit_codes.cc
-#include "cli/exit_codes.h"
+#include "controlplane/exit_codes.h"
 
 #include <iostream>
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
 int ExitCodeForVerdict(v1::Verdict verdict) {
   if (verdict == v1::FAIL) return kExitFail;
@@ -16,4 +16,4 @@ int ErrorExit(const std::string& message, int code) {
   return code;
 }
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

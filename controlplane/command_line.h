@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "coordinator/tls_files.h"
+#include "controlplane/tls_files.h"
 
 // Headers name CLI11's types only: its definitions cost seconds of every
 // translation unit that includes it (the global validators it defines are
@@ -17,7 +17,7 @@ class App;
 class Validator;
 }  // namespace CLI
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
 // Parses ARGV into APP. An exit code when the program is done: 0 after
 // --help or --version, 2 after a parse error (one line on stderr naming
@@ -30,6 +30,6 @@ std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
 CLI::Validator NameCheck();
 
 // Adds --coordinator and the TLS flags to a command.
-void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls);
+void AddControlFlags(CLI::App* cmd, std::string* coordinator, TlsFiles* tls);
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

@@ -1,10 +1,10 @@
 // File: signals.cc
-#include "cli/signals.h"
+#include "controlplane/signals.h"
 
 #include <pthread.h>
 #include <signal.h>
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 namespace {
 
 sigset_t StopSignals() {
@@ -34,4 +34,4 @@ StopOnSignal::~StopOnSignal() {
   thread_.join();
 }
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

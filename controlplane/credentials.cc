@@ -1,10 +1,9 @@
 // File: credentials.cc
-#include "coordinator/credentials.h"
-
-#include <yaml-cpp/yaml.h>
+#include "controlplane/credentials.h"
 
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <memory>
@@ -13,13 +12,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace nodeprobe::coordinator {
+namespace nodeprobe::controlplane {
 namespace {
 
 absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
   if (path.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, " is required for mutual TLS (or pass --insecure in a lab)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " is required for mutual TLS (or pass --insecure in a lab)"));
   }
   std::ifstream in(path);
   if (!in) return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": cannot read"));
@@ -39,16 +38,16 @@ struct Pems {
 // an unrelated message ("empty address list") and a dump of its state.
 absl::Status KeyMatchesCertificate(const TlsFiles& f, const std::string& cert,
                                    const std::string& key) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> cb(BIO_new_mem_buf(cert.data(), static_cast<int>(cert.size())),
-                                               &BIO_free);
+  std::unique_ptr<BIO, decltype(&BIO_free)> cb(
+      BIO_new_mem_buf(cert.data(), static_cast<int>(cert.size())), &BIO_free);
   std::unique_ptr<X509, decltype(&X509_free)> x509(
       cb ? PEM_read_bio_X509(cb.get(), nullptr, nullptr, nullptr) : nullptr, &X509_free);
   if (!x509) {
     return absl::InvalidArgumentError(
         absl::StrCat("--tls-cert ", f.cert, ": not a PEM certificate"));
   }
-  std::unique_ptr<BIO, decltype(&BIO_free)> kb(BIO_new_mem_buf(key.data(), static_cast<int>(key.size())),
-                                               &BIO_free);
+  std::unique_ptr<BIO, decltype(&BIO_free)> kb(
+      BIO_new_mem_buf(key.data(), static_cast<int>(key.size())), &BIO_free);
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> pkey(
       kb ? PEM_read_bio_PrivateKey(kb.get(), nullptr, nullptr, nullptr) : nullptr, &EVP_PKEY_free);
   if (!pkey) {
@@ -56,9 +55,9 @@ absl::Status KeyMatchesCertificate(const TlsFiles& f, const std::string& cert,
         absl::StrCat("--tls-key ", f.key, ": not a PEM private key (or it is encrypted)"));
   }
   if (X509_check_private_key(x509.get(), pkey.get()) != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--tls-key ", f.key, " is not the key of --tls-cert ", f.cert,
-        ": give the key the certificate was made for"));
+    return absl::InvalidArgumentError(absl::StrCat("--tls-key ", f.key,
+                                                   " is not the key of --tls-cert ", f.cert,
+                                                   ": give the key the certificate was made for"));
   }
   return absl::OkStatus();
 }
@@ -99,8 +98,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(cons
   return grpc::SslCredentials(opts);
 }
 
-absl::StatusOr<std::shared_ptr<grpc::Channel>> Dial(const std::string& address,
-                                                    const TlsFiles& f) {
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Dial(const std::string& address, const TlsFiles& f) {
   auto creds = ClientCredentials(f);
   if (!creds.ok()) return creds.status();
   grpc::ChannelArguments args;
@@ -127,7 +125,8 @@ absl::StatusOr<std::string> ResolveCoordinator(const std::string& flag,
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "no coordinator address: pass --coordinator HOST:PORT, set NODEPROBE_COORDINATOR, "
-      "or put `coordinator: HOST:PORT` in ", config_path));
+      "or put `coordinator: HOST:PORT` in ",
+      config_path));
 }
 
 std::vector<std::string> PeerNames(const grpc::AuthContext* auth) {
@@ -141,4 +140,4 @@ std::vector<std::string> PeerNames(const grpc::AuthContext* auth) {
   return out;
 }
 
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

@@ -1,10 +1,10 @@
 // File: environment.cc
-#include "cli/environment.h"
+#include "controlplane/environment.h"
 
 #include <stdlib.h>
 #include <unistd.h>
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
 std::string HostName() {
   char buf[256] = {};
@@ -14,4 +14,4 @@ std::string HostName() {
 
 bool StdoutWantsColor() { return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr; }
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

@@ -6,11 +6,11 @@
 // same limits serve the agent's loopback health endpoint.
 #pragma once
 
-#include <cstddef>
-
 #include <grpcpp/grpcpp.h>
 
-namespace nodeprobe::coordinator {
+#include <cstddef>
+
+namespace nodeprobe::controlplane {
 
 struct GrpcServerLimits {
   // Memory gRPC may hold for all connections together; past it, new
@@ -37,4 +37,4 @@ struct GrpcServerLimits {
 // gRPC's default SO_REUSEPORT (one process per port).
 void ApplyServerLimits(grpc::ServerBuilder* builder, const GrpcServerLimits& limits = {});
 
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace nodeprobe::coordinator {
+namespace nodeprobe::controlplane {
 
 struct TlsFiles {
   std::string cert;  // PEM certificate (chain)
@@ -15,4 +15,4 @@ struct TlsFiles {
   bool insecure = false;
 };
 
-}  // namespace nodeprobe::coordinator
+}  // namespace nodeprobe::controlplane

@@ -1,15 +1,13 @@
 // File: command_line.cc
-#include "cli/command_line.h"
+#include "controlplane/command_line.h"
 
 #include <CLI/CLI.hpp>
-
-#include "platform/identifiers.h"
-
 #include <iostream>
 
-#include "cli/exit_codes.h"
+#include "controlplane/exit_codes.h"
+#include "platform/identifiers.h"
 
-namespace nodeprobe::cli {
+namespace nodeprobe::controlplane {
 
 std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
                                     const std::string& program) {
@@ -37,7 +35,7 @@ CLI::Validator NameCheck() {
       "NAME");
 }
 
-void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFiles* tls) {
+void AddControlFlags(CLI::App* cmd, std::string* coordinator, TlsFiles* tls) {
   cmd->add_option("--coordinator", *coordinator,
                   "Coordinator HOST:PORT (else $NODEPROBE_COORDINATOR, else "
                   "/etc/nodeprobe/nodeprobe.yaml)");
@@ -47,4 +45,4 @@ void AddControlFlags(CLI::App* cmd, std::string* coordinator, coordinator::TlsFi
   cmd->add_flag("--insecure", tls->insecure, "Plaintext, no authentication (labs only)");
 }
 
-}  // namespace nodeprobe::cli
+}  // namespace nodeprobe::controlplane

@@ -188,6 +188,22 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
 
+  bool profile_explain = false;
+  std::string profile_check;
+  std::string profile_format = "table";
+  CLI::App* profile_cmd =
+      app.add_subcommand("profile",
+                         "Explain the acceptance profile's keys (--explain), or validate a profile "
+                         "file (--check FILE).");
+  profile_cmd->add_flag("--explain", profile_explain,
+                        "Print every key: its type or range, what applies without it, and what "
+                        "it does");
+  profile_cmd->add_option("--check", profile_check,
+                          "Parse and validate FILE; an error names FILE:LINE and the fix");
+  profile_cmd->add_option("--format", profile_format, "Output format of --explain")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
   // Internal: runs one task (a nodeprobe.v1.Task on stdin) for the agent
   // and for `run`; hidden from --help.
   CLI::App* task_cmd = app.add_subcommand("task", "Run one task from stdin (internal)");
@@ -247,6 +263,9 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
   if (*run_cmd) return nodeprobe::cli::RunCommand(run);
   if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
   if (*findings_cmd) return nodeprobe::cli::ListFindingsCommand(findings_format);
+  if (*profile_cmd) {
+    return nodeprobe::cli::ProfileCommand(profile_explain, profile_check, profile_format);
+  }
   if (*task_cmd) return nodeprobe::tasks::TaskWorkerMain();
   if (*flap_cmd) return nodeprobe::agent::LinkFlapMain(flap_netdev, flap_seconds);
   if (int rc = transfer_cmd(); rc >= 0) return rc;

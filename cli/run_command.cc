@@ -1,6 +1,7 @@
 // File: run_command.cc
 #include "cli/run_command.h"
 
+#include <google/protobuf/struct.pb.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "platform/netns.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/finding_codes.h"
+#include "probes/framework/profile_keys.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "tasks/task_launcher.h"
@@ -154,6 +156,39 @@ int ListFindingsCommand(const std::string& format) {
     std::cout << d.code() << "\t"
               << (d.severity() == kVaries ? "varies" : VerdictName(d.severity())) << "\t"
               << d.owner() << "\t" << d.meaning() << "\t" << d.remediation() << "\n";
+  }
+  return controlplane::kExitOk;
+}
+
+int ProfileCommand(bool explain, const std::string& check_path, const std::string& format) {
+  if (!check_path.empty()) {
+    absl::StatusOr<Profile> profile = LoadProfile(check_path);
+    if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
+    std::cout << check_path << ": a valid profile\n";
+    if (!explain) return controlplane::kExitOk;
+  }
+  if (!explain) {
+    return controlplane::ErrorExit(
+        "nodeprobe profile: give --explain (every key) or --check FILE (validate a profile)");
+  }
+  if (format == "json") {
+    // A list of {key, type, absent, doc}: protobuf's JSON of a ListValue.
+    google::protobuf::ListValue keys;
+    for (const ProfileKey& k : ProfileKeys()) {
+      google::protobuf::Struct* s = keys.add_values()->mutable_struct_value();
+      (*s->mutable_fields())["key"].set_string_value(k.key);
+      (*s->mutable_fields())["type"].set_string_value(k.type);
+      (*s->mutable_fields())["absent"].set_string_value(k.absent);
+      (*s->mutable_fields())["doc"].set_string_value(k.doc);
+    }
+    absl::StatusOr<std::string> json = ToJson(keys);
+    if (!json.ok()) return controlplane::kExitCouldNotRun;
+    std::cout << *json;
+    return controlplane::kExitOk;
+  }
+  // One key a line, tab-separated: key, type, without it, what it does.
+  for (const ProfileKey& k : ProfileKeys()) {
+    std::cout << k.key << "\t" << k.type << "\t" << k.absent << "\t" << k.doc << "\n";
   }
   return controlplane::kExitOk;
 }

@@ -41,6 +41,11 @@ absl::StatusOr<v1::AcceptanceProfile> ReadAcceptanceProfile(const std::string& p
 // `nodeprobe findings`: every finding code and what it means.
 int ListFindingsCommand(const std::string& format);
 
+// `nodeprobe profile --explain`: every profile key (probes/framework/
+// profile_keys.h) with its type, what applies without it and what it does;
+// `--check FILE`: parses and validates FILE (0, or 2 with FILE:LINE: why).
+int ProfileCommand(bool explain, const std::string& check_path, const std::string& format);
+
 // `nodeprobe probes`: the probes with their stages and purpose.
 int ListProbesCommand(const std::string& format);
 

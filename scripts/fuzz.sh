@@ -5,13 +5,13 @@
 # any crash, leak, timeout or out-of-memory; the input that did it is left
 # in build-fuzz/findings/ (check it in under tests/fuzz/corpus/ with the fix:
 # it is then replayed on every run).
-#   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 20: a smoke run in CI
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 10: a smoke run in CI
 #                                          beside the corpus replay; longer by hand)
 # Called by scripts/test.sh after the suite.
 set -euo pipefail
 export NODEPROBE_SETUP_NO_BUILD=1
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-SECONDS_EACH="${1:-${NODEPROBE_FUZZ_SECONDS:-20}}"
+SECONDS_EACH="${1:-${NODEPROBE_FUZZ_SECONDS:-10}}"
 dir="${NODEPROBE_FUZZ_DIR:-$ROOT/build-fuzz}"
 start=$(date +%s)
 CC=clang CXX=clang++ NP_BUILD_TARGET=fuzzers np_build "$dir" -DNODEPROBE_FUZZ=ON

@@ -58,7 +58,7 @@ step_done suite
 # The parsers that read untrusted input (profiles, sysfs values, topology
 # XML, peer messages) are then fuzzed for a fixed time each; a finding fails
 # the run. NODEPROBE_FUZZ_SECONDS=0 skips this step.
-if [ "${NODEPROBE_FUZZ_SECONDS:-20}" != 0 ]; then
+if [ "${NODEPROBE_FUZZ_SECONDS:-10}" != 0 ]; then
   "$ROOT/scripts/fuzz.sh"
   step_done fuzz
 fi

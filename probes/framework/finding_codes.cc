@@ -61,8 +61,8 @@ const std::vector<FindingCode>& FindingCodes() {
        "run the stage again"},
       {"PROFILE_INVALID", v1::ERROR, "agent",
        "the acceptance profile sent with a task does not parse",
-       "fix the profile given to `nodeprobe run --profile` or `coordinator --profile` (`nodeprobe"
-       " profile check FILE`)"},
+       "fix the profile given to `nodeprobe run --profile` or `coordinator --profile` "
+       "(`nodeprobe profile --check FILE`)"},
       {"SYSFS_VALUE_INVALID", v1::ERROR, "pcie, rdma-devices",
        "a sysfs/procfs value is unreadable or not what the kernel writes",
        "check that nodeprobe may read sysfs and that the driver is loaded; a value the kernel "

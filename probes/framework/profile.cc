@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "probes/framework/finding_codes.h"
+#include "probes/framework/profile_keys.h"
 
 namespace nodeprobe {
 namespace {
@@ -126,8 +127,7 @@ class ProfileParser {
 
   absl::Status ParseRdma(const YAML::Node& rdma, Profile& p) {
     if (!rdma.IsMap()) return Error(rdma, "rdma must be a mapping");
-    static const std::vector<std::string> kKeys = {
-        "expected_rate_gbps", "expected_link_layer", "error_counters"};
+    static const std::vector<std::string> kKeys = SectionKeys("rdma");
     for (const auto& kv : rdma) {
       const std::string key = kv.first.as<std::string>();
       if (key == "expected_rate_gbps") {
@@ -157,7 +157,7 @@ class ProfileParser {
 
   absl::Status ParseMtu(const YAML::Node& mtu, Profile& p) {
     if (!mtu.IsMap()) return Error(mtu, "mtu must be a mapping");
-    static const std::vector<std::string> kKeys = {"expected", "interfaces"};
+    static const std::vector<std::string> kKeys = SectionKeys("mtu");
     for (const auto& kv : mtu) {
       const std::string key = kv.first.as<std::string>();
       if (key == "expected") {
@@ -185,7 +185,7 @@ class ProfileParser {
 
   absl::Status ParseLocality(const YAML::Node& locality, Profile& p) {
     if (!locality.IsMap()) return Error(locality, "locality must be a mapping");
-    static const std::vector<std::string> kKeys = {"rail_optimized"};
+    static const std::vector<std::string> kKeys = SectionKeys("locality");
     for (const auto& kv : locality) {
       const std::string key = kv.first.as<std::string>();
       if (key != "rail_optimized") return UnknownKey(kv.first, "locality.", kKeys);
@@ -198,12 +198,7 @@ class ProfileParser {
 
   absl::Status ParseTransfer(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "transfer must be a mapping");
-    static const std::vector<std::string> kKeys = {
-        "tcp_stream_min_gbps",      "rdma_write_bw_min_gbps",    "rdma_read_bw_min_gbps",
-        "rdma_send_bw_min_gbps",    "rdma_write_lat_max_us",     "tcp_rr_lat_max_us",
-        "min_fraction_of_line_rate", "min_fraction_of_peers",   "min_fraction_of_best_pair",
-        "below_peers",              "min_fraction_of_reverse",   "noise_sigmas",
-        "max_spread",               "congestion_max_per_second", "error_counters_grew"};
+    static const std::vector<std::string> kKeys = SectionKeys("transfer");
     TransferBars& t = p.transfer;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
@@ -267,8 +262,7 @@ class ProfileParser {
 
   absl::Status ParseCluster(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "cluster must be a mapping");
-    static const std::vector<std::string> kKeys = {"suspect_share", "retest", "latency",
-                                                   "max_latency_ratio"};
+    static const std::vector<std::string> kKeys = SectionKeys("cluster");
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       const std::string name = "cluster." + key;
@@ -295,8 +289,7 @@ class ProfileParser {
 
   absl::Status ParseCongestion(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "congestion must be a mapping");
-    static const std::vector<std::string> kKeys = {"patterns", "group_size", "incast_senders",
-                                                   "min_fairness", "max_latency_ratio"};
+    static const std::vector<std::string> kKeys = SectionKeys("congestion");
     CongestionRules& c = p.congestion;
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
@@ -341,7 +334,7 @@ class ProfileParser {
 
   absl::Status ParseFailure(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "failure must be a mapping");
-    static const std::vector<std::string> kKeys = {"link_down_s", "max_recover_s"};
+    static const std::vector<std::string> kKeys = SectionKeys("failure");
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       const std::string name = "failure." + key;
@@ -386,7 +379,7 @@ class ProfileParser {
 
   absl::Status ParseGuard(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "guard must be a mapping");
-    static const std::vector<std::string> kKeys = {"intrusive_in_sweep"};
+    static const std::vector<std::string> kKeys = SectionKeys("guard");
     for (const auto& kv : node) {
       const std::string key = kv.first.as<std::string>();
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -473,12 +466,7 @@ class ProfileParser {
 
   absl::Status ParseNccl(const YAML::Node& nccl, Profile& p) {
     if (!nccl.IsMap()) return Error(nccl, "nccl must be a mapping");
-    static const std::vector<std::string> kKeys = {
-        "topo_file",                  "all_reduce_busbw_min_gbps", "all_gather_busbw_min_gbps",
-        "reduce_scatter_busbw_min_gbps", "alltoall_busbw_min_gbps",  "broadcast_busbw_min_gbps",
-        "reduce_busbw_min_gbps",      "sendrecv_busbw_min_gbps",  "collectives",
-        "min_bytes", "max_bytes", "step_factor", "sizes", "iters", "warmup_iters",
-        "op_timeout_s", "env", "hardware_min_fraction", "min_fraction_of_peers"};
+    static const std::vector<std::string> kKeys = SectionKeys("nccl");
     for (const auto& kv : nccl) {
       const std::string key = kv.first.as<std::string>();
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
@@ -544,8 +532,7 @@ class ProfileParser {
     if (!list.IsSequence()) {
       return Error(list, "exceptions must be a list of {code, device, reason}");
     }
-    static const std::vector<std::string> kKeys = {"code", "device", "reason", "owner",
-                                                   "expires"};
+    static const std::vector<std::string> kKeys = SectionKeys("exceptions");
     for (const YAML::Node& item : list) {
       if (!item.IsMap()) {
         return Error(item, "each exception must be a mapping with code, "
@@ -685,10 +672,7 @@ class ProfileParser {
       return Error(root, "a profile must be a mapping (rdma:, locality:, "
                          "versions:, exceptions:)");
     }
-    static const std::vector<std::string> kKeys = {"rdma",     "mtu",      "locality",  "transfer",
-                                                   "nccl",     "cluster",  "congestion",
-                                                   "failure",  "versions", "exceptions",
-                                                   "guard",    "cabling"};
+    static const std::vector<std::string> kKeys = SectionKeys("");
     try {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();

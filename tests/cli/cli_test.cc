@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/builtin_probes.h"
+#include "probes/framework/profile_keys.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/run_binary.h"
 
@@ -236,6 +237,29 @@ TEST(CliTest, HelpAndVersionExitZero) {
   CommandResult version = Nodeprobe({"version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_TRUE(absl::StartsWith(version.out, "nodeprobe "));
+}
+
+// `profile --explain` prints every key of the table; `--check` validates a
+// file with the parser's FILE:LINE errors and the usage exit code.
+TEST(CliTest, ProfileExplainsEveryKeyAndChecksAFile) {
+  CommandResult r = Nodeprobe({"profile", "--explain"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const ProfileKey& k : ProfileKeys()) {
+    EXPECT_TRUE(absl::StrContains(r.out, absl::StrCat(k.key, "\t"))) << k.key;
+  }
+  CommandResult json = Nodeprobe({"profile", "--explain", "--format", "json"});
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(json.out, "\"key\": \"transfer.noise_sigmas\"")) << json.out;
+  testing::TempDir dir;
+  testing::WriteFile(dir.path() + "/good.yaml", "rdma:\n  expected_rate_gbps: 400\n");
+  testing::WriteFile(dir.path() + "/bad.yaml",
+                     "rdma:\n  expected_rate_gbps: 400\nmtu:\n  expectd: 9000\n");
+  EXPECT_EQ(Nodeprobe({"profile", "--check", dir.path() + "/good.yaml"}).exit_code, 0);
+  CommandResult bad = Nodeprobe({"profile", "--check", dir.path() + "/bad.yaml"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(bad.err, "bad.yaml:4")) << bad.err;
+  EXPECT_TRUE(absl::StrContains(bad.err, "expected")) << bad.err;
+  EXPECT_EQ(Nodeprobe({"profile"}).exit_code, 2);
 }
 
 TEST(CliTest, ProbesListsNameStagesAndPurpose) {

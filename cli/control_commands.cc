@@ -28,6 +28,7 @@
 #include "controlplane/exit_codes.h"
 #include "controlplane/server_limits.h"
 #include "controlplane/signals.h"
+#include "coordinator/acceptance_gate.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/run_pages.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
@@ -277,7 +278,7 @@ int RunMultiNode(const MultiNodeRun& o) {
     run = *std::move(whole);
   }
   if (o.format == "json") {
-    auto json = ToJson(run);
+    auto json = ToJson(coordinator::WithGate(run));
     if (!json.ok()) return controlplane::kExitCouldNotRun;
     std::cout << *json;
   } else if (o.format == "junit") {
@@ -467,20 +468,27 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       const bool campaign = fetched_runs.size() > 1;
       const v1::StageRun& first = fetched_runs.front();
       if (*report_format == "json") {
-        v1::ListRunsResponse all;  // a campaign: {"runs": [...]}, each whole
+        v1::CampaignRecord all;  // a campaign: {"gate": ..., "runs": [...]}, each whole
+        *all.mutable_gate() = coordinator::GateOf(fetched_runs);
         for (const v1::StageRun& r : fetched_runs) *all.add_runs() = r;
-        auto json = campaign ? ToJson(all) : ToJson(first);
+        auto json = campaign ? ToJson(all) : ToJson(coordinator::WithGate(first));
         if (json.ok()) std::cout << *json;
       } else if (*report_format == "junit") {
         std::cout << (campaign ? JunitCampaign(fetched_runs) : JunitRun(first));
       } else if (*report_format == "html") {
         std::cout << (campaign ? HtmlCampaign(fetched_runs) : HtmlRun(first));
       } else {
+        // A campaign: its gate across the runs first, then each run.
+        const bool md = *report_format == "md";
+        if (campaign) {
+          const v1::GateChecklist gate = coordinator::GateOf(fetched_runs);
+          std::cout << (md ? MarkdownGate(gate) : RenderGate(gate)) << "\n";
+        }
         for (size_t i = 0; i < fetched_runs.size(); ++i) {
           if (i > 0) std::cout << "\n";
-          std::cout << (*report_format == "md"
-                            ? MarkdownRun(fetched_runs[i])
-                            : RenderRun(fetched_runs[i], controlplane::StdoutWantsColor()));
+          std::cout << (md ? MarkdownRun(fetched_runs[i], !campaign)
+                           : RenderRun(fetched_runs[i], controlplane::StdoutWantsColor(),
+                                       !campaign));
         }
       }
       return controlplane::kExitOk;

@@ -1,9 +1,6 @@
 // File: evidence_bundle.cc
 #include "cli/evidence_bundle.h"
 
-#include "cli/output_file.h"
-#include "platform/identifiers.h"
-
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
@@ -18,6 +15,9 @@
 #include "cli/html_report.h"
 #include "cli/json_output.h"
 #include "cli/junit_output.h"
+#include "cli/output_file.h"
+#include "coordinator/acceptance_gate.h"
+#include "platform/identifiers.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -104,7 +104,7 @@ absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out
     return absl::InvalidArgumentError(absl::StrCat("cannot bundle this run: ", id.message()));
   }
   if (absl::Status target = CheckOutputTarget(out, replace, "--out"); !target.ok()) return target;
-  absl::StatusOr<std::string> json = ToJson(run);
+  absl::StatusOr<std::string> json = ToJson(coordinator::WithGate(run));
   if (!json.ok()) return json.status();
   std::vector<File> files = {{"run.json", *json},
                              {"record.html", HtmlRun(run)},

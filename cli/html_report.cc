@@ -11,12 +11,14 @@
 #include <set>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "cli/run_rendering.h"
 #include "cli/safe_text.h"
+#include "coordinator/acceptance_gate.h"
 #include "coordinator/version_matrix.h"
 #include "nodeprobe_version.h"
 #include "probes/framework/coverage.h"
@@ -41,6 +43,9 @@ th.sorted-desc::after{content:" \25BC"}
 .meta td:first-child{width:180px;color:#555}.drift{background:#fdf1c7}
 pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12px}
 svg{background:#fff;border:1px solid #d5d8dc;margin:4px 8px 8px 0}
+#gate td,#gate th{padding:1px 6px;font-size:13px}#gate td:first-child{width:230px}
+#gate td:nth-child(2){width:64px;white-space:nowrap}#gate td:last-child{width:170px;font-size:12px}
+#gate p{margin:4px 0}#gate h2{margin-top:14px}
 @media print{th{cursor:auto}details{display:block}details>*{display:block}}
 )css";
 
@@ -120,8 +125,20 @@ xmlNodePtr Badge(xmlNodePtr parent, v1::Verdict v) {
   return s;
 }
 
-xmlNodePtr Section(xmlNodePtr body, const std::string& title, v1::Verdict v) {
+// Where a run's section is: "run-<id>-<section>", so that a campaign's runs
+// keep apart and the gate can link to what it rests on.
+std::string AnchorOf(const std::string& run_id, const std::string& section) {
+  std::string id = absl::StrCat("run-", run_id, "-", section);
+  for (char& c : id) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
+  }
+  return id;
+}
+
+xmlNodePtr Section(xmlNodePtr body, const std::string& title, v1::Verdict v,
+                   const std::string& id = "") {
   xmlNodePtr sec = Html::El(body, "section");
+  if (!id.empty()) Html::Attr(sec, "id", id);
   xmlNodePtr h = Html::El(sec, "h2", title + " ");
   Badge(h, v);
   return sec;
@@ -250,14 +267,56 @@ std::string Sha256Hex(const std::string& data) {
 namespace {
 
 // The run's scope, who, when and the profile that judged it.
-void RunSummary(xmlNodePtr body, const v1::StageRun& run, const char* heading,
+// The run's heading: id, verdict, and how much was judged right under it
+// (a PASS over skips validated nothing).
+void RunHeading(xmlNodePtr body, const v1::StageRun& run, const char* heading,
                 const std::string& title) {
   xmlNodePtr h1 = Html::El(body, heading, absl::StrCat(title, run.run_id(), " "));
   Badge(h1, run.verdict());
-  // How much was judged, right under the verdict: a PASS over skips
-  // validated nothing.
   xmlNodePtr judged = Html::El(body, "p", CoverageLine(CoverageOf(run), "results"));
   Html::Attr(judged, "class", "coverage");
+}
+
+// The production gate, first: what the record shows of each item, what it
+// rests on (links into the record), and what is missing.
+void GateSection(xmlNodePtr body, const v1::GateChecklist& gate) {
+  xmlNodePtr sec = Html::El(body, "section");
+  Html::Attr(sec, "id", "gate");
+  xmlNodePtr h = Html::El(sec, "h2", "Production gate ");
+  xmlNodePtr badge = Html::El(h, "span", gate.complete() ? "complete" : "incomplete");
+  Html::Attr(badge, "class", absl::StrCat("v ", gate.complete() ? "PASS" : "FAIL"));
+  Html::Attr(Html::El(sec, "p", gate.headline()), "class", "gate-headline");
+  Html::El(sec, "p", absl::StrCat("Organisational items from the profile: ", gate.profile()));
+  xmlNodePtr tb = Table(sec, {"item", "state", "why", "rests on"});
+  for (const v1::GateItem& g : gate.items()) {
+    xmlNodePtr tr = Html::El(tb, "tr");
+    Html::Attr(tr, "data-item", g.item());
+    Html::El(tr, "td", g.title());
+    static const std::map<v1::GateState, const char*> kClass = {{v1::GATE_MET, "PASS"},
+                                                                {v1::GATE_NOT_MET, "FAIL"},
+                                                                {v1::GATE_NOT_RUN, "WARN"},
+                                                                {v1::GATE_NOT_APPLICABLE, "SKIP"}};
+    xmlNodePtr state = Html::El(tr, "td");
+    const auto cls = kClass.find(g.state());
+    Html::Attr(Html::El(state, "span", coordinator::GateStateName(g.state())), "class",
+               absl::StrCat("v ", cls == kClass.end() ? "SKIP" : cls->second));
+    xmlNodePtr why = Html::El(tr, "td", g.why());
+    if (g.values_size() > 0) Html::El(why, "div", absl::StrJoin(g.values(), "; "));
+    if (g.nodes_not_covered_size() > 0) {
+      Html::El(why, "div",
+               absl::StrCat("not covered: ", absl::StrJoin(g.nodes_not_covered(), ", ")));
+    }
+    xmlNodePtr rests = Html::El(tr, "td");
+    for (int i = 0; i < g.runs_size(); ++i) {
+      xmlNodePtr a = Html::El(rests, "a", i < g.evidence_size() ? g.evidence(i) : g.runs(i));
+      Html::Attr(a, "href", "#" + AnchorOf(g.runs(i), g.section()));
+      Html::El(rests, "br");
+    }
+  }
+}
+
+// Who ran it, when, with what profile: the run's particulars.
+void RunDetails(xmlNodePtr body, const v1::StageRun& run) {
   int counts[6] = {0, 0, 0, 0, 0, 0};
   std::vector<std::string> nodes(run.nodes().begin(), run.nodes().end());
   for (const v1::StageReport& r : run.node_reports()) {
@@ -288,10 +347,10 @@ void RunSummary(xmlNodePtr body, const v1::StageRun& run, const char* heading,
   }
   if (!run.profile().yaml().empty()) {
     xmlNodePtr d = Html::El(body, "details");
+    Html::Attr(d, "id", AnchorOf(run.run_id(), "profile"));
     Html::El(d, "summary", "the profile that judged this run");
     Html::El(d, "pre", run.profile().yaml());
   }
-
 }
 
 // Every WARN/FAIL/ERROR finding of the run, `prefix` before where it is.
@@ -377,7 +436,7 @@ void PcieSection(xmlNodePtr body, const v1::StageRun& run) {
     return p.probe() == "pcie" && p.measurements_size() > 0;
   });
   if (pcie.found.empty()) return;
-  xmlNodePtr sec = Section(body, "PCIe links", pcie.verdict);
+  xmlNodePtr sec = Section(body, "PCIe links", pcie.verdict, AnchorOf(run.run_id(), "pcie"));
   xmlNodePtr tb = Table(sec, {"node", "device", "role", "trained", "capable"});
   for (const auto& [node, p] : pcie.found) {
     std::map<std::string, Link> links;  // by device
@@ -409,7 +468,7 @@ void CablingSection(xmlNodePtr body, const v1::StageRun& run) {
     return p.has_cabling() && p.cabling().links_size() > 0;
   });
   if (cabling.found.empty()) return;
-  xmlNodePtr sec = Section(body, "Cabling", cabling.verdict);
+  xmlNodePtr sec = Section(body, "Cabling", cabling.verdict, AnchorOf(run.run_id(), "cabling"));
   xmlNodePtr tb = Table(sec, {"node", "interface", "RDMA port", "switch", "switch port",
                               "rail plan"});
   for (const auto& [node, p] : cabling.found) {
@@ -437,7 +496,8 @@ void MtuSection(xmlNodePtr body, const v1::StageRun& run) {
     verdict = WorseVerdict(verdict, p.result().verdict());
   }
   if (paths.empty()) return;
-  xmlNodePtr sec = Section(body, "MTU from the workload path", verdict);
+  xmlNodePtr sec =
+      Section(body, "MTU from the workload path", verdict, AnchorOf(run.run_id(), "mtu"));
   xmlNodePtr tb = Table(sec, {"from", "to", "rail", "direction", "path MTU", "interface MTU",
                               "limited by"});
   for (const v1::PairResult* p : paths) {
@@ -461,7 +521,7 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
   for (const v1::StageReport& r : run.node_reports()) {
     nodes_verdict = WorseVerdict(nodes_verdict, CombineVerdicts(r.results()));
   }
-  xmlNodePtr nodes_sec = Section(body, "Nodes", nodes_verdict);
+  xmlNodePtr nodes_sec = Section(body, "Nodes", nodes_verdict, AnchorOf(run.run_id(), "nodes"));
   if (run.node_reports_size() > 0) {
     xmlNodePtr tb = Table(nodes_sec, {"node", "probe", "verdict", "findings", "reason"});
     for (const v1::StageReport& r : run.node_reports()) {
@@ -485,7 +545,8 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
     return p.has_topology() && p.topology().gpus_size() > 0;
   });
   if (!topologies.found.empty()) {
-    xmlNodePtr topo = Section(body, "Topology (GPU x NIC)", topologies.verdict);
+    xmlNodePtr topo = Section(body, "Topology (GPU x NIC)", topologies.verdict,
+                              AnchorOf(run.run_id(), "topology"));
     for (const auto& [node, p] : topologies.found) {
       const v1::Topology& t = p->topology();
       Html::El(topo, "h3", absl::StrCat(node, " (", t.source(), ")"));
@@ -533,8 +594,11 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
   const std::vector<coordinator::ComponentRow> matrix = coordinator::VersionMatrix(fleet);
   bool drift = false;
   for (const auto& row : matrix) drift |= !row.drifted.empty();
-  xmlNodePtr versions =
-      Section(body, "Version matrix", matrix.empty() ? v1::SKIP : drift ? v1::WARN : v1::PASS);
+  xmlNodePtr versions = Section(body, "Version matrix",
+                                matrix.empty() ? v1::SKIP
+                                : drift        ? v1::WARN
+                                               : v1::PASS,
+                                AnchorOf(run.run_id(), "versions"));
   if (!matrix.empty()) {
     std::vector<std::string> head = {"component"};
     for (const auto& n : fleet) head.push_back(n.node);
@@ -559,7 +623,7 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
   if (run.pairs_size() > 0) {
     v1::Verdict pv = v1::SKIP;
     for (const v1::PairResult& p : run.pairs()) pv = WorseVerdict(pv, p.result().verdict());
-    xmlNodePtr pairs = Section(body, "Between the nodes", pv);
+    xmlNodePtr pairs = Section(body, "Between the nodes", pv, AnchorOf(run.run_id(), "pairs"));
     xmlNodePtr tb = Table(pairs, {"round", "from", "to", "rail", "measured", "verdict"});
     for (const v1::PairResult& p : run.pairs()) {
       xmlNodePtr tr = Html::El(tb, "tr");
@@ -572,9 +636,9 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
     }
   }
   for (const v1::ProbeResult& c : run.collectives()) {
-    xmlNodePtr sec = Section(body, absl::StrCat("NCCL across the nodes (", c.collective().nranks(),
-                                                " ranks)"),
-                             c.verdict());
+    xmlNodePtr sec =
+        Section(body, absl::StrCat("NCCL across the nodes (", c.collective().nranks(), " ranks)"),
+                c.verdict(), AnchorOf(run.run_id(), "collectives"));
     CollectiveChart(sec, c.collective());
     xmlNodePtr ul = Html::El(sec, "ul");
     for (const std::string& line : CollectiveLines(c)) Html::El(ul, "li", line);
@@ -582,7 +646,7 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
   if (run.congestion_size() > 0) {
     v1::Verdict cv = v1::SKIP;
     for (const v1::CongestionResult& c : run.congestion()) cv = WorseVerdict(cv, c.verdict());
-    xmlNodePtr sec = Section(body, "Congestion", cv);
+    xmlNodePtr sec = Section(body, "Congestion", cv, AnchorOf(run.run_id(), "congestion"));
     xmlNodePtr tb = Table(sec, {"receiver", "pattern", "measured", "verdict"});
     for (const v1::CongestionResult& c : run.congestion()) {
       xmlNodePtr tr = Html::El(tb, "tr");
@@ -595,7 +659,7 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
   if (run.failures_size() > 0) {
     v1::Verdict fv = v1::SKIP;
     for (const v1::FailureResult& f : run.failures()) fv = WorseVerdict(fv, f.verdict());
-    xmlNodePtr sec = Section(body, "Failure injection", fv);
+    xmlNodePtr sec = Section(body, "Failure injection", fv, AnchorOf(run.run_id(), "failures"));
     for (const v1::FailureResult& f : run.failures()) {
       Html::El(sec, "p", absl::StrCat(f.scenario(), " on ", f.node(), " [", f.rail(), "], run by ",
                                       f.operator_identity(), ": transfer ", f.transfer_outcome()));
@@ -652,10 +716,13 @@ struct Page {
 
 std::string HtmlRun(const v1::StageRun& run) {
   Page page(absl::StrCat("nodeprobe ", run.run_id(), ": ", VerdictName(run.verdict())));
-  RunSummary(page.body, run, "h1", "Acceptance record: run ");
+  // The gate and what needs attention first: what the reader came for.
+  RunHeading(page.body, run, "h1", "Acceptance record: run ");
+  GateSection(page.body, coordinator::GateOf({run}));
   std::vector<Attention> items;
   CollectRun(&items, run, "");
   AttentionSection(page.body, items);
+  RunDetails(page.body, run);
   RunSections(page.body, run, items);
   return page.Finish();
 }
@@ -669,6 +736,7 @@ std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
   Badge(h1, worst);
   xmlNodePtr judged = Html::El(page.body, "p", CoverageLine(CoverageOf(runs), "results"));
   Html::Attr(judged, "class", "coverage");
+  GateSection(page.body, coordinator::GateOf(runs));
   xmlNodePtr tb = Table(page.body, {"run", "stage", "nodes", "verdict", "started", "profile"});
   for (const v1::StageRun& r : runs) {
     xmlNodePtr tr = Html::El(tb, "tr");
@@ -693,7 +761,8 @@ std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
   AttentionSection(page.body, all);
   for (size_t i = 0; i < runs.size(); ++i) {
     xmlNodePtr article = Html::El(page.body, "article");
-    RunSummary(article, runs[i], "h2", "Run ");
+    RunHeading(article, runs[i], "h2", "Run ");
+    RunDetails(article, runs[i]);
     RunSections(article, runs[i], per_run[i]);
   }
   return page.Finish();

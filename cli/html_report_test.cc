@@ -5,19 +5,19 @@
 // first FAIL above the fold).
 #include "cli/html_report.h"
 
-#include "cli/run_rendering.h"
-
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/run_rendering.h"
 #include "gtest/gtest.h"
 #include "probes/framework/coverage.h"
-#include "re2/re2.h"
 #include "probes/framework/result_util.h"
+#include "re2/re2.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/headless_browser.h"
 #include "tests/testing/xml_query.h"
 
 namespace nodeprobe::cli {
@@ -119,9 +119,18 @@ TEST(HtmlRunTest, FailingItemsFirstEverySectionWithItsVerdictAndNothingFetched) 
   EXPECT_TRUE(absl::StrContains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   testing::XmlQuery d = testing::XmlQuery::Html(html);
   ASSERT_TRUE(d.ok());
-  // The first section is what needs attention, and its first row the FAIL.
-  EXPECT_EQ(d.String("(//section)[1]/@id"), "attention");
-  EXPECT_EQ(d.String("(//section)[1]/h2/span"), "FAIL");
+  // The production gate first, then what needs attention, whose first row
+  // is the FAIL.
+  EXPECT_EQ(d.String("(//section)[1]/@id"), "gate");
+  EXPECT_EQ(d.String("(//section)[1]/h2/span"), "incomplete");
+  EXPECT_EQ(d.String("(//section[@id='gate']//tr[@data-item='transfers'])/td[2]"), "not met");
+  EXPECT_EQ(d.String("(//section[@id='gate']//tr[@data-item='congestion'])/td[2]"), "not run");
+  // Its evidence links into the record's own sections.
+  const std::string link = d.String("(//section[@id='gate']//tr[@data-item='transfers'])//a/@href");
+  EXPECT_EQ(link, "#run-r-42-pairs");
+  EXPECT_EQ(d.Number("count(//section[@id='run-r-42-pairs'])"), 1);
+  EXPECT_EQ(d.String("(//section)[2]/@id"), "attention");
+  EXPECT_EQ(d.String("(//section)[2]/h2/span"), "FAIL");
   EXPECT_EQ(d.String("(//section[@id='attention']//tbody/tr)[1]/td[4]"),
             "TRANSFER_BELOW_EXPECTED");
   EXPECT_EQ(d.Number("count(//section[@id='attention']//tbody/tr)"), 3);
@@ -225,7 +234,13 @@ TEST(HtmlCampaignTest, AttentionAcrossTheRunsFirstThenEachRun) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d.String("/html/body/h1/span"), "FAIL");  // the worst run's
   EXPECT_EQ(d.Number("count(/html/body/table[1]/tbody/tr)"), 2);
-  EXPECT_EQ(d.String("(//section)[1]/@id"), "attention");
+  // The campaign's gate first: each item from the runs that supplied it.
+  EXPECT_EQ(d.String("(//section)[1]/@id"), "gate");
+  EXPECT_EQ(d.Number("count(//section[@id='gate']//tr[@data-item='versions']//a)"), 2);
+  EXPECT_EQ(d.String("(//section[@id='gate']//tr[@data-item='transfers']//a)[1]/@href"),
+            "#run-r-42-pairs");
+  EXPECT_EQ(d.Number("count(//section[@id='run-r-41-versions'])"), 1);
+  EXPECT_EQ(d.String("(//section)[2]/@id"), "attention");
   // The FAIL of r-42 leads, though r-41 came first.
   EXPECT_EQ(d.String("(//section[@id='attention']//tbody/tr)[1]/td[2]"),
             "r-42: gpu01 -> gpu02 [eth0]");
@@ -245,51 +260,41 @@ std::string Slurp(const std::string& path) {
 }
 
 TEST(HtmlRunTest, ChromiumRendersItWithoutErrorsOrRequestsAndTheFailAboveTheFold) {
-  if (std::system("command -v chromium > /dev/null 2>&1") != 0) {
+  if (!testing::HaveChromium()) {
     GTEST_SKIP() << "chromium is not installed (Debian package chromium)";
   }
   testing::TempDir dir;
   std::string html = HtmlRun(AcceptanceRun());
-  // The test's own probe, appended to a copy: where the first FAIL row
-  // sits, and whether the page's sorter runs (a click sorts by verdict).
+  // The test's own probe, appended to a copy: where the gate and the first
+  // FAIL row sit, and whether the page's sorter runs (a click sorts by
+  // verdict).
   const std::string probe = R"(<script>
 window.addEventListener('load', function () {
+  var fold = window.innerHeight;
+  var gate = document.querySelector('#gate .gate-headline').getBoundingClientRect().bottom <= fold;
   var row = document.querySelector('#attention tbody tr');
-  var above = row.getBoundingClientRect().bottom <= window.innerHeight;
+  var above = row.getBoundingClientRect().bottom <= fold;
   var th = document.querySelector('#attention th');
   th.click();
-  document.body.setAttribute('data-probe', 'above=' + above + ';sorted=' +
+  document.body.setAttribute('data-probe', 'gate=' + gate + ';above=' + above + ';sorted=' +
       th.classList.contains('sorted-asc'));
 });
 </script>)";
   std::ofstream(dir.path() + "/record.html") << html;
   std::ofstream(dir.path() + "/probe.html") << html << probe;
-  const std::string flags =
-      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-      " --disable-background-networking --disable-component-update --disable-sync"
-      " --disable-default-apps --disable-extensions --user-data-dir=" + dir.path() + "/profile"
-      " --window-size=1280,900 --enable-logging=stderr --v=0"
-      " --log-net-log=" + dir.path() + "/net.json";
-  const std::string dom = dir.path() + "/dom.html";
-  const std::string err = dir.path() + "/chromium.err";
-  ASSERT_EQ(std::system(absl::StrCat("timeout 60 chromium", flags, " --dump-dom file://",
-                                     dir.path(), "/probe.html > ", dom, " 2> ", err)
-                            .c_str()),
-            0)
-      << Slurp(err);
-  const std::string dumped = Slurp(dom);
-  EXPECT_TRUE(absl::StrContains(dumped, "data-probe=\"above=true;sorted=true\""))
-      << dumped.substr(0, 2000);
+  absl::StatusOr<testing::RenderedPage> page =
+      testing::RenderInChromium(dir.path() + "/probe.html", dir.path());
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_TRUE(absl::StrContains(page->dom, "data-probe=\"gate=true;above=true;sorted=true\""))
+      << page->dom.substr(0, 2000);
   // No console message at all (an error in our script would be one).
-  const std::string said = Slurp(err);
-  EXPECT_FALSE(absl::StrContains(said, "CONSOLE")) << said;
-  EXPECT_FALSE(absl::StrContains(said, "Uncaught")) << said;
+  EXPECT_FALSE(absl::StrContains(page->log, "CONSOLE")) << page->log;
+  EXPECT_FALSE(absl::StrContains(page->log, "Uncaught")) << page->log;
   // The browser's network log: no http(s) URL was requested but the
   // browser's own housekeeping (clock, updates, accounts), which it sends
   // for any page, even with background networking off.
-  const std::string net = Slurp(dir.path() + "/net.json");
-  ASSERT_FALSE(net.empty());
-  re2::StringPiece in(net);
+  ASSERT_FALSE(page->net_log.empty());
+  re2::StringPiece in(page->net_log);
   std::string url;
   while (RE2::FindAndConsume(&in, R"re("url":"(https?://[^"]*)")re", &url)) {
     const bool browsers_own = absl::StartsWith(url, "http://clients2.google.com/time/") ||
@@ -300,11 +305,7 @@ window.addEventListener('load', function () {
   }
   // A screenshot of the record as printed: not blank.
   const std::string png = dir.path() + "/record.png";
-  ASSERT_EQ(std::system(absl::StrCat("timeout 60 chromium", flags, " --screenshot=", png,
-                                     " file://", dir.path(), "/record.html > /dev/null 2>> ", err)
-                            .c_str()),
-            0)
-      << Slurp(err);
+  ASSERT_TRUE(testing::ScreenshotInChromium(dir.path() + "/record.html", png, dir.path()).ok());
   EXPECT_GT(Slurp(png).size(), 20000u) << "the screenshot is (nearly) blank";
   if (const char* keep = std::getenv("NODEPROBE_KEEP_HTML")) {
     std::system(absl::StrCat("cp ", png, " ", dir.path(), "/record.html ", keep).c_str());

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/run_rendering.h"
 #include "cli/safe_text.h"
+#include "coordinator/acceptance_gate.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
@@ -159,16 +160,25 @@ void WriteCase(Writer& w, const Case& c) {
   w.End();
 }
 
-// The headline's counts, as properties of every suite (JUnit has no
-// properties on <testsuites>): CI systems show how much was judged.
-void WriteCoverage(Writer& w, const v1::Coverage& c) {
+// The headline's counts and the production gate (a record's), as
+// properties of every suite (JUnit has no properties on <testsuites>): CI
+// systems show how much was judged and what the gate still lacks.
+void WriteProperties(Writer& w, const v1::Coverage& c, const v1::GateChecklist* gate) {
   w.Start("properties");
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"nodeprobe.coverage", CoverageLine(c, "results")},
-           {"nodeprobe.total", absl::StrCat(c.total())},
-           {"nodeprobe.judged", absl::StrCat(c.judged())},
-           {"nodeprobe.not_applicable", absl::StrCat(c.not_applicable())},
-           {"nodeprobe.not_run", absl::StrCat(c.not_run())}}) {
+  std::vector<std::pair<std::string, std::string>> properties = {
+      {"nodeprobe.coverage", CoverageLine(c, "results")},
+      {"nodeprobe.total", absl::StrCat(c.total())},
+      {"nodeprobe.judged", absl::StrCat(c.judged())},
+      {"nodeprobe.not_applicable", absl::StrCat(c.not_applicable())},
+      {"nodeprobe.not_run", absl::StrCat(c.not_run())}};
+  if (gate) {
+    properties.emplace_back("nodeprobe.gate", gate->headline());
+    for (const v1::GateItem& g : gate->items()) {
+      properties.emplace_back(absl::StrCat("nodeprobe.gate.", g.item()),
+                              absl::StrCat(coordinator::GateStateName(g.state()), ": ", g.why()));
+    }
+  }
+  for (const auto& [key, value] : properties) {
     w.Start("property");
     w.Attr("name", key);
     w.Attr("value", value);
@@ -178,7 +188,7 @@ void WriteCoverage(Writer& w, const v1::Coverage& c) {
 }
 
 std::string Write(const std::string& name, const std::vector<Suite>& suites,
-                  const v1::Coverage& coverage) {
+                  const v1::Coverage& coverage, const v1::GateChecklist* gate = nullptr) {
   Counts total;
   std::vector<Counts> per(suites.size());
   for (size_t i = 0; i < suites.size(); ++i) {
@@ -194,7 +204,7 @@ std::string Write(const std::string& name, const std::vector<Suite>& suites,
     w.Start("testsuite");
     w.Attr("name", suites[i].name);
     per[i].Write(w);
-    WriteCoverage(w, coverage);
+    WriteProperties(w, coverage, gate);
     for (const Case& c : suites[i].cases) WriteCase(w, c);
     w.End();
   }
@@ -277,8 +287,9 @@ std::vector<Suite> RunSuites(const v1::StageRun& run, const std::string& prefix)
 }  // namespace
 
 std::string JunitRun(const v1::StageRun& run) {
+  const v1::GateChecklist gate = coordinator::GateOf({run});
   return Write(absl::StrCat("nodeprobe run ", run.run_id(), " (", StageName(run.stage()), ")"),
-               RunSuites(run, ""), CoverageOf(run));
+               RunSuites(run, ""), CoverageOf(run), &gate);
 }
 
 std::string JunitCampaign(const std::vector<v1::StageRun>& runs) {
@@ -288,7 +299,9 @@ std::string JunitCampaign(const std::vector<v1::StageRun>& runs) {
     for (Suite& s : RunSuites(run, absl::StrCat(run.run_id(), " "))) suites.push_back(std::move(s));
     ids.push_back(run.run_id());
   }
-  return Write(absl::StrCat("nodeprobe runs ", absl::StrJoin(ids, ",")), suites, CoverageOf(runs));
+  const v1::GateChecklist gate = coordinator::GateOf(runs);
+  return Write(absl::StrCat("nodeprobe runs ", absl::StrJoin(ids, ",")), suites, CoverageOf(runs),
+               &gate);
 }
 
 }  // namespace nodeprobe::cli

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/safe_text.h"
 #include "cli/table_renderer.h"
+#include "coordinator/acceptance_gate.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_judge.h"
@@ -77,7 +78,41 @@ std::string CongestionLine(const v1::CongestionResult& c) {
   return line;
 }
 
-std::string RenderRun(const v1::StageRun& run, bool color) {
+std::string RenderGate(const v1::GateChecklist& gate) {
+  std::string out = absl::StrCat(
+      gate.headline(), "\n  organisational items from the profile: ", gate.profile(), "\n");
+  for (const v1::GateItem& g : gate.items()) {
+    absl::StrAppendFormat(&out, "  %-8s %s: %s\n", coordinator::GateStateName(g.state()), g.item(),
+                          g.why());
+    for (const std::string& v : g.values()) absl::StrAppend(&out, "             ", v, "\n");
+    if (g.nodes_not_covered_size() > 0) {
+      absl::StrAppend(
+          &out, "             not covered: ", absl::StrJoin(g.nodes_not_covered(), ", "), "\n");
+    }
+  }
+  return TerminalSafe(out);
+}
+
+std::string MarkdownGate(const v1::GateChecklist& gate) {
+  std::string out =
+      absl::StrCat("## Production gate: ", MarkdownCell(gate.headline()), "\n\n",
+                   "Organisational items from the profile: ", MarkdownCell(gate.profile()), "\n\n",
+                   "| item | state | why | rests on |\n|---|---|---|---|\n");
+  for (const v1::GateItem& g : gate.items()) {
+    std::vector<std::string> why = {g.why()};
+    why.insert(why.end(), g.values().begin(), g.values().end());
+    if (g.nodes_not_covered_size() > 0) {
+      why.push_back(absl::StrCat("not covered: ", absl::StrJoin(g.nodes_not_covered(), ", ")));
+    }
+    absl::StrAppend(&out, "| ", MarkdownCell(g.title()), " | **",
+                    coordinator::GateStateName(g.state()), "** | ",
+                    MarkdownCell(absl::StrJoin(why, "; ")), " | ",
+                    MarkdownCell(absl::StrJoin(g.evidence(), "; ")), " |\n");
+  }
+  return out;
+}
+
+std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
                                  VerdictName(run.verdict()), " (", run.state(), ") — ",
@@ -87,6 +122,7 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
   if (!run.operator_identity().empty()) {
     absl::StrAppend(&out, "run by: ", run.operator_identity(), "\n");
   }
+  if (with_gate) absl::StrAppend(&out, "\n", RenderGate(coordinator::GateOf({run})));
   for (const v1::StageReport& r : run.node_reports()) {
     absl::StrAppend(&out, "\n", RenderStageTable(r, color));
   }
@@ -149,7 +185,7 @@ std::string RenderRun(const v1::StageRun& run, bool color) {
 
 // Every text from the run goes through MarkdownCell: a node name or a
 // message cannot break a table or add markup.
-std::string MarkdownRun(const v1::StageRun& run) {
+std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
   std::string out = absl::StrCat("# nodeprobe run ", MarkdownCell(run.run_id()), "\n\n",
                                  "- stage: ", StageName(run.stage()), "\n- nodes: ",
                                  MarkdownCell(absl::StrJoin(run.nodes(), ", ")), "\n- verdict: **",
@@ -158,6 +194,7 @@ std::string MarkdownRun(const v1::StageRun& run) {
                                  "- profile: ",
                                  run.profile().source().empty() ? "none" : MarkdownCell(run.profile().source()),
                                  "\n\n");
+  if (with_gate) absl::StrAppend(&out, MarkdownGate(coordinator::GateOf({run})), "\n");
   absl::StrAppend(&out, "| node | probe | verdict | findings |\n|---|---|---|---|\n");
   for (const v1::StageReport& r : run.node_reports()) {
     for (const v1::ProbeResult& p : r.results()) {

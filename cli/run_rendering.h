@@ -19,7 +19,13 @@ std::string RoundTag(const v1::PairResult& p);
 std::string SuspectLine(const v1::Suspect& s);
 std::string CongestionLine(const v1::CongestionResult& c);
 
-std::string RenderRun(const v1::StageRun& run, bool color);
-std::string MarkdownRun(const v1::StageRun& run);
+// A run's record; with_gate: its production gate first (a campaign prints
+// its own gate across the runs, then each run without one).
+std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate = true);
+std::string MarkdownRun(const v1::StageRun& run, bool with_gate = true);
+// The production gate (coordinator/acceptance_gate.h): the headline, then
+// one line per item (text), or a table (Markdown).
+std::string RenderGate(const v1::GateChecklist& gate);
+std::string MarkdownGate(const v1::GateChecklist& gate);
 
 }  // namespace nodeprobe::cli

@@ -23,6 +23,8 @@
 #include "absl/time/time.h"
 #include "probes/framework/finding_codes.h"
 #include "probes/framework/profile_keys.h"
+#include "probes/framework/profile_reader.h"
+#include "probes/framework/profile_section.h"
 
 namespace nodeprobe {
 namespace {
@@ -54,76 +56,9 @@ absl::StatusOr<absl::Time> ParseExpiry(const std::string& text) {
   return not_a_date;
 }
 
-class ProfileParser {
+class ProfileParser : public ProfileReader {
  public:
-  explicit ProfileParser(std::string_view source) : source_(source) {}
-
-  absl::Status Error(const YAML::Node& node, const std::string& what) const {
-    // yaml-cpp lines are 0-based.
-    int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-    return absl::InvalidArgumentError(
-        absl::StrCat(source_, ":", line, ": ", what));
-  }
-
-  // "SOURCE:LINE: what" for a warning at `node`.
-  std::string Where(const YAML::Node& node, const std::string& what) const {
-    int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-    return absl::StrCat(source_, ":", line, ": ", what);
-  }
-
-  absl::Status UnknownKey(const YAML::Node& key, const std::string& section,
-                          const std::vector<std::string>& valid) const {
-    return Error(key, absl::StrCat("unknown key '", section,
-                                   key.as<std::string>(), "' (valid: ",
-                                   absl::StrJoin(valid, ", "), ")"));
-  }
-
-  absl::StatusOr<double> Number(const YAML::Node& node,
-                                const std::string& key) const {
-    try {
-      if (node.IsScalar()) {
-        const double v = node.as<double>();
-        if (!std::isfinite(v)) {
-          return Error(node, absl::StrCat(key, " must be a finite number, got '",
-                                          Describe(node), "'"));
-        }
-        return v;
-      }
-    } catch (const YAML::Exception&) {
-    }
-    return Error(node, absl::StrCat(key, " must be a number, got '",
-                                    Describe(node), "'"));
-  }
-
-  absl::StatusOr<bool> Bool(const YAML::Node& node, const std::string& key) const {
-    try {
-      if (node.IsScalar()) return node.as<bool>();
-    } catch (const YAML::Exception&) {
-    }
-    return Error(node, absl::StrCat(key, " must be true or false, got '",
-                                    Describe(node), "'"));
-  }
-
-  absl::StatusOr<std::string> String(const YAML::Node& node,
-                                     const std::string& key) const {
-    if (!node.IsScalar()) {
-      return Error(node, absl::StrCat(key, " must be a string"));
-    }
-    return node.as<std::string>();
-  }
-
-  absl::StatusOr<std::string> OneOf(const YAML::Node& node,
-                                    const std::string& key,
-                                    const std::vector<std::string>& allowed) {
-    absl::StatusOr<std::string> s = String(node, key);
-    if (!s.ok()) return s.status();
-    for (const std::string& a : allowed) {
-      if (*s == a) return s;
-    }
-    return Error(node, absl::StrCat(key, " must be one of ",
-                                    absl::StrJoin(allowed, ", "), ", got '",
-                                    *s, "'"));
-  }
+  explicit ProfileParser(std::string_view source) : ProfileReader(source) {}
 
   absl::Status ParseRdma(const YAML::Node& rdma, Profile& p) {
     if (!rdma.IsMap()) return Error(rdma, "rdma must be a mapping");
@@ -643,12 +578,11 @@ class ProfileParser {
       while (check.documents < 2 && parser.HandleNextDocument(check)) {
       }
     } catch (const ShapeError& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source_, ":", e.mark.line + 1, ": ", e.what));
+      return absl::InvalidArgumentError(absl::StrCat(source(), ":", e.mark.line + 1, ": ", e.what));
     }
     if (check.documents > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          source_, ":", check.second.line + 1,
+          source(), ":", check.second.line + 1,
           ": a profile is one YAML document; remove the second (after '---', or a stray "
           "',' or ']' the parser took for one) or split the file"));
     }
@@ -657,14 +591,15 @@ class ProfileParser {
 
   absl::StatusOr<Profile> Parse(std::string_view yaml) {
     Profile p;
-    p.source = std::string(source_);
+    p.source = std::string(source());
+    for (const ProfileSection& s : DeclaredProfileSections()) p.sections[s.name] = s.defaults;
     YAML::Node root;
     try {
       if (absl::Status shape = CheckShape(yaml); !shape.ok()) return shape;
       root = YAML::Load(std::string(yaml));
     } catch (const YAML::ParserException& e) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source_, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source(), ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
     }
     if (root.IsNull()) return p;  // an empty file is an empty profile
     if (absl::Status dup = NoDuplicateKeys(root); !dup.ok()) return dup;
@@ -677,7 +612,12 @@ class ProfileParser {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
         absl::Status s;
-        if (key == "rdma") {
+        if (auto declared = p.sections.find(key); declared != p.sections.end()) {
+          const auto& all = DeclaredProfileSections();
+          s = ReadSection(*std::find_if(all.begin(), all.end(),
+                                        [&](const ProfileSection& d) { return d.name == key; }),
+                          *this, kv.second, declared->second);
+        } else if (key == "rdma") {
           s = ParseRdma(kv.second, p);
         } else if (key == "mtu") {
           s = ParseMtu(kv.second, p);
@@ -707,8 +647,7 @@ class ProfileParser {
         if (!s.ok()) return s;
       }
     } catch (const YAML::Exception& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source_, ":", e.mark.line + 1, ": ", e.msg));
+      return absl::InvalidArgumentError(absl::StrCat(source(), ":", e.mark.line + 1, ": ", e.msg));
     }
     return p;
   }
@@ -737,15 +676,6 @@ class ProfileParser {
     }
     return absl::OkStatus();
   }
-
-  static std::string Describe(const YAML::Node& node) {
-    if (node.IsScalar()) return node.as<std::string>();
-    if (node.IsSequence()) return "a list";
-    if (node.IsMap()) return "a mapping";
-    return "nothing";
-  }
-
-  std::string source_;
 };
 
 }  // namespace

@@ -71,8 +71,11 @@
 //       expires: 2027-01-31             # through that day (UTC), or an RFC 3339
 //                                       # time; expired: no longer applied, and
 //                                       # the finding says so
+//   acceptance:                        # declared in coordinator/acceptance_profile.h
+//                                      # (sections beside their readers: profile_section.h)
 #pragma once
 
+#include <any>
 #include <map>
 #include <optional>
 #include <string>
@@ -200,6 +203,19 @@ struct Profile {
   // "FILE:LINE: what" for values that load but look unmeant (an exception
   // already expired, or expiring more than a year ahead): said at load.
   std::vector<std::string> warnings;
+
+  // Sections declared beside their readers (profile_section.h), by name:
+  // each holds its struct, defaults when the profile has no such section.
+  std::map<std::string, std::any, std::less<>> sections;
+  // The declared section NAME's struct (a default T when there is none).
+  template <typename T>
+  const T& Section(std::string_view name) const {
+    if (auto it = sections.find(name); it != sections.end()) {
+      if (const T* t = std::any_cast<T>(&it->second)) return *t;
+    }
+    static const T kAbsent{};
+    return kAbsent;
+  }
 
   // The exception that covers (code, device), or nullptr. An exception's
   // device matches the finding's device exactly, or as its "dev:" prefix.

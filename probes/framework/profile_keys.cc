@@ -1,10 +1,18 @@
 // File: profile_keys.cc
 #include "probes/framework/profile_keys.h"
 
+#include <algorithm>
+
+#include "probes/framework/profile_section.h"
+
 namespace nodeprobe {
 
-const std::vector<ProfileKey>& ProfileKeys() {
-  static const std::vector<ProfileKey> kKeys = {
+namespace {
+
+// The sections profile.cc parses itself; sections declared beside their
+// readers add theirs after these (ProfileKeys()).
+std::vector<ProfileKey> CentralKeys() {
+  return {
       // rdma: the rdma-devices probe
       {"rdma.expected_rate_gbps", "number in (0, 3200] (Gb/s)", "not judged",
        "each ACTIVE RDMA port's rate"},
@@ -112,20 +120,36 @@ const std::vector<ProfileKey>& ProfileKeys() {
       {"exceptions[].expires", "date (through that day, UTC) or RFC 3339 time", "never",
        "after it the exception is not applied and the finding says so"},
   };
+}
+
+}  // namespace
+
+const std::vector<ProfileKey>& ProfileKeys() {
+  static const std::vector<ProfileKey> kKeys = [] {
+    std::vector<ProfileKey> keys = CentralKeys();
+    for (const ProfileSection& s : DeclaredProfileSections()) {
+      keys.insert(keys.end(), s.keys.begin(), s.keys.end());
+    }
+    return keys;
+  }();
   return kKeys;
 }
 
 std::vector<std::string> SectionKeys(std::string_view section) {
   std::vector<std::string> out;
   for (const ProfileKey& k : ProfileKeys()) {
-    const std::string_view key = k.key;
+    const std::string_view key = k.key;  // "section.key" or "section.key.sub"
     const size_t dot = key.find('.');
     std::string_view head = key.substr(0, dot);
     if (head.size() > 2 && head.substr(head.size() - 2) == "[]") head.remove_suffix(2);
     if (section.empty()) {
-      if (out.empty() || out.back() != head) out.emplace_back(head);
+      // Each section once, wherever its keys sit in the table.
+      if (std::find(out.begin(), out.end(), head) == out.end()) out.emplace_back(head);
     } else if (head == section) {
-      const std::string_view name = key.substr(dot + 1);
+      std::string_view name = key.substr(dot + 1);
+      name = name.substr(0, name.find('.'));
+      // acceptance.owners.host and .fabric are one key, owners.
+      if (std::find(out.begin(), out.end(), name) != out.end()) continue;
       const size_t family = name.find("<collective>");
       if (family == std::string_view::npos) {
         if (name.find('<') == std::string_view::npos) out.emplace_back(name);

@@ -13,12 +13,13 @@
 namespace nodeprobe {
 
 struct ProfileKey {
-  const char* key;     // "section.key"; "<collective>" or "<component>" where a family
-  const char* type;    // "number in (0, 1]", "warn | fail", "list of ...", ...
-  const char* absent;  // what applies without it
-  const char* doc;
+  std::string key;     // "section.key"; "<collective>" or "<component>" where a family
+  std::string type;    // "number in (0, 1]", "warn | fail", "list of ...", ...
+  std::string absent;  // what applies without it
+  std::string doc;
 };
 
+// The table here, then every declared section's keys (profile_section.h).
 const std::vector<ProfileKey>& ProfileKeys();
 // The keys of SECTION ("rdma", ...) without the section's prefix, as the
 // parser lists them in "unknown key" errors; the top-level sections for "".

@@ -8,7 +8,7 @@
 set -euo pipefail
 
 NODEPROBE_PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config
+  build-essential cmake ninja-build ccache pkg-config lld
   libibverbs-dev librdmacm-dev ibverbs-providers
   libhwloc-dev libxml2-dev liblldpctl-dev lldpd libibnetdisc-dev libibmad-dev libibumad-dev
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev

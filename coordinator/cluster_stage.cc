@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/blame.h"
+#include "coordinator/cluster_profile.h"
 #include "coordinator/pairing.h"
 #include "coordinator/peer_judgement.h"
 #include "coordinator/peer_stats.h"
@@ -161,7 +162,7 @@ void RunRetests(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
     progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", now.size() - (free_good.size() >= 2),
                           " suspects", free_good.size() >= 2 ? " and a control pair" : ""));
     RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
-             profile.cluster.latency);
+             ClusterRulesOf(profile).latency);
     for (const Retest& t : now) {
       if (t.control) continue;
       (*partner)[t.suspect] = t.known_good;
@@ -246,7 +247,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs",
                           kept ? absl::StrCat(" (", kept, " kept from before)") : ""));
     RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
-             chatty, profile.cluster.latency);
+             chatty, ClusterRulesOf(profile).latency);
     run->set_rounds(static_cast<uint32_t>(r + 1));
     checkpoint(*run);
   }
@@ -256,8 +257,9 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->node()] = static_cast<int>(i);
   std::vector<int> pair_of;  // measurement -> index in run->pairs()
   const std::vector<Measurement> m = Measurements(*run, nodes, index, false, &pair_of);
-  const BlameRules rules{profile.transfer.min_fraction_of_peers, profile.cluster.suspect_share,
-                         profile.cluster.max_latency_ratio, profile.transfer.noise_sigmas};
+  const BlameRules rules{profile.transfer.min_fraction_of_peers,
+                         ClusterRulesOf(profile).suspect_share,
+                         ClusterRulesOf(profile).max_latency_ratio, profile.transfer.noise_sigmas};
   const std::vector<Suspect> suspects = FindSuspects(m, rules);
   const std::map<std::string, PeerReference> refs = ReferencesOf(m);
 
@@ -277,7 +279,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   // Retests: a rail suspect's rails of one node go in one job; rounds of
   // retests run at once, each node (suspect or good) in one job a round.
   std::vector<Retest> pending;
-  if (profile.cluster.retest) {
+  if (ClusterRulesOf(profile).retest) {
     for (size_t i = 0; i < suspects.size(); ++i) {
       const Suspect& s = suspects[i];
       Retest t;
@@ -388,7 +390,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     const std::string against =
         s.kind == Suspect::kLink || partner < 0 ? "" : " against " + nodes[partner]->node();
     if (!retested) {
-      absl::StrAppend(&message, profile.cluster.retest
+      absl::StrAppend(&message, ClusterRulesOf(profile).retest
                                     ? "; not retested: no node outside the suspects was free"
                                     : "; not retested (cluster.retest: false)");
     } else if (confirmed) {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/failure_profile.h"
 #include "coordinator/peer_judgement.h"
 #include "probes/framework/result_util.h"
 
@@ -153,7 +154,7 @@ void RecordHitTransfer(const Scenario& sc, const std::string& from, const std::s
 void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile& profile,
               absl::Time deadline, const ProgressFn& progress) {
   const v1::AcceptanceProfile& ap = run->profile();
-  const double down = profile.failure.link_down_s;
+  const double down = FailureRulesOf(profile).link_down_s;
   const Scenario sc = Begin(run, "link-down", a, b, progress);
   v1::FailureResult* r = sc.r;
 
@@ -198,14 +199,15 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
 
   // Recovery: short transfers from the moment the link is back (beside
   // what is left of the hit transfer) until one is good.
-  const absl::Time give_up = std::min(deadline, up_at + absl::Seconds(profile.failure.max_recover_s));
+  const absl::Time give_up =
+      std::min(deadline, up_at + absl::Seconds(FailureRulesOf(profile).max_recover_s));
   if (TrafficFlowsBy(a, b, ap, give_up)) {
     r->set_recover_s(std::max(0.0, absl::ToDoubleSeconds(absl::Now() - up_at)));
     sc.act(absl::StrFormat("traffic flows again %.2f s after the link came back", r->recover_s()));
   } else if (a.alive() && b.alive()) {
     Add(r, "FAILURE_NOT_RECOVERED",
         absl::StrFormat("no good transfer %s -> %s within %.0f s of the link coming back", a.node(),
-                        b.node(), profile.failure.max_recover_s));
+                        b.node(), FailureRulesOf(profile).max_recover_s));
   }
   // What the transfer made of it.
   absl::StatusOr<v1::AgentMessage> result =
@@ -271,7 +273,8 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
   RecordHitTransfer(sc, a.node(), b.node(), result, "completed", "");
 
   // Back: registered again, and a transfer through the new agent.
-  const absl::Time give_up = std::min(deadline, lost + absl::Seconds(profile.failure.max_recover_s));
+  const absl::Time give_up =
+      std::min(deadline, lost + absl::Seconds(FailureRulesOf(profile).max_recover_s));
   std::shared_ptr<AgentSession> again;
   while (absl::Now() < give_up) {
     again = find ? find(b.node()) : nullptr;
@@ -292,7 +295,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
         absl::StrFormat(
             "%s's agent %s within %.0f s of its restart", b.node(),
             again ? "registered again but no transfer through it worked" : "did not register again",
-            profile.failure.max_recover_s));
+            FailureRulesOf(profile).max_recover_s));
   }
   sc.finish();
 }

@@ -1,11 +1,11 @@
 // File: stage_orchestrator.cc
 #include "coordinator/stage_orchestrator.h"
 
-#include <algorithm>
-#include <set>
-#include <atomic>
-
 #include <google/protobuf/util/time_util.h>
+
+#include <algorithm>
+#include <atomic>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -13,15 +13,16 @@
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
 #include "coordinator/cluster_stage.h"
+#include "coordinator/collective_peers.h"
 #include "coordinator/collective_stage.h"
 #include "coordinator/congestion_stage.h"
 #include "coordinator/failure_stage.h"
-#include "coordinator/collective_peers.h"
 #include "coordinator/peer_judgement.h"
 #include "coordinator/record_check.h"
+#include "platform/bounded_for.h"
+#include "probes/cabling/cabling_profile.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/profile.h"
-#include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -110,7 +111,7 @@ std::vector<std::string> RailPlan(const v1::AcceptanceProfile& profile) {
   if (profile.yaml().empty()) return out;
   absl::StatusOr<Profile> p = ParseProfile(profile.yaml(), profile.source());
   if (!p.ok()) return out;
-  for (const auto& [netdev, glob] : p->cabling_expect) out.push_back(netdev);
+  for (const auto& [netdev, glob] : CablingPlanOf(*p).expect) out.push_back(netdev);
   return out;
 }
 

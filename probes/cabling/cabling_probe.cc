@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_sysfs.h"
+#include "probes/cabling/cabling_profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 
@@ -118,19 +119,19 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
       devs.ok() ? rdma::NetdevsOfPorts(*devs, &sys) : std::vector<rdma::PortNetdevs>{};
   std::vector<platform::CableNeighbor> ib = IbCableNeighbors(ports);
   bool plan_names_netdevs = false;
-  for (const auto& [key, pattern] : ctx.profile->cabling_expect) {
+  for (const auto& [key, pattern] : CablingPlanOf(*ctx.profile).expect) {
     plan_names_netdevs |= !IsIbPortKey(key);
   }
   const std::string socket = platform::LldpdSocket();
   absl::StatusOr<std::vector<platform::CableNeighbor>> neighbors =
       platform::ReadLldpNeighbors(socket);
   if (!neighbors.ok() && !plan_names_netdevs &&
-      (!ib.empty() || !ctx.profile->cabling_expect.empty())) {
+      (!ib.empty() || !CablingPlanOf(*ctx.profile).expect.empty())) {
     // InfiniBand alone needs no lldpd: judge what the fabric said.
     neighbors = std::vector<platform::CableNeighbor>{};
   }
   if (!neighbors.ok()) {
-    if (ctx.profile->cabling_expect.empty()) {
+    if (CablingPlanOf(*ctx.profile).expect.empty()) {
       return SkipResult("cabling", absl::StrCat("no cabling record: ", neighbors.status().message(),
                                                 "; install and start lldpd on the node"));
     }
@@ -146,8 +147,8 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
   for (const rdma::PortNetdevs& p : ports) {
     for (const std::string& nd : p.netdevs) rdma_ports[nd] = absl::StrCat(p.device, ":", p.port);
   }
-  v1::ProbeResult r = JudgeCabling(*neighbors, ctx.profile->cabling_expect, rdma_ports,
-                                   ctx.profile->source);
+  v1::ProbeResult r =
+      JudgeCabling(*neighbors, CablingPlanOf(*ctx.profile).expect, rdma_ports, ctx.profile->source);
   r.mutable_cabling()->set_lldpd_socket(socket);
   return r;
 }

@@ -60,77 +60,6 @@ class ProfileParser : public ProfileReader {
  public:
   explicit ProfileParser(std::string_view source) : ProfileReader(source) {}
 
-  absl::Status ParseRdma(const YAML::Node& rdma, Profile& p) {
-    if (!rdma.IsMap()) return Error(rdma, "rdma must be a mapping");
-    static const std::vector<std::string> kKeys = SectionKeys("rdma");
-    for (const auto& kv : rdma) {
-      const std::string key = kv.first.as<std::string>();
-      if (key == "expected_rate_gbps") {
-        absl::StatusOr<double> v = Number(kv.second, "rdma." + key);
-        if (!v.ok()) return v.status();
-        // 3200 Gb/s is above any port built today (XDR is 800).
-        if (*v <= 0 || *v > 3200) {
-          return Error(kv.second, "rdma." + key + " must be > 0 and <= 3200 (Gb/s)");
-        }
-        p.rdma_expected_rate_gbps = *v;
-      } else if (key == "expected_link_layer") {
-        absl::StatusOr<std::string> v =
-            OneOf(kv.second, "rdma." + key, {"InfiniBand", "Ethernet"});
-        if (!v.ok()) return v.status();
-        p.rdma_expected_link_layer = *v;
-      } else if (key == "error_counters") {
-        absl::StatusOr<std::string> v =
-            OneOf(kv.second, "rdma." + key, {"warn", "fail"});
-        if (!v.ok()) return v.status();
-        p.rdma_error_counters_severity = *v == "fail" ? v1::FAIL : v1::WARN;
-      } else {
-        return UnknownKey(kv.first, "rdma.", kKeys);
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseMtu(const YAML::Node& mtu, Profile& p) {
-    if (!mtu.IsMap()) return Error(mtu, "mtu must be a mapping");
-    static const std::vector<std::string> kKeys = SectionKeys("mtu");
-    for (const auto& kv : mtu) {
-      const std::string key = kv.first.as<std::string>();
-      if (key == "expected") {
-        absl::StatusOr<double> v = Number(kv.second, "mtu.expected");
-        if (!v.ok()) return v.status();
-        if (*v < 68 || *v > 65535 || *v != static_cast<int>(*v)) {
-          return Error(kv.second, "mtu.expected must be a whole number of bytes, 68 .. 65535");
-        }
-        p.mtu_expected = static_cast<int>(*v);
-      } else if (key == "interfaces") {
-        if (!kv.second.IsSequence()) {
-          return Error(kv.second, "mtu.interfaces must be a list of interface names");
-        }
-        for (const YAML::Node& n : kv.second) {
-          absl::StatusOr<std::string> name = String(n, "mtu.interfaces[]");
-          if (!name.ok()) return name.status();
-          p.mtu_interfaces.push_back(*name);
-        }
-      } else {
-        return UnknownKey(kv.first, "mtu.", kKeys);
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseLocality(const YAML::Node& locality, Profile& p) {
-    if (!locality.IsMap()) return Error(locality, "locality must be a mapping");
-    static const std::vector<std::string> kKeys = SectionKeys("locality");
-    for (const auto& kv : locality) {
-      const std::string key = kv.first.as<std::string>();
-      if (key != "rail_optimized") return UnknownKey(kv.first, "locality.", kKeys);
-      absl::StatusOr<bool> v = Bool(kv.second, "locality." + key);
-      if (!v.ok()) return v.status();
-      p.rail_optimized = *v;
-    }
-    return absl::OkStatus();
-  }
-
   absl::Status ParseTransfer(const YAML::Node& node, Profile& p) {
     if (!node.IsMap()) return Error(node, "transfer must be a mapping");
     static const std::vector<std::string> kKeys = SectionKeys("transfer");
@@ -191,123 +120,6 @@ class ProfileParser : public ProfileReader {
       if (key == "rdma_send_bw_min_gbps") t.rdma_send_bw_min_gbps = *v;
       if (key == "rdma_write_lat_max_us") t.rdma_write_lat_max_us = *v;
       if (key == "tcp_rr_lat_max_us") t.tcp_rr_lat_max_us = *v;
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseCluster(const YAML::Node& node, Profile& p) {
-    if (!node.IsMap()) return Error(node, "cluster must be a mapping");
-    static const std::vector<std::string> kKeys = SectionKeys("cluster");
-    for (const auto& kv : node) {
-      const std::string key = kv.first.as<std::string>();
-      const std::string name = "cluster." + key;
-      if (key == "retest" || key == "latency") {
-        absl::StatusOr<bool> v = Bool(kv.second, name);
-        if (!v.ok()) return v.status();
-        (key == "retest" ? p.cluster.retest : p.cluster.latency) = *v;
-      } else if (key == "max_latency_ratio") {
-        absl::StatusOr<double> v = Number(kv.second, name);
-        if (!v.ok()) return v.status();
-        if (*v <= 1 || *v > 1000) return Error(kv.second, name + " must be above 1, e.g. 2.1");
-        p.cluster.max_latency_ratio = *v;
-      } else if (key == "suspect_share") {
-        absl::StatusOr<double> v = Number(kv.second, name);
-        if (!v.ok()) return v.status();
-        if (*v <= 0 || *v >= 1) return Error(kv.second, name + " must be in (0, 1), e.g. 0.5");
-        p.cluster.suspect_share = *v;
-      } else {
-        return UnknownKey(kv.first, "cluster.", kKeys);
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseCongestion(const YAML::Node& node, Profile& p) {
-    if (!node.IsMap()) return Error(node, "congestion must be a mapping");
-    static const std::vector<std::string> kKeys = SectionKeys("congestion");
-    CongestionRules& c = p.congestion;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.as<std::string>();
-      const std::string name = "congestion." + key;
-      if (key == "patterns") {
-        if (!kv.second.IsSequence() || kv.second.size() == 0) {
-          return Error(kv.second, name + " must be a list of incast, all_to_all");
-        }
-        c.incast = c.all_to_all = false;
-        for (const auto& item : kv.second) {
-          absl::StatusOr<std::string> v = OneOf(item, name, {"incast", "all_to_all"});
-          if (!v.ok()) return v.status();
-          (*v == "incast" ? c.incast : c.all_to_all) = true;
-        }
-        continue;
-      }
-      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
-        return UnknownKey(kv.first, "congestion.", kKeys);
-      }
-      absl::StatusOr<double> v = Number(kv.second, name);
-      if (!v.ok()) return v.status();
-      if (key == "group_size") {
-        if (*v < 3 || *v > 64 || *v != static_cast<int>(*v)) {
-          return Error(kv.second, name + " must be a whole number from 3 to 64");
-        }
-        c.group_size = static_cast<int>(*v);
-      } else if (key == "incast_senders") {
-        if (*v < 1 || *v > 63 || *v != static_cast<int>(*v)) {
-          return Error(kv.second, name + " must be a whole number from 1 to 63");
-        }
-        c.incast_senders = static_cast<int>(*v);
-      } else if (key == "min_fairness") {
-        if (*v <= 0 || *v > 1) return Error(kv.second, name + " must be in (0, 1]");
-        c.min_fairness = *v;
-      } else {
-        if (*v < 1 || *v > 1e6) return Error(kv.second, name + " must be >= 1");
-        c.max_latency_ratio = *v;
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseFailure(const YAML::Node& node, Profile& p) {
-    if (!node.IsMap()) return Error(node, "failure must be a mapping");
-    static const std::vector<std::string> kKeys = SectionKeys("failure");
-    for (const auto& kv : node) {
-      const std::string key = kv.first.as<std::string>();
-      const std::string name = "failure." + key;
-      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
-        return UnknownKey(kv.first, "failure.", kKeys);
-      }
-      absl::StatusOr<double> v = Number(kv.second, name);
-      if (!v.ok()) return v.status();
-      if (key == "link_down_s") {
-        if (*v < 0.1 || *v > 60) return Error(kv.second, name + " must be 0.1 to 60 (seconds)");
-        p.failure.link_down_s = *v;
-      } else {
-        if (*v < 1 || *v > 600) return Error(kv.second, name + " must be 1 to 600 (seconds)");
-        p.failure.max_recover_s = *v;
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseCabling(const YAML::Node& node, Profile& p) {
-    if (!node.IsMap()) return Error(node, "cabling must be a mapping (expect:)");
-    for (const auto& kv : node) {
-      const std::string key = kv.first.as<std::string>();
-      if (key != "expect") return UnknownKey(kv.first, "cabling.", {"expect"});
-      if (!kv.second.IsMap()) {
-        return Error(kv.second, "cabling.expect must map interfaces (or InfiniBand ports "
-                                "as device:port) to switch names, e.g. "
-                                "ens1f0np0: \"leaf-rail-0-*\"");
-      }
-      for (const auto& e : kv.second) {
-        const std::string iface = e.first.as<std::string>();
-        absl::StatusOr<std::string> pattern = String(e.second, "cabling.expect." + iface);
-        if (!pattern.ok()) return pattern.status();
-        if (iface.empty() || pattern->empty()) {
-          return Error(e.second, "cabling.expect needs an interface and a non-empty pattern");
-        }
-        p.cabling_expect.emplace_back(iface, *pattern);
-      }
     }
     return absl::OkStatus();
   }
@@ -617,26 +429,12 @@ class ProfileParser : public ProfileReader {
           s = ReadSection(*std::find_if(all.begin(), all.end(),
                                         [&](const ProfileSection& d) { return d.name == key; }),
                           *this, kv.second, declared->second);
-        } else if (key == "rdma") {
-          s = ParseRdma(kv.second, p);
-        } else if (key == "mtu") {
-          s = ParseMtu(kv.second, p);
-        } else if (key == "locality") {
-          s = ParseLocality(kv.second, p);
         } else if (key == "transfer") {
           s = ParseTransfer(kv.second, p);
         } else if (key == "nccl") {
           s = ParseNccl(kv.second, p);
-        } else if (key == "cluster") {
-          s = ParseCluster(kv.second, p);
-        } else if (key == "congestion") {
-          s = ParseCongestion(kv.second, p);
-        } else if (key == "failure") {
-          s = ParseFailure(kv.second, p);
         } else if (key == "guard") {
           s = ParseGuard(kv.second, p);
-        } else if (key == "cabling") {
-          s = ParseCabling(kv.second, p);
         } else if (key == "versions") {
           s = ParseVersions(kv.second, p);
         } else if (key == "exceptions") {

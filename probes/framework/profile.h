@@ -4,15 +4,9 @@
 // accepted. Without a profile, probes judge only what is wrong on its face.
 //
 // YAML, version 1:
-//   rdma:
-//     expected_rate_gbps: 400          # each ACTIVE port's rate
-//     expected_link_layer: InfiniBand  # or Ethernet
-//     error_counters: warn             # warn | fail: non-zero error counters
-//   mtu:
-//     expected: 9000                   # every checked interface's MTU
-//     interfaces: [eth0, bond0]        # checked besides RDMA netdevs
-//   locality:
-//     rail_optimized: true             # every GPU must have a PIX/PXB NIC
+//   rdma:, mtu:, locality:, cabling:  # declared by their probes (probes/<probe>/*_profile.h)
+//   cluster:, congestion:, failure:  # by their stages (coordinator/*_profile.h)
+//   acceptance:                      # by the gate (coordinator/acceptance_profile.h)
 //   transfer:                          # judged transfers (all optional)
 //     tcp_stream_min_gbps: 90          # absolute bars per transport/op
 //     rdma_write_bw_min_gbps: 360      # also rdma_read_bw_, rdma_send_bw_
@@ -41,23 +35,6 @@
 //     iters: 20                         # timed; warmup_iters: 5
 //     op_timeout_s: 60                  # one size of one collective
 //     env: { NCCL_IB_QPS_PER_CONNECTION: "4" }  # NCCL_* set for our runs
-//   cluster:                           # the cluster stage's blame (coordinator/blame.h)
-//     suspect_share: 0.5               # suspect: low with more than this share of partners
-//     retest: true                     # retest suspects against a node that passed all
-//     latency: false                   # also a latency test per pair and direction
-//     max_latency_ratio: 2.1           # a latency above this x the run's best is bad
-//   congestion:                        # the congestion stage (coordinator/congestion_stage.h)
-//     patterns: [incast, all_to_all]   # what it runs (default both)
-//     group_size: 8                    # nodes per group (incast/all-to-all inside one)
-//     incast_senders: 7                # senders per incast (default: the group's others)
-//     min_fairness: 0.8                # Jain's index over the flows, below: WARN
-//     max_latency_ratio: 10            # p99 under load / idle p99, above: WARN
-//   failure:                           # the failure stage (coordinator/failure_stage.h)
-//     link_down_s: 3                   # how long the link stays down
-//     max_recover_s: 30                # a good transfer within this of the link's return
-//   cabling:                           # the rail plan (probes/cabling)
-//     expect:                          # netdev -> the switch it goes to (a glob
-//       ens1f0np0: "leaf-rail-0-*"     # on LLDP's system name)
 //   guard:                             # the busy-node guard (platform/node_busy.h)
 //     intrusive_in_sweep: false        # `run --sweep` runs GPU copies, collectives,
 //                                      # loopback transfers too
@@ -71,8 +48,6 @@
 //       expires: 2027-01-31             # through that day (UTC), or an RFC 3339
 //                                       # time; expired: no longer applied, and
 //                                       # the finding says so
-//   acceptance:                        # declared in coordinator/acceptance_profile.h
-//                                      # (sections beside their readers: profile_section.h)
 #pragma once
 
 #include <any>
@@ -130,53 +105,13 @@ struct TransferBars {
   v1::Verdict error_counters_grew = v1::FAIL;
 };
 
-// How the cluster stage assigns blame for low transfers (the low bar itself
-// is transfer.min_fraction_of_peers, gated by the noise).
-struct ClusterRules {
-  double suspect_share = 0.5;
-  bool retest = true;
-  bool latency = false;
-  double max_latency_ratio = 2.1;
-};
-
-// How the congestion stage loads the fabric and judges what it saw.
-struct CongestionRules {
-  bool incast = true;
-  bool all_to_all = true;
-  int group_size = 8;
-  int incast_senders = 0;  // 0: every other node of the group
-  double min_fairness = 0.8;
-  double max_latency_ratio = 10;
-};
-
-struct FailureRules {
-  double link_down_s = 3;
-  double max_recover_s = 30;
-};
-
 struct Profile {
   // The file it came from ("" when none was given).
   std::string source;
 
-  std::optional<double> rdma_expected_rate_gbps;
-  std::optional<std::string> rdma_expected_link_layer;
-  v1::Verdict rdma_error_counters_severity = v1::WARN;
-
-  std::optional<int> mtu_expected;
-  std::vector<std::string> mtu_interfaces;
-
   TransferBars transfer;
-  ClusterRules cluster;
-  CongestionRules congestion;
-  FailureRules failure;
-  // The rail plan: netdev -> glob the LLDP neighbour's system name must
-  // match (fnmatch); source order kept for the record.
-  std::vector<std::pair<std::string, std::string>> cabling_expect;
   // `run --sweep` (the scheduled sweep) runs intrusive probes too.
   bool intrusive_in_sweep = false;
-
-  // Rail-optimized nodes: a GPU without a NIC under its PCIe switch FAILs.
-  bool rail_optimized = false;
 
   // NCCL topology file NCCL is given on these nodes (else NCCL_TOPO_FILE
   // from the environment): checked against the live topology.
@@ -205,6 +140,8 @@ struct Profile {
   std::vector<std::string> warnings;
 
   // Sections declared beside their readers (profile_section.h), by name:
+  // rdma, mtu, locality (probes/<probe>/), cluster, congestion, failure,
+  // acceptance (coordinator/), cabling (probes/cabling/); one
   // each holds its struct, defaults when the profile has no such section.
   std::map<std::string, std::any, std::less<>> sections;
   // The declared section NAME's struct (a default T when there is none).
@@ -215,6 +152,15 @@ struct Profile {
     }
     static const T kAbsent{};
     return kAbsent;
+  }
+  // The same, to set (code that builds a profile, tests): made if absent.
+  template <typename T>
+  T& MutableSection(std::string_view name) {
+    auto it = sections.find(name);
+    if (it == sections.end() || std::any_cast<T>(&it->second) == nullptr) {
+      it = sections.insert_or_assign(std::string(name), T{}).first;
+    }
+    return *std::any_cast<T>(&it->second);
   }
 
   // The exception that covers (code, device), or nullptr. An exception's

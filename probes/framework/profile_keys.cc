@@ -3,29 +3,25 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "probes/framework/profile.h"
 #include "probes/framework/profile_section.h"
 
 namespace nodeprobe {
 
 namespace {
 
-// The sections profile.cc parses itself; sections declared beside their
-// readers add theirs after these (ProfileKeys()).
+// The sections profile.cc parses itself (transfer, nccl, guard, versions,
+// exceptions); sections declared beside their readers add theirs after
+// these (ProfileKeys()).
+// What applies without a key is the default the code holds, never
+// restated: a changed default changes --explain with it.
+std::string Num(double v) { return absl::StrCat(v); }
+std::string Severity(v1::Verdict v) { return v == v1::FAIL ? "fail" : "warn"; }
+
 std::vector<ProfileKey> CentralKeys() {
+  const TransferBars t;
   return {
-      // rdma: the rdma-devices probe
-      {"rdma.expected_rate_gbps", "number in (0, 3200] (Gb/s)", "not judged",
-       "each ACTIVE RDMA port's rate"},
-      {"rdma.expected_link_layer", "InfiniBand | Ethernet", "not judged",
-       "each RDMA port's link layer"},
-      {"rdma.error_counters", "warn | fail", "warn", "severity of non-zero port error counters"},
-      // mtu: the mtu probe
-      {"mtu.expected", "integer MTU", "not judged", "every checked interface's MTU"},
-      {"mtu.interfaces", "list of interface names", "the RDMA netdevs only",
-       "interfaces checked besides the RDMA netdevs"},
-      // locality
-      {"locality.rail_optimized", "true | false", "false",
-       "every GPU must have a NIC under its PCIe switch (FAIL, not WARN, when not)"},
       // transfer: judged transfers (two-node, cluster, congestion stages)
       {"transfer.tcp_stream_min_gbps", "number > 0 (Gb/s)", "the hardware bar",
        "TCP stream bandwidth bar"},
@@ -39,23 +35,23 @@ std::vector<ProfileKey> CentralKeys() {
        "RDMA write latency bar (median)"},
       {"transfer.tcp_rr_lat_max_us", "number > 0 (us)", "not judged",
        "TCP request/response latency bar (median)"},
-      {"transfer.min_fraction_of_line_rate", "number in (0, 1]", "0.90",
+      {"transfer.min_fraction_of_line_rate", "number in (0, 1]", Num(t.min_fraction_of_line_rate),
        "share of the hardware's goodput a transfer must reach when no bar is set"},
-      {"transfer.min_fraction_of_peers", "number in (0, 1]", "0.90",
+      {"transfer.min_fraction_of_peers", "number in (0, 1]", Num(t.min_fraction_of_peers),
        "share of the peers' reference of the same kind a transfer must reach"},
-      {"transfer.min_fraction_of_best_pair", "number in (0, 1]", "0.90",
+      {"transfer.min_fraction_of_best_pair", "number in (0, 1]", Num(t.min_fraction_of_peers),
        "the old name of min_fraction_of_peers (read the same)"},
-      {"transfer.noise_sigmas", "number > 0", "3",
+      {"transfer.noise_sigmas", "number in [0, 10]", Num(t.noise_sigmas),
        "a gap counts only above this many times the run's noise"},
-      {"transfer.max_spread", "number > 0", "0.15",
+      {"transfer.max_spread", "number in (0, 1]", Num(t.max_spread),
        "above this robust spread a run is too noisy to judge small gaps"},
-      {"transfer.below_peers", "warn | fail", "warn",
+      {"transfer.below_peers", "warn | fail", Severity(t.below_peers),
        "severity of a reproduced TRANSFER_BELOW_PEERS"},
-      {"transfer.min_fraction_of_reverse", "number in (0, 1]", "0.80",
+      {"transfer.min_fraction_of_reverse", "number in (0, 1]", Num(t.min_fraction_of_reverse),
        "one direction of a rail against the other (TRANSFER_ASYMMETRIC below it)"},
       {"transfer.congestion_max_per_second", "number > 0", "not judged",
        "pauses, CNPs or ECN marks per second during a transfer above which it WARNs"},
-      {"transfer.error_counters_grew", "warn | fail", "fail",
+      {"transfer.error_counters_grew", "warn | fail", Severity(t.error_counters_grew),
        "severity of error counters that grew during a transfer"},
       // nccl: the nccl probe and the collective stage
       {"nccl.topo_file", "path", "not checked",
@@ -64,9 +60,9 @@ std::vector<ProfileKey> CentralKeys() {
        "nccl.hardware_min_fraction of the hardware",
        "bus bandwidth bar at the largest size, per collective (all_reduce, all_gather, "
        "reduce_scatter, alltoall, broadcast, reduce, sendrecv)"},
-      {"nccl.hardware_min_fraction", "number in (0, 1]", "0.6",
+      {"nccl.hardware_min_fraction", "number in (0, 1]", Num(Profile{}.nccl_hardware_min_fraction),
        "with no bar: WARN below this share of what NVLink, PCIe or the rails carry"},
-      {"nccl.min_fraction_of_peers", "number in (0, 1]", "0.9",
+      {"nccl.min_fraction_of_peers", "number in (0, 1]", Num(Profile{}.nccl_min_fraction_of_peers),
        "a node's collectives against the median of the other nodes' in a run"},
       {"nccl.collectives", "list of collective names", "all seven",
        "what the nccl probe and stages run"},
@@ -80,32 +76,8 @@ std::vector<ProfileKey> CentralKeys() {
       {"nccl.op_timeout_s", "seconds > 0", "60", "deadline of one size of one collective"},
       {"nccl.env", "mapping of NCCL_* variables to strings", "none",
        "NCCL variables set for our runs (NCCL_IB_TC, NCCL_IB_SL, ...)"},
-      // cluster: the cluster stage's blame
-      {"cluster.suspect_share", "number in (0, 1)", "0.5",
-       "a node is suspect when low with more than this share of its partners"},
-      {"cluster.retest", "true | false", "true",
-       "retest suspects against a node that passed everything"},
-      {"cluster.latency", "true | false", "false", "also a latency test per pair and direction"},
-      {"cluster.max_latency_ratio", "number > 1", "2.1",
-       "a latency above this times the run's best is bad"},
-      // congestion: the congestion stage
-      {"congestion.patterns", "list of incast | all_to_all", "both", "what the stage runs"},
-      {"congestion.group_size", "integer >= 3", "8", "nodes per group"},
-      {"congestion.incast_senders", "integer >= 1", "the group's other nodes",
-       "senders per incast"},
-      {"congestion.min_fairness", "number in (0, 1]", "0.8",
-       "Jain's index over the flows into a receiver; WARN below"},
-      {"congestion.max_latency_ratio", "number > 1", "10",
-       "p99 latency under load over idle p99; WARN above"},
-      // failure: the failure stage
-      {"failure.link_down_s", "seconds in [0.1, 60]", "3", "how long the link stays down"},
-      {"failure.max_recover_s", "seconds > 0", "30",
-       "a good transfer must come within this of the link's return"},
-      // cabling: the rail plan
-      {"cabling.expect", "mapping of netdev (or IB port) to a switch-name glob", "not checked",
-       "the switch each port must be cabled to (LLDP, or the IB fabric one hop out)"},
       // guard: the busy-node guard
-      {"guard.intrusive_in_sweep", "true | false", "false",
+      {"guard.intrusive_in_sweep", "true | false", Profile{}.intrusive_in_sweep ? "true" : "false",
        "`run --sweep` also runs GPU copies, collectives and loopback transfers"},
       // versions: pinned components
       {"versions.<component>", "version string (a prefix by dotted parts)", "not pinned",

@@ -2,6 +2,9 @@
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "probes/locality/locality_profile.h"
+#include "probes/mtu/mtu_profile.h"
+#include "probes/rdma_devices/rdma_profile.h"
 
 namespace nodeprobe {
 namespace {
@@ -26,12 +29,12 @@ exceptions:
     reason: cable swap scheduled, OPS-1234
 )", "fleet.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_DOUBLE_EQ(*p->rdma_expected_rate_gbps, 400);
-  EXPECT_EQ(*p->rdma_expected_link_layer, "InfiniBand");
-  EXPECT_EQ(p->rdma_error_counters_severity, v1::FAIL);
-  EXPECT_TRUE(p->rail_optimized);
-  EXPECT_EQ(*p->mtu_expected, 9000);
-  EXPECT_EQ(p->mtu_interfaces, (std::vector<std::string>{"eth0", "bond0"}));
+  EXPECT_DOUBLE_EQ(*RdmaExpectationsOf(*p).rate_gbps, 400);
+  EXPECT_EQ(*RdmaExpectationsOf(*p).link_layer, "InfiniBand");
+  EXPECT_EQ(RdmaExpectationsOf(*p).error_counters, v1::FAIL);
+  EXPECT_TRUE(LocalityRulesOf(*p).rail_optimized);
+  EXPECT_EQ(*MtuExpectationsOf(*p).expected, 9000);
+  EXPECT_EQ(MtuExpectationsOf(*p).interfaces, (std::vector<std::string>{"eth0", "bond0"}));
   EXPECT_EQ(p->versions.at("nvidia_driver"), "550.54.15");
   EXPECT_EQ(p->versions.at("nccl"), "2.21.5");
   ASSERT_EQ(p->exceptions.size(), 1u);
@@ -82,8 +85,8 @@ TEST(ParseProfileTest, NcclBusBandwidthBarsPerCollective) {
 TEST(ParseProfileTest, EmptyFileIsEmptyProfile) {
   absl::StatusOr<Profile> p = ParseProfile("", "empty.yaml");
   ASSERT_TRUE(p.ok());
-  EXPECT_FALSE(p->rdma_expected_rate_gbps.has_value());
-  EXPECT_EQ(p->rdma_error_counters_severity, v1::WARN);
+  EXPECT_FALSE(RdmaExpectationsOf(*p).rate_gbps.has_value());
+  EXPECT_EQ(RdmaExpectationsOf(*p).error_counters, v1::WARN);
 }
 
 TEST(ParseProfileTest, UnknownKeyNamesFileLineAndKey) {
@@ -221,64 +224,6 @@ TEST(ParseProfileTest, NoiseRulesAreReadAndTheOldPeerKeyStillReads) {
   EXPECT_DOUBLE_EQ(p->transfer.max_spread, 0.2);
   EXPECT_FALSE(ParseProfile("transfer:\n  max_spread: 0\n", "t.yaml").ok());
   EXPECT_FALSE(ParseProfile("transfer:\n  noise_sigmas: 11\n", "t.yaml").ok());
-}
-
-TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
-  absl::StatusOr<Profile> p =
-      ParseProfile("cluster:\n  suspect_share: 0.34\n  retest: false\n  latency: true\n"
-                   "  max_latency_ratio: 3\n",
-                   "c.yaml");
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_TRUE(p->cluster.latency);
-  EXPECT_DOUBLE_EQ(p->cluster.max_latency_ratio, 3);
-  EXPECT_DOUBLE_EQ(p->cluster.suspect_share, 0.34);
-  EXPECT_FALSE(p->cluster.retest);
-  absl::StatusOr<Profile> defaults = ParseProfile("", "c.yaml");
-  ASSERT_TRUE(defaults.ok());
-  EXPECT_DOUBLE_EQ(defaults->cluster.suspect_share, 0.5);
-  EXPECT_TRUE(defaults->cluster.retest);
-  for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
-           {"cluster:\n  suspect_share: 1\n", "must be in (0, 1)"},
-           {"cluster:\n  suspect_share: many\n", "cluster.suspect_share"},
-           {"cluster:\n  retest: sometimes\n", "cluster.retest"},
-           {"cluster:\n  max_latency_ratio: 1\n", "above 1"},
-           {"cluster:\n  pattern: ring\n", "suspect_share"},
-           {"cluster: [1]\n", "cluster must be a mapping"}}) {
-    absl::StatusOr<Profile> bad = ParseProfile(yaml, "c.yaml");
-    ASSERT_FALSE(bad.ok()) << yaml;
-    EXPECT_NE(bad.status().message().find(says), std::string::npos) << bad.status();
-    EXPECT_EQ(bad.status().message().rfind("c.yaml:", 0), 0u) << bad.status();
-  }
-}
-
-TEST(ParseProfileTest, CongestionAndFailureKeysAreReadAndChecked) {
-  absl::StatusOr<Profile> p = ParseProfile(
-      "congestion:\n  patterns: [incast]\n  group_size: 4\n  incast_senders: 2\n"
-      "  min_fairness: 0.7\n  max_latency_ratio: 20\nfailure:\n  link_down_s: 1.5\n"
-      "  max_recover_s: 10\n",
-      "f.yaml");
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_TRUE(p->congestion.incast);
-  EXPECT_FALSE(p->congestion.all_to_all);
-  EXPECT_EQ(p->congestion.group_size, 4);
-  EXPECT_EQ(p->congestion.incast_senders, 2);
-  EXPECT_DOUBLE_EQ(p->congestion.min_fairness, 0.7);
-  EXPECT_DOUBLE_EQ(p->congestion.max_latency_ratio, 20);
-  EXPECT_DOUBLE_EQ(p->failure.link_down_s, 1.5);
-  EXPECT_DOUBLE_EQ(p->failure.max_recover_s, 10);
-  for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
-           {"congestion:\n  patterns: [storm]\n", "congestion.patterns"},
-           {"congestion:\n  patterns: []\n", "must be a list"},
-           {"congestion:\n  group_size: 2\n", "3 to 64"},
-           {"congestion:\n  group_size: 4.5\n", "whole number"},
-           {"congestion:\n  min_fairness: 0\n", "(0, 1]"},
-           {"congestion:\n  burst: 1\n", "group_size"},
-           {"failure:\n  link_down_s: 600\n", "0.1 to 60"},
-           {"failure:\n  reboot: true\n", "link_down_s"}}) {
-    absl::StatusOr<Profile> bad = ParseProfile(yaml, "f.yaml");
-    ASSERT_FALSE(bad.ok()) << yaml;
-    EXPECT_NE(bad.status().message().find(says), std::string::npos) << bad.status();
-  }
 }
 
 TEST(LoadProfileTest, MissingFileSaysHowToFix) {

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/locality/locality_profile.h"
 #include "probes/locality/path_class.h"
 
 namespace nodeprobe {
@@ -165,7 +166,7 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
 
   bool any_rdma = false;
   for (const auto* nic : nics) any_rdma |= IsRailNic(*nic);
-  const v1::Verdict not_local = profile.rail_optimized ? v1::FAIL : v1::WARN;
+  const v1::Verdict not_local = LocalityRulesOf(profile).rail_optimized ? v1::FAIL : v1::WARN;
   std::map<std::string, std::vector<std::string>> gpus_per_nic;  // PIX only
 
   for (size_t i = 0; i < gpus.size(); ++i) {

@@ -2,11 +2,12 @@
 // (tests/fixtures/hwloc; see its README for what each machine is).
 #include "probes/locality/locality_probe.h"
 
-#include <regex>
-
 #include <sys/stat.h>
 
+#include <regex>
+
 #include "gtest/gtest.h"
+#include "probes/locality/locality_profile.h"
 #include "probes/locality/path_class.h"
 #include "tests/testing/fixtures.h"
 
@@ -113,7 +114,7 @@ TEST(LocalityFixtureTest, G4dnSocketZeroGpusAreSysToEveryNic) {
 
 TEST(LocalityFixtureTest, G4dnFailsWhenProfileWantsRailOptimized) {
   Profile p;
-  p.rail_optimized = true;
+  MutableLocalityRules(p).rail_optimized = true;
   v1::ProbeResult r = Judge("g4dnmetal.xml", p);
   bool fail = false;
   for (const auto& f : r.findings()) {

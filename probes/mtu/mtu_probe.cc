@@ -2,7 +2,6 @@
 #include "probes/mtu/mtu_probe.h"
 
 #include <algorithm>
-
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,7 @@
 #include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
 #include "probes/mtu/mtu_chain.h"
+#include "probes/mtu/mtu_profile.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 
 namespace nodeprobe {
@@ -39,7 +39,8 @@ absl::StatusOr<v1::ProbeResult> MtuProbe::Run(const ProbeContext& ctx) {
       for (const std::string& n : *names) ifaces.emplace(n, std::nullopt);
     }
   }
-  for (const std::string& n : ctx.profile->mtu_interfaces) ifaces.emplace(n, std::nullopt);
+  for (const std::string& n : MtuExpectationsOf(*ctx.profile).interfaces)
+    ifaces.emplace(n, std::nullopt);
   if (ifaces.empty()) {
     result.set_verdict(v1::SKIP);
     result.set_reason("no RDMA-backed netdev and no interface named in the profile (mtu.interfaces)");
@@ -56,7 +57,7 @@ absl::StatusOr<v1::ProbeResult> MtuProbe::Run(const ProbeContext& ctx) {
   v1::MtuReport* report = result.mutable_mtu();
   for (const auto& [iface, roce_mtu] : ifaces) {
     v1::InterfaceChain chain = mtu::BuildChain(*links, iface, sys);
-    mtu::JudgeChain(chain, ctx.profile->mtu_expected, roce_mtu, &result);
+    mtu::JudgeChain(chain, MtuExpectationsOf(*ctx.profile).expected, roce_mtu, &result);
     if (chain.elements_size() > 0) {
       AddMeasurement(&result, "interface_mtu", chain.elements(0).mtu(), "bytes",
                      {{"interface", iface}});

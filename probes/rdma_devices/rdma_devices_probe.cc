@@ -6,12 +6,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "platform/pci_sysfs.h"
-#include "probes/pcie/pcie_link.h"
-#include "probes/rdma_devices/rdma_capable_nics.h"
 #include "platform/file_tree.h"
+#include "platform/pci_sysfs.h"
 #include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
+#include "probes/pcie/pcie_link.h"
+#include "probes/rdma_devices/rdma_capable_nics.h"
+#include "probes/rdma_devices/rdma_profile.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
 
 namespace nodeprobe {
@@ -127,8 +128,8 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
                     it->second);
   }
   if (nonzero.empty()) return;
-  AddFinding(result, "RDMA_ERROR_COUNTERS_NONZERO", profile.rdma_error_counters_severity, device,
-             absl::StrCat("error counters are non-zero: ", nonzero));
+  AddFinding(result, "RDMA_ERROR_COUNTERS_NONZERO", RdmaExpectationsOf(profile).error_counters,
+             device, absl::StrCat("error counters are non-zero: ", nonzero));
 }
 
 void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
@@ -190,17 +191,17 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
                "manager is reachable");
   }
 
-  if (active && rate && profile.rdma_expected_rate_gbps &&
-      *rate < *profile.rdma_expected_rate_gbps) {
+  if (active && rate && RdmaExpectationsOf(profile).rate_gbps &&
+      *rate < *RdmaExpectationsOf(profile).rate_gbps) {
     AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", device,
                absl::StrCat("port rate is ", *attr("rate").value, ", the profile expects ",
-                            *profile.rdma_expected_rate_gbps, " Gb/s"));
+                            *RdmaExpectationsOf(profile).rate_gbps, " Gb/s"));
   }
-  if (link_layer && profile.rdma_expected_link_layer &&
-      *link_layer != *profile.rdma_expected_link_layer) {
+  if (link_layer && RdmaExpectationsOf(profile).link_layer &&
+      *link_layer != *RdmaExpectationsOf(profile).link_layer) {
     AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", device,
                absl::StrCat("link layer is ", *link_layer, ", the profile expects ",
-                            *profile.rdma_expected_link_layer));
+                            *RdmaExpectationsOf(profile).link_layer));
   }
 
   JudgeGids(raw, device, active, port, result);
@@ -239,8 +240,8 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
                                 const Profile& profile, v1::ProbeResult* result) {
   std::set<std::string> bound;
   for (const auto& d : devices) bound.insert(d.pci_address);
-  const bool rdma_expected =
-      profile.rdma_expected_rate_gbps.has_value() || profile.rdma_expected_link_layer.has_value();
+  const bool rdma_expected = RdmaExpectationsOf(profile).rate_gbps.has_value() ||
+                             RdmaExpectationsOf(profile).link_layer.has_value();
   for (const auto& entry : pci) {
     const std::string& addr = entry.first;
     const auto& dev = entry.second;  // a plain reference: lambdas may capture it

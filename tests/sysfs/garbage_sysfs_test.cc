@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/rdma_devices/rdma_profile.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe {
@@ -112,7 +113,7 @@ bool Has(const v1::ProbeResult& r, const std::string& code, const std::string& t
 TEST(GarbageSysfsTest, TheHealthyTreePasses) {
   Tree t;
   Profile p;
-  p.rdma_expected_rate_gbps = 400;
+  MutableRdmaExpectations(p).rate_gbps = 400;
   v1::ProbeResult rdma = RunProbe("rdma-devices", t, p);
   EXPECT_EQ(rdma.verdict(), v1::PASS) << rdma.DebugString();
   v1::ProbeResult pcie = RunProbe("pcie", t);
@@ -188,7 +189,7 @@ TEST(GarbageSysfsTest, EveryBadValueIsNamedAndNothingPasses) {
     Tree t;
     c.spoil(t);
     Profile p;
-    p.rdma_expected_rate_gbps = 400;
+    MutableRdmaExpectations(p).rate_gbps = 400;
     const absl::Time start = absl::Now();
     v1::ProbeResult r = RunProbe(c.probe, t, p);
     EXPECT_LT(absl::Now() - start, absl::Seconds(5));
@@ -212,7 +213,7 @@ TEST(GarbageSysfsTest, AnHcaWithoutItsDriverFailsWhenTheProfileExpectsRdma) {
   t.Remove("class/infiniband");
   Profile p;
   EXPECT_EQ(RunProbe("rdma-devices", t, p).verdict(), v1::WARN);
-  p.rdma_expected_link_layer = "InfiniBand";
+  MutableRdmaExpectations(p).link_layer = "InfiniBand";
   EXPECT_EQ(RunProbe("rdma-devices", t, p).verdict(), v1::FAIL);
 }
 

@@ -1,0 +1,21 @@
+// File: failure_profile.h
+// The profile's `failure:` section: the failure stage's timings
+// (failure_stage.h).
+//   failure:
+//     link_down_s: 3       # how long the link stays down
+//     max_recover_s: 30    # a good transfer within this of the link's return
+#pragma once
+
+namespace nodeprobe {
+
+struct Profile;
+
+struct FailureRules {
+  double link_down_s = 3;
+  double max_recover_s = 30;
+};
+
+const FailureRules& FailureRulesOf(const Profile& profile);
+FailureRules& MutableFailureRules(Profile& profile);
+
+}  // namespace nodeprobe

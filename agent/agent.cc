@@ -124,87 +124,93 @@ void Agent::HandleTask(const v1::Task& received) {
   if (options_.metrics && task.kind_case() != v1::Task::KIND_NOT_SET) {
     options_.metrics->Task(tasks::TaskKind(task));
   }
+  if (task.has_serve_transfer()) return ServeTransferTask(task, deadline);
+  if (task.has_run_collective()) return RunCollectiveTask(task, deadline);
+  if (task.has_restart_agent()) return RestartAgentTask(task);
+  if (task.has_flap_link()) return FlapLinkTask(task, deadline);
   v1::AgentMessage reply;
-  if (task.has_serve_transfer()) {
-    // The server runs until the coordinator cancels the task, the session
-    // ends or the deadline passes; then the worker (its process group) is
-    // killed as `worker` goes out of scope.
-    absl::StatusOr<platform::TaskWorker> worker =
-        platform::TaskWorker::Start(options_.self_exe, task);
-    absl::StatusOr<v1::TaskEvent> ev =
-        worker.ok() ? worker->Next(deadline) : absl::StatusOr<v1::TaskEvent>(worker.status());
-    if (ev.ok() && ev->has_ready()) {
-      v1::AgentMessage ready;
-      *ready.mutable_endpoint() = ev->ready();
-      ready.mutable_endpoint()->set_task_id(task.task_id());
-      Write(ready);
-      platform::MutexLock l(&tasks_mu_);
-      while (!stopping_ && connected_ && cancelled_.count(task.task_id()) == 0) {
-        if (!tasks_cv_.WaitUntil(&tasks_mu_, deadline)) break;
-      }
-      cancelled_.erase(task.task_id());
-      return;
-    }
-    v1::TaskResult* result = reply.mutable_result();
-    result->set_task_id(task.task_id());
-    if (ev.ok() && ev->has_done()) {
-      *result->mutable_result() = ev->done().result();
-    } else {
-      *result->mutable_result() =
-          ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
-                      ev.ok() ? "the transfer server sent no endpoint"
-                              : absl::StrCat("the transfer server ", ev.status().message()));
-    }
-    result->mutable_result()->set_node(options_.node_name);
-    Write(reply);
-    return;
-  }
-  if (task.has_run_collective()) {
-    RunCollectiveTask(task, deadline);
-    return;
-  }
-  if (task.has_restart_agent()) {
-    v1::TaskResult* result = reply.mutable_result();
-    result->set_task_id(task.task_id());
-    if (!options_.allow_disruptive) {
-      *result->mutable_result() = ErrorResult(
-          "restart-agent", "FAILURE_REFUSED",
-          "this agent was not started with --allow-disruptive: it does not restart on request");
-      result->mutable_result()->set_node(options_.node_name);
-      Write(reply);
-      return;
-    }
-    result->mutable_result()->set_probe("restart-agent");
-    result->mutable_result()->set_node(options_.node_name);
-    result->mutable_result()->set_verdict(v1::PASS);
-    result->mutable_result()->set_reason("restarting in place now");
-    Write(reply);
-    std::cerr << "nodeprobe agent: restarting in place (failure injection, task "
-              << task.task_id() << ")\n";
-    absl::Status s = RestartInPlace(absl::Milliseconds(300));
-    std::cerr << "nodeprobe agent: restart failed: " << s.message() << "\n";
-    return;
-  }
-  if (task.has_flap_link()) {
-    std::vector<std::string> rails;
-    const v1::Registration registration = BuildRegistration();  // outlives the loop
-    for (const v1::Rail& r : registration.rails()) {
-      if (!r.netdev().empty()) rails.push_back(r.netdev());
-    }
-    v1::TaskResult* result = reply.mutable_result();
-    result->set_task_id(task.task_id());
-    *result->mutable_result() = FlapLink(task.flap_link(), options_.allow_disruptive, rails,
-                                         options_.self_exe, deadline);
-    result->mutable_result()->set_node(options_.node_name);
-    Write(reply);
-    return;
-  }
   *reply.mutable_result() = tasks::RunTask(options_.self_exe, task, deadline);
   reply.mutable_result()->mutable_result()->set_node(options_.node_name);
   if (options_.metrics && task.has_run_probes()) options_.metrics->Report(reply.result().report());
   if (options_.metrics && task.has_run_transfer()) {
     options_.metrics->Transfer(reply.result().result());
   }
+  Write(reply);
+}
+
+void Agent::ServeTransferTask(const v1::Task& task, absl::Time deadline) {
+  v1::AgentMessage reply;
+  // The server runs until the coordinator cancels the task, the session
+  // ends or the deadline passes; then the worker (its process group) is
+  // killed as `worker` goes out of scope.
+  absl::StatusOr<platform::TaskWorker> worker =
+      platform::TaskWorker::Start(options_.self_exe, task);
+  absl::StatusOr<v1::TaskEvent> ev =
+      worker.ok() ? worker->Next(deadline) : absl::StatusOr<v1::TaskEvent>(worker.status());
+  if (ev.ok() && ev->has_ready()) {
+    v1::AgentMessage ready;
+    *ready.mutable_endpoint() = ev->ready();
+    ready.mutable_endpoint()->set_task_id(task.task_id());
+    Write(ready);
+    platform::MutexLock l(&tasks_mu_);
+    while (!stopping_ && connected_ && cancelled_.count(task.task_id()) == 0) {
+      if (!tasks_cv_.WaitUntil(&tasks_mu_, deadline)) break;
+    }
+    cancelled_.erase(task.task_id());
+    return;
+  }
+  v1::TaskResult* result = reply.mutable_result();
+  result->set_task_id(task.task_id());
+  if (ev.ok() && ev->has_done()) {
+    *result->mutable_result() = ev->done().result();
+  } else {
+    *result->mutable_result() =
+        ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
+                    ev.ok() ? "the transfer server sent no endpoint"
+                            : absl::StrCat("the transfer server ", ev.status().message()));
+  }
+  result->mutable_result()->set_node(options_.node_name);
+  Write(reply);
+}
+
+// Failure injection: the agent restarts in place, when it was started with
+// --allow-disruptive.
+void Agent::RestartAgentTask(const v1::Task& task) {
+  v1::AgentMessage reply;
+  v1::TaskResult* result = reply.mutable_result();
+  result->set_task_id(task.task_id());
+  if (!options_.allow_disruptive) {
+    *result->mutable_result() = ErrorResult(
+        "restart-agent", "FAILURE_REFUSED",
+        "this agent was not started with --allow-disruptive: it does not restart on request");
+    result->mutable_result()->set_node(options_.node_name);
+    Write(reply);
+    return;
+  }
+  result->mutable_result()->set_probe("restart-agent");
+  result->mutable_result()->set_node(options_.node_name);
+  result->mutable_result()->set_verdict(v1::PASS);
+  result->mutable_result()->set_reason("restarting in place now");
+  Write(reply);
+  std::cerr << "nodeprobe agent: restarting in place (failure injection, task " << task.task_id()
+            << ")\n";
+  absl::Status s = RestartInPlace(absl::Milliseconds(300));
+  std::cerr << "nodeprobe agent: restart failed: " << s.message() << "\n";
+}
+
+// Failure injection: this node's rail goes down, then up (agent/link_flap.h).
+void Agent::FlapLinkTask(const v1::Task& task, absl::Time deadline) {
+  v1::AgentMessage reply;
+  std::vector<std::string> rails;
+  const v1::Registration registration = BuildRegistration();  // outlives the loop
+  for (const v1::Rail& r : registration.rails()) {
+    if (!r.netdev().empty()) rails.push_back(r.netdev());
+  }
+  v1::TaskResult* result = reply.mutable_result();
+  result->set_task_id(task.task_id());
+  *result->mutable_result() =
+      FlapLink(task.flap_link(), options_.allow_disruptive, rails, options_.self_exe, deadline);
+  result->mutable_result()->set_node(options_.node_name);
   Write(reply);
 }
 

@@ -72,6 +72,11 @@ class Agent {
   // One NCCL rank: its unique id (rank 0) goes out as an endpoint the
   // moment the worker has it; a Cancel from the coordinator stops it.
   void RunCollectiveTask(const v1::Task& task, absl::Time deadline);
+  // A transfer server: its endpoint goes out once it listens; it runs
+  // until the coordinator cancels the task, the session ends or the deadline.
+  void ServeTransferTask(const v1::Task& task, absl::Time deadline);
+  void RestartAgentTask(const v1::Task& task);
+  void FlapLinkTask(const v1::Task& task, absl::Time deadline);
   void Write(const v1::AgentMessage& msg);
   v1::Registration BuildRegistration() const;
 

@@ -42,6 +42,49 @@ void ExecAgentBinary(char** argv) {
             << "); running in this process\n";
 }
 
+namespace {
+
+// The agent until a signal: its metrics endpoint, the loopback health
+// service, and the session with the coordinator.
+int ServeAgent(AgentOptions o, const std::string& health, const std::string& metrics_listen) {
+  AgentMetrics metrics;
+  if (!metrics_listen.empty()) {
+    absl::StatusOr<int> port = metrics.Serve(metrics_listen);
+    if (!port.ok()) {
+      return controlplane::ErrorExit(std::string(port.status().message()),
+                                     controlplane::kExitCouldNotRun);
+    }
+    std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
+    o.metrics = &metrics;
+  }
+  Agent agent(o);
+  // AgentLocal and the standard gRPC health service, on loopback, for
+  // local supervisors (systemd, kubelet exec probes, an operator).
+  AgentLocalService local(&agent);
+  std::unique_ptr<grpc::Server> health_server;
+  if (!health.empty()) {
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(health, grpc::InsecureServerCredentials());
+    builder.RegisterService(&local);
+    controlplane::ApplyServerLimits(&builder);
+    health_server = builder.BuildAndStart();
+    if (!health_server) {
+      return controlplane::ErrorExit(
+          absl::StrCat("cannot listen on --health-listen ", health,
+                       " (another agent here? pass another address or \"\")"),
+          controlplane::kExitCouldNotRun);
+    }
+  }
+  controlplane::StopOnSignal on_signal([&] { agent.Stop(); });
+  std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
+  agent.Run();
+  if (health_server) health_server->Shutdown();
+  return controlplane::kExitOk;
+}
+
+}  // namespace
+
 std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_exe) {
   auto aopts = std::make_shared<AgentOptions>();
   aopts->self_exe = worker_exe;
@@ -71,7 +114,7 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
   return [=]() -> int {
     if (!agent_cmd->parsed()) return -1;
     auto address = controlplane::ResolveCoordinator(aopts->coordinator);
-    if (!address.ok()) return controlplane::ErrorExit(std::string(address.status().message()));
+    if (!address.ok()) return controlplane::StatusExit(address.status());
     AgentOptions o = *aopts;
     o.coordinator = *address;
     if (access(o.self_exe.c_str(), X_OK) != 0) {
@@ -88,42 +131,9 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
     }
     if (!o.tls.insecure) {
       auto creds = controlplane::ClientCredentials(o.tls);
-      if (!creds.ok()) return controlplane::ErrorExit(std::string(creds.status().message()));
+      if (!creds.ok()) return controlplane::StatusExit(creds.status());
     }
-    AgentMetrics metrics;
-    if (!metrics_listen->empty()) {
-      absl::StatusOr<int> port = metrics.Serve(*metrics_listen);
-      if (!port.ok()) {
-        return controlplane::ErrorExit(std::string(port.status().message()),
-                                       controlplane::kExitCouldNotRun);
-      }
-      std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
-      o.metrics = &metrics;
-    }
-    Agent agent(o);
-    // AgentLocal and the standard gRPC health service, on loopback, for
-    // local supervisors (systemd, kubelet exec probes, an operator).
-    AgentLocalService local(&agent);
-    std::unique_ptr<grpc::Server> health_server;
-    if (!health->empty()) {
-      grpc::EnableDefaultHealthCheckService(true);
-      grpc::ServerBuilder builder;
-      builder.AddListeningPort(*health, grpc::InsecureServerCredentials());
-      builder.RegisterService(&local);
-      controlplane::ApplyServerLimits(&builder);
-      health_server = builder.BuildAndStart();
-      if (!health_server) {
-        return controlplane::ErrorExit(
-            absl::StrCat("cannot listen on --health-listen ", *health,
-                         " (another agent here? pass another address or \"\")"),
-            controlplane::kExitCouldNotRun);
-      }
-    }
-    controlplane::StopOnSignal on_signal([&] { agent.Stop(); });
-    std::cerr << "nodeprobe agent " << o.node_name << " -> " << o.coordinator << "\n";
-    agent.Run();
-    if (health_server) health_server->Shutdown();
-    return controlplane::kExitOk;
+    return ServeAgent(std::move(o), *health, *metrics_listen);
   };
 }
 

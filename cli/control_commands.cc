@@ -26,6 +26,7 @@
 #include "cli/table_renderer.h"
 #include "controlplane/environment.h"
 #include "controlplane/exit_codes.h"
+#include "controlplane/grpc_status.h"
 #include "controlplane/server_limits.h"
 #include "controlplane/signals.h"
 #include "coordinator/acceptance_gate.h"
@@ -71,16 +72,11 @@ int RpcErrorExit(const grpc::Status& s, const std::string& address) {
                             : "); check the address and TLS flags"),
         controlplane::kExitCouldNotRun);
   }
-  return controlplane::ErrorExit(s.error_message(),
-                                 s.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-                                         s.error_code() == grpc::StatusCode::NOT_FOUND
-                                     ? controlplane::kExitUsage
-                                     : controlplane::kExitCouldNotRun);
+  return controlplane::StatusExit(controlplane::FromGrpcStatus(s));
 }
 
 int RpcErrorExit(const absl::Status& s, const std::string& address) {
-  return RpcErrorExit(
-      grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message())), address);
+  return RpcErrorExit(controlplane::ToGrpcStatus(s), address);
 }
 
 namespace {
@@ -121,67 +117,64 @@ std::string InterruptedRun(v1::Coordinator::Stub* stub, const std::string& run_i
 
 }  // namespace
 
-int RunMultiNode(const MultiNodeRun& o) {
-  // Everything that can be checked here is, before the coordinator is
-  // contacted: a bad profile or node list never starts a run.
-  v1::RunStageRequest req;
-  if (!o.profile_path.empty()) {
-    absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
-    if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
-    *req.mutable_profile() = *std::move(profile);
-  }
+namespace {
+
+// Everything about the flags that can be checked before the coordinator is
+// contacted: a bad node list never starts a run.
+absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
   std::set<std::string> seen;
   for (const std::string& n : o.nodes) {
     if (n.empty())
-      return controlplane::ErrorExit("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
+      return absl::InvalidArgumentError("--nodes has an empty name (e.g. --nodes gpu01,gpu02)");
     if (!seen.insert(n).second) {
-      return controlplane::ErrorExit(
+      return absl::InvalidArgumentError(
           absl::StrCat("--nodes names '", n, "' twice; name each node once"));
     }
   }
   if (o.all_nodes && o.stage != "cluster" && o.stage != "congestion") {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         absl::StrCat("--all is for --stage cluster or congestion; give ", o.stage, " its --nodes"));
   }
   if (o.stage == "two-node" && o.nodes.size() != 2) {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         absl::StrCat("two-node needs exactly 2 nodes in --nodes, got ", o.nodes.size()));
   }
   if (!o.resume.empty() && o.stage != "cluster") {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         "--resume is for --stage cluster (a cluster run that was interrupted)");
   }
   if (!o.resume.empty() && (o.all_nodes || !o.nodes.empty())) {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         "--resume takes the run's own nodes; leave out --nodes and --all");
   }
   if (o.stage == "cluster" && o.resume.empty() && !o.all_nodes && o.nodes.size() < 2) {
-    return controlplane::ErrorExit(absl::StrCat(
+    return absl::InvalidArgumentError(absl::StrCat(
         "the cluster stage needs --nodes with at least 2 nodes, or --all; got ", o.nodes.size()));
   }
   if (o.stage == "failure" && !o.allow_disruptive) {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         "the failure stage takes a node's link down mid-transfer; it runs only with "
         "--allow-disruptive");
   }
   if (o.stage == "failure" && o.nodes.size() != 2) {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         absl::StrCat("the failure stage needs exactly 2 nodes in --nodes (the first "
                      "one's link goes down), got ",
                      o.nodes.size()));
   }
   if (o.stage == "congestion" && !o.all_nodes && o.nodes.size() < 3) {
-    return controlplane::ErrorExit(
+    return absl::InvalidArgumentError(
         absl::StrCat("the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
                      o.nodes.size()));
   }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
-    return controlplane::ErrorExit(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
+    return absl::InvalidArgumentError(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
-  absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
-  if (!client.ok()) return controlplane::ErrorExit(std::string(client.status().message()));
-  const std::string* address = &client->address;
-  std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
+  return absl::OkStatus();
+}
+
+v1::RunStageRequest StageRequest(const MultiNodeRun& o) {
+  v1::RunStageRequest req;
   req.set_stage(StageFromName(o.stage));
   for (const auto& n : o.nodes) req.add_nodes(n);
   req.set_all_nodes(o.all_nodes);
@@ -193,14 +186,25 @@ int RunMultiNode(const MultiNodeRun& o) {
   for (const auto& r : o.rails) req.add_rails(r);
   req.set_timeout_s(o.timeout_s);
   req.set_transfer_seconds(o.transfer_seconds);
+  return req;
+}
+
+// What the stream of a stage said until it ended or Ctrl-C stopped it.
+struct WatchedStage {
+  grpc::Status status;
+  v1::StageRun run;
+  bool finished = false;
+  std::string run_id;  // from the progress lines' "[ID]"
+};
+
+WatchedStage WatchStage(v1::Coordinator::Stub* stub, const v1::RunStageRequest& req,
+                        const MultiNodeRun& o) {
+  WatchedStage w;
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() +
                    std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000) + 30000));
   auto reader = stub->RunStage(&ctx, req);
   v1::StageEvent ev;
-  v1::StageRun run;
-  bool finished = false;
-  std::string run_id;  // from the progress lines' "[ID]"
   // Ctrl-C stops this client watching, not the run: said plainly, with
   // where to find the run, instead of a silent exit 130.
   g_interrupted = 0;
@@ -230,16 +234,57 @@ int RunMultiNode(const MultiNodeRun& o) {
   while (reader->Read(&ev)) {
     if (ev.has_progress()) {
       if (!o.quiet) std::cerr << ev.progress() << "\n";
-      if (run_id.empty() && absl::StartsWith(ev.progress(), "[")) {
-        run_id = ev.progress().substr(1, ev.progress().find(']') - 1);
+      if (w.run_id.empty() && absl::StartsWith(ev.progress(), "[")) {
+        w.run_id = ev.progress().substr(1, ev.progress().find(']') - 1);
       }
     }
     if (ev.has_run()) {
-      run = ev.run();
-      finished = true;
+      w.run = ev.run();
+      w.finished = true;
     }
   }
-  grpc::Status s = reader->Finish();
+  w.status = reader->Finish();
+  return w;
+}
+
+// The finished run as --format asks (nothing in table format with --quiet).
+int PrintRun(const v1::StageRun& run, const MultiNodeRun& o) {
+  if (o.format == "json") {
+    auto json = ToJson(coordinator::WithGate(run));
+    if (!json.ok()) return controlplane::kExitCouldNotRun;
+    std::cout << *json;
+  } else if (o.format == "junit") {
+    std::cout << JunitRun(run);
+  } else if (o.format == "md") {
+    std::cout << MarkdownRun(run);
+  } else if (!o.quiet) {
+    std::cout << RenderRun(run, controlplane::StdoutWantsColor());
+  }
+  return controlplane::ExitCodeForVerdict(run.verdict());
+}
+
+}  // namespace
+
+int RunMultiNode(const MultiNodeRun& o) {
+  // Everything that can be checked here is, before the coordinator is
+  // contacted: a bad profile or node list never starts a run.
+  v1::RunStageRequest req = StageRequest(o);
+  if (!o.profile_path.empty()) {
+    absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
+    if (!profile.ok()) return controlplane::StatusExit(profile.status());
+    *req.mutable_profile() = *std::move(profile);
+  }
+  if (absl::Status flags = CheckMultiNodeFlags(o); !flags.ok()) {
+    return controlplane::StatusExit(flags);
+  }
+  absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
+  if (!client.ok()) return controlplane::StatusExit(client.status());
+  const std::string* address = &client->address;
+  std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
+  WatchedStage w = WatchStage(stub.get(), req, o);
+  const grpc::Status& s = w.status;
+  const std::string& run_id = w.run_id;
+  v1::StageRun& run = w.run;
   if (g_interrupted) {
     if (run_id.empty()) {
       std::cerr << "nodeprobe: interrupted before the coordinator named a run (a run it had "
@@ -263,7 +308,7 @@ int RunMultiNode(const MultiNodeRun& o) {
         controlplane::kExitCouldNotRun);
   }
   if (!s.ok()) return RpcErrorExit(s, *address);
-  if (!finished)
+  if (!w.finished)
     return controlplane::ErrorExit("the coordinator ended the stage without a report",
                                    controlplane::kExitCouldNotRun);
   if (coordinator::IsPartial(run)) {  // a large run: the rest in pages
@@ -277,21 +322,13 @@ int RunMultiNode(const MultiNodeRun& o) {
     }
     run = *std::move(whole);
   }
-  if (o.format == "json") {
-    auto json = ToJson(coordinator::WithGate(run));
-    if (!json.ok()) return controlplane::kExitCouldNotRun;
-    std::cout << *json;
-  } else if (o.format == "junit") {
-    std::cout << JunitRun(run);
-  } else if (o.format == "md") {
-    std::cout << MarkdownRun(run);
-  } else if (!o.quiet) {
-    std::cout << RenderRun(run, controlplane::StdoutWantsColor());
-  }
-  return controlplane::ExitCodeForVerdict(run.verdict());
+  return PrintRun(run, o);
 }
 
-std::function<int()> AddControlCommands(CLI::App& app) {
+namespace {
+
+// `coordinator`: serves agents and operators until a signal.
+std::function<int()> AddCoordinatorCommand(CLI::App& app) {
   auto copts = std::make_shared<coordinator::CoordinatorOptions>();
   CLI::App* coord = app.add_subcommand(
       "coordinator", "Run the coordinator: agents connect to it, it runs multi-node stages "
@@ -321,8 +358,46 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   coord->add_option("--profile", *coord_profile,
                     "Default acceptance profile (YAML) for runs that name none");
 
-  std::function<int()> run_agent = agent::AddAgentCommand(app, platform::kSelfExe);
+  return [=]() -> int {
+    if (!coord->parsed()) return -1;
+    if (!coord_profile->empty()) {
+      absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(*coord_profile);
+      if (!profile.ok()) return controlplane::StatusExit(profile.status());
+      copts->default_profile = *std::move(profile);
+    }
+    std::unique_ptr<coordinator::CoordinatorServer> server;
+    platform::Mutex mu;
+    controlplane::StopOnSignal on_signal([&] {
+      platform::MutexLock l(&mu);
+      if (server) server->Shutdown();
+    });
+    copts->operators.insert(operators->begin(), operators->end());
+    if (!copts->tls.insecure && copts->operators.empty()) {
+      std::cerr << "nodeprobe coordinator: warning: no --operator: agents can register, "
+                   "nobody can run stages or read runs\n";
+    }
+    auto started = coordinator::CoordinatorServer::Start(*copts);
+    if (!started.ok())
+      return controlplane::ErrorExit(std::string(started.status().message()),
+                                     controlplane::kExitCouldNotRun);
+    {
+      platform::MutexLock l(&mu);
+      server = *std::move(started);
+    }
+    std::cout << "nodeprobe coordinator listening on port " << server->port()
+              << (copts->tls.insecure ? " (insecure)" : " (mutual TLS)");
+    if (server->metrics_port() > 0) std::cout << "; metrics on " << server->metrics_port();
+    if (server->interrupted_runs() > 0) {
+      std::cout << "; " << server->interrupted_runs() << " interrupted runs marked ERROR";
+    }
+    std::cout << std::endl;
+    server->Wait();
+    return controlplane::kExitOk;
+  };
+}
 
+// `status`: this node's agent, through its loopback endpoint.
+std::function<int()> AddStatusCommand(CLI::App& app) {
   auto status_addr = std::make_shared<std::string>("127.0.0.1:18518");
   auto status_format = std::make_shared<std::string>("table");
   CLI::App* status_cmd = app.add_subcommand(
@@ -334,6 +409,36 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
 
+  return [=]() -> int {
+    if (!status_cmd->parsed()) return -1;
+    // Loopback only, plaintext: the endpoint says nothing secret and
+    // accepts nothing.
+    auto channel = grpc::CreateChannel(*status_addr, grpc::InsecureChannelCredentials());
+    auto stub = v1::AgentLocal::NewStub(channel);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    v1::AgentStatus st;
+    grpc::Status s = stub->Status(&ctx, v1::AgentStatusRequest(), &st);
+    if (!s.ok()) {
+      return controlplane::ErrorExit(
+          absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
+                       "); is nodeprobe-agent running, with this --health-listen?"),
+          controlplane::kExitCouldNotRun);
+    }
+    if (*status_format == "json") {
+      auto json = ToJson(st);
+      if (json.ok()) std::cout << *json;
+    } else {
+      std::cout << "agent " << st.node_name() << " -> " << st.coordinator() << ": "
+                << (st.connected() ? "connected" : "not connected") << ", " << st.registrations()
+                << " registrations since start\n";
+    }
+    return st.connected() ? controlplane::kExitOk : controlplane::kExitCouldNotRun;
+  };
+}
+
+// `runs`: the stored runs, a line each (or JSON).
+std::function<int()> AddRunsCommand(CLI::App& app) {
   auto list_opts = std::make_shared<std::pair<std::string, controlplane::TlsFiles>>();
   auto list_format = std::make_shared<std::string>("table");
   CLI::App* runs_cmd = app.add_subcommand("runs", "List the runs the coordinator has stored.");
@@ -341,6 +446,67 @@ std::function<int()> AddControlCommands(CLI::App& app) {
   runs_cmd->add_option("--format", *list_format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
 
+  return [=]() -> int {
+    if (!runs_cmd->parsed()) return -1;
+    absl::StatusOr<CoordinatorClient> client =
+        ConnectCoordinator(list_opts->first, list_opts->second);
+    if (!client.ok()) return controlplane::StatusExit(client.status());
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    const std::string* address = &client->address;
+    std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
+    v1::ListRunsRequest req;
+    v1::ListRunsResponse resp;
+    grpc::Status s = stub->ListRuns(&ctx, req, &resp);
+    if (!s.ok()) return RpcErrorExit(s, *address);
+    if (*list_format == "json") {
+      auto json = ToJson(resp);
+      if (json.ok()) std::cout << *json;
+      return controlplane::kExitOk;
+    }
+    for (const v1::StageRun& r : resp.runs()) {
+      std::cout << r.run_id() << "\t" << StageName(r.stage()) << "\t"
+                << absl::StrJoin(r.nodes(), ",") << "\t" << VerdictName(r.verdict()) << "\t"
+                << absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(r.started().seconds()),
+                                    absl::UTCTimeZone())
+                << "\n";
+    }
+    return controlplane::kExitOk;
+  };
+}
+
+// One record of one run or a campaign, in `format`; the gate first.
+void PrintRecord(const std::vector<v1::StageRun>& fetched_runs, const std::string& format) {
+  // One run, or a campaign of several: one record either way.
+  const bool campaign = fetched_runs.size() > 1;
+  const v1::StageRun& first = fetched_runs.front();
+  if (format == "json") {
+    v1::CampaignRecord all;  // a campaign: {"gate": ..., "runs": [...]}, each whole
+    *all.mutable_gate() = coordinator::GateOf(fetched_runs);
+    for (const v1::StageRun& r : fetched_runs) *all.add_runs() = r;
+    auto json = campaign ? ToJson(all) : ToJson(coordinator::WithGate(first));
+    if (json.ok()) std::cout << *json;
+  } else if (format == "junit") {
+    std::cout << (campaign ? JunitCampaign(fetched_runs) : JunitRun(first));
+  } else if (format == "html") {
+    std::cout << (campaign ? HtmlCampaign(fetched_runs) : HtmlRun(first));
+  } else {
+    // A campaign: its gate across the runs first, then each run.
+    const bool md = format == "md";
+    if (campaign) {
+      const v1::GateChecklist gate = coordinator::GateOf(fetched_runs);
+      std::cout << (md ? MarkdownGate(gate) : RenderGate(gate)) << "\n";
+    }
+    for (size_t i = 0; i < fetched_runs.size(); ++i) {
+      if (i > 0) std::cout << "\n";
+      std::cout << (md ? MarkdownRun(fetched_runs[i], !campaign)
+                       : RenderRun(fetched_runs[i], controlplane::StdoutWantsColor(), !campaign));
+    }
+  }
+}
+
+// `report`: one stored run, or a campaign of runs, as one record.
+std::function<int()> AddReportCommand(CLI::App& app) {
   auto report_opts = std::make_shared<std::pair<std::string, controlplane::TlsFiles>>();
   auto report_run = std::make_shared<std::string>();
   auto report_format = std::make_shared<std::string>("table");
@@ -363,135 +529,38 @@ std::function<int()> AddControlCommands(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "md", "junit", "html"}));
 
   return [=]() -> int {
-    if (coord->parsed()) {
-      if (!coord_profile->empty()) {
-        absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(*coord_profile);
-        if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
-        copts->default_profile = *std::move(profile);
-      }
-      std::unique_ptr<coordinator::CoordinatorServer> server;
-      platform::Mutex mu;
-      controlplane::StopOnSignal on_signal([&] {
-        platform::MutexLock l(&mu);
-        if (server) server->Shutdown();
-      });
-      copts->operators.insert(operators->begin(), operators->end());
-      if (!copts->tls.insecure && copts->operators.empty()) {
-        std::cerr << "nodeprobe coordinator: warning: no --operator: agents can register, "
-                     "nobody can run stages or read runs\n";
-      }
-      auto started = coordinator::CoordinatorServer::Start(*copts);
-      if (!started.ok())
-        return controlplane::ErrorExit(std::string(started.status().message()),
-                                       controlplane::kExitCouldNotRun);
-      {
-        platform::MutexLock l(&mu);
-        server = *std::move(started);
-      }
-      std::cout << "nodeprobe coordinator listening on port " << server->port()
-                << (copts->tls.insecure ? " (insecure)" : " (mutual TLS)");
-      if (server->metrics_port() > 0) std::cout << "; metrics on " << server->metrics_port();
-      if (server->interrupted_runs() > 0) {
-        std::cout << "; " << server->interrupted_runs() << " interrupted runs marked ERROR";
-      }
-      std::cout << std::endl;
-      server->Wait();
-      return controlplane::kExitOk;
+    if (!report_cmd->parsed()) return -1;
+    absl::StatusOr<CoordinatorClient> client =
+        ConnectCoordinator(report_opts->first, report_opts->second);
+    if (!client.ok()) return controlplane::StatusExit(client.status());
+    const std::string* address = &client->address;
+    std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
+    std::vector<std::string> ids = *report_runs;
+    if (!report_run->empty()) ids = {*report_run};
+    if (ids.empty())
+      return controlplane::ErrorExit(
+          "report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
+    std::vector<v1::StageRun> fetched_runs;
+    for (const std::string& id : ids) {
+      absl::StatusOr<v1::StageRun> fetched =
+          coordinator::FetchRun(stub.get(), id, absl::Now() + absl::Seconds(60));
+      if (!fetched.ok()) return RpcErrorExit(fetched.status(), *address);
+      fetched_runs.push_back(*std::move(fetched));
     }
-    if (int rc = run_agent(); rc >= 0) return rc;
-    if (status_cmd->parsed()) {
-      // Loopback only, plaintext: the endpoint says nothing secret and
-      // accepts nothing.
-      auto channel = grpc::CreateChannel(*status_addr, grpc::InsecureChannelCredentials());
-      auto stub = v1::AgentLocal::NewStub(channel);
-      grpc::ClientContext ctx;
-      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-      v1::AgentStatus st;
-      grpc::Status s = stub->Status(&ctx, v1::AgentStatusRequest(), &st);
-      if (!s.ok()) {
-        return controlplane::ErrorExit(
-            absl::StrCat("no agent answers on ", *status_addr, " (", s.error_message(),
-                         "); is nodeprobe-agent running, with this --health-listen?"),
-            controlplane::kExitCouldNotRun);
-      }
-      if (*status_format == "json") {
-        auto json = ToJson(st);
-        if (json.ok()) std::cout << *json;
-      } else {
-        std::cout << "agent " << st.node_name() << " -> " << st.coordinator() << ": "
-                  << (st.connected() ? "connected" : "not connected") << ", "
-                  << st.registrations() << " registrations since start\n";
-      }
-      return st.connected() ? controlplane::kExitOk : controlplane::kExitCouldNotRun;
-    }
-    if (runs_cmd->parsed() || report_cmd->parsed()) {
-      const bool runs = runs_cmd->parsed();
-      const auto& opts = runs ? *list_opts : *report_opts;
-      absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(opts.first, opts.second);
-      if (!client.ok()) return controlplane::ErrorExit(std::string(client.status().message()));
-      const std::string* address = &client->address;
-      std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
-      grpc::ClientContext ctx;
-      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-      if (runs) {
-        v1::ListRunsRequest req;
-        v1::ListRunsResponse resp;
-        grpc::Status s = stub->ListRuns(&ctx, req, &resp);
-        if (!s.ok()) return RpcErrorExit(s, *address);
-        if (*list_format == "json") {
-          auto json = ToJson(resp);
-          if (json.ok()) std::cout << *json;
-          return controlplane::kExitOk;
-        }
-        for (const v1::StageRun& r : resp.runs()) {
-          std::cout << r.run_id() << "\t" << StageName(r.stage()) << "\t"
-                    << absl::StrJoin(r.nodes(), ",") << "\t" << VerdictName(r.verdict()) << "\t"
-                    << absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(r.started().seconds()),
-                                        absl::UTCTimeZone())
-                    << "\n";
-        }
-        return controlplane::kExitOk;
-      }
-      std::vector<std::string> ids = *report_runs;
-      if (!report_run->empty()) ids = {*report_run};
-      if (ids.empty())
-        return controlplane::ErrorExit(
-            "report needs --run ID or --runs ID,ID,... (see `nodeprobe runs`)");
-      std::vector<v1::StageRun> fetched_runs;
-      for (const std::string& id : ids) {
-        absl::StatusOr<v1::StageRun> fetched =
-            coordinator::FetchRun(stub.get(), id, absl::Now() + absl::Seconds(60));
-        if (!fetched.ok()) return RpcErrorExit(fetched.status(), *address);
-        fetched_runs.push_back(*std::move(fetched));
-      }
-      // One run, or a campaign of several: one record either way.
-      const bool campaign = fetched_runs.size() > 1;
-      const v1::StageRun& first = fetched_runs.front();
-      if (*report_format == "json") {
-        v1::CampaignRecord all;  // a campaign: {"gate": ..., "runs": [...]}, each whole
-        *all.mutable_gate() = coordinator::GateOf(fetched_runs);
-        for (const v1::StageRun& r : fetched_runs) *all.add_runs() = r;
-        auto json = campaign ? ToJson(all) : ToJson(coordinator::WithGate(first));
-        if (json.ok()) std::cout << *json;
-      } else if (*report_format == "junit") {
-        std::cout << (campaign ? JunitCampaign(fetched_runs) : JunitRun(first));
-      } else if (*report_format == "html") {
-        std::cout << (campaign ? HtmlCampaign(fetched_runs) : HtmlRun(first));
-      } else {
-        // A campaign: its gate across the runs first, then each run.
-        const bool md = *report_format == "md";
-        if (campaign) {
-          const v1::GateChecklist gate = coordinator::GateOf(fetched_runs);
-          std::cout << (md ? MarkdownGate(gate) : RenderGate(gate)) << "\n";
-        }
-        for (size_t i = 0; i < fetched_runs.size(); ++i) {
-          if (i > 0) std::cout << "\n";
-          std::cout << (md ? MarkdownRun(fetched_runs[i], !campaign)
-                           : RenderRun(fetched_runs[i], controlplane::StdoutWantsColor(),
-                                       !campaign));
-        }
-      }
-      return controlplane::kExitOk;
+    PrintRecord(fetched_runs, *report_format);
+    return controlplane::kExitOk;
+  };
+}
+
+}  // namespace
+
+std::function<int()> AddControlCommands(CLI::App& app) {
+  const std::vector<std::function<int()>> commands = {
+      AddCoordinatorCommand(app), agent::AddAgentCommand(app, platform::kSelfExe),
+      AddStatusCommand(app), AddRunsCommand(app), AddReportCommand(app)};
+  return [commands]() -> int {
+    for (const std::function<int()>& command : commands) {
+      if (int rc = command(); rc >= 0) return rc;
     }
     return -1;
   };

@@ -127,20 +127,16 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     // Said before any work: a bad --out is known at once.
     if (absl::Status target = CheckOutputTarget(o->out, o->force, "--out"); !target.ok()) {
-      return controlplane::ErrorExit(std::string(target.message()), controlplane::kExitUsage);
+      return controlplane::StatusExit(target);
     }
     v1::StageRun stage_run;
     if (!o->from_json.empty()) {
       absl::StatusOr<v1::StageRun> read = ReadRunJson(o->from_json);
-      if (!read.ok())
-        return controlplane::ErrorExit(std::string(read.status().message()),
-                                       controlplane::kExitUsage);
+      if (!read.ok()) return controlplane::StatusExit(read.status());
       stage_run = *std::move(read);
     } else if (!o->run.empty()) {
       absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
-      if (!client.ok())
-        return controlplane::ErrorExit(std::string(client.status().message()),
-                                       controlplane::kExitUsage);
+      if (!client.ok()) return controlplane::StatusExit(client.status());
       absl::StatusOr<v1::StageRun> fetched =
           coordinator::FetchRun(client->stub.get(), o->run, absl::Now() + absl::Seconds(60));
       if (!fetched.ok()) return RpcErrorExit(fetched.status(), client->address);
@@ -152,10 +148,7 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
     }
     absl::Status written = WriteEvidenceBundle(stage_run, o->out, o->sign_key, o->force);
     if (!written.ok()) {
-      return controlplane::ErrorExit(std::string(written.message()),
-                                     written.code() == absl::StatusCode::kInvalidArgument
-                                         ? controlplane::kExitUsage
-                                         : controlplane::kExitCouldNotRun);
+      return controlplane::StatusExit(written);
     }
     std::cerr << "nodeprobe: wrote " << (o->out == "-" ? "the bundle to standard output" : o->out)
               << "\n";

@@ -127,15 +127,12 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
     std::map<std::string, std::string> pins;
     if (!o->profile.empty()) {
       absl::StatusOr<Profile> p = LoadProfile(o->profile);
-      if (!p.ok())
-        return controlplane::ErrorExit(std::string(p.status().message()), controlplane::kExitUsage);
+      if (!p.ok()) return controlplane::StatusExit(p.status());
       for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
       pins = p->versions;
     }
     absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
-    if (!client.ok())
-      return controlplane::ErrorExit(std::string(client.status().message()),
-                                     controlplane::kExitUsage);
+    if (!client.ok()) return controlplane::StatusExit(client.status());
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     v1::ListNodesResponse resp;

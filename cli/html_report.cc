@@ -515,8 +515,8 @@ void MtuSection(xmlNodePtr body, const v1::StageRun& run) {
 
 // Nodes, versions, pairs, collectives, congestion, failure, exceptions.
 // `items`: the run's own attention items (its exceptions are among them).
-void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Attention>& items) {
-  // Nodes x probes.
+// Nodes x probes: every result of every node.
+void NodesSection(xmlNodePtr body, const v1::StageRun& run) {
   v1::Verdict nodes_verdict = v1::SKIP;
   for (const v1::StageReport& r : run.node_reports()) {
     nodes_verdict = WorseVerdict(nodes_verdict, CombineVerdicts(r.results()));
@@ -537,7 +537,9 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
       }
     }
   }
+}
 
+void TopologySection(xmlNodePtr body, const v1::StageRun& run) {
   // Topology: each node's GPU x NIC path classes (nvidia-smi topo's) and
   // the rail NCCL would pick per GPU; a path beyond PXB is where GPUDirect
   // RDMA is off by NCCL's default, so it is marked.
@@ -578,10 +580,9 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
       }
     }
   }
+}
 
-  PcieSection(body, run);
-  CablingSection(body, run);
-
+void VersionsSection(xmlNodePtr body, const v1::StageRun& run) {
   // The version matrix of the nodes in this run.
   std::vector<coordinator::NodeComponents> fleet;
   for (const v1::StageReport& r : run.node_reports()) {
@@ -616,9 +617,9 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
       }
     }
   }
+}
 
-  MtuSection(body, run);
-
+void PairsSection(xmlNodePtr body, const v1::StageRun& run) {
   // Between the nodes.
   if (run.pairs_size() > 0) {
     v1::Verdict pv = v1::SKIP;
@@ -635,6 +636,11 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
       VerdictCell(tr, p.result().verdict());
     }
   }
+}
+
+// NCCL across the nodes, congestion, failure injection: what the stages
+// beyond two-node add.
+void StageSections(xmlNodePtr body, const v1::StageRun& run) {
   for (const v1::ProbeResult& c : run.collectives()) {
     xmlNodePtr sec =
         Section(body, absl::StrCat("NCCL across the nodes (", c.collective().nranks(), " ranks)"),
@@ -667,7 +673,9 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
       for (const std::string& a : f.actions()) Html::El(ul, "li", a);
     }
   }
+}
 
+void ExceptionsSection(xmlNodePtr body, const std::vector<Attention>& items) {
   // Exceptions: what the profile waived, who owns it, until when; and the
   // ones that had expired and so were not applied.
   std::vector<Attention> waived;
@@ -692,6 +700,19 @@ void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Att
                                               : a.finding->exception_reason()});
     }
   }
+}
+
+// Every section of one run's record, in reading order.
+void RunSections(xmlNodePtr body, const v1::StageRun& run, const std::vector<Attention>& items) {
+  NodesSection(body, run);
+  TopologySection(body, run);
+  PcieSection(body, run);
+  CablingSection(body, run);
+  VersionsSection(body, run);
+  MtuSection(body, run);
+  PairsSection(body, run);
+  StageSections(body, run);
+  ExceptionsSection(body, items);
 }
 
 // The page around the record: head, style, and the sorter at the end.

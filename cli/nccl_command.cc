@@ -93,7 +93,7 @@ int RunNccl(const NcclOptions& o) {
   task.set_task_id("cli-nccl");
   if (!o.profile_path.empty()) {
     absl::StatusOr<v1::AcceptanceProfile> profile = ReadAcceptanceProfile(o.profile_path);
-    if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
+    if (!profile.ok()) return controlplane::StatusExit(profile.status());
     *task.mutable_profile() = *std::move(profile);
   }
   v1::RunProbes* rp = task.mutable_run_probes();
@@ -131,7 +131,7 @@ int RunNccl(const NcclOptions& o) {
   opts->set_skip_check(o.check == 0);
   opts->set_op_timeout_s(o.op_timeout_s);
   if (absl::Status v = nccl::ValidateOptions(nccl::WithDefaults(*opts)); !v.ok()) {
-    return controlplane::ErrorExit(std::string(v.message()));
+    return controlplane::StatusExit(v);
   }
   v1::TaskResult done =
       tasks::RunTask(platform::kSelfExe, task, absl::Now() + absl::Seconds(o.timeout_s));

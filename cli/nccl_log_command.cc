@@ -106,7 +106,7 @@ int RunNcclLog(const NcclLogOptions& o) {
   Profile profile;
   if (!o.profile_path.empty()) {
     absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
-    if (!p.ok()) return controlplane::ErrorExit(std::string(p.status().message()));
+    if (!p.ok()) return controlplane::StatusExit(p.status());
     for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
     profile = *std::move(p);
   }

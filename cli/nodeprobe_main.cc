@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "agent/agent_command.h"
@@ -32,6 +34,254 @@ constexpr char kMainExitCodesHelp[] =
     "Exit codes: 0 every probe PASS/WARN/SKIP; 1 any FAIL; 2 usage or "
     "profile error; 3 any ERROR (could not run) and no FAIL.";
 
+namespace controlplane = nodeprobe::controlplane;
+
+// What `run` parses into: the local stage's options, the multi-node ones,
+// and a capture directory standing in for this machine.
+struct RunFlags {
+  nodeprobe::cli::RunOptions run;
+  nodeprobe::cli::MultiNodeRun multi;
+  std::string capture_dir;
+};
+
+// `run`'s flags for the stage on this node (and what every stage shares).
+void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
+  run_cmd
+      ->add_option("--stage", f.run.stage,
+                   "Stage to run: single-node (this node, or --nodes through a "
+                   "coordinator), two-node (--nodes A,B), cluster (every pair in rounds, "
+                   "then blame and retests), congestion (incast and all-to-all at once: "
+                   "loads the fabric, run it on purpose), failure (takes a link down "
+                   "mid-transfer: --allow-disruptive)")
+      ->required()
+      ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion", "failure"}));
+  run_cmd->add_option("--probe", f.run.probes,
+                      "Run only this probe (repeatable); see `nodeprobe probes`");
+  run_cmd
+      ->add_option("--format", f.run.format,
+                   "table, json (protobuf JSON), junit (JUnit XML for CI systems) or md "
+                   "(Markdown)")
+      ->check(CLI::IsMember({"table", "json", "junit", "md"}))
+      ->capture_default_str();
+  run_cmd->add_option("--profile", f.run.profile_path,
+                      "Acceptance profile (YAML): expected rates, link layer, "
+                      "pinned versions, accepted exceptions");
+  CLI::Option* capture_opt =
+      run_cmd
+          ->add_option("--capture", f.capture_dir,
+                       "Judge a captured node: DIR holds sys/, proc/, etc/ (os-release) and "
+                       "optionally topology.xml (lstopo --of xml); what it lacks is "
+                       "reported as not captured, never read from this machine")
+          ->check(CLI::ExistingDirectory);
+  run_cmd
+      ->add_option("--sysfs-root", f.run.host.sys_root,
+                   "Read sysfs from this tree instead of /sys (a captured "
+                   "node)")
+      ->check(CLI::ExistingDirectory)
+      ->excludes(capture_opt)
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--procfs-root", f.run.host.proc_root,
+                   "Read procfs from this tree instead of /proc")
+      ->check(CLI::ExistingDirectory)
+      ->excludes(capture_opt)
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--etc-root", f.run.host.etc_root,
+                   "Read os-release from this tree instead of /etc")
+      ->check(CLI::ExistingDirectory)
+      ->excludes(capture_opt)
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--topology-xml", f.run.host.topology_xml,
+                   "Read the topology from this hwloc XML export (lstopo "
+                   "--of xml) instead of the live machine")
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("--netns", f.run.netns,
+                      "Run from this network namespace (name, PID or path)");
+  run_cmd
+      ->add_option("--node-name", f.run.node_name,
+                   "Name to report for this node (default: host name)")
+      ->check(controlplane::NameCheck());
+  run_cmd->add_option("--timeout", f.run.timeout_s, "Deadline for the whole stage, in seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--textfile", f.run.textfile_dir,
+                   "Also write DIR/nodeprobe.prom for node_exporter's textfile collector")
+      ->check(CLI::ExistingDirectory);
+  run_cmd->add_flag("--force", f.run.force,
+                    "Run the intrusive probes and stages (GPU copies, collectives, transfers) "
+                    "even where the busy-node guard finds GPU compute processes or a Slurm "
+                    "job: you know what runs there and that it may be disturbed");
+  run_cmd->add_flag("--sweep", f.run.sweep,
+                    "A scheduled health sweep: the intrusive probes SKIP unless the profile "
+                    "sets guard.intrusive_in_sweep: true");
+  run_cmd->add_flag("--quiet,-q", f.run.quiet,
+                    "Print nothing in table format; rely on the exit code");
+}
+
+// `run`'s flags for stages through a coordinator.
+void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
+  CLI::Option* nodes_opt = run_cmd
+                               ->add_option("--nodes", f.multi.nodes,
+                                            "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
+                               ->delimiter(',')
+                               ->check(controlplane::NameCheck());
+  run_cmd
+      ->add_flag("--all", f.multi.all_nodes,
+                 "Cluster/congestion stages: every agent connected to the coordinator")
+      ->excludes(nodes_opt);
+  run_cmd->add_flag("--allow-disruptive", f.multi.allow_disruptive,
+                    "Failure stage: yes, take the first node's link toward the second down "
+                    "for a few seconds (its agent must allow it too)");
+  run_cmd
+      ->add_option("--scenario", f.multi.scenarios,
+                   "Failure stage: link-down (default: the first node's link toward the "
+                   "second down mid-transfer) or agent-restart (the second node's agent "
+                   "restarts mid-transfer); repeatable")
+      ->check(CLI::IsMember({"link-down", "agent-restart"}));
+  run_cmd
+      ->add_option("--resume", f.multi.resume,
+                   "Cluster stage: go on with this interrupted run (see `nodeprobe runs`): "
+                   "its measured pairs are kept, the rest run")
+      ->check(controlplane::NameCheck());
+  run_cmd
+      ->add_option("--pattern", f.multi.pattern,
+                   "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "
+                   "ring (each node with its neighbour: 2-3 rounds)")
+      ->check(CLI::IsMember({"all-pairs", "ring"}))
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--rails", f.multi.rails,
+                   "Rails for two-node/cluster: all (default) or names, e.g. mlx5_0,mlx5_1")
+      ->delimiter(',');
+  controlplane::AddControlFlags(run_cmd, &f.multi.coordinator, &f.multi.tls);
+  run_cmd
+      ->add_option("--transfer-seconds", f.multi.transfer_seconds,
+                   "Seconds per transfer direction in the two-node and cluster stages")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  run_cmd->add_flag("--cancel-on-interrupt", f.multi.cancel_on_interrupt,
+                    "Multi-node: Ctrl-C cancels the run at the coordinator without asking "
+                    "(without a terminal on stdin it always does; on one, it asks)");
+}
+
+// `run`: a stage here, or through a coordinator; the dispatcher returns -1
+// when another command was chosen.
+std::function<int()> AddRunCommand(CLI::App& app) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* run_cmd =
+      app.add_subcommand("run", "Run a stage's probes on this node and print the verdict.");
+  run_cmd->footer(kMainExitCodesHelp);
+  AddLocalRunFlags(run_cmd, *f);
+  AddMultiNodeFlags(run_cmd, *f);
+  return [run_cmd, f]() -> int {
+    if (!*run_cmd) return -1;
+    // CLI11's number checks let NaN through (every comparison with it is
+    // false), so the deadline is checked here.
+    if (!std::isfinite(f->run.timeout_s) || f->run.timeout_s <= 0 || f->run.timeout_s > 86400) {
+      std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
+      return controlplane::kExitUsage;
+    }
+    if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);
+    // Multi-node stages, and single-node on named nodes, go through a
+    // coordinator; plain single-node runs here, in-process.
+    if (f->run.stage != "single-node" || !f->multi.nodes.empty() || f->multi.all_nodes) {
+      f->multi.stage = f->run.stage;
+      f->multi.format = f->run.format;
+      f->multi.timeout_s = f->run.timeout_s;
+      f->multi.quiet = f->run.quiet;
+      f->multi.profile_path = f->run.profile_path;
+      f->multi.force = f->run.force;
+      if (f->run.sweep) {
+        return controlplane::ErrorExit(
+            "--sweep is for single-node runs on this node (the scheduled sweep); drop it for a "
+            "stage through the coordinator");
+      }
+      return nodeprobe::cli::RunMultiNode(f->multi);
+    }
+    return nodeprobe::cli::RunCommand(f->run);
+  };
+}
+
+// What nodeprobe knows: its probes, finding codes, profile keys, version.
+std::function<int()> AddInfoCommands(CLI::App& app) {
+  auto probes_format = std::make_shared<std::string>("table");
+  CLI::App* probes_cmd = app.add_subcommand("probes", "List the probes, their stages and purpose.");
+  probes_cmd->add_option("--format", *probes_format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
+  auto findings_format = std::make_shared<std::string>("table");
+  CLI::App* findings_cmd = app.add_subcommand(
+      "findings",
+      "List every finding code: its severity (or the rule that sets it), the probe or stage that "
+      "emits it, what it means and what to do (the names profile exceptions match).");
+  findings_cmd->add_option("--format", *findings_format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
+  struct ProfileFlags {
+    bool explain = false;
+    std::string check;
+    std::string format = "table";
+  };
+  auto profile = std::make_shared<ProfileFlags>();
+  CLI::App* profile_cmd =
+      app.add_subcommand("profile",
+                         "Explain the acceptance profile's keys (--explain), or validate a profile "
+                         "file (--check FILE).");
+  profile_cmd->add_flag("--explain", profile->explain,
+                        "Print every key: its type or range, what applies without it, and what "
+                        "it does");
+  profile_cmd->add_option("--check", profile->check,
+                          "Parse and validate FILE; an error names FILE:LINE and the fix");
+  profile_cmd->add_option("--format", profile->format, "Output format of --explain")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
+  CLI::App* version_cmd = app.add_subcommand("version", "Print the nodeprobe version.");
+  return [=]() -> int {
+    if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(*probes_format);
+    if (*findings_cmd) return nodeprobe::cli::ListFindingsCommand(*findings_format);
+    if (*profile_cmd) {
+      return nodeprobe::cli::ProfileCommand(profile->explain, profile->check, profile->format);
+    }
+    if (*version_cmd) {
+      std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
+      return controlplane::kExitOk;
+    }
+    return -1;
+  };
+}
+
+// Hidden commands the agent and `run` start: one task, the link flapper.
+std::function<int()> AddInternalCommands(CLI::App& app) {
+  // Internal: runs one task (a nodeprobe.v1.Task on stdin) for the agent
+  // and for `run`; hidden from --help.
+  CLI::App* task_cmd = app.add_subcommand("task", "Run one task from stdin (internal)");
+  task_cmd->group("");
+  // Internal: the failure stage's flapper, started detached by an agent
+  // that allows it (agent/link_flap.h); hidden from --help.
+  struct FlapFlags {
+    std::string netdev;
+    double seconds = 0;
+  };
+  auto flap = std::make_shared<FlapFlags>();
+  CLI::App* flap_cmd =
+      app.add_subcommand("link-flap", "Take an interface down, then up (internal)");
+  flap_cmd->group("");
+  flap_cmd->add_option("--netdev", flap->netdev)->required();
+  flap_cmd->add_option("--down-seconds", flap->seconds)->required()->check(CLI::Range(0.1, 60.0));
+
+  return [=]() -> int {
+    if (*task_cmd) return nodeprobe::tasks::TaskWorkerMain();
+    if (*flap_cmd) return nodeprobe::agent::LinkFlapMain(flap->netdev, flap->seconds);
+    return -1;
+  };
+}
+
 }  // namespace
 
 int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
@@ -42,8 +292,6 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
   // lock paid for a graph update. Lock order is checked by the TSan step
   // (scripts/tsan.sh) and by the unit tests, which keep abseil's default.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  using controlplane::kExitOk;
-  using controlplane::kExitUsage;
 
   CLI::App app{
       "nodeprobe validates GPU nodes and the RDMA fabric between them for "
@@ -51,234 +299,28 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
   app.footer(kMainExitCodesHelp);
   app.require_subcommand(1);
   app.set_version_flag("--version", NODEPROBE_VERSION);
-
-  nodeprobe::cli::RunOptions run;
-  CLI::App* run_cmd =
-      app.add_subcommand("run", "Run a stage's probes on this node and print the verdict.");
-  run_cmd->footer(kMainExitCodesHelp);
-  run_cmd
-      ->add_option("--stage", run.stage,
-                   "Stage to run: single-node (this node, or --nodes through a "
-                   "coordinator), two-node (--nodes A,B), cluster (every pair in rounds, "
-                   "then blame and retests), congestion (incast and all-to-all at once: "
-                   "loads the fabric, run it on purpose), failure (takes a link down "
-                   "mid-transfer: --allow-disruptive)")
-      ->required()
-      ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion", "failure"}));
-  run_cmd->add_option("--probe", run.probes,
-                      "Run only this probe (repeatable); see `nodeprobe probes`");
-  run_cmd
-      ->add_option("--format", run.format,
-                   "table, json (protobuf JSON), junit (JUnit XML for CI systems) or md "
-                   "(Markdown)")
-      ->check(CLI::IsMember({"table", "json", "junit", "md"}))
-      ->capture_default_str();
-  run_cmd->add_option("--profile", run.profile_path,
-                      "Acceptance profile (YAML): expected rates, link layer, "
-                      "pinned versions, accepted exceptions");
-  std::string capture_dir;
-  CLI::Option* capture_opt =
-      run_cmd
-          ->add_option("--capture", capture_dir,
-                       "Judge a captured node: DIR holds sys/, proc/, etc/ (os-release) and "
-                       "optionally topology.xml (lstopo --of xml); what it lacks is "
-                       "reported as not captured, never read from this machine")
-          ->check(CLI::ExistingDirectory);
-  run_cmd
-      ->add_option("--sysfs-root", run.host.sys_root,
-                   "Read sysfs from this tree instead of /sys (a captured "
-                   "node)")
-      ->check(CLI::ExistingDirectory)
-      ->excludes(capture_opt)
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--procfs-root", run.host.proc_root,
-                   "Read procfs from this tree instead of /proc")
-      ->check(CLI::ExistingDirectory)
-      ->excludes(capture_opt)
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--etc-root", run.host.etc_root,
-                   "Read os-release from this tree instead of /etc")
-      ->check(CLI::ExistingDirectory)
-      ->excludes(capture_opt)
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--topology-xml", run.host.topology_xml,
-                   "Read the topology from this hwloc XML export (lstopo "
-                   "--of xml) instead of the live machine")
-      ->check(CLI::ExistingFile);
-  nodeprobe::cli::MultiNodeRun multi;
-  CLI::Option* nodes_opt = run_cmd
-                               ->add_option("--nodes", multi.nodes,
-                                            "Nodes for two-node/cluster stages, e.g. gpu01,gpu02")
-                               ->delimiter(',')
-                               ->check(controlplane::NameCheck());
-  run_cmd
-      ->add_flag("--all", multi.all_nodes,
-                 "Cluster/congestion stages: every agent connected to the coordinator")
-      ->excludes(nodes_opt);
-  run_cmd->add_flag("--allow-disruptive", multi.allow_disruptive,
-                    "Failure stage: yes, take the first node's link toward the second down "
-                    "for a few seconds (its agent must allow it too)");
-  run_cmd
-      ->add_option("--scenario", multi.scenarios,
-                   "Failure stage: link-down (default: the first node's link toward the "
-                   "second down mid-transfer) or agent-restart (the second node's agent "
-                   "restarts mid-transfer); repeatable")
-      ->check(CLI::IsMember({"link-down", "agent-restart"}));
-  run_cmd
-      ->add_option("--resume", multi.resume,
-                   "Cluster stage: go on with this interrupted run (see `nodeprobe runs`): "
-                   "its measured pairs are kept, the rest run")
-      ->check(controlplane::NameCheck());
-  run_cmd
-      ->add_option("--pattern", multi.pattern,
-                   "Cluster stage: all-pairs (every pair, n-1 rounds of pairs at once) or "
-                   "ring (each node with its neighbour: 2-3 rounds)")
-      ->check(CLI::IsMember({"all-pairs", "ring"}))
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--rails", multi.rails,
-                   "Rails for two-node/cluster: all (default) or names, e.g. mlx5_0,mlx5_1")
-      ->delimiter(',');
-  controlplane::AddControlFlags(run_cmd, &multi.coordinator, &multi.tls);
-  run_cmd
-      ->add_option("--transfer-seconds", multi.transfer_seconds,
-                   "Seconds per transfer direction in the two-node and cluster stages")
-      ->check(CLI::Range(1, 3600))
-      ->capture_default_str();
-  run_cmd->add_flag("--cancel-on-interrupt", multi.cancel_on_interrupt,
-                    "Multi-node: Ctrl-C cancels the run at the coordinator without asking "
-                    "(without a terminal on stdin it always does; on one, it asks)");
-  run_cmd->add_option("--netns", run.netns, "Run from this network namespace (name, PID or path)");
-  run_cmd
-      ->add_option("--node-name", run.node_name,
-                   "Name to report for this node (default: host name)")
-      ->check(controlplane::NameCheck());
-  run_cmd->add_option("--timeout", run.timeout_s, "Deadline for the whole stage, in seconds")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--textfile", run.textfile_dir,
-                   "Also write DIR/nodeprobe.prom for node_exporter's textfile collector")
-      ->check(CLI::ExistingDirectory);
-  run_cmd->add_flag("--force", run.force,
-                    "Run the intrusive probes and stages (GPU copies, collectives, transfers) "
-                    "even where the busy-node guard finds GPU compute processes or a Slurm "
-                    "job: you know what runs there and that it may be disturbed");
-  run_cmd->add_flag("--sweep", run.sweep,
-                    "A scheduled health sweep: the intrusive probes SKIP unless the profile "
-                    "sets guard.intrusive_in_sweep: true");
-  run_cmd->add_flag("--quiet,-q", run.quiet,
-                    "Print nothing in table format; rely on the exit code");
-
-  std::string probes_format = "table";
-  CLI::App* probes_cmd = app.add_subcommand("probes", "List the probes, their stages and purpose.");
-  probes_cmd->add_option("--format", probes_format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-
-  std::string findings_format = "table";
-  CLI::App* findings_cmd = app.add_subcommand(
-      "findings",
-      "List every finding code: its severity (or the rule that sets it), the probe or stage that "
-      "emits it, what it means and what to do (the names profile exceptions match).");
-  findings_cmd->add_option("--format", findings_format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-
-  bool profile_explain = false;
-  std::string profile_check;
-  std::string profile_format = "table";
-  CLI::App* profile_cmd =
-      app.add_subcommand("profile",
-                         "Explain the acceptance profile's keys (--explain), or validate a profile "
-                         "file (--check FILE).");
-  profile_cmd->add_flag("--explain", profile_explain,
-                        "Print every key: its type or range, what applies without it, and what "
-                        "it does");
-  profile_cmd->add_option("--check", profile_check,
-                          "Parse and validate FILE; an error names FILE:LINE and the fix");
-  profile_cmd->add_option("--format", profile_format, "Output format of --explain")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-
-  // Internal: runs one task (a nodeprobe.v1.Task on stdin) for the agent
-  // and for `run`; hidden from --help.
-  CLI::App* task_cmd = app.add_subcommand("task", "Run one task from stdin (internal)");
-  task_cmd->group("");
-  // Internal: the failure stage's flapper, started detached by an agent
-  // that allows it (agent/link_flap.h); hidden from --help.
-  std::string flap_netdev;
-  double flap_seconds = 0;
-  CLI::App* flap_cmd =
-      app.add_subcommand("link-flap", "Take an interface down, then up (internal)");
-  flap_cmd->group("");
-  flap_cmd->add_option("--netdev", flap_netdev)->required();
-  flap_cmd->add_option("--down-seconds", flap_seconds)->required()->check(CLI::Range(0.1, 60.0));
-
-  std::function<int()> transfer_cmd = nodeprobe::cli::AddTransferCommand(app);
-  std::function<int()> mtu_cmd = nodeprobe::cli::AddMtuCommand(app);
-  std::function<int()> nccl_log_cmd = nodeprobe::cli::AddNcclLogCommand(app);
-  std::function<int()> nccl_cmd = nodeprobe::cli::AddNcclCommand(app);
-  std::function<int()> control_cmd = nodeprobe::cli::AddControlCommands(app);
-  std::function<int()> fleet_cmd = nodeprobe::cli::AddFleetCommand(app);
-  std::function<int()> evidence_cmd = nodeprobe::cli::AddEvidenceCommand(app);
-  std::function<int()> slurm_health_cmd = nodeprobe::cli::AddSlurmHealthCommand(app);
-
-  CLI::App* version_cmd = app.add_subcommand("version", "Print the nodeprobe version.");
-
+  // Each returns the chosen command's exit code, or -1 when it was not chosen.
+  const std::vector<std::function<int()>> commands = {
+      AddRunCommand(app),
+      AddInfoCommands(app),
+      AddInternalCommands(app),
+      nodeprobe::cli::AddTransferCommand(app),
+      nodeprobe::cli::AddMtuCommand(app),
+      nodeprobe::cli::AddNcclLogCommand(app),
+      nodeprobe::cli::AddNcclCommand(app),
+      nodeprobe::cli::AddControlCommands(app),
+      nodeprobe::cli::AddFleetCommand(app),
+      nodeprobe::cli::AddEvidenceCommand(app),
+      nodeprobe::cli::AddSlurmHealthCommand(app),
+  };
   if (std::optional<int> done = controlplane::ParseCommandLine(app, argc, argv, "nodeprobe")) {
     return *done;
   }
-
   // The agent is the one command that stays resident: it runs from its
   // own slim binary when that is installed beside this one.
   if (app.got_subcommand("agent")) nodeprobe::agent::ExecAgentBinary(argv);
-
-  // CLI11's number checks let NaN through (every comparison with it is
-  // false), so the deadline is checked here.
-  if (*run_cmd && (!std::isfinite(run.timeout_s) || run.timeout_s <= 0 || run.timeout_s > 86400)) {
-    std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
-    return controlplane::kExitUsage;
-  }
-  if (!capture_dir.empty()) run.host.UseCapture(capture_dir);
-  // Multi-node stages, and single-node on named nodes, go through a
-  // coordinator; plain single-node runs here, in-process.
-  if (*run_cmd && (run.stage != "single-node" || !multi.nodes.empty() || multi.all_nodes)) {
-    multi.stage = run.stage;
-    multi.format = run.format;
-    multi.timeout_s = run.timeout_s;
-    multi.quiet = run.quiet;
-    multi.profile_path = run.profile_path;
-    multi.force = run.force;
-    if (run.sweep) {
-      return controlplane::ErrorExit(
-          "--sweep is for single-node runs on this node (the scheduled sweep); drop it for a "
-          "stage through the coordinator");
-    }
-    return nodeprobe::cli::RunMultiNode(multi);
-  }
-  if (*run_cmd) return nodeprobe::cli::RunCommand(run);
-  if (*probes_cmd) return nodeprobe::cli::ListProbesCommand(probes_format);
-  if (*findings_cmd) return nodeprobe::cli::ListFindingsCommand(findings_format);
-  if (*profile_cmd) {
-    return nodeprobe::cli::ProfileCommand(profile_explain, profile_check, profile_format);
-  }
-  if (*task_cmd) return nodeprobe::tasks::TaskWorkerMain();
-  if (*flap_cmd) return nodeprobe::agent::LinkFlapMain(flap_netdev, flap_seconds);
-  if (int rc = transfer_cmd(); rc >= 0) return rc;
-  if (int rc = mtu_cmd(); rc >= 0) return rc;
-  if (int rc = nccl_log_cmd(); rc >= 0) return rc;
-  if (int rc = nccl_cmd(); rc >= 0) return rc;
-  if (int rc = control_cmd(); rc >= 0) return rc;
-  if (int rc = fleet_cmd(); rc >= 0) return rc;
-  if (int rc = evidence_cmd(); rc >= 0) return rc;
-  if (int rc = slurm_health_cmd(); rc >= 0) return rc;
-  if (*version_cmd) {
-    std::cout << "nodeprobe " << NODEPROBE_VERSION << "\n";
-    return controlplane::kExitOk;
+  for (const std::function<int()>& command : commands) {
+    if (int rc = command(); rc >= 0) return rc;
   }
   return controlplane::kExitUsage;
 }

@@ -87,7 +87,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
 
 int RunCommand(const RunOptions& options) {
   absl::StatusOr<v1::StageReport> ran = RunStageHere(options);
-  if (!ran.ok()) return controlplane::ErrorExit(std::string(ran.status().message()));
+  if (!ran.ok()) return controlplane::StatusExit(ran.status());
   const v1::StageReport& report = *ran;
 
   if (!options.textfile_dir.empty()) {
@@ -163,7 +163,7 @@ int ListFindingsCommand(const std::string& format) {
 int ProfileCommand(bool explain, const std::string& check_path, const std::string& format) {
   if (!check_path.empty()) {
     absl::StatusOr<Profile> profile = LoadProfile(check_path);
-    if (!profile.ok()) return controlplane::ErrorExit(std::string(profile.status().message()));
+    if (!profile.ok()) return controlplane::StatusExit(profile.status());
     std::cout << check_path << ": a valid profile\n";
     if (!explain) return controlplane::kExitOk;
   }

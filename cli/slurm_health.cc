@@ -114,15 +114,72 @@ SlurmAction DecideSlurmAction(const v1::StageReport& report, const SlurmNode& no
   }
 }
 
+namespace {
+
+struct SlurmHealthOptions {
+  RunOptions run;
+  std::string node;
+  std::string scontrol = "scontrol";
+  std::string capture;
+  bool dry_run = false;
+};
+
+// One health check: the checks, this node's state at slurmctld, and the
+// drain or resume they call for (none with --dry-run).
+int SlurmHealth(const SlurmHealthOptions& o) {
+  RunOptions run = o.run;
+  // --timeout bounds the whole command: the checks and every scontrol.
+  const absl::Time until = absl::Now() + absl::Seconds(run.timeout_s);
+  if (!o.capture.empty()) run.host.UseCapture(o.capture);
+  std::string node = o.node;
+  if (node.empty() && getenv("SLURMD_NODENAME") != nullptr) node = getenv("SLURMD_NODENAME");
+  if (node.empty()) node = controlplane::HostName().substr(0, controlplane::HostName().find('.'));
+  run.node_name = node;
+
+  absl::StatusOr<v1::StageReport> report = RunStageHere(run);
+  if (!report.ok())
+    return controlplane::ErrorExit(std::string(report.status().message()),
+                                   controlplane::kExitUsage);
+  absl::StatusOr<std::string> shown =
+      Scontrol(o.scontrol, {"show", "node", node, "--oneliner"}, until);
+  if (!shown.ok()) {
+    return controlplane::ErrorExit(
+        absl::StrCat("cannot read node ", node, " from slurmctld: ", shown.status().message(),
+                     " (check SLURM_CONF, munge, and --node)"),
+        controlplane::kExitCouldNotRun);
+  }
+  const SlurmNode state = ParseScontrolShowNode(*shown);
+  if (!state.found) {
+    return controlplane::ErrorExit(
+        absl::StrCat("slurmctld does not know a node ", node, " (pass Slurm's name with --node)"),
+        controlplane::kExitCouldNotRun);
+  }
+  const SlurmAction action = DecideSlurmAction(*report, state);
+  std::cout << "nodeprobe slurm-health " << node << ": " << action.why
+            << (o.dry_run && action.kind != SlurmAction::kNone ? " [dry run]" : "") << "\n";
+  if (o.dry_run || action.kind == SlurmAction::kNone) {
+    return action.kind == SlurmAction::kDrain ? controlplane::kExitFail
+           : report->verdict() == v1::ERROR   ? controlplane::kExitCouldNotRun
+                                              : controlplane::kExitOk;
+  }
+  std::vector<std::string> args = {"update", "NodeName=" + node};
+  if (action.kind == SlurmAction::kDrain) {
+    args.push_back("State=DRAIN");
+    args.push_back("Reason=" + action.reason);
+  } else {
+    args.push_back("State=RESUME");
+  }
+  if (absl::StatusOr<std::string> done = Scontrol(o.scontrol, args, until); !done.ok()) {
+    return controlplane::ErrorExit(std::string(done.status().message()),
+                                   controlplane::kExitCouldNotRun);
+  }
+  return action.kind == SlurmAction::kDrain ? controlplane::kExitFail : controlplane::kExitOk;
+}
+
+}  // namespace
+
 std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
-  struct Options {
-    RunOptions run;
-    std::string node;
-    std::string scontrol = "scontrol";
-    std::string capture;
-    bool dry_run = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<SlurmHealthOptions>();
   o->run.stage = "single-node";
   o->run.sweep = true;
   o->run.timeout_s = 120;
@@ -148,52 +205,7 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
   cmd->add_flag("--dry-run", o->dry_run, "Say what would be done; change nothing");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    RunOptions run = o->run;
-    // --timeout bounds the whole command: the checks and every scontrol.
-    const absl::Time until = absl::Now() + absl::Seconds(run.timeout_s);
-    if (!o->capture.empty()) run.host.UseCapture(o->capture);
-    std::string node = o->node;
-    if (node.empty() && getenv("SLURMD_NODENAME") != nullptr) node = getenv("SLURMD_NODENAME");
-    if (node.empty()) node = controlplane::HostName().substr(0, controlplane::HostName().find('.'));
-    run.node_name = node;
-
-    absl::StatusOr<v1::StageReport> report = RunStageHere(run);
-    if (!report.ok())
-      return controlplane::ErrorExit(std::string(report.status().message()),
-                                     controlplane::kExitUsage);
-    absl::StatusOr<std::string> shown = Scontrol(o->scontrol, {"show", "node", node, "--oneliner"}, until);
-    if (!shown.ok()) {
-      return controlplane::ErrorExit(
-          absl::StrCat("cannot read node ", node, " from slurmctld: ", shown.status().message(),
-                       " (check SLURM_CONF, munge, and --node)"),
-          controlplane::kExitCouldNotRun);
-    }
-    const SlurmNode state = ParseScontrolShowNode(*shown);
-    if (!state.found) {
-      return controlplane::ErrorExit(
-          absl::StrCat("slurmctld does not know a node ", node, " (pass Slurm's name with --node)"),
-          controlplane::kExitCouldNotRun);
-    }
-    const SlurmAction action = DecideSlurmAction(*report, state);
-    std::cout << "nodeprobe slurm-health " << node << ": " << action.why
-              << (o->dry_run && action.kind != SlurmAction::kNone ? " [dry run]" : "") << "\n";
-    if (o->dry_run || action.kind == SlurmAction::kNone) {
-      return action.kind == SlurmAction::kDrain ? controlplane::kExitFail
-             : report->verdict() == v1::ERROR   ? controlplane::kExitCouldNotRun
-                                                : controlplane::kExitOk;
-    }
-    std::vector<std::string> args = {"update", "NodeName=" + node};
-    if (action.kind == SlurmAction::kDrain) {
-      args.push_back("State=DRAIN");
-      args.push_back("Reason=" + action.reason);
-    } else {
-      args.push_back("State=RESUME");
-    }
-    if (absl::StatusOr<std::string> done = Scontrol(o->scontrol, args, until); !done.ok()) {
-      return controlplane::ErrorExit(std::string(done.status().message()),
-                                     controlplane::kExitCouldNotRun);
-    }
-    return action.kind == SlurmAction::kDrain ? controlplane::kExitFail : controlplane::kExitOk;
+    return SlurmHealth(*o);
   };
 }
 

@@ -186,15 +186,9 @@ int RunTransfer(const TransferRunOptions& o) {
   return controlplane::ExitCodeForVerdict(result.verdict());
 }
 
-}  // namespace
-
-std::function<int()> AddTransferCommand(CLI::App& app) {
-  CLI::App* transfer = app.add_subcommand(
-      "transfer", "Measure bandwidth and latency to a peer (ib_write_bw / iperf-style).");
-  transfer->require_subcommand(1);
-
-  auto serve = std::make_shared<TransferServeOptions>();
-  CLI::App* serve_cmd = transfer->add_subcommand(
+// `transfer serve`'s flags into *serve; its subcommand.
+CLI::App* AddServeFlags(CLI::App& transfer, const std::shared_ptr<TransferServeOptions>& serve) {
+  CLI::App* serve_cmd = transfer.add_subcommand(
       "serve", "Serve transfer runs until SIGTERM; prints the port it listens on.");
   serve_cmd->add_option("--bind", serve->bind, "Address to listen on (default: all)");
   serve_cmd->add_option("--port", serve->port, "Control port (0: any free port)")
@@ -217,9 +211,12 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
                         "(the host's /sys mounted elsewhere, e.g. /host/sys in a container)")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
+  return serve_cmd;
+}
 
-  auto run = std::make_shared<TransferRunOptions>();
-  CLI::App* run_cmd = transfer->add_subcommand(
+// `transfer run`'s flags into *run; its subcommand.
+CLI::App* AddRunFlags(CLI::App& transfer, const std::shared_ptr<TransferRunOptions>& run) {
+  CLI::App* run_cmd = transfer.add_subcommand(
       "run", "Run a transfer against `nodeprobe transfer serve` on the peer.");
   run_cmd->add_option("--peer", run->peer, "HOST[:PORT] of the server")->required();
   run_cmd->add_option("--transport", run->transport, "tcp or rdma")
@@ -279,7 +276,19 @@ std::function<int()> AddTransferCommand(CLI::App& app) {
   run_cmd->add_option("--format", run->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  return run_cmd;
+}
 
+}  // namespace
+
+std::function<int()> AddTransferCommand(CLI::App& app) {
+  CLI::App* transfer = app.add_subcommand(
+      "transfer", "Measure bandwidth and latency to a peer (ib_write_bw / iperf-style).");
+  transfer->require_subcommand(1);
+  auto serve = std::make_shared<TransferServeOptions>();
+  auto run = std::make_shared<TransferRunOptions>();
+  CLI::App* serve_cmd = AddServeFlags(*transfer, serve);
+  CLI::App* run_cmd = AddRunFlags(*transfer, run);
   return [=]() -> int {
     if (serve_cmd->parsed()) return ServeTransfer(*serve);
     if (run_cmd->parsed()) return RunTransfer(*run);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "nodeprobe/v1/result.pb.h"
 
 namespace nodeprobe::controlplane {
@@ -19,5 +20,14 @@ int ExitCodeForVerdict(v1::Verdict verdict);
 
 // Prints "nodeprobe: error: MESSAGE" (one line) on stderr; returns `code`.
 int ErrorExit(const std::string& message, int code = kExitUsage);
+
+// What a failed operation's status means to a script: the request cannot
+// be done as asked (INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS,
+// OUT_OF_RANGE, FAILED_PRECONDITION: change the flags, the file or the run
+// named) -> 2; it could not run (UNAVAILABLE, DEADLINE_EXCEEDED, a refusal,
+// anything internal) -> 3. OK -> 0.
+int ExitCodeFor(const absl::Status& status);
+// ErrorExit with the status's message and ExitCodeFor's code.
+int StatusExit(const absl::Status& status);
 
 }  // namespace nodeprobe::controlplane

@@ -7,31 +7,21 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "probes/framework/profile.h"
+#include "tests/testing/fixtures.h"
 
 namespace nodeprobe::coordinator {
 namespace {
 
-constexpr char kAcceptance[] = R"(versions:
-  nccl: "2.21"
-acceptance:
-  owners:
-    host: "host-team@example.org"
-    fabric: "fabric-team@example.org"
-    kubernetes: "k8s-team@example.org"
-    storage: "storage-team@example.org"
-    application: "ml-platform@example.org"
-  alert_owner: "oncall-fabric@example.org"
-  dashboards: ["https://grafana.example.org/d/fabric"]
-  rollback: "https://wiki.example.org/runbooks/rollback"
-  upgrade: "RUNBOOK-12"
-  limitations: ["rail 3 runs at 200G until the optics swap"]
-  service_objective: "all_reduce 8 GiB busbw >= 360 GB/s at p95"
-exceptions:
-  - code: MTU_PEERS_DIFFER
-    reason: "lab router at 1400, OPS-42"
-)";
+// The fixture's acceptance: section, a pin and an accepted exception.
+std::string AcceptanceProfileText() {
+  return absl::StrCat(
+      "versions:\n  nccl: \"2.21\"\n",
+      "exceptions:\n  - code: MTU_PEERS_DIFFER\n    reason: \"lab router at 1400\"\n",
+      testing::ReadFixture("profiles/acceptance.yaml"));
+}
 
 void AddNode(v1::StageRun* run, const std::string& node, v1::Verdict pcie = v1::PASS) {
   v1::StageReport* r = run->add_node_reports();
@@ -90,7 +80,7 @@ const v1::GateItem& Item(const v1::GateChecklist& gate, const std::string& item)
 }
 
 TEST(AcceptanceGateTest, ATwoNodeRunWithoutGpusLeavesTheCollectivesNotRunAndTheGateIncomplete) {
-  const v1::GateChecklist gate = GateOf({TwoNode(kAcceptance)});
+  const v1::GateChecklist gate = GateOf({TwoNode(AcceptanceProfileText())});
   EXPECT_EQ(gate.items_size(), 13);
   EXPECT_FALSE(gate.complete());
   EXPECT_TRUE(absl::StartsWith(gate.headline(), "gate incomplete")) << gate.headline();
@@ -148,7 +138,7 @@ TEST(AcceptanceGateTest, WithoutTheSectionEachOrganisationalItemIsNotMetAndNames
 }
 
 TEST(AcceptanceGateTest, AFailingResultIsNotMetAndSaysWhere) {
-  v1::StageRun run = TwoNode(kAcceptance);
+  v1::StageRun run = TwoNode(AcceptanceProfileText());
   run.mutable_node_reports(1)->mutable_results(1)->set_verdict(v1::FAIL);  // gpu-b's pcie
   const v1::GateChecklist gate = GateOf({run});
   const v1::GateItem& topo = Item(gate, "topology");
@@ -167,8 +157,8 @@ TEST(AcceptanceGateTest, ACampaignCoversTheUnionOfItsRunsAndNamesNodesNotCovered
   c->add_senders("gpu-a");
   c->add_senders("gpu-b");
   c->set_verdict(v1::PASS);
-  const v1::GateChecklist one = GateOf({TwoNode(kAcceptance)});
-  const v1::GateChecklist both = GateOf({TwoNode(kAcceptance), congestion});
+  const v1::GateChecklist one = GateOf({TwoNode(AcceptanceProfileText())});
+  const v1::GateChecklist both = GateOf({TwoNode(AcceptanceProfileText()), congestion});
   EXPECT_EQ(Item(one, "congestion").state(), v1::GATE_NOT_RUN);
   const v1::GateItem& cong = Item(both, "congestion");
   EXPECT_EQ(cong.state(), v1::GATE_MET) << cong.why();

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "controlplane/credentials.h"
+#include "controlplane/grpc_status.h"
 #include "platform/identifiers.h"
 
 namespace nodeprobe::coordinator {
@@ -55,7 +56,7 @@ void AgentReactor::Register() {
   }
   if (!valid.ok()) {
     std::cerr << "nodeprobe coordinator: refused a registration: " << valid.message() << "\n";
-    End(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(valid.message())));
+    End(controlplane::ToGrpcStatus(valid));
     return;
   }
   if (check_identity_ && !IdentityMatches(*ctx_, node)) {
@@ -87,7 +88,7 @@ void AgentReactor::Register() {
   if (absl::Status added = registry_->Add(session_); !added.ok()) {
     std::cerr << "nodeprobe coordinator: refused a registration: " << added.message() << "\n";
     session_.reset();
-    End(grpc::Status(grpc::StatusCode::ALREADY_EXISTS, std::string(added.message())));
+    End(controlplane::ToGrpcStatus(added));
     return;
   }
   v1::CoordinatorMessage ack;

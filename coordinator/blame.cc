@@ -41,18 +41,15 @@ bool IsLow(const Measurement& x, const PeerReference& ref, const BlameRules& rul
              : LowAgainst(x.gbps, x.cv, ref, rules.min_fraction_of_peers, rules.noise_sigmas);
 }
 
-std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules) {
-  const std::map<std::string, PeerReference> refs = ReferencesOf(m);
-  std::vector<bool> low(m.size()), explained(m.size(), false);
-  for (size_t i = 0; i < m.size(); ++i) low[i] = IsLow(m[i], refs.at(m[i].kind), rules);
+namespace {
 
-  std::map<int, std::set<int>> rails_of;  // node -> rails it measured
-  for (const Measurement& x : m) {
-    rails_of[x.from].insert(x.rail);
-    rails_of[x.to].insert(x.rail);
-  }
-
-  // 1. Greedy (node, rail) suspects.
+// 1. Greedy (node, rail) suspects: the unit low with the largest share of
+// its partners above rules.suspect_share, again and again, each taking the
+// low measurements it explains.
+std::map<Unit, Suspect> UnitSuspects(const std::vector<Measurement>& m,
+                                     const std::vector<bool>& low, const BlameRules& rules,
+                                     std::vector<bool>* explained_out) {
+  std::vector<bool>& explained = *explained_out;
   std::map<Unit, Suspect> unit_suspects;
   while (true) {
     std::map<Unit, Share> shares;
@@ -94,6 +91,42 @@ std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const Blame
     unit_suspects[pick_unit] = std::move(sus);
   }
 
+  return unit_suspects;
+}
+
+// 3. What is left low is the link between the two.
+void AddLinkSuspects(const std::vector<Measurement>& m, const std::vector<bool>& low,
+                     const std::vector<bool>& explained, std::vector<Suspect>* out) {
+  std::map<std::tuple<int, int, int>, Suspect> links;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (!low[i] || explained[i]) continue;
+    const int a = std::min(m[i].from, m[i].to);
+    const int b = std::max(m[i].from, m[i].to);
+    Suspect& s = links[{a, b, m[i].rail}];
+    s.kind = Suspect::kLink;
+    s.node = a;
+    s.other = b;
+    s.rail = m[i].rail;
+    s.low = 1;
+    s.partners = 1;
+    s.evidence.push_back(static_cast<int>(i));
+  }
+  for (auto& [key, s] : links) out->push_back(std::move(s));
+}
+
+}  // namespace
+
+std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const BlameRules& rules) {
+  const std::map<std::string, PeerReference> refs = ReferencesOf(m);
+  std::vector<bool> low(m.size()), explained(m.size(), false);
+  for (size_t i = 0; i < m.size(); ++i) low[i] = IsLow(m[i], refs.at(m[i].kind), rules);
+
+  std::map<int, std::set<int>> rails_of;  // node -> rails it measured
+  for (const Measurement& x : m) {
+    rails_of[x.from].insert(x.rail);
+    rails_of[x.to].insert(x.rail);
+  }
+  std::map<Unit, Suspect> unit_suspects = UnitSuspects(m, low, rules, &explained);
   // 2. A node suspect on every rail it measured is the suspect itself.
   std::vector<Suspect> out;
   std::map<int, std::vector<Suspect>> by_node;
@@ -115,22 +148,7 @@ std::vector<Suspect> FindSuspects(const std::vector<Measurement>& m, const Blame
     }
   }
 
-  // 3. What is left low is the link between the two.
-  std::map<std::tuple<int, int, int>, Suspect> links;
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (!low[i] || explained[i]) continue;
-    const int a = std::min(m[i].from, m[i].to);
-    const int b = std::max(m[i].from, m[i].to);
-    Suspect& s = links[{a, b, m[i].rail}];
-    s.kind = Suspect::kLink;
-    s.node = a;
-    s.other = b;
-    s.rail = m[i].rail;
-    s.low = 1;
-    s.partners = 1;
-    s.evidence.push_back(static_cast<int>(i));
-  }
-  for (auto& [key, s] : links) out.push_back(std::move(s));
+  AddLinkSuspects(m, low, explained, &out);
   return out;
 }
 

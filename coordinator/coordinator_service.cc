@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "controlplane/grpc_status.h"
 #include "controlplane/server_limits.h"
 #include "coordinator/agent_reactor.h"
 #include "coordinator/record_check.h"
@@ -68,10 +69,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (!req->resume_run_id().empty()) {
     absl::StatusOr<v1::StageRun> stored = ResumableRun(*req);
     if (!stored.ok()) {
-      return grpc::Status(stored.status().code() == absl::StatusCode::kNotFound
-                              ? grpc::StatusCode::NOT_FOUND
-                              : grpc::StatusCode::INVALID_ARGUMENT,
-                          std::string(stored.status().message()));
+      return controlplane::ToGrpcStatus(stored.status());
     }
     effective = *req;
     effective.clear_nodes();
@@ -162,7 +160,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     nodes.push_back(std::move(s));
   }
   if (absl::Status rails = CheckRails(*req, nodes); !rails.ok()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(rails.message()));
+    return controlplane::ToGrpcStatus(rails);
   }
   std::vector<std::shared_ptr<AgentSession>> acquired;
   for (const auto& s : nodes) {
@@ -359,7 +357,7 @@ grpc::Status CoordinatorService::ListNodes(grpc::ServerContext* ctx, const v1::L
   if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   absl::StatusOr<std::map<std::string, LastReport>> last = store_->LastReports();
   if (!last.ok()) {
-    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(last.status().message()));
+    return controlplane::ToGrpcStatus(last.status());
   }
   for (const auto& s : registry_.All()) {
     v1::NodeInfo* n = resp->add_nodes();
@@ -385,7 +383,7 @@ grpc::Status CoordinatorService::ListRuns(grpc::ServerContext* ctx, const v1::Li
                                           v1::ListRunsResponse* resp) {
   if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   auto runs = store_->List(req->limit() ? static_cast<int>(req->limit()) : 100);
-  if (!runs.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, std::string(runs.status().message()));
+  if (!runs.ok()) return controlplane::ToGrpcStatus(runs.status());
   for (auto& r : *runs) *resp->add_runs() = std::move(r);
   return grpc::Status::OK;
 }
@@ -395,10 +393,7 @@ grpc::Status CoordinatorService::GetRun(grpc::ServerContext* ctx, const v1::GetR
   if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
   auto run = store_->Get(req->run_id());
   if (!run.ok()) {
-    return grpc::Status(run.status().code() == absl::StatusCode::kNotFound
-                            ? grpc::StatusCode::NOT_FOUND
-                            : grpc::StatusCode::INTERNAL,
-                        std::string(run.status().message()));
+    return controlplane::ToGrpcStatus(run.status());
   }
   *resp = RunPage(*run, req->reports_offset(), req->pairs_offset());
   return grpc::Status::OK;

@@ -193,6 +193,32 @@ std::vector<PairPlace> PlacesToRetest(const Profile& profile, const v1::StageRun
   return out;
 }
 
+namespace {
+
+// A retest's own bar: judged through the first measurement of its
+// direction; alone, a FAIL of its own bar is one sample too.
+void JudgeRetest(const Assessment& a, const Fig& f, const v1::StageRun& run, v1::ProbeResult* r) {
+  // A second sample is judged through its first (below); alone, its
+  // own bar's FAIL is one sample too.
+  bool first_failed = false;
+  if (auto first = a.firsts.find(f.place); first != a.firsts.end()) {
+    for (int i : first->second) {
+      first_failed |= HasFail(run.pairs(a.figs[i].pair).result(), "TRANSFER_BELOW_EXPECTED");
+    }
+  }
+  for (v1::Finding& finding : *r->mutable_findings()) {
+    if (finding.code() == "TRANSFER_BELOW_EXPECTED" && finding.severity() == v1::FAIL &&
+        !first_failed) {
+      finding.set_severity(v1::WARN);
+      absl::StrAppend(finding.mutable_message(),
+                      "; the first measurement of this direction did not fall short: one "
+                      "sample, not a FAIL");
+    }
+  }
+}
+
+}  // namespace
+
 void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
   const TransferBars& bars = profile.transfer;
   const Assessment a = Assess(*run);
@@ -218,23 +244,7 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
           bars.noise_sigmas));
     }
     if (p.retest()) {
-      // A second sample is judged through its first (below); alone, its
-      // own bar's FAIL is one sample too.
-      bool first_failed = false;
-      if (auto first = a.firsts.find(f.place); first != a.firsts.end()) {
-        for (int i : first->second) {
-          first_failed |= HasFail(run->pairs(a.figs[i].pair).result(), "TRANSFER_BELOW_EXPECTED");
-        }
-      }
-      for (v1::Finding& finding : *r->mutable_findings()) {
-        if (finding.code() == "TRANSFER_BELOW_EXPECTED" && finding.severity() == v1::FAIL &&
-            !first_failed) {
-          finding.set_severity(v1::WARN);
-          absl::StrAppend(finding.mutable_message(),
-                          "; the first measurement of this direction did not fall short: one "
-                          "sample, not a FAIL");
-        }
-      }
+      JudgeRetest(a, f, *run, r);
       FinalizeResult(profile, r);
       continue;
     }

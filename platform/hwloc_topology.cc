@@ -113,6 +113,61 @@ absl::Status CheckXmlBounds(const std::string& xml, const std::string& source) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// One PCI device as hwloc sees it: ids, OS devices below it (RDMA, netdev,
+// GPU), its CPU/NUMA locality and the bridges above it.
+TopoPciDevice DeviceOf(hwloc_topology_t raw, hwloc_obj_t obj) {
+  TopoPciDevice dev;
+  const hwloc_obj_attr_u::hwloc_pcidev_attr_s& pci = obj->attr->pcidev;
+  dev.address = BusId(pci);
+  dev.vendor_id = pci.vendor_id;
+  dev.device_id = pci.device_id;
+  dev.class_id = pci.class_id;
+  if (const char* name = hwloc_obj_get_info_by_name(obj, "PCIDevice")) {
+    dev.name = name;
+  }
+  for (hwloc_obj_t child = obj->io_first_child; child != nullptr; child = child->next_sibling) {
+    if (child->type != HWLOC_OBJ_OS_DEVICE || child->name == nullptr) continue;
+    switch (child->attr->osdev.type) {
+      case HWLOC_OBJ_OSDEV_OPENFABRICS:
+        dev.rdma_devices.push_back(child->name);
+        break;
+      case HWLOC_OBJ_OSDEV_NETWORK:
+        dev.netdevs.push_back(child->name);
+        break;
+      case HWLOC_OBJ_OSDEV_GPU:
+      case HWLOC_OBJ_OSDEV_COPROC:
+        dev.gpu_devices.push_back(child->name);
+        break;
+      default:
+        break;
+    }
+  }
+  hwloc_obj_t cpu_parent = hwloc_get_non_io_ancestor_obj(raw, obj);
+  if (cpu_parent != nullptr) {
+    dev.cpuset = BitmapList(cpu_parent->cpuset);
+    dev.nodeset = BitmapString(cpu_parent->nodeset);
+    if (cpu_parent->nodeset != nullptr && hwloc_bitmap_weight(cpu_parent->nodeset) == 1) {
+      dev.numa_node = hwloc_bitmap_first(cpu_parent->nodeset);
+    }
+  }
+  for (hwloc_obj_t a = obj->parent; a != nullptr; a = a->parent) {
+    TopoAncestor anc;
+    anc.id = a->gp_index;
+    if (a->type == HWLOC_OBJ_MACHINE) anc.kind = AncestorKind::kMachine;
+    if (a->type == HWLOC_OBJ_BRIDGE) {
+      bool host = a->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+      anc.kind = host ? AncestorKind::kHostBridge : AncestorKind::kPciBridge;
+      if (!host) anc.pci_address = BusId(a->attr->bridge.upstream.pci);
+    }
+    dev.ancestors.push_back(anc);
+  }
+  return dev;
+}
+
+}  // namespace
+
 absl::StatusOr<PciTopology> LoadPciTopology(const TopologySource& source) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) {
@@ -160,47 +215,7 @@ absl::StatusOr<PciTopology> LoadPciTopology(const TopologySource& source) {
   }
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(raw, nullptr); obj != nullptr;
        obj = hwloc_get_next_pcidev(raw, obj)) {
-    TopoPciDevice dev;
-    const hwloc_obj_attr_u::hwloc_pcidev_attr_s& pci = obj->attr->pcidev;
-    dev.address = BusId(pci);
-    dev.vendor_id = pci.vendor_id;
-    dev.device_id = pci.device_id;
-    dev.class_id = pci.class_id;
-    if (const char* name = hwloc_obj_get_info_by_name(obj, "PCIDevice")) {
-      dev.name = name;
-    }
-    for (hwloc_obj_t child = obj->io_first_child; child != nullptr;
-         child = child->next_sibling) {
-      if (child->type != HWLOC_OBJ_OS_DEVICE || child->name == nullptr) continue;
-      switch (child->attr->osdev.type) {
-        case HWLOC_OBJ_OSDEV_OPENFABRICS: dev.rdma_devices.push_back(child->name); break;
-        case HWLOC_OBJ_OSDEV_NETWORK: dev.netdevs.push_back(child->name); break;
-        case HWLOC_OBJ_OSDEV_GPU:
-        case HWLOC_OBJ_OSDEV_COPROC: dev.gpu_devices.push_back(child->name); break;
-        default: break;
-      }
-    }
-    hwloc_obj_t cpu_parent = hwloc_get_non_io_ancestor_obj(raw, obj);
-    if (cpu_parent != nullptr) {
-      dev.cpuset = BitmapList(cpu_parent->cpuset);
-      dev.nodeset = BitmapString(cpu_parent->nodeset);
-      if (cpu_parent->nodeset != nullptr &&
-          hwloc_bitmap_weight(cpu_parent->nodeset) == 1) {
-        dev.numa_node = hwloc_bitmap_first(cpu_parent->nodeset);
-      }
-    }
-    for (hwloc_obj_t a = obj->parent; a != nullptr; a = a->parent) {
-      TopoAncestor anc;
-      anc.id = a->gp_index;
-      if (a->type == HWLOC_OBJ_MACHINE) anc.kind = AncestorKind::kMachine;
-      if (a->type == HWLOC_OBJ_BRIDGE) {
-        bool host = a->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
-        anc.kind = host ? AncestorKind::kHostBridge : AncestorKind::kPciBridge;
-        if (!host) anc.pci_address = BusId(a->attr->bridge.upstream.pci);
-      }
-      dev.ancestors.push_back(anc);
-    }
-    out.devices.push_back(std::move(dev));
+    out.devices.push_back(DeviceOf(raw, obj));
   }
   return out;
 }

@@ -1,11 +1,16 @@
 // The README's layout is the tree: every top-level folder is named in its
 // "## Layout" block, so a new folder cannot land undocumented. Probes are
 // not listed there (`nodeprobe probes` lists them): a new probe is its
-// folder and its Register() line, nothing else.
+// folder and its Register() line, nothing else. And no product function
+// runs over 80 lines: one split by the steps its comments name reads, and
+// reviews, better.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -35,6 +40,74 @@ TEST(LayoutTest, TheReadmeNamesEveryTopLevelFolder) {
         << name << "/ is not in README.md's ## Layout";
   }
   EXPECT_GT(folders, 10);
+}
+
+// The product's functions (not tests, benches, hwtests or the build): a
+// definition is a line at indent 0-4 ending in '{' whose statement, with the
+// lines continuing it, has a '(' and is not a control statement, type or
+// initializer; it runs to the brace that closes it.
+std::vector<std::string> LongFunctions(size_t max_lines) {
+  namespace fs = std::filesystem;
+  static const std::regex opens(R"(^ {0,4}\S.*\{\s*$)");
+  static const std::regex not_function(
+      R"(^\s*(if|for|while|switch|else|namespace|struct|class|enum|return|do|case|try|union|extern)\b|^\s*(//|#|\}|\)))");
+  std::vector<std::string> out;
+  for (const char* layer :
+       {"platform", "probes", "controlplane", "tasks", "agent", "coordinator", "cli"}) {
+    for (const auto& e :
+         fs::recursive_directory_iterator(std::string(NODEPROBE_SOURCE_DIR) + "/" + layer)) {
+      const std::string path = e.path().string();
+      if (e.path().extension() != ".cc" || path.find("_test.cc") != std::string::npos) continue;
+      std::ifstream in(path);
+      std::vector<std::string> lines;
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+      for (size_t i = 0; i < lines.size(); ++i) {
+        if (!std::regex_match(lines[i], opens) || std::regex_search(lines[i], not_function)) {
+          continue;
+        }
+        std::string sig = lines[i];
+        size_t k = i;
+        while (k > 0 && i - k < 5 && !lines[k - 1].empty() &&
+               lines[k - 1].find_first_of(";{}:", lines[k - 1].size() - 1) == std::string::npos &&
+               lines[k - 1].find("//") == std::string::npos && lines[k - 1][0] != '#') {
+          sig = lines[--k] + sig;
+        }
+        const std::string head = sig.substr(0, sig.find('('));
+        if (sig.find('(') == std::string::npos || head.find(" = ") != std::string::npos ||
+            head.find('[') != std::string::npos) {
+          continue;
+        }
+        int depth = 0;
+        size_t end = i;
+        for (; end < lines.size(); ++end) {
+          depth += std::count(lines[end].begin(), lines[end].end(), '{') -
+                   std::count(lines[end].begin(), lines[end].end(), '}');
+          if (depth <= 0) break;
+        }
+        if (end - k + 1 > max_lines) {
+          out.push_back(path.substr(std::string(NODEPROBE_SOURCE_DIR).size() + 1) + ":" +
+                        std::to_string(i + 1) + " (" + std::to_string(end - k + 1) + " lines)");
+        }
+        i = end;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(LayoutTest, NoProductFunctionRunsOverEightyLines) {
+  // Tables are data, not steps: the finding table is one list.
+  const std::vector<std::string> allowed = {"probes/framework/finding_codes.cc"};
+  std::vector<std::string> found;
+  for (const std::string& f : LongFunctions(80)) {
+    if (std::none_of(allowed.begin(), allowed.end(),
+                     [&](const std::string& a) { return f.rfind(a, 0) == 0; })) {
+      found.push_back(f);
+    }
+  }
+  EXPECT_TRUE(found.empty()) << "split by the steps its comments name: " << found.front();
+  // The scan sees functions at all: some run over 60 lines.
+  EXPECT_FALSE(LongFunctions(60).empty());
 }
 
 }  // namespace

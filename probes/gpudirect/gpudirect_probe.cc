@@ -184,6 +184,47 @@ void RegisterGpuMemory(const std::vector<GpuNicPath>& paths,
   }
 }
 
+// ACS on every bridge between each GPU and its nearest NIC: redirecting
+// peer-to-peer traffic to the root complex, or unreadable.
+void JudgeAcs(const platform::FileTree& sys, const ProbeContext& ctx,
+              const std::map<std::string, platform::RawPciDevice>& devices,
+              const std::vector<std::string>& gpus, const std::vector<std::string>& nics,
+              v1::ProbeResult* result) {
+  std::set<std::string> checked;
+  for (const GpuNicPath& path : GpuNicPaths(devices, gpus, nics)) {
+    AddEvidence(result, absl::StrCat("path ", path.gpu, " -> ", path.nic),
+                absl::StrJoin(path.bridges, " "));
+    for (const std::string& bridge : path.bridges) {
+      if (!checked.insert(bridge).second) continue;
+      absl::StatusOr<std::string> config = platform::ReadPciConfig(sys, devices.at(bridge));
+      absl::StatusOr<gpudirect::AcsState> acs =
+          config.ok() ? gpudirect::ParseAcs(*config)
+                      : absl::StatusOr<gpudirect::AcsState>(config.status());
+      if (!acs.ok()) {
+        // On a capture the cause is the capture (a missing or short config
+        // file), whoever reads it; live, a short read means no privilege.
+        const bool captured = ctx.host.IsCaptured();
+        AddFinding(result, "ACS_STATE_UNKNOWN", bridge,
+                   absl::StrCat(
+                       "cannot read ACS of bridge ", bridge, ": ", acs.status().message(),
+                       captured ? " (in the capture being read: it needs the bridges' config files "
+                                  "whole, captured as root)"
+                                : ""));
+        continue;
+      }
+      AddEvidence(result, absl::StrCat("ACS ", bridge),
+                  acs->present ? gpudirect::DescribeAcsControl(acs->control) : "no ACS capability");
+      if (acs->present && gpudirect::AcsBlocksPeerToPeer(acs->control)) {
+        AddFinding(result, "ACS_ENABLED_ON_GPU_NIC_PATH", bridge,
+                   absl::StrCat("bridge ", bridge, " between GPU ", path.gpu, " and NIC ", path.nic,
+                                " has ACS ", gpudirect::DescribeAcsControl(acs->control),
+                                ": peer-to-peer traffic is redirected to the "
+                                "root complex"));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
@@ -198,8 +239,7 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
   for (const auto& [addr, dev] : *devices) {
     if (PcieRoleOf(dev) == "gpu") gpus.push_back(addr);
   }
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> rdma =
-      platform::ReadRdmaDevices(sys);
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> rdma = platform::ReadRdmaDevices(sys);
   if (!rdma.ok()) return rdma.status();
   std::vector<std::string> nics;
   for (const auto& dev : *rdma) {
@@ -208,48 +248,11 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
   if (gpus.empty() || nics.empty()) {
     result.set_verdict(v1::SKIP);
     result.set_reason(absl::StrCat("GPUDirect RDMA needs an NVIDIA GPU and an RDMA NIC; found ",
-                                   gpus.size(), " GPUs and ", nics.size(),
-                                   " RDMA NICs"));
+                                   gpus.size(), " GPUs and ", nics.size(), " RDMA NICs"));
     return result;
   }
 
-  // ACS on every bridge between each GPU and its nearest NIC.
-  std::set<std::string> checked;
-  for (const GpuNicPath& path : GpuNicPaths(*devices, gpus, nics)) {
-    AddEvidence(&result, absl::StrCat("path ", path.gpu, " -> ", path.nic),
-                absl::StrJoin(path.bridges, " "));
-    for (const std::string& bridge : path.bridges) {
-      if (!checked.insert(bridge).second) continue;
-      absl::StatusOr<std::string> config =
-          platform::ReadPciConfig(sys, devices->at(bridge));
-      absl::StatusOr<gpudirect::AcsState> acs =
-          config.ok() ? gpudirect::ParseAcs(*config)
-                      : absl::StatusOr<gpudirect::AcsState>(config.status());
-      if (!acs.ok()) {
-        // On a capture the cause is the capture (a missing or short config
-        // file), whoever reads it; live, a short read means no privilege.
-        const bool captured = ctx.host.IsCaptured();
-        AddFinding(&result, "ACS_STATE_UNKNOWN", bridge,
-                   absl::StrCat(
-                       "cannot read ACS of bridge ", bridge, ": ", acs.status().message(),
-                       captured ? " (in the capture being read: it needs the bridges' config files "
-                                  "whole, captured as root)"
-                                : ""));
-        continue;
-      }
-      AddEvidence(&result, absl::StrCat("ACS ", bridge),
-                  acs->present ? gpudirect::DescribeAcsControl(acs->control)
-                               : "no ACS capability");
-      if (acs->present && gpudirect::AcsBlocksPeerToPeer(acs->control)) {
-        AddFinding(&result, "ACS_ENABLED_ON_GPU_NIC_PATH", bridge,
-                   absl::StrCat("bridge ", bridge, " between GPU ", path.gpu, " and NIC ", path.nic,
-                                " has ACS ", gpudirect::DescribeAcsControl(acs->control),
-                                ": peer-to-peer traffic is redirected to the "
-                                "root complex"));
-      }
-    }
-  }
-
+  JudgeAcs(sys, ctx, *devices, gpus, nics, &result);
   JudgeIommu(sys, proc, *devices, gpus, &result);
 
   Method peermem = PeerMemory(sys, &result);

@@ -66,6 +66,41 @@ std::optional<std::string> ReadOsRelease(const std::string& etc_root, v1::ProbeR
   return std::nullopt;
 }
 
+// What sysfs says: the peer-memory module (GPUDirect RDMA) and each HCA's
+// firmware.
+void AddSysfsComponents(const platform::FileTree& sys, v1::ProbeResult* result) {
+  std::string why;
+  if (!sys.Exists("module")) {
+    // A sysfs capture without module/: loaded modules are not known.
+    Add(result, "nvidia_peermem", false, "",
+        absl::StrCat(kNotCaptured, ": ", sys.Path("module"), " is not in the capture"));
+  } else if (sys.Exists("module/nvidia_peermem")) {
+    std::string version =
+        ReadOptional(sys, "module/nvidia_peermem/version", result, &why).value_or("");
+    Add(result, "nvidia_peermem", true, version, "module loaded");
+  } else if (auto v = ReadOptional(sys, "kernel/mm/memory_peers/nv_mem/version", result, &why)) {
+    Add(result, "nvidia_peermem", true, *v, "legacy nv_peer_mem module");
+  } else {
+    Add(result, "nvidia_peermem", false, "", "module not loaded");
+  }
+
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> hcas = platform::ReadRdmaDevices(sys);
+  if (hcas.ok()) {
+    for (const platform::RawRdmaDevice& hca : *hcas) {
+      auto attr = [&](const char* key) {
+        const platform::RawAttr& a = hca.attrs.at(key);
+        return a.value.ok() ? *a.value : std::string("unknown");
+      };
+      v1::Component* c =
+          Add(result, "hca_firmware", hca.attrs.at("fw_ver").value.ok(),
+              hca.attrs.at("fw_ver").value.ok() ? attr("fw_ver") : "",
+              absl::StrCat("pci ", hca.pci_address.empty() ? "none" : hca.pci_address, ", board ",
+                           attr("board_id"), ", node_guid ", attr("node_guid")));
+      c->set_device(hca.name);
+    }
+  }
+}
+
 void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
   platform::FileTree etc(ctx.host.etc_root);
   platform::FileTree proc(ctx.host.proc_root);
@@ -123,40 +158,7 @@ void AddHostComponents(const ProbeContext& ctx, v1::ProbeResult* result) {
     not_captured("nvidia_peermem", "--sysfs-root");
     return;
   }
-  if (!sys.Exists("module")) {
-    // A sysfs capture without module/: loaded modules are not known.
-    Add(result, "nvidia_peermem", false, "",
-        absl::StrCat(kNotCaptured, ": ", sys.Path("module"), " is not in the capture"));
-  } else if (sys.Exists("module/nvidia_peermem")) {
-    std::string version =
-        ReadOptional(sys, "module/nvidia_peermem/version", result, &why)
-            .value_or("");
-    Add(result, "nvidia_peermem", true, version, "module loaded");
-  } else if (auto v = ReadOptional(sys, "kernel/mm/memory_peers/nv_mem/version",
-                                   result, &why)) {
-    Add(result, "nvidia_peermem", true, *v, "legacy nv_peer_mem module");
-  } else {
-    Add(result, "nvidia_peermem", false, "", "module not loaded");
-  }
-
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> hcas =
-      platform::ReadRdmaDevices(sys);
-  if (hcas.ok()) {
-    for (const platform::RawRdmaDevice& hca : *hcas) {
-      auto attr = [&](const char* key) {
-        const platform::RawAttr& a = hca.attrs.at(key);
-        return a.value.ok() ? *a.value : std::string("unknown");
-      };
-      v1::Component* c =
-          Add(result, "hca_firmware", hca.attrs.at("fw_ver").value.ok(),
-              hca.attrs.at("fw_ver").value.ok() ? attr("fw_ver") : "",
-              absl::StrCat("pci ", hca.pci_address.empty() ? "none"
-                                                           : hca.pci_address,
-                           ", board ", attr("board_id"), ", node_guid ",
-                           attr("node_guid")));
-      c->set_device(hca.name);
-    }
-  }
+  AddSysfsComponents(sys, result);
 }
 
 }  // namespace

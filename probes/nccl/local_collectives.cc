@@ -30,6 +30,27 @@ v1::Task RankTask(const LocalRun& run, int rank, const std::string& id) {
 
 }  // namespace
 
+namespace {
+
+// Rank 0's worker makes NCCL's unique id and says it before it runs; an
+// empty id when it did not (its answer says why).
+std::string UniqueIdFrom(platform::TaskWorker& rank0, absl::Time deadline, RankAnswer* answer) {
+  while (true) {
+    absl::StatusOr<v1::TaskEvent> ev = rank0.Next(deadline);
+    if (!ev.ok()) {
+      answer->lost = absl::StrCat("rank 0's worker ", ev.status().message());
+      return "";
+    }
+    if (ev->has_ready()) return ev->ready().nccl_unique_id();
+    if (ev->has_done()) {
+      answer->result = ev->done().result();
+      return "";
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
   std::vector<RankAnswer> answers(static_cast<size_t>(run.gpus));
   for (int r = 0; r < run.gpus; ++r) {
@@ -46,19 +67,7 @@ std::vector<RankAnswer> RunLocalRanks(const LocalRun& run) {
     return answers;
   }
   workers[0].emplace(*std::move(w0));
-  std::string id;
-  while (id.empty()) {
-    absl::StatusOr<v1::TaskEvent> ev = workers[0]->Next(run.deadline);
-    if (!ev.ok()) {
-      answers[0].lost = absl::StrCat("rank 0's worker ", ev.status().message());
-      break;
-    }
-    if (ev->has_ready()) id = ev->ready().nccl_unique_id();
-    if (ev->has_done()) {
-      answers[0].result = ev->done().result();
-      break;
-    }
-  }
+  const std::string id = UniqueIdFrom(*workers[0], run.deadline, &answers[0]);
   if (id.empty()) {
     for (int r = 1; r < run.gpus; ++r) answers[r].lost = "not started: rank 0 made no unique id";
     return answers;

@@ -56,7 +56,11 @@ void NcclTestsParser::AddLine(std::string_view raw) {
   std::string line(raw);
   RE2::Replace(&line, MpiTag(), "");
   const re2::StringPiece l = Piece(line);
-  std::string a, b, c, d, e, f, g, h, i, j, k, m, n;
+  if (AddPreamble(l)) return;
+  if (open_) AddRow(l);  // numbers outside a run are not a table
+}
+
+bool NcclTestsParser::AddPreamble(const re2::StringPiece& l) {
   static const RE2 version("^# nccl-tests version (\\S+)");
   static const RE2 starting("^# Collective test starting: (\\w+?)(?:_perf)?\\s*$");
   static const RE2 nthread("^# nThread \\d+");
@@ -64,20 +68,7 @@ void NcclTestsParser::AddLine(std::string_view raw) {
   static const RE2 header("^#\\s+size\\s+count\\s+type\\s+redop(.*)$");
   static const RE2 bounds("^# Out of bounds values : (\\d+)");
   static const RE2 average("^# Avg bus bandwidth\\s*: (\\S+)");
-  // Full rows: with a root column (2.13+), then without (older).
-  // A figure: a number as printed, or what nccl-tests prints when it is
-  // not one (nan, inf, a negative value): kept and judged invalid.
-  static const std::string kFig = "(-?[\\d.]+(?:[eE][-+]?\\d+)?|-?nan|-?inf)";
-  static const RE2 with_root(
-      "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+" + kFig + "\\s+" + kFig + "\\s+" +
-      kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
-  static const RE2 without_root(
-      "^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+" + kFig + "\\s+" + kFig + "\\s+" + kFig +
-      "\\s+(\\S+)\\s+" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\S+)");
-  // A row cut by NCCL output: its head, then each half's four figures.
-  static const RE2 head("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)");
-  static const RE2 half("^\\s*" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
-
+  std::string a;
   // A preamble line starts a run unless the open one has no rows yet
   // (version, "starting" and nThread lines all precede one table).
   auto begin = [&]() -> v1::NcclTestsRun* {
@@ -86,39 +77,46 @@ void NcclTestsParser::AddLine(std::string_view raw) {
   };
   if (RE2::PartialMatch(l, version, &a)) {
     if (v1::NcclTestsRun* run = begin()) run->set_version(a);
-    return;
-  }
-  if (RE2::PartialMatch(l, starting, &a)) {
+  } else if (RE2::PartialMatch(l, starting, &a)) {
     if (v1::NcclTestsRun* run = begin()) run->set_collective(a);
-    return;
-  }
-  if (RE2::PartialMatch(l, nthread)) {
+  } else if (RE2::PartialMatch(l, nthread)) {
     begin();
-    return;
-  }
-  if (RE2::PartialMatch(l, rank, &a)) {
+  } else if (RE2::PartialMatch(l, rank, &a)) {
     if (v1::NcclTestsRun* run = Current()) {
       run->set_ranks(std::max<uint32_t>(run->ranks(), static_cast<uint32_t>(U(a)) + 1));
     }
-    return;
-  }
-  if (RE2::PartialMatch(l, header, &a)) {
+  } else if (RE2::PartialMatch(l, header, &a)) {
     if (v1::NcclTestsRun* run = Current()) run->set_error_column(a.find("#wrong") == std::string::npos);
-    return;
-  }
-  if (RE2::PartialMatch(l, bounds, &a)) {
+  } else if (RE2::PartialMatch(l, bounds, &a)) {
     if (v1::NcclTestsRun* run = Current()) run->set_out_of_bounds(static_cast<int64_t>(U(a)));
-    return;
-  }
-  if (RE2::PartialMatch(l, average, &a)) {
+  } else if (RE2::PartialMatch(l, average, &a)) {
     if (v1::NcclTestsRun* run = Current()) {
       run->set_avg_busbw_gbps(D(a));
       run->set_avg_printed(true);
     }
     Finish();
-    return;
+  } else {
+    return false;
   }
-  if (!open_) return;  // numbers outside a run are not a table
+  return true;
+}
+
+void NcclTestsParser::AddRow(const re2::StringPiece& l) {
+  // Full rows: with a root column (2.13+), then without (older).
+  // A figure: a number as printed, or what nccl-tests prints when it is
+  // not one (nan, inf, a negative value): kept and judged invalid.
+  static const std::string kFig = "(-?[\\d.]+(?:[eE][-+]?\\d+)?|-?nan|-?inf)";
+  static const RE2 with_root("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+" + kFig +
+                             "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" +
+                             kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
+  static const RE2 without_root("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+" + kFig + "\\s+" +
+                                kFig + "\\s+" + kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" + kFig +
+                                "\\s+" + kFig + "\\s+(\\S+)");
+  // A row cut by NCCL output: its head, then each half's four figures.
+  static const RE2 head("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)");
+  static const RE2 half("^\\s*" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
+
+  std::string a, b, c, d, e, f, g, h, i, j, k, m, n;
   v1::NcclTestsRun* run = Current();
   auto add = [&](const v1::NcclTestsRow& row) {
     if (run->rows_size() >= kMaxRows) {

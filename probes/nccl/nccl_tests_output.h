@@ -7,6 +7,8 @@
 // outputs in tests/fixtures/nccl/.
 #pragma once
 
+#include <re2/stringpiece.h>
+
 #include <string>
 #include <string_view>
 
@@ -33,6 +35,11 @@ class NcclTestsParser {
  private:
   v1::NcclTestsRun* Current();
   void Finish();
+  // The lines around a table (version, collective, ranks, header, bounds,
+  // average): true when `l` was one.
+  bool AddPreamble(const re2::StringPiece& l);
+  // A table row, whole or cut in two by NCCL's own output.
+  void AddRow(const re2::StringPiece& l);
   google::protobuf::RepeatedPtrField<v1::NcclTestsRun> runs_;
   bool open_ = false;        // the last run still takes rows
   bool truncated_ = false;

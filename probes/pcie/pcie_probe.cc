@@ -155,6 +155,101 @@ std::string PcieRoleOf(const platform::RawPciDevice& dev) {
   return cls ? PcieRole(VendorOf(dev), *cls) : "";
 }
 
+namespace {
+
+// A link whose speed or width is not known: a device with no trained link
+// (FAIL, or WARN when it cannot say what it could run), a current link
+// with its capability unknown (measured, not judged), or conventional PCI.
+// True when the device counts as judged.
+bool JudgeUnknownLink(const std::string& addr, const std::string& role, const Link& link,
+                      const std::map<std::string, std::string>& labels, v1::ProbeResult* result) {
+  if (link.speed_unknown && role != "bridge") {
+    // A PCIe device with no trained link: down, or fallen off the bus.
+    const bool capable = link.max_speed.has_value();
+    AddFinding(result, "PCIE_LINK_SPEED_UNKNOWN", capable ? v1::FAIL : v1::WARN, addr,
+               absl::StrCat(role, " ", addr, " reports current_link_speed Unknown",
+                            capable ? absl::StrCat(" although it can run ", Speed(*link.max_speed),
+                                                   ": its link is not trained")
+                                    : ""));
+    return true;
+  }
+  if (link.current()) {
+    // Reported, never dropped: the current link with its capability
+    // unknown, and why.
+    AddMeasurement(result, "pcie_link_speed", *link.cur_speed, "GT/s", labels);
+    AddMeasurement(result, "pcie_link_width", *link.cur_width, "lanes", labels);
+    AddEvidence(result, addr,
+                absl::StrCat(role, " at ", Speed(*link.cur_speed), " x", *link.cur_width,
+                             "; not judged: ", link.capability_unknown));
+    return true;
+  }
+  AddEvidence(result, addr, "link speed/width unknown (conventional PCI or virtual)");
+  return false;
+}
+
+// The widest and fastest any device directly below `addr` can run; known
+// only for a bridge whose children all say. A bridge's link can be
+// narrower than its maximum because every device below it is narrower:
+// then it is the slot, not a fault.
+struct ChildLimits {
+  int width = 0;
+  double speed = 0;
+  bool known = false;
+};
+ChildLimits ChildrenOf(const std::string& addr, bool bridge,
+                       const std::map<std::string, platform::RawPciDevice>& devices,
+                       const std::map<std::string, Link>& links) {
+  ChildLimits out;
+  out.known = bridge;
+  for (const auto& [caddr, cdev] : devices) {
+    if (cdev.upstream.empty() || cdev.upstream.back() != addr) continue;
+    auto cl = links.find(caddr);
+    if (cl == links.end() || !cl->second.max_width || !cl->second.max_speed) {
+      out.known = false;
+      continue;
+    }
+    out.width = std::max(out.width, *cl->second.max_width);
+    out.speed = std::max(out.speed, *cl->second.max_speed);
+  }
+  if (out.width == 0) out.known = false;
+  return out;
+}
+
+// A trained link below what its path carries: FAIL, or WARN where the
+// slot's wiring (every child narrower) or an idle GPU explains it.
+void JudgeDegradedLink(const std::string& addr, const std::string& role, const Link& link,
+                       double exp_speed, int exp_width, const ChildLimits& children,
+                       v1::ProbeResult* result) {
+  const bool children_known = children.known;
+  const int child_max_width = children.width;
+  const double child_max_speed = children.speed;
+  if (*link.cur_width < exp_width) {
+    bool explained = children_known && child_max_width <= *link.cur_width;
+    AddFinding(result, "PCIE_LINK_WIDTH_DEGRADED", explained ? v1::WARN : v1::FAIL, addr,
+               absl::StrCat(role, " ", addr, " runs x", *link.cur_width, " of x", exp_width,
+                            " its path supports",
+                            explained ? absl::StrCat("; every device below it is at "
+                                                     "most x",
+                                                     child_max_width,
+                                                     ", so this is likely the slot's "
+                                                     "wiring")
+                                      : ""));
+  }
+  if (*link.cur_speed < exp_speed) {
+    bool gpu = role == "gpu";
+    bool explained = children_known && child_max_speed <= *link.cur_speed;
+    AddFinding(result, "PCIE_LINK_SPEED_DEGRADED", gpu || explained ? v1::WARN : v1::FAIL, addr,
+               absl::StrCat(role, " ", addr, " runs at ", Speed(*link.cur_speed), " of ",
+                            Speed(exp_speed), " its path supports",
+                            gpu ? "; GPUs lower their link speed when idle, so "
+                                  "rerun while the GPU is busy to confirm"
+                                : "",
+                            explained ? "; every device below it is slower" : ""));
+  }
+}
+
+}  // namespace
+
 v1::ProbeResult JudgePcieLinks(
     const std::map<std::string, platform::RawPciDevice>& devices,
     const platform::FileTree* sys) {
@@ -184,30 +279,7 @@ v1::ProbeResult JudgePcieLinks(
     const Link& link = links[addr];
     std::map<std::string, std::string> labels = {{"device", addr}, {"role", role}};
     if (!link.known()) {
-      if (link.speed_unknown && role != "bridge") {
-        // A PCIe device with no trained link: down, or fallen off the bus.
-        ++known;
-        const bool capable = link.max_speed.has_value();
-        AddFinding(
-            &result, "PCIE_LINK_SPEED_UNKNOWN", capable ? v1::FAIL : v1::WARN, addr,
-            absl::StrCat(role, " ", addr, " reports current_link_speed Unknown",
-                         capable ? absl::StrCat(" although it can run ", Speed(*link.max_speed),
-                                                ": its link is not trained")
-                                 : ""));
-        continue;
-      }
-      if (link.current()) {
-        // Reported, never dropped: the current link with its capability
-        // unknown, and why.
-        ++known;
-        AddMeasurement(&result, "pcie_link_speed", *link.cur_speed, "GT/s", labels);
-        AddMeasurement(&result, "pcie_link_width", *link.cur_width, "lanes", labels);
-        AddEvidence(&result, addr,
-                    absl::StrCat(role, " at ", Speed(*link.cur_speed), " x", *link.cur_width,
-                                 "; not judged: ", link.capability_unknown));
-        continue;
-      }
-      AddEvidence(&result, addr, "link speed/width unknown (conventional PCI or virtual)");
+      known += JudgeUnknownLink(addr, role, link, labels, &result);
       continue;
     }
     ++known;
@@ -228,46 +300,8 @@ v1::ProbeResult JudgePcieLinks(
                    pcie::PcieBandwidthGBps(*link.cur_speed, *link.cur_width),
                    "GB/s", labels);
 
-    // A bridge's link can be narrower than its maximum because every device
-    // below it is narrower: then it is the slot, not a fault.
-    int child_max_width = 0;
-    double child_max_speed = 0;
-    bool children_known = role == "bridge";
-    for (const auto& [caddr, cdev] : devices) {
-      if (cdev.upstream.empty() || cdev.upstream.back() != addr) continue;
-      auto cl = links.find(caddr);
-      if (cl == links.end() || !cl->second.max_width || !cl->second.max_speed) {
-        children_known = false;
-        continue;
-      }
-      child_max_width = std::max(child_max_width, *cl->second.max_width);
-      child_max_speed = std::max(child_max_speed, *cl->second.max_speed);
-    }
-    if (child_max_width == 0) children_known = false;
-
-    if (*link.cur_width < exp_width) {
-      bool explained = children_known && child_max_width <= *link.cur_width;
-      AddFinding(&result, "PCIE_LINK_WIDTH_DEGRADED", explained ? v1::WARN : v1::FAIL, addr,
-                 absl::StrCat(role, " ", addr, " runs x", *link.cur_width, " of x", exp_width,
-                              " its path supports",
-                              explained ? absl::StrCat("; every device below it is at "
-                                                       "most x",
-                                                       child_max_width,
-                                                       ", so this is likely the slot's "
-                                                       "wiring")
-                                        : ""));
-    }
-    if (*link.cur_speed < exp_speed) {
-      bool gpu = role == "gpu";
-      bool explained = children_known && child_max_speed <= *link.cur_speed;
-      AddFinding(&result, "PCIE_LINK_SPEED_DEGRADED", gpu || explained ? v1::WARN : v1::FAIL, addr,
-                 absl::StrCat(role, " ", addr, " runs at ", Speed(*link.cur_speed), " of ",
-                              Speed(exp_speed), " its path supports",
-                              gpu ? "; GPUs lower their link speed when idle, so "
-                                    "rerun while the GPU is busy to confirm"
-                                  : "",
-                              explained ? "; every device below it is slower" : ""));
-    }
+    JudgeDegradedLink(addr, role, link, exp_speed, exp_width,
+                      ChildrenOf(addr, role == "bridge", devices, links), &result);
   }
   if (known == 0 && unidentified == 0) {
     result.set_verdict(v1::SKIP);

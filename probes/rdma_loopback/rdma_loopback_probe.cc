@@ -113,6 +113,64 @@ void JudgeLoopback(const transfer::LoopbackOutcome& outcome, const transfer::Lin
   }
 }
 
+namespace {
+
+// The loopback transfers through one ACTIVE port: host memory, then from
+// and into the nearest GPU's memory, each judged against the port, with the
+// port's counters around them.
+void LoopThrough(const LoopbackTarget& t, const platform::FileTree& sys, const ProbeContext& ctx,
+                 v1::ProbeResult* result) {
+  const std::string label = absl::StrCat(t.device, ":", t.port);
+  // Any valid GID of the port (link-local too): the QPs never leave it.
+  absl::StatusOr<transfer::GidChoice> gid = transfer::SelectLoopbackGid(t.gids, t.link_layer);
+  if (!gid.ok()) {
+    AddFinding(result, "RDMA_LOOPBACK_FAILED", label,
+               absl::StrCat("no GID to loop through ", label, ": ", gid.status().message()));
+    return;
+  }
+  const transfer::RdmaLocal local{t.device, static_cast<uint8_t>(t.port), *gid,
+                                  t.link_layer == "Ethernet"};
+  AddEvidence(result, absl::StrCat(label, " loopback covers"),
+              "two QPs on this port turn around inside the HCA: its firmware, driver, "
+              "memory registration and PCIe path; not the cable, transceiver, SerDes or "
+              "switch (the two-node stage covers those)");
+  const absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(t.device, t.port);
+  const transfer::LinkFacts facts = transfer::RdmaLinkFacts(ctx.host.sys_root, t.device, t.port,
+                                                            mtu.ok() ? static_cast<int>(*mtu) : 0);
+  // The port's counters around it: an error that grows on a loop that
+  // never leaves the HCA points at the HCA.
+  const absl::StatusOr<transfer::PortCounters> before =
+      transfer::SnapshotPortCounters(sys, t.device, t.port);
+  const absl::Time started = absl::Now();
+  JudgeLoopback(transfer::RunRdmaLoopback(local, transfer::LoopbackPlan{}), facts, *ctx.profile,
+                false, result);
+  if (before.ok()) {
+    if (auto after = transfer::SnapshotPortCounters(sys, t.device, t.port); after.ok()) {
+      transfer::JudgeCounterDeltas(*before, *after, absl::ToDoubleSeconds(absl::Now() - started),
+                                   *ctx.profile, result);
+    }
+  }
+  if (t.gpu_pci.empty()) return;
+  absl::StatusOr<int> ordinal = platform::GpuMemory::OrdinalOfPciBus(t.gpu_pci);
+  if (!ordinal.ok()) {
+    AddEvidence(result, absl::StrCat(label, " from GPU memory"),
+                absl::StrCat("not run: ", ordinal.status().message()));
+    return;
+  }
+  transfer::RdmaLocal with_gpu = local;
+  with_gpu.gpu = *ordinal;
+  // Both directions of GPUDirect RDMA: the NIC reads GPU memory, then
+  // writes into it.
+  for (const bool receives : {false, true}) {
+    transfer::LoopbackPlan gpu_plan;
+    gpu_plan.latency = false;  // write_lat polls its buffer from the CPU
+    gpu_plan.gpu_receives = receives;
+    JudgeLoopback(transfer::RunRdmaLoopback(with_gpu, gpu_plan), facts, *ctx.profile, true, result);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<v1::ProbeResult> RdmaLoopbackProbe::Run(const ProbeContext& ctx) {
   v1::ProbeResult result;
   const platform::FileTree sys(ctx.host.sys_root);
@@ -142,56 +200,7 @@ absl::StatusOr<v1::ProbeResult> RdmaLoopbackProbe::Run(const ProbeContext& ctx) 
   }
   for (const LoopbackTarget& t : targets) {
     if (absl::Now() >= ctx.deadline) break;  // the worker's deadline holds anyway
-    const std::string label = absl::StrCat(t.device, ":", t.port);
-    // Any valid GID of the port (link-local too): the QPs never leave it.
-    absl::StatusOr<transfer::GidChoice> gid =
-        transfer::SelectLoopbackGid(t.gids, t.link_layer);
-    if (!gid.ok()) {
-      AddFinding(&result, "RDMA_LOOPBACK_FAILED", label,
-                 absl::StrCat("no GID to loop through ", label, ": ", gid.status().message()));
-      continue;
-    }
-    const transfer::RdmaLocal local{t.device, static_cast<uint8_t>(t.port), *gid,
-                                    t.link_layer == "Ethernet"};
-    AddEvidence(&result, absl::StrCat(label, " loopback covers"),
-                "two QPs on this port turn around inside the HCA: its firmware, driver, "
-                "memory registration and PCIe path; not the cable, transceiver, SerDes or "
-                "switch (the two-node stage covers those)");
-    const absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(t.device, t.port);
-    const transfer::LinkFacts facts = transfer::RdmaLinkFacts(
-        ctx.host.sys_root, t.device, t.port, mtu.ok() ? static_cast<int>(*mtu) : 0);
-    // The port's counters around it: an error that grows on a loop that
-    // never leaves the HCA points at the HCA.
-    const absl::StatusOr<transfer::PortCounters> before =
-        transfer::SnapshotPortCounters(sys, t.device, t.port);
-    const absl::Time started = absl::Now();
-    JudgeLoopback(transfer::RunRdmaLoopback(local, transfer::LoopbackPlan{}), facts,
-                  *ctx.profile, false, &result);
-    if (before.ok()) {
-      if (auto after = transfer::SnapshotPortCounters(sys, t.device, t.port); after.ok()) {
-        transfer::JudgeCounterDeltas(*before, *after,
-                                     absl::ToDoubleSeconds(absl::Now() - started), *ctx.profile,
-                                     &result);
-      }
-    }
-    if (t.gpu_pci.empty()) continue;
-    absl::StatusOr<int> ordinal = platform::GpuMemory::OrdinalOfPciBus(t.gpu_pci);
-    if (!ordinal.ok()) {
-      AddEvidence(&result, absl::StrCat(label, " from GPU memory"),
-                  absl::StrCat("not run: ", ordinal.status().message()));
-      continue;
-    }
-    transfer::RdmaLocal with_gpu = local;
-    with_gpu.gpu = *ordinal;
-    // Both directions of GPUDirect RDMA: the NIC reads GPU memory, then
-    // writes into it.
-    for (const bool receives : {false, true}) {
-      transfer::LoopbackPlan gpu_plan;
-      gpu_plan.latency = false;  // write_lat polls its buffer from the CPU
-      gpu_plan.gpu_receives = receives;
-      JudgeLoopback(transfer::RunRdmaLoopback(with_gpu, gpu_plan), facts, *ctx.profile, true,
-                    &result);
-    }
+    LoopThrough(t, sys, ctx, &result);
   }
   return result;
 }

@@ -21,21 +21,6 @@
 namespace nodeprobe::lab {
 namespace {
 
-constexpr char kAcceptanceProfile[] = R"(acceptance:
-  owners:
-    host: "host-team@example.org"
-    fabric: "fabric-team@example.org"
-    kubernetes: "k8s-team@example.org"
-    storage: "storage-team@example.org"
-    application: "ml-platform@example.org"
-  alert_owner: "oncall-fabric@example.org"
-  dashboards: ["https://grafana.example.org/d/fabric"]
-  rollback: "https://wiki.example.org/runbooks/rollback"
-  upgrade: "RUNBOOK-12"
-  limitations: ["the lab has no GPU: collectives are not run"]
-  service_objective: "all_reduce 8 GiB busbw >= 360 GB/s at p95"
-)";
-
 const v1::GateItem* Item(const v1::GateChecklist& gate, const std::string& item) {
   for (const v1::GateItem& g : gate.items()) {
     if (g.item() == item) return &g;
@@ -47,7 +32,7 @@ const v1::GateItem* Item(const v1::GateChecklist& gate, const std::string& item)
 TEST_F(ControlPlaneLabTest, TheGateShowsTheProfilesOwnersAndTheCollectivesNotRun) {
   ASSERT_TRUE(StartPlaintextFleet());
   const std::string profile = dir_.path() + "/acceptance.yaml";
-  testing::WriteFile(profile, kAcceptanceProfile);
+  testing::WriteFile(profile, testing::ReadFixture("profiles/acceptance.yaml"));
   std::string out;
   ASSERT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
                     "--transfer-seconds", "1", "--profile", profile},

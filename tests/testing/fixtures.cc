@@ -36,6 +36,13 @@ void RemoveTree(const std::string& path) {
   fs::remove_all(path, ec);
 }
 
+std::string ReadFixture(std::string_view rel) {
+  std::ifstream in(FixturePath(rel));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 void WriteFile(const std::string& path, const std::string& content) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path, std::ios::trunc) << content;

@@ -15,6 +15,9 @@ namespace nodeprobe::testing {
 
 // Absolute path of a file under tests/fixtures.
 std::string FixturePath(std::string_view rel);
+// The text of a file under tests/fixtures ("" when it cannot be read: the
+// test's own assertions then fail on it).
+std::string ReadFixture(std::string_view rel);
 
 // A directory under $TMPDIR removed (recursively) on destruction.
 class TempDir {

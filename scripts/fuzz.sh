@@ -17,9 +17,10 @@ start=$(date +%s)
 CC=clang CXX=clang++ NP_BUILD_TARGET=fuzzers np_build "$dir" -DNODEPROBE_FUZZ=ON
 echo "fuzz.sh: built the fuzzers in $(( $(date +%s) - start )) s" >&2
 mkdir -p "$dir/findings"
-status=0
-for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages fuzz_nccl_log; do
-  work="$dir/corpus/$target"
+# One target: its seed corpus, then SECONDS_EACH of fuzzing; its exit
+# status is the verdict (a crash, leak, timeout or OOM fails).
+fuzz_one() {  # TARGET
+  local target=$1 work="$dir/corpus/$1"
   mkdir -p "$work"
   cp -f "$ROOT/tests/fuzz/corpus/$target/"* "$work/" 2>/dev/null || true
   if [ "$target" = fuzz_nccl_log ]; then
@@ -36,9 +37,23 @@ for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_message
         -artifact_prefix="$dir/findings/$target-" >"$dir/findings/$target.log" 2>&1); then
     echo "fuzz.sh: $target FAILED; its log: $dir/findings/$target.log" >&2
     tail -40 "$dir/findings/$target.log" >&2
-    status=1
-  else
-    echo "fuzz.sh: $target: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/findings/$target.log" | grep -o '[0-9]*$') runs in ${SECONDS_EACH} s, no finding" >&2
+    return 1
   fi
+  echo "fuzz.sh: $target: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/findings/$target.log" | grep -o '[0-9]*$') runs in ${SECONDS_EACH} s, no finding" >&2
+}
+# $JOBS targets at once (each is one process): the step takes
+# ceil(5 / JOBS) x SECONDS_EACH, not 5 x.
+status=0
+pids=()
+for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages fuzz_nccl_log; do
+  fuzz_one "$target" &
+  pids+=($!)
+  if [ "${#pids[@]}" -ge "$JOBS" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
+done
+for pid in "${pids[@]}"; do
+  wait "$pid" || status=1
 done
 exit "$status"

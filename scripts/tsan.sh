@@ -27,6 +27,10 @@ cd "$dir"
 # step runs them): the cluster stage's shaped, incast, resume and full-disk
 # runs (HealthyLinksPassInEveryPattern keeps its concurrent pairs), two of
 # the collective stage's (RanksSpanTheNodes... keeps its concurrent ranks),
-# and the package build: ~100 s of the 30-minute CI.
+# and the package build: ~100 s of the 30-minute CI. Likewise the two-node
+# runs judged by a profile or the gate (TwoNodeStageRunsTransfersBothWays
+# keeps the transfer threads), and the failure stage's refusal and
+# process-lifecycle cases (ALinkDownMidTransfer and AnAgentRestarted keep
+# its threads): ~55 s more.
 ctest --output-on-failure -j "$JOBS" \
-  -E '_NOT_BUILT|PackageInstallsRunsAndRemoves|ClusterLabTest\.(AFullDisk|AnInterrupted|IncastInto|TheShapedNode)|CollectiveLabTest\.(AnAgentKilled|AHungRank)' "$@"
+  -E '_NOT_BUILT|PackageInstallsRunsAndRemoves|ClusterLabTest\.(AFullDisk|AnInterrupted|IncastInto|TheShapedNode)|CollectiveLabTest\.(AnAgentKilled|AHungRank)|ControlPlaneLabTest\.(TwoNodeStageIsJudged|TransfersAreJudged|TheGateShows)|FailureLabTest\.(ItRefuses|TheLinkComesBack|AFlapperKilled)' "$@"

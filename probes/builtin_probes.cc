@@ -21,6 +21,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<MtuProbe>());
   (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());
   (void)registry.Register(std::make_unique<CablingProbe>());
+  (void)registry.Register(std::make_unique<HostConfigProbe>());
   return registry;
 }
 

@@ -75,6 +75,16 @@ const std::vector<FindingCode>& FindingCodes() {
       {"VERSION_NOT_CAPTURED", v1::PASS, "inventory",
        "a pinned component is not in the capture being judged",
        "capture the node with its /etc, /proc and library versions"},
+      // Host settings (probe host-config, the profile's host: section)
+      {"HOST_SETTING_MISMATCH", v1::FAIL, "host-config",
+       "a host setting differs from what the profile's host: section expects",
+       "set it as the message says (the kernel command line for the IOMMU mode, sysctl for "
+       "NUMA balancing and the rails' ARP/rp_filter, cpupower for the governor) and persist "
+       "it, or change the profile"},
+      {"HOST_SETTING_NOT_READABLE", v1::ERROR, "host-config",
+       "a setting the profile's host: section judges could not be read",
+       "run on the live host (or capture its /proc and /sys), with the permission to read "
+       "them; a VM without cpufreq has no governor to judge: drop host.cpu_governor there"},
       // RDMA devices
       {"RDMA_PORT_DOWN", v1::FAIL, "rdma-devices", "an RDMA port is not ACTIVE",
        "check the cable and the switch port, then `ibstat`/`rdma link`; a Disabled port needs "

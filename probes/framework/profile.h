@@ -4,10 +4,11 @@
 // accepted. Without a profile, probes judge only what is wrong on its face.
 //
 // YAML, version 1:
-//   rdma:, mtu:, locality:, cabling:  # declared by their probes (probes/<probe>/*_profile.h)
-//   cluster:, congestion:, failure:  # by their stages (coordinator/*_profile.h)
-//   acceptance:                      # by the gate (coordinator/acceptance_profile.h)
-//   transfer:                          # judged transfers (all optional)
+//   rdma:, mtu:, locality:, cabling:, host:  # declared by their probes
+//   (probes/<probe>/*_profile.h) cluster:, congestion:, failure:  # by their stages
+//   (coordinator/*_profile.h) acceptance:                      # by the gate
+//   (coordinator/acceptance_profile.h) transfer:                          # judged transfers (all
+//   optional)
 //     tcp_stream_min_gbps: 90          # absolute bars per transport/op
 //     rdma_write_bw_min_gbps: 360      # also rdma_read_bw_, rdma_send_bw_
 //     rdma_write_lat_max_us: 5         # also tcp_rr_lat_max_us

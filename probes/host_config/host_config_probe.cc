@@ -1,0 +1,65 @@
+// File: host_config_probe.cc
+#include "probes/host_config/host_config_probe.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
+#include <bitset>
+
+#include "platform/rdma_sysfs.h"
+#include "probes/host_config/host_settings.h"
+#include "probes/rdma_devices/rdma_netdevs.h"
+
+namespace nodeprobe {
+namespace {
+
+// The IPv4 addresses, with their prefixes, of the RDMA ports' netdevs on
+// this live host (getifaddrs: the kernel's own table).
+std::vector<hostcfg::RailAddress> LiveRailAddresses(const platform::FileTree& sys) {
+  std::vector<hostcfg::RailAddress> out;
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices = platform::ReadRdmaDevices(sys);
+  if (!devices.ok()) return out;
+  std::set<std::string> rails;
+  for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*devices, &sys)) {
+    rails.insert(p.netdevs.begin(), p.netdevs.end());
+  }
+  ifaddrs* list = nullptr;
+  if (rails.empty() || getifaddrs(&list) != 0) return out;
+  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_netmask == nullptr || a->ifa_addr->sa_family != AF_INET ||
+        !rails.count(a->ifa_name)) {
+      continue;
+    }
+    char text[INET_ADDRSTRLEN] = {};
+    const in_addr ip = reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr;
+    const uint32_t mask =
+        ntohl(reinterpret_cast<const sockaddr_in*>(a->ifa_netmask)->sin_addr.s_addr);
+    if (inet_ntop(AF_INET, &ip, text, sizeof(text)) == nullptr) continue;
+    out.push_back({a->ifa_name, text, static_cast<int>(std::bitset<32>(mask).count())});
+  }
+  freeifaddrs(list);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ProbeResult> HostConfigProbe::Run(const ProbeContext& ctx) {
+  v1::ProbeResult result;
+  const platform::FileTree proc(ctx.host.proc_root);
+  const platform::FileTree sys(ctx.host.sys_root);
+  hostcfg::HostInputs in;
+  in.proc = &proc;
+  in.sys = &sys;
+  in.rails_known = ctx.host.IsLiveSysfs() && !ctx.host.IsCaptured();
+  if (in.rails_known) in.rails = LiveRailAddresses(sys);
+  if (hostcfg::JudgeHostSettings(in, HostRulesOf(*ctx.profile), &result) == 0) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason(
+        "nothing to judge against: the profile sets no host.* key (`nodeprobe profile "
+        "--explain`); the values read are in the evidence");
+  }
+  return result;
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,218 @@
+// File: host_settings.cc
+#include "probes/host_config/host_settings.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "probes/common/host_facts.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::hostcfg {
+namespace {
+
+void Mismatch(v1::ProbeResult* result, const std::string& setting, const std::string& found,
+              const std::string& expected, const std::string& why) {
+  AddFinding(result, "HOST_SETTING_MISMATCH", setting,
+             absl::StrCat(setting, " is ", found, ", the profile expects ", expected, ": ", why));
+}
+
+void NotReadable(v1::ProbeResult* result, const std::string& setting, const std::string& why) {
+  AddFinding(result, "HOST_SETTING_NOT_READABLE", setting,
+             absl::StrCat(setting, " could not be read: ", why));
+}
+
+int JudgeIommu(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  if (absl::StatusOr<std::string> cmdline = in.proc->ReadValue("cmdline"); cmdline.ok()) {
+    const std::vector<std::string> flags = hostfacts::RelevantCmdlineFlags(*cmdline);
+    AddEvidence(result, in.proc->Path("cmdline"),
+                flags.empty() ? "no IOMMU flags" : absl::StrJoin(flags, " "));
+  }
+  const IommuMode mode = ReadIommuMode(*in.sys);
+  AddEvidence(result, "IOMMU mode",
+              absl::StrCat(mode.mode.empty() ? "unknown" : mode.mode, " (", mode.basis, ")"));
+  if (rules.iommu.empty() || rules.iommu == "any") return 0;
+  if (mode.mode.empty()) {
+    NotReadable(result, "IOMMU mode", mode.basis);
+  } else if (rules.iommu == "passthrough" && mode.mode == "translated") {
+    Mismatch(result, "IOMMU mode", "translated", "passthrough",
+             absl::StrCat(mode.basis,
+                          "; every GPU and NIC DMA pays an IOTLB lookup (boot with "
+                          "iommu=pt)"));
+  } else if (rules.iommu == "translated" && mode.mode != "translated") {
+    Mismatch(result, "IOMMU mode", mode.mode, "translated",
+             absl::StrCat(mode.basis, "; the design isolates devices with DMA translation"));
+  }
+  return 1;
+}
+
+int JudgeNumaBalancing(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  const std::string rel = "sys/kernel/numa_balancing";
+  absl::StatusOr<std::string> v = in.proc->ReadValue(rel);
+  // No file: a kernel built without it (or one NUMA node): it is off.
+  const bool absent = !v.ok() && !in.proc->Exists(rel);
+  const bool on = v.ok() && *v != "0";
+  AddEvidence(result, in.proc->Path(rel),
+              v.ok()   ? *v
+              : absent ? "absent: no automatic NUMA balancing"
+                       : "unreadable");
+  if (!rules.numa_balancing.has_value()) return 0;
+  if (!v.ok() && !absent) {
+    NotReadable(result, "kernel.numa_balancing", std::string(v.status().message()));
+  } else if (on != *rules.numa_balancing) {
+    Mismatch(result, "kernel.numa_balancing", on ? "on" : "off",
+             *rules.numa_balancing ? "on" : "off",
+             *rules.numa_balancing ? "the design relies on the kernel placing memory"
+                                   : "it migrates pages under running jobs (sysctl "
+                                     "kernel.numa_balancing=0)");
+  }
+  return 1;
+}
+
+int JudgeGovernor(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  std::map<std::string, std::vector<std::string>> cpus_by_governor;
+  absl::StatusOr<std::vector<std::string>> cpus = in.sys->ListDir("devices/system/cpu");
+  if (cpus.ok()) {
+    for (const std::string& cpu : *cpus) {
+      int n = 0;
+      if (cpu.rfind("cpu", 0) != 0 || !absl::SimpleAtoi(cpu.substr(3), &n)) continue;
+      absl::StatusOr<std::string> g =
+          in.sys->ReadValue(absl::StrCat("devices/system/cpu/", cpu, "/cpufreq/scaling_governor"));
+      if (g.ok()) cpus_by_governor[*g].push_back(cpu);
+    }
+  }
+  std::vector<std::string> summary;
+  for (const auto& [g, list] : cpus_by_governor) {
+    summary.push_back(absl::StrCat(g, " on ", list.size(), " CPUs"));
+  }
+  AddEvidence(result, in.sys->Path("devices/system/cpu/*/cpufreq/scaling_governor"),
+              summary.empty() ? "no cpufreq governor exposed" : absl::StrJoin(summary, ", "));
+  if (rules.cpu_governor.empty()) return 0;
+  if (cpus_by_governor.empty()) {
+    NotReadable(result, "cpufreq governor",
+                "no CPU exposes cpufreq/scaling_governor (a VM, or cpufreq disabled)");
+    return 1;
+  }
+  for (const auto& [g, list] : cpus_by_governor) {
+    if (g == rules.cpu_governor) continue;
+    Mismatch(result, "cpufreq governor",
+             absl::StrCat(g, " on ", list.size(), " CPUs (e.g. ", list.front(), ")"),
+             rules.cpu_governor, "clock ramps add latency to every collective step");
+  }
+  return 1;
+}
+
+// The effective value of a per-interface IPv4 sysctl that the kernel reads
+// as the larger of conf/all and conf/<if> (arp_ignore, arp_announce,
+// rp_filter).
+absl::StatusOr<int> Effective(const platform::FileTree& proc, const std::string& netdev,
+                              const std::string& name) {
+  int all = 0, own = 0;
+  absl::StatusOr<std::string> a = proc.ReadValue(absl::StrCat("sys/net/ipv4/conf/all/", name));
+  absl::StatusOr<std::string> o =
+      proc.ReadValue(absl::StrCat("sys/net/ipv4/conf/", netdev, "/", name));
+  if (!a.ok()) return a.status();
+  if (!o.ok()) return o.status();
+  if (!absl::SimpleAtoi(*a, &all) || !absl::SimpleAtoi(*o, &own)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " is not a number: ", *a, ", ", *o));
+  }
+  return std::max(all, own);
+}
+
+int JudgeRailArp(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  if (!rules.rail_arp.value_or(false)) return 0;
+  if (!in.rails_known) {
+    NotReadable(result, "rail ARP settings", "the rails' addresses are not in a capture");
+    return 1;
+  }
+  const std::vector<std::string> shared = RailsSharingASubnet(in.rails);
+  if (shared.empty()) {
+    AddEvidence(result, "rail ARP settings",
+                in.rails.empty() ? std::string("no RDMA rail with an IPv4 address here")
+                                 : absl::StrCat(in.rails.size(),
+                                                " rail addresses, no two rails in one IPv4 "
+                                                "subnet: the defaults answer correctly"));
+    return in.rails.empty() ? 0 : 1;
+  }
+  for (const std::string& netdev : shared) {
+    std::vector<std::string> wrong;
+    for (const auto& [name, ok] : std::vector<std::pair<std::string, std::set<int>>>{
+             {"arp_ignore", {1}}, {"arp_announce", {2}}, {"rp_filter", {0, 2}}}) {
+      absl::StatusOr<int> v = Effective(*in.proc, netdev, name);
+      if (!v.ok()) {
+        NotReadable(result, absl::StrCat(netdev, " ", name), std::string(v.status().message()));
+        continue;
+      }
+      AddEvidence(result, absl::StrCat(netdev, " ", name), absl::StrCat(*v));
+      if (!ok.count(*v)) wrong.push_back(absl::StrCat(name, "=", *v));
+    }
+    if (!wrong.empty()) {
+      Mismatch(result, absl::StrCat(netdev, " ARP/rp_filter"), absl::StrJoin(wrong, " "),
+               "arp_ignore=1 arp_announce=2 rp_filter=0 or 2",
+               "rails share a subnet, so another rail can answer this one's ARP and replies "
+               "leave on the wrong link (sysctl net.ipv4.conf.<if>.*)");
+    }
+  }
+  return 1;
+}
+
+}  // namespace
+
+IommuMode ReadIommuMode(const platform::FileTree& sys) {
+  absl::StatusOr<std::vector<std::string>> units = sys.ListDir("class/iommu");
+  absl::StatusOr<std::vector<std::string>> groups = sys.ListDir("kernel/iommu_groups");
+  if ((!units.ok() || units->empty()) && (!groups.ok() || groups->empty())) {
+    if (!sys.Exists("class")) return {"", absl::StrCat(sys.Path("class"), " is not readable")};
+    return {"off", absl::StrCat("no IOMMU in ", sys.Path("class/iommu"))};
+  }
+  std::map<std::string, int> types;
+  if (groups.ok()) {
+    for (const std::string& g : *groups) {
+      absl::StatusOr<std::string> t =
+          sys.ReadValue(absl::StrCat("kernel/iommu_groups/", g, "/type"));
+      if (t.ok()) ++types[*t];
+    }
+  }
+  std::vector<std::string> seen;
+  for (const auto& [t, n] : types) seen.push_back(absl::StrCat(n, " groups ", t));
+  const std::string basis =
+      absl::StrCat(sys.Path("kernel/iommu_groups/*/type"), ": ",
+                   seen.empty() ? "none readable" : absl::StrJoin(seen, ", "));
+  if (types.empty()) return {"", basis};
+  for (const auto& [t, n] : types) {
+    if (t.rfind("DMA", 0) == 0) return {"translated", basis};
+  }
+  return {"passthrough", basis};
+}
+
+std::vector<std::string> RailsSharingASubnet(const std::vector<RailAddress>& rails) {
+  std::map<std::pair<uint32_t, int>, std::set<std::string>> by_subnet;
+  for (const RailAddress& r : rails) {
+    in_addr addr{};
+    if (inet_pton(AF_INET, r.ipv4.c_str(), &addr) != 1 || r.prefix_len < 0 || r.prefix_len > 32) {
+      continue;
+    }
+    const uint32_t mask = r.prefix_len == 0 ? 0 : ~uint32_t{0} << (32 - r.prefix_len);
+    by_subnet[{ntohl(addr.s_addr) & mask, r.prefix_len}].insert(r.netdev);
+  }
+  std::set<std::string> out;
+  for (const auto& [subnet, netdevs] : by_subnet) {
+    if (netdevs.size() > 1) out.insert(netdevs.begin(), netdevs.end());
+  }
+  return {out.begin(), out.end()};
+}
+
+int JudgeHostSettings(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  int judged = JudgeIommu(in, rules, result);  // one after the other: evidence in order
+  judged += JudgeNumaBalancing(in, rules, result);
+  judged += JudgeGovernor(in, rules, result);
+  judged += JudgeRailArp(in, rules, result);
+  return judged;
+}
+
+}  // namespace nodeprobe::hostcfg

@@ -1,0 +1,164 @@
+// Host settings on captured trees (node_exporter's: powersave on its four
+// CPUs; hwloc's Xeon: performance on every CPU) and variants derived from
+// them for what a capture lacks (IOMMU groups, NUMA balancing, the rails'
+// ARP settings): each rule judges only when the profile asks, a value that
+// cannot be read is an ERROR, and with no rule the probe SKIPs.
+#include "probes/host_config/host_settings.h"
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "probes/framework/profile.h"
+#include "probes/host_config/host_config_probe.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe::hostcfg {
+namespace {
+
+int Count(const v1::ProbeResult& r, const std::string& code) {
+  int n = 0;
+  for (const v1::Finding& f : r.findings()) n += f.code() == code;
+  return n;
+}
+
+std::string Messages(const v1::ProbeResult& r) {
+  std::string out;
+  for (const v1::Finding& f : r.findings()) out += f.code() + ": " + f.message() + "\n";
+  return out;
+}
+
+TEST(HostSettingsTest, TheGovernorOfEveryCapturedCpuIsJudged) {
+  auto exporter = testing::NodeExporterHost();
+  ASSERT_TRUE(exporter.ok()) << exporter.status();
+  const platform::FileTree sys((*exporter)->sys_root);
+  const platform::FileTree proc((*exporter)->proc_root);
+  HostRules rules;
+  rules.cpu_governor = "performance";
+  v1::ProbeResult r;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, {}, true}, rules, &r), 1);
+  ASSERT_EQ(Count(r, "HOST_SETTING_MISMATCH"), 1) << Messages(r);
+  EXPECT_TRUE(absl::StrContains(r.findings(0).message(), "powersave on 4 CPUs (e.g. cpu0)"))
+      << Messages(r);
+
+  auto xeon = testing::HwlocXeonHost({"*/sys/devices/system/cpu"});
+  ASSERT_TRUE(xeon.ok()) << xeon.status();
+  const platform::FileTree xeon_sys((*xeon)->sys_root);
+  v1::ProbeResult fine;
+  EXPECT_EQ(JudgeHostSettings({&proc, &xeon_sys, {}, true}, rules, &fine), 1);
+  EXPECT_EQ(fine.findings_size(), 0) << Messages(fine);
+}
+
+TEST(HostSettingsTest, TheIommuModeComesFromTheGroupsTheKernelMade) {
+  testing::TempDir dir;
+  const std::string root = dir.path();
+  const platform::FileTree sys(root);
+  EXPECT_EQ(ReadIommuMode(sys).mode, "");  // nothing readable: unknown, not "off"
+  testing::WriteFile(root + "/class/net/lo/type", "772");
+  EXPECT_EQ(ReadIommuMode(sys).mode, "off");
+  testing::WriteFile(root + "/class/iommu/dmar0/uevent", "");
+  testing::WriteFile(root + "/kernel/iommu_groups/0/type", "identity");
+  testing::WriteFile(root + "/kernel/iommu_groups/1/type", "identity");
+  EXPECT_EQ(ReadIommuMode(sys).mode, "passthrough");
+  testing::WriteFile(root + "/kernel/iommu_groups/2/type", "DMA-FQ");
+  const IommuMode mode = ReadIommuMode(sys);
+  EXPECT_EQ(mode.mode, "translated");
+  EXPECT_TRUE(absl::StrContains(mode.basis, "1 groups DMA-FQ, 2 groups identity")) << mode.basis;
+
+  testing::TempDir proc_dir;
+  const platform::FileTree proc(proc_dir.path());
+  testing::WriteFile(proc_dir.path() + "/cmdline", "BOOT_IMAGE=/vmlinuz intel_iommu=on quiet");
+  HostRules rules;
+  rules.iommu = "passthrough";
+  v1::ProbeResult r;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, {}, true}, rules, &r), 1);
+  ASSERT_EQ(Count(r, "HOST_SETTING_MISMATCH"), 1) << Messages(r);
+  EXPECT_TRUE(absl::StrContains(r.findings(0).message(), "iommu=pt")) << Messages(r);
+  rules.iommu = "any";
+  v1::ProbeResult any;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, {}, true}, rules, &any), 0);
+}
+
+TEST(HostSettingsTest, NumaBalancingIsJudgedAndAnAbsentSwitchIsOff) {
+  testing::TempDir proc_dir;
+  testing::TempDir sys_dir;
+  const platform::FileTree proc(proc_dir.path());
+  const platform::FileTree sys(sys_dir.path());
+  HostRules rules;
+  rules.numa_balancing = false;
+  v1::ProbeResult absent;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, {}, true}, rules, &absent), 1);
+  EXPECT_EQ(absent.findings_size(), 0) << Messages(absent);
+  testing::WriteFile(proc_dir.path() + "/sys/kernel/numa_balancing", "1");
+  v1::ProbeResult on;
+  JudgeHostSettings({&proc, &sys, {}, true}, rules, &on);
+  ASSERT_EQ(Count(on, "HOST_SETTING_MISMATCH"), 1) << Messages(on);
+  EXPECT_TRUE(absl::StrContains(on.findings(0).message(), "kernel.numa_balancing=0"));
+}
+
+TEST(HostSettingsTest, OnlyRailsSharingASubnetNeedTheirArpSettings) {
+  const std::vector<RailAddress> rails = {{"ens1np0", "10.0.0.1", 24},
+                                          {"ens2np0", "10.0.0.2", 24},
+                                          {"ens3np0", "10.0.1.1", 24},
+                                          {"ens4np0", "10.0.2.1", 31}};
+  EXPECT_EQ(RailsSharingASubnet(rails), (std::vector<std::string>{"ens1np0", "ens2np0"}));
+  EXPECT_TRUE(RailsSharingASubnet({rails[2], rails[3]}).empty());
+
+  testing::TempDir proc_dir;
+  testing::TempDir sys_dir;
+  const platform::FileTree proc(proc_dir.path());
+  const platform::FileTree sys(sys_dir.path());
+  const std::string conf = proc_dir.path() + "/sys/net/ipv4/conf/";
+  for (const auto& [path, value] :
+       std::vector<std::pair<std::string, std::string>>{{"all/arp_ignore", "0"},
+                                                        {"all/arp_announce", "0"},
+                                                        {"all/rp_filter", "0"},
+                                                        {"ens1np0/arp_ignore", "1"},
+                                                        {"ens1np0/arp_announce", "2"},
+                                                        {"ens1np0/rp_filter", "2"},
+                                                        {"ens2np0/arp_ignore", "0"},
+                                                        {"ens2np0/arp_announce", "2"},
+                                                        {"ens2np0/rp_filter", "1"}}) {
+    testing::WriteFile(conf + path, value);
+  }
+  HostRules rules;
+  rules.rail_arp = true;
+  v1::ProbeResult r;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, rails, true}, rules, &r), 1);
+  ASSERT_EQ(Count(r, "HOST_SETTING_MISMATCH"), 1) << Messages(r);
+  EXPECT_EQ(r.findings(0).device(), "ens2np0 ARP/rp_filter");
+  EXPECT_TRUE(absl::StrContains(r.findings(0).message(), "arp_ignore=0 rp_filter=1"))
+      << Messages(r);
+  // conf/all raises every interface: the kernel takes the larger.
+  testing::WriteFile(conf + "all/arp_ignore", "1");
+  testing::WriteFile(conf + "ens2np0/rp_filter", "2");
+  v1::ProbeResult fixed;
+  JudgeHostSettings({&proc, &sys, rails, true}, rules, &fixed);
+  EXPECT_EQ(fixed.findings_size(), 0) << Messages(fixed);
+  // A capture has no addresses: said, not passed.
+  v1::ProbeResult captured;
+  JudgeHostSettings({&proc, &sys, {}, false}, rules, &captured);
+  EXPECT_EQ(Count(captured, "HOST_SETTING_NOT_READABLE"), 1) << Messages(captured);
+}
+
+TEST(HostConfigProbeTest, WithoutAHostKeyItSkipsAndWithOneItJudges) {
+  auto exporter = testing::NodeExporterHost();
+  ASSERT_TRUE(exporter.ok()) << exporter.status();
+  Profile profile;
+  ProbeContext ctx;
+  ctx.host.sys_root = (*exporter)->sys_root;
+  ctx.host.proc_root = (*exporter)->proc_root;
+  ctx.profile = &profile;
+  HostConfigProbe probe;
+  absl::StatusOr<v1::ProbeResult> none = probe.Run(ctx);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->verdict(), v1::SKIP);
+  EXPECT_TRUE(absl::StrContains(none->reason(), "host.*")) << none->reason();
+  EXPECT_GT(none->evidence_size(), 0);
+  MutableHostRules(profile).cpu_governor = "powersave";
+  absl::StatusOr<v1::ProbeResult> judged = probe.Run(ctx);
+  ASSERT_TRUE(judged.ok());
+  EXPECT_NE(judged->verdict(), v1::SKIP);
+  EXPECT_EQ(judged->findings_size(), 0) << Messages(*judged);
+}
+
+}  // namespace
+}  // namespace nodeprobe::hostcfg

@@ -16,6 +16,7 @@ dir="${NODEPROBE_FUZZ_DIR:-$ROOT/build-fuzz}"
 start=$(date +%s)
 CC=clang CXX=clang++ NP_BUILD_TARGET=fuzzers np_build "$dir" -DNODEPROBE_FUZZ=ON
 echo "fuzz.sh: built the fuzzers in $(( $(date +%s) - start )) s" >&2
+[ -n "${NODEPROBE_BUILD_ONLY:-}" ] && exit 0  # test.sh builds ahead, runs later
 mkdir -p "$dir/findings"
 # One target: its seed corpus, then SECONDS_EACH of fuzzing; its exit
 # status is the verdict (a crash, leak, timeout or OOM fails).

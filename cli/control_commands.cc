@@ -554,16 +554,9 @@ std::function<int()> AddReportCommand(CLI::App& app) {
 
 }  // namespace
 
-std::function<int()> AddControlCommands(CLI::App& app) {
-  const std::vector<std::function<int()>> commands = {
-      AddCoordinatorCommand(app), agent::AddAgentCommand(app, platform::kSelfExe),
-      AddStatusCommand(app), AddRunsCommand(app), AddReportCommand(app)};
-  return [commands]() -> int {
-    for (const std::function<int()>& command : commands) {
-      if (int rc = command(); rc >= 0) return rc;
-    }
-    return -1;
-  };
+std::vector<std::function<int()>> AddControlCommands(CLI::App& app) {
+  return {AddCoordinatorCommand(app), agent::AddAgentCommand(app, platform::kSelfExe),
+          AddStatusCommand(app), AddRunsCommand(app), AddReportCommand(app)};
 }
 
 }  // namespace nodeprobe::cli

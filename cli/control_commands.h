@@ -38,7 +38,7 @@ int RpcErrorExit(const absl::Status& s, const std::string& address);
 
 // Adds coordinator, agent, runs and report; the callable runs whichever was
 // chosen and returns its exit code, or -1.
-std::function<int()> AddControlCommands(CLI::App& app);
+std::vector<std::function<int()>> AddControlCommands(CLI::App& app);
 
 struct MultiNodeRun {
   std::string stage;

@@ -300,7 +300,8 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", NODEPROBE_VERSION);
   // Each returns the chosen command's exit code, or -1 when it was not chosen.
-  const std::vector<std::function<int()>> commands = {
+  // In --help's order.
+  std::vector<std::function<int()>> commands = {
       AddRunCommand(app),
       AddInfoCommands(app),
       AddInternalCommands(app),
@@ -308,11 +309,13 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
       nodeprobe::cli::AddMtuCommand(app),
       nodeprobe::cli::AddNcclLogCommand(app),
       nodeprobe::cli::AddNcclCommand(app),
-      nodeprobe::cli::AddControlCommands(app),
-      nodeprobe::cli::AddFleetCommand(app),
-      nodeprobe::cli::AddEvidenceCommand(app),
-      nodeprobe::cli::AddSlurmHealthCommand(app),
   };
+  for (std::function<int()>& c : nodeprobe::cli::AddControlCommands(app)) {
+    commands.push_back(std::move(c));
+  }
+  commands.push_back(nodeprobe::cli::AddFleetCommand(app));
+  commands.push_back(nodeprobe::cli::AddEvidenceCommand(app));
+  commands.push_back(nodeprobe::cli::AddSlurmHealthCommand(app));
   if (std::optional<int> done = controlplane::ParseCommandLine(app, argc, argv, "nodeprobe")) {
     return *done;
   }

@@ -36,12 +36,6 @@ struct Measured {
   std::vector<Source> sources;
 };
 
-std::string StageOf(const v1::StageRun& run) {
-  std::string s = v1::Stage_Name(run.stage());
-  std::transform(s.begin(), s.end(), s.begin(), [](char c) { return c == '_' ? '-' : tolower(c); });
-  return s;
-}
-
 void AddNodeResults(const std::vector<v1::StageRun>& runs, const std::set<std::string>& probes,
                     Measured* m) {
   for (const v1::StageRun& run : runs) {
@@ -80,8 +74,8 @@ std::vector<std::string> EvidenceLines(const std::vector<const Source*>& used) {
       total += n;
       counts.push_back(absl::StrCat(n, " ", VerdictName(verdict)));
     }
-    out.push_back(
-        absl::StrCat(run->run_id(), " (", StageOf(*run), "): ", absl::StrJoin(counts, ", ")));
+    out.push_back(absl::StrCat(run->run_id(), " (", StageName(run->stage()),
+                               "): ", absl::StrJoin(counts, ", ")));
   }
   return out;
 }

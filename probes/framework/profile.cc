@@ -424,11 +424,11 @@ class ProfileParser : public ProfileReader {
       for (const auto& kv : root) {
         const std::string key = kv.first.as<std::string>();
         absl::Status s;
-        if (auto declared = p.sections.find(key); declared != p.sections.end()) {
-          const auto& all = DeclaredProfileSections();
-          s = ReadSection(*std::find_if(all.begin(), all.end(),
-                                        [&](const ProfileSection& d) { return d.name == key; }),
-                          *this, kv.second, declared->second);
+        const auto& declared = DeclaredProfileSections();
+        if (auto d = std::find_if(declared.begin(), declared.end(),
+                                  [&](const ProfileSection& x) { return x.name == key; });
+            d != declared.end()) {
+          s = ReadSection(*d, *this, kv.second, p.sections[key]);
         } else if (key == "transfer") {
           s = ParseTransfer(kv.second, p);
         } else if (key == "nccl") {

@@ -17,6 +17,7 @@
 #include "agent/restart_in_place.h"
 #include "nodeprobe_version.h"
 #include "platform/file_tree.h"
+#include "platform/host_paths.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/route.h"
@@ -120,6 +121,16 @@ void Agent::HandleTask(const v1::Task& received) {
   if (task.has_run_probes()) {
     task.mutable_run_probes()->clear_host();
     task.mutable_run_probes()->set_node_name(options_.node_name);
+    if (!options_.capture_dir.empty()) {
+      platform::HostPaths capture;
+      capture.UseCapture(options_.capture_dir);
+      v1::HostRoots* h = task.mutable_run_probes()->mutable_host();
+      h->set_sys_root(capture.sys_root);
+      h->set_proc_root(capture.proc_root);
+      h->set_etc_root(capture.etc_root);
+      h->set_topology_xml(capture.topology_xml);
+      h->set_dcbnl_root(capture.dcbnl_root);
+    }
   }
   if (options_.metrics && task.kind_case() != v1::Task::KIND_NOT_SET) {
     options_.metrics->Task(tasks::TaskKind(task));

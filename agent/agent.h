@@ -47,6 +47,9 @@ struct AgentOptions {
   // coordinator's request). Off by default: a node set aside for failure
   // tests is started with --allow-disruptive.
   bool allow_disruptive = false;
+  // Probe tasks read this captured node (sys/, proc/, etc/, dcbnl/) instead
+  // of the host: set on the agent's own command line only, never by a task.
+  std::string capture_dir;
   // Counts sessions and tasks and keeps the last results for /metrics
   // (nullptr: none).
   class AgentMetrics* metrics = nullptr;

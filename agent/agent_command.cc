@@ -105,6 +105,12 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
                       "Take part in the failure stage: let the coordinator take this node's "
                       "rail links down for a few seconds (restored by a detached process even "
                       "if the agent dies). Off by default");
+  agent_cmd
+      ->add_option("--capture", aopts->capture_dir,
+                   "Stand in for a captured node: probe tasks read DIR's sys/, proc/, etc/ "
+                   "and dcbnl/ instead of this host (labs, replaying a capture through the "
+                   "fleet); transfers and collectives still use this host")
+      ->check(CLI::ExistingDirectory);
   // Local only (never set by the coordinator): lets tests substitute a task
   // worker that hangs, to check that the agent kills it at its deadline.
   agent_cmd->add_option("--task-worker", aopts->self_exe,

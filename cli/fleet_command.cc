@@ -30,21 +30,10 @@ std::string Age(absl::Duration d) {
   return absl::StrCat(s, "s");
 }
 
-}  // namespace
-
-v1::FleetView BuildFleetView(const v1::ListNodesResponse& nodes,
-                             const std::map<std::string, std::string>& pins) {
-  v1::FleetView view;
-  std::vector<coordinator::NodeComponents> fleet;
-  for (const v1::NodeInfo& n : nodes.nodes()) {
-    *view.add_nodes() = n;
-    // The node's last full inventory; else what it registered with.
-    const auto& inv =
-        n.last_inventory_size() > 0 ? n.last_inventory() : n.registration().inventory();
-    fleet.push_back({n.name(), {inv.begin(), inv.end()}});
-  }
-  for (const coordinator::ComponentRow& row : coordinator::VersionMatrix(fleet, pins)) {
-    v1::VersionRow* r = view.add_versions();
+void AddRows(const std::vector<coordinator::ComponentRow>& rows,
+             google::protobuf::RepeatedPtrField<v1::VersionRow>* into) {
+  for (const coordinator::ComponentRow& row : rows) {
+    v1::VersionRow* r = into->Add();
     r->set_component(row.component);
     r->set_majority(row.majority);
     r->set_pinned(row.pinned);
@@ -52,6 +41,51 @@ v1::FleetView BuildFleetView(const v1::ListNodesResponse& nodes,
     for (const std::string& d : row.drifted) r->add_drifted(d);
     for (const std::string& d : row.off_pin) r->add_off_pin(d);
   }
+}
+
+// "versions across 3 nodes: 1 of 9 components drift", then a line per row
+// with the nodes off the majority.
+std::string MatrixLines(const google::protobuf::RepeatedPtrField<v1::VersionRow>& rows, int nodes,
+                        const std::string& title, const std::string& what) {
+  int drifted = 0;
+  for (const v1::VersionRow& r : rows) drifted += r.drifted_size() > 0;
+  std::string out = absl::StrCat("\n", title, " across ", nodes, " nodes: ", drifted, " of ",
+                                 rows.size(), " ", what, " drift\n");
+  for (const v1::VersionRow& r : rows) {
+    std::string line = absl::StrFormat("  %-28s %-24s", r.component(),
+                                       r.majority().empty() ? "(none)" : r.majority());
+    if (!r.pinned().empty()) absl::StrAppend(&line, " pin ", r.pinned());
+    if (r.drifted_size() > 0) {
+      std::vector<std::string> off;
+      for (const std::string& node : r.drifted()) {
+        auto v = r.versions().find(node);
+        const std::string found =
+            v == r.versions().end() || v->second.empty() ? "not reported" : v->second;
+        off.push_back(absl::StrCat(node, " ", found));
+      }
+      absl::StrAppend(&line, "  DRIFT: ", absl::StrJoin(off, ", "));
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+v1::FleetView BuildFleetView(const v1::ListNodesResponse& nodes,
+                             const std::map<std::string, std::string>& pins) {
+  v1::FleetView view;
+  std::vector<coordinator::NodeComponents> fleet, config;
+  for (const v1::NodeInfo& n : nodes.nodes()) {
+    *view.add_nodes() = n;
+    // The node's last full inventory; else what it registered with.
+    const auto& inv =
+        n.last_inventory_size() > 0 ? n.last_inventory() : n.registration().inventory();
+    fleet.push_back({n.name(), {inv.begin(), inv.end()}});
+    config.push_back({n.name(), coordinator::SettingsAsComponents(n.last_config())});
+  }
+  AddRows(coordinator::VersionMatrix(fleet, pins), view.mutable_versions());
+  AddRows(coordinator::VersionMatrix(config), view.mutable_config());
   return view;
 }
 
@@ -69,27 +103,8 @@ std::string RenderFleet(const v1::FleetView& view, absl::Time now) {
                   reported ? absl::StrCat(n.last_run_id(), " (", StageName(n.last_stage()), ")")
                            : "no run yet"));
   }
-  int drifted = 0;
-  for (const v1::VersionRow& r : view.versions()) drifted += r.drifted_size() > 0;
-  absl::StrAppend(&out, "\nversions across ", view.nodes_size(), " nodes: ", drifted,
-                  " of ", view.versions_size(), " components drift\n");
-  for (const v1::VersionRow& r : view.versions()) {
-    std::string line = absl::StrFormat("  %-28s %-24s", r.component(),
-                                       r.majority().empty() ? "(none)" : r.majority());
-    if (!r.pinned().empty()) absl::StrAppend(&line, " pin ", r.pinned());
-    if (r.drifted_size() > 0) {
-      std::vector<std::string> off;
-      for (const std::string& node : r.drifted()) {
-        auto v = r.versions().find(node);
-        const std::string found = v == r.versions().end() || v->second.empty()
-                                      ? "not reported"
-                                      : v->second;
-        off.push_back(absl::StrCat(node, " ", found));
-      }
-      absl::StrAppend(&line, "  DRIFT: ", absl::StrJoin(off, ", "));
-    }
-    absl::StrAppend(&out, line, "\n");
-  }
+  absl::StrAppend(&out, MatrixLines(view.versions(), view.nodes_size(), "versions", "components"));
+  absl::StrAppend(&out, MatrixLines(view.config(), view.nodes_size(), "configuration", "settings"));
   return out;
 }
 
@@ -113,9 +128,11 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "fleet", "Every agent with its last verdict and age, and the version matrix across the "
-               "fleet with drift (exit 1: a node's last verdict FAIL or a version off the "
-               "profile's pin; 3: a last verdict ERROR).");
+      "fleet",
+      "Every agent with its last verdict and age, and the version and configuration "
+      "(RoCE, host settings) matrices across the fleet with drift (exit 1: a node's last verdict "
+      "FAIL or a version off the "
+      "profile's pin; 3: a last verdict ERROR).");
   controlplane::AddControlFlags(cmd, &o->coordinator, &o->tls);
   cmd->add_option("--format", o->format, "table or json (protobuf JSON)")
       ->check(CLI::IsMember({"table", "json"}))

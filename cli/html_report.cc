@@ -582,40 +582,53 @@ void TopologySection(xmlNodePtr body, const v1::StageRun& run) {
   }
 }
 
-void VersionsSection(xmlNodePtr body, const v1::StageRun& run) {
-  // The version matrix of the nodes in this run.
-  std::vector<coordinator::NodeComponents> fleet;
-  for (const v1::StageReport& r : run.node_reports()) {
-    for (const v1::ProbeResult& p : r.results()) {
-      if (!p.has_inventory()) continue;
-      fleet.push_back({r.node(), {p.inventory().components().begin(),
-                                  p.inventory().components().end()}});
-    }
-  }
+// A node x row table with drift marked: the version matrix and the
+// configuration matrix of the nodes in a run.
+void MatrixSection(xmlNodePtr body, const v1::StageRun& run, const std::string& title,
+                   const std::string& anchor, const char* first_column,
+                   const std::vector<coordinator::NodeComponents>& fleet) {
   const std::vector<coordinator::ComponentRow> matrix = coordinator::VersionMatrix(fleet);
   bool drift = false;
   for (const auto& row : matrix) drift |= !row.drifted.empty();
-  xmlNodePtr versions = Section(body, "Version matrix",
-                                matrix.empty() ? v1::SKIP
-                                : drift        ? v1::WARN
-                                               : v1::PASS,
-                                AnchorOf(run.run_id(), "versions"));
-  if (!matrix.empty()) {
-    std::vector<std::string> head = {"component"};
-    for (const auto& n : fleet) head.push_back(n.node);
-    xmlNodePtr tb = Table(versions, head);
-    for (const auto& row : matrix) {
-      xmlNodePtr tr = Html::El(tb, "tr");
-      Html::El(tr, "td", row.component);
-      for (const auto& n : fleet) {
-        auto v = row.versions.find(n.node);
-        xmlNodePtr td = Html::El(tr, "td", v == row.versions.end() ? "-" : v->second);
-        if (std::find(row.drifted.begin(), row.drifted.end(), n.node) != row.drifted.end()) {
-          Html::Attr(td, "class", "drift");
-          Html::Attr(td, "title", absl::StrCat("the fleet's majority: ", row.majority));
-        }
+  xmlNodePtr sec = Section(body, title,
+                           matrix.empty() ? v1::SKIP
+                           : drift        ? v1::WARN
+                                          : v1::PASS,
+                           AnchorOf(run.run_id(), anchor));
+  if (matrix.empty()) return;
+  std::vector<std::string> head = {first_column};
+  for (const auto& n : fleet) head.push_back(n.node);
+  xmlNodePtr tb = Table(sec, head);
+  for (const auto& row : matrix) {
+    xmlNodePtr tr = Html::El(tb, "tr");
+    Html::El(tr, "td", row.component);
+    for (const auto& n : fleet) {
+      auto v = row.versions.find(n.node);
+      xmlNodePtr td = Html::El(tr, "td", v == row.versions.end() ? "-" : v->second);
+      if (std::find(row.drifted.begin(), row.drifted.end(), n.node) != row.drifted.end()) {
+        Html::Attr(td, "class", "drift");
+        Html::Attr(td, "title", absl::StrCat("the fleet's majority: ", row.majority));
       }
     }
+  }
+}
+
+void VersionsSection(xmlNodePtr body, const v1::StageRun& run) {
+  std::vector<coordinator::NodeComponents> versions, config;
+  for (const v1::StageReport& r : run.node_reports()) {
+    for (const v1::ProbeResult& p : r.results()) {
+      if (!p.has_inventory()) continue;
+      versions.push_back(
+          {r.node(), {p.inventory().components().begin(), p.inventory().components().end()}});
+    }
+    const auto settings = coordinator::SettingsOf(r);
+    if (!settings.empty())
+      config.push_back({r.node(), coordinator::SettingsAsComponents(settings)});
+  }
+  MatrixSection(body, run, "Version matrix", "versions", "component", versions);
+  // Only runs that read RoCE or host settings have one.
+  if (!config.empty()) {
+    MatrixSection(body, run, "Configuration matrix", "config", "setting", config);
   }
 }
 

@@ -5,12 +5,16 @@
 // definitions are compiled once for all of them.
 #include "cli/nodeprobe_main.h"
 
+#include <linux/dcbnl.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/agent_command.h"
 #include "agent/link_flap.h"
@@ -26,6 +30,7 @@
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
 #include "nodeprobe_version.h"
+#include "platform/dcbnl.h"
 #include "tasks/task_worker.h"
 
 namespace {
@@ -199,6 +204,13 @@ std::function<int()> AddRunCommand(CLI::App& app) {
             "--sweep is for single-node runs on this node (the scheduled sweep); drop it for a "
             "stage through the coordinator");
       }
+      if (!f->run.probes.empty()) {
+        // Silently running every probe instead would mislead.
+        return controlplane::ErrorExit(
+            "--probe picks probes on this node only; through the coordinator every node runs "
+            "the stage's probes: drop --probe (or run it on the node itself)",
+            controlplane::kExitUsage);
+      }
       return nodeprobe::cli::RunMultiNode(f->multi);
     }
     return nodeprobe::cli::RunCommand(f->run);
@@ -257,6 +269,28 @@ std::function<int()> AddInfoCommands(CLI::App& app) {
 }
 
 // Hidden commands the agent and `run` start: one task, the link flapper.
+// Writes DIR/IF.ieee and DIR/IF.dcbx as the kernel sent them. A kernel
+// error reply (a driver without dcbnl) is saved too, as that host's answer,
+// and said; failing to ask at all exits 3.
+int SaveDcbReplies(const std::string& netdev, const std::string& dir) {
+  for (const auto& [cmd, suffix] : {std::pair<uint8_t, const char*>{DCB_CMD_IEEE_GET, ".ieee"},
+                                    std::pair<uint8_t, const char*>{DCB_CMD_GDCBX, ".dcbx"}}) {
+    absl::StatusOr<std::string> reply = nodeprobe::platform::QueryDcb(netdev, cmd);
+    if (reply.ok()) {
+      // A kernel error reply is kept too: it is what that host answers.
+      std::ofstream(absl::StrCat(dir, "/", netdev, suffix), std::ios::binary) << *reply;
+    } else {
+      return controlplane::ErrorExit(std::string(reply.status().message()),
+                                     controlplane::kExitCouldNotRun);
+    }
+  }
+  if (absl::StatusOr<nodeprobe::platform::DcbState> s = nodeprobe::platform::ReadDcb(netdev);
+      !s.ok()) {
+    std::cerr << "nodeprobe: " << s.status().message() << "\n";
+  }
+  return controlplane::kExitOk;
+}
+
 std::function<int()> AddInternalCommands(CLI::App& app) {
   // Internal: runs one task (a nodeprobe.v1.Task on stdin) for the agent
   // and for `run`; hidden from --help.
@@ -275,9 +309,18 @@ std::function<int()> AddInternalCommands(CLI::App& app) {
   flap_cmd->add_option("--netdev", flap->netdev)->required();
   flap_cmd->add_option("--down-seconds", flap->seconds)->required()->check(CLI::Range(0.1, 60.0));
 
+  // Internal: saves an interface's raw dcbnl replies as a capture's
+  // dcbnl/IF.ieee and IF.dcbx (hwtests/roce_config.sh); hidden from --help.
+  auto dcb = std::make_shared<std::pair<std::string, std::string>>();  // netdev, dir
+  CLI::App* dcb_cmd = app.add_subcommand("dcb-capture", "Save IF's dcbnl replies (internal)");
+  dcb_cmd->group("");
+  dcb_cmd->add_option("--netdev", dcb->first)->required();
+  dcb_cmd->add_option("--out", dcb->second)->required()->check(CLI::ExistingDirectory);
+
   return [=]() -> int {
     if (*task_cmd) return nodeprobe::tasks::TaskWorkerMain();
     if (*flap_cmd) return nodeprobe::agent::LinkFlapMain(flap->netdev, flap->seconds);
+    if (*dcb_cmd) return SaveDcbReplies(dcb->first, dcb->second);
     return -1;
   };
 }

@@ -67,6 +67,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   rp->mutable_host()->set_proc_root(options.host.proc_root);
   rp->mutable_host()->set_etc_root(options.host.etc_root);
   rp->mutable_host()->set_topology_xml(options.host.topology_xml);
+  rp->mutable_host()->set_dcbnl_root(options.host.dcbnl_root);
   rp->set_force(options.force);
   rp->set_sweep(options.sweep);
 

@@ -367,6 +367,7 @@ grpc::Status CoordinatorService::ListNodes(grpc::ServerContext* ctx, const v1::L
       n->set_last_verdict(it->second.verdict);
       n->mutable_last_report()->set_seconds(it->second.finished);
       *n->mutable_last_inventory() = it->second.inventory.components();
+      *n->mutable_last_config() = it->second.config.settings();
     }
     n->set_name(s->node());
     n->set_connected(s->alive());

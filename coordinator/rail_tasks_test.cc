@@ -69,6 +69,11 @@ TEST(RailTasksTest, TheProfilesNcclClassRidesOnRdmaTransfersOnly) {
   v1::Task tcp = TransferTask(*c, *d, 0, 18515, v1::STREAM_BW, 3);
   SetTrafficClass(profile, &tcp);
   EXPECT_EQ(tcp.run_transfer().request().traffic_class(), 0u);
+  // Without NCCL_IB_TC the RoCE design's ToS is the class.
+  profile.set_yaml("roce:\n  tos: 98\n");
+  v1::Task designed = TransferTask(*a, *b, 0, 18515, v1::WRITE_BW, 3);
+  SetTrafficClass(profile, &designed);
+  EXPECT_EQ(designed.run_transfer().request().traffic_class(), 98u);
 }
 
 TEST(RailTasksTest, RailsPairByNameNotPosition) {

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/version_matrix.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -98,7 +99,8 @@ absl::Status RunStore::Migrate() {
   // The file is ours alone: a database holding tables nodeprobe did not
   // create is another program's, and is not adopted.
   {
-    static const std::set<std::string> kOurs = {"schema_version", "runs", "node_last_report"};
+    static const std::set<std::string> kOurs = {"schema_version", "runs", "node_last_report",
+                                                "node_last_config"};
     Stmt t;
     if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &t.s,
                            nullptr) != SQLITE_OK) {
@@ -129,7 +131,11 @@ absl::Status RunStore::Migrate() {
       // Added beside schema 1 (a new table only; older files gain it here).
       "CREATE TABLE IF NOT EXISTS node_last_report ("
       "  node TEXT PRIMARY KEY, run_id TEXT NOT NULL, stage TEXT NOT NULL,"
-      "  verdict TEXT NOT NULL, finished INTEGER NOT NULL, inventory BLOB);";
+      "  verdict TEXT NOT NULL, finished INTEGER NOT NULL, inventory BLOB);"
+      // Likewise: each node's newest RoCE and host settings (a run without
+      // roce-config or host-config leaves them as they were).
+      "CREATE TABLE IF NOT EXISTS node_last_config ("
+      "  node TEXT PRIMARY KEY, finished INTEGER NOT NULL, config BLOB NOT NULL);";
   if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
     return SqlError(db_, "create schema");
   }
@@ -221,7 +227,26 @@ absl::Status RunStore::SaveLocked(const v1::StageRun& run) {
     sqlite3_bind_blob(u.s, 6, inventory.data(), static_cast<int>(inventory.size()),
                       SQLITE_TRANSIENT);
     if (sqlite3_step(u.s) != SQLITE_DONE) return SqlError(db_, "save node report");
+    if (absl::Status c = SaveNodeConfig(r); !c.ok()) return c;
   }
+  return absl::OkStatus();
+}
+
+absl::Status RunStore::SaveNodeConfig(const v1::StageReport& r) {
+  v1::ConfigReport config;
+  *config.mutable_settings() = coordinator::SettingsOf(r);
+  if (config.settings().empty()) return absl::OkStatus();
+  const std::string blob = config.SerializeAsString();
+  Stmt u;
+  sqlite3_prepare_v2(db_,
+                     "INSERT INTO node_last_config (node, finished, config) VALUES (?1, ?2, ?3) "
+                     "ON CONFLICT(node) DO UPDATE SET finished = ?2, config = ?3 "
+                     "WHERE ?2 >= node_last_config.finished",
+                     -1, &u.s, nullptr);
+  sqlite3_bind_text(u.s, 1, r.node().c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(u.s, 2, r.finished().seconds());
+  sqlite3_bind_blob(u.s, 3, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(u.s) != SQLITE_DONE) return SqlError(db_, "save node configuration");
   return absl::OkStatus();
 }
 
@@ -246,6 +271,18 @@ absl::StatusOr<std::map<std::string, LastReport>> RunStore::LastReports() {
     out[text(0)] = std::move(r);
   }
   if (rc != SQLITE_DONE) return SqlError(db_, "read node reports");
+  Stmt c;
+  sqlite3_prepare_v2(db_, "SELECT node, config FROM node_last_config", -1, &c.s, nullptr);
+  while ((rc = sqlite3_step(c.s)) == SQLITE_ROW) {
+    const unsigned char* node = sqlite3_column_text(c.s, 0);
+    auto it = out.find(node ? reinterpret_cast<const char*>(node) : "");
+    // Unreadable: the node shows no settings rather than wrong ones.
+    if (it != out.end() && !it->second.config.ParseFromArray(sqlite3_column_blob(c.s, 1),
+                                                             sqlite3_column_bytes(c.s, 1))) {
+      it->second.config.Clear();
+    }
+  }
+  if (rc != SQLITE_DONE) return SqlError(db_, "read node configurations");
   return out;
 }
 

@@ -26,6 +26,7 @@ struct LastReport {
   v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
   int64_t finished = 0;  // unix seconds
   v1::Inventory inventory;  // its inventory probe's version matrix, if it ran
+  v1::ConfigReport config;  // the newest RoCE/host settings reported (any run)
 };
 
 class RunStore {
@@ -47,6 +48,7 @@ class RunStore {
   explicit RunStore(sqlite3* db) : db_(db) {}
   absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CloseInterrupted() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status SaveNodeConfig(const v1::StageReport& report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status SaveLocked(const v1::StageRun& run) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // One statement at a time on the connection (gRPC calls arrive on any

@@ -24,6 +24,7 @@
 #include "probes/framework/coverage.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/roce_config/roce_profile.h"
 
 namespace nodeprobe::coordinator {
 
@@ -279,7 +280,9 @@ void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
   uint32_t v = 0;
   if (auto tc = p->nccl_env.find("NCCL_IB_TC"); tc != p->nccl_env.end() &&
                                                   absl::SimpleAtoi(tc->second, &v) && v < 256) {
-    req->set_traffic_class(v);
+    req->set_traffic_class(v);  // what NCCL stamps: what is measured
+  } else if (std::optional<int> tos = RoceDesignOf(*p).tos) {
+    req->set_traffic_class(static_cast<uint32_t>(*tos));
   }
   if (auto sl = p->nccl_env.find("NCCL_IB_SL"); sl != p->nccl_env.end() &&
                                                   absl::SimpleAtoi(sl->second, &v) && v < 16) {

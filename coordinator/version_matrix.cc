@@ -59,4 +59,26 @@ std::vector<ComponentRow> VersionMatrix(const std::vector<NodeComponents>& nodes
   return out;
 }
 
+std::vector<v1::Component> SettingsAsComponents(
+    const google::protobuf::RepeatedPtrField<v1::Setting>& settings) {
+  std::vector<v1::Component> out;
+  for (const v1::Setting& s : settings) {
+    v1::Component c;
+    c.set_name(s.name());
+    c.set_device(s.device());
+    c.set_present(true);
+    c.set_version(s.value());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+google::protobuf::RepeatedPtrField<v1::Setting> SettingsOf(const v1::StageReport& report) {
+  google::protobuf::RepeatedPtrField<v1::Setting> out;
+  for (const v1::ProbeResult& p : report.results()) {
+    if (p.has_config()) out.MergeFrom(p.config().settings());
+  }
+  return out;
+}
+
 }  // namespace nodeprobe::coordinator

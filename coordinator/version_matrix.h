@@ -36,4 +36,13 @@ struct ComponentRow {
 std::vector<ComponentRow> VersionMatrix(const std::vector<NodeComponents>& nodes,
                                         const std::map<std::string, std::string>& pins = {});
 
+// The configuration matrix is the same comparison: a setting ("roce.pfc"
+// on "mlx5_0:1") is a component whose version is its value.
+std::vector<v1::Component> SettingsAsComponents(
+    const google::protobuf::RepeatedPtrField<v1::Setting>& settings);
+
+// Every setting in `report`'s results (roce-config and host-config each
+// carry some), in result order.
+google::protobuf::RepeatedPtrField<v1::Setting> SettingsOf(const v1::StageReport& report);
+
 }  // namespace nodeprobe::coordinator

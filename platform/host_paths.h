@@ -16,6 +16,9 @@ struct HostPaths {
   std::string etc_root = "/etc";
   // hwloc XML export to use instead of discovering the live machine.
   std::string topology_xml;
+  // Captured dcbnl replies (IF.ieee, IF.dcbx: raw netlink messages, as
+  // hwtests/roce_config.sh saves them); "" on the live host: ask the kernel.
+  std::string dcbnl_root;
 
   // True when nothing was redirected: live-only sources (libibverbs queries,
   // uname) are consulted only then, so a captured tree is never mixed with
@@ -39,6 +42,7 @@ struct HostPaths {
     sys_root = dir + "/sys";
     proc_root = dir + "/proc";
     etc_root = dir + "/etc";
+    dcbnl_root = dir + "/dcbnl";
     if (topology_xml.empty() && access((dir + "/topology.xml").c_str(), R_OK) == 0) {
       topology_xml = dir + "/topology.xml";
     }

@@ -22,6 +22,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<RdmaLoopbackProbe>());
   (void)registry.Register(std::make_unique<CablingProbe>());
   (void)registry.Register(std::make_unique<HostConfigProbe>());
+  (void)registry.Register(std::make_unique<RoceConfigProbe>());
   return registry;
 }
 

@@ -69,6 +69,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   if (!h.proc_root().empty()) ctx.host.proc_root = h.proc_root();
   if (!h.etc_root().empty()) ctx.host.etc_root = h.etc_root();
   ctx.host.topology_xml = h.topology_xml();
+  ctx.host.dcbnl_root = h.dcbnl_root();
   ctx.profile = &profile;
   ctx.node_name = rp.node_name();
   ctx.nccl_options = rp.nccl_options();

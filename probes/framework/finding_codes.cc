@@ -85,6 +85,37 @@ const std::vector<FindingCode>& FindingCodes() {
        "a setting the profile's host: section judges could not be read",
        "run on the live host (or capture its /proc and /sys), with the permission to read "
        "them; a VM without cpufreq has no governor to judge: drop host.cpu_governor there"},
+      // RoCE congestion configuration (probe roce-config, the profile's roce:)
+      {"ROCE_RDMA_PRIORITY_NOT_LOSSLESS", v1::FAIL, "roce-config",
+       "the design is lossless but PFC is off on the priority RDMA traffic rides",
+       "enable PFC on that priority only (`dcb pfc set dev IF prio-pfc P:on`, or mlnx_qos "
+       "--pfc) on every RoCE netdev, and on the switch ports, or correct roce.rdma_priority"},
+      {"ROCE_PFC_SCOPE_TOO_WIDE", v1::WARN, "roce-config",
+       "PFC is on for a priority the design does not make lossless",
+       "turn PFC off on the priorities the message names: PFC belongs to the RDMA class only, "
+       "elsewhere a pause spreads head-of-line blocking"},
+      {"ROCE_ECN_DISABLED", v1::FAIL, "roce-config",
+       "ECN is designed but off on the RDMA priority for a role",
+       "echo 1 > /sys/class/net/IF/ecn/roce_np/enable/P and roce_rp/enable/P (or the NIC "
+       "tool's equivalent), persisted by the NIC configuration service"},
+      {"ROCE_TRUST_MISMATCH", v1::FAIL, "roce-config",
+       "the NIC classifies by DSCP where the design says PCP, or the other way",
+       "set the trust mode as designed (`dcb app` DSCP entries, or mlnx_qos --trust), or "
+       "correct roce.trust"},
+      {"ROCE_TOS_MISMATCH", v1::FAIL, "roce-config",
+       "rdma_cm's default RoCE ToS or the device's traffic class is not the designed ToS",
+       "cma_roce_tos -d DEV -t TOS (and the tc/N/traffic_class override, where set) as "
+       "roce.tos says, persisted at boot; or correct roce.tos"},
+      {"ROCE_PAUSE_STORM", kVaries, "roce-config",
+       "the NIC's pause-storm watchdog fired: a receiver paused the link without end",
+       "find the stuck receiver (a hung host or PCIe back-pressure) on the port the message "
+       "names; check the switch's PFC watchdog and the NIC's rx discards",
+       "FAIL when it fired during nodeprobe's own traffic, WARN when only since the driver "
+       "loaded"},
+      {"ROCE_CONFIG_NOT_READABLE", v1::ERROR, "roce-config",
+       "a RoCE setting the profile's roce: section judges could not be read",
+       "run on the live host as root (rdma_cm's configfs group needs it), with the NIC's "
+       "driver exposing dcbnl and ECN sysfs; or drop the key the message names"},
       // RDMA devices
       {"RDMA_PORT_DOWN", v1::FAIL, "rdma-devices", "an RDMA port is not ACTIVE",
        "check the cable and the switch port, then `ibstat`/`rdma link`; a Disabled port needs "

@@ -22,6 +22,13 @@ void Mismatch(v1::ProbeResult* result, const std::string& setting, const std::st
              absl::StrCat(setting, " is ", found, ", the profile expects ", expected, ": ", why));
 }
 
+// A host-wide value for the fleet's configuration matrix.
+void AddSetting(v1::ProbeResult* result, const std::string& name, const std::string& value) {
+  v1::Setting* s = result->mutable_config()->add_settings();
+  s->set_name(name);
+  s->set_value(value);
+}
+
 void NotReadable(v1::ProbeResult* result, const std::string& setting, const std::string& why) {
   AddFinding(result, "HOST_SETTING_NOT_READABLE", setting,
              absl::StrCat(setting, " could not be read: ", why));
@@ -36,6 +43,7 @@ int JudgeIommu(const HostInputs& in, const HostRules& rules, v1::ProbeResult* re
   const IommuMode mode = ReadIommuMode(*in.sys);
   AddEvidence(result, "IOMMU mode",
               absl::StrCat(mode.mode.empty() ? "unknown" : mode.mode, " (", mode.basis, ")"));
+  AddSetting(result, "host.iommu", mode.mode.empty() ? "unknown" : mode.mode);
   if (rules.iommu.empty() || rules.iommu == "any") return 0;
   if (mode.mode.empty()) {
     NotReadable(result, "IOMMU mode", mode.basis);
@@ -61,6 +69,7 @@ int JudgeNumaBalancing(const HostInputs& in, const HostRules& rules, v1::ProbeRe
               v.ok()   ? *v
               : absent ? "absent: no automatic NUMA balancing"
                        : "unreadable");
+  AddSetting(result, "host.numa_balancing", !v.ok() && !absent ? "unreadable" : on ? "on" : "off");
   if (!rules.numa_balancing.has_value()) return 0;
   if (!v.ok() && !absent) {
     NotReadable(result, "kernel.numa_balancing", std::string(v.status().message()));
@@ -86,10 +95,12 @@ int JudgeGovernor(const HostInputs& in, const HostRules& rules, v1::ProbeResult*
       if (g.ok()) cpus_by_governor[*g].push_back(cpu);
     }
   }
-  std::vector<std::string> summary;
+  std::vector<std::string> summary, names;
   for (const auto& [g, list] : cpus_by_governor) {
     summary.push_back(absl::StrCat(g, " on ", list.size(), " CPUs"));
+    names.push_back(g);
   }
+  AddSetting(result, "host.cpu_governor", names.empty() ? "none" : absl::StrJoin(names, ","));
   AddEvidence(result, in.sys->Path("devices/system/cpu/*/cpufreq/scaling_governor"),
               summary.empty() ? "no cpufreq governor exposed" : absl::StrJoin(summary, ", "));
   if (rules.cpu_governor.empty()) return 0;

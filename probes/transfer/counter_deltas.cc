@@ -87,7 +87,20 @@ bool IsNetdevError(const std::string& n) {
 
 bool IsNetdevPause(const std::string& n) {
   return n.rfind("ethtool:", 0) == 0 && n.find("pause") != std::string::npos &&
-         n.find("duration") == std::string::npos;
+         n.find("duration") == std::string::npos && n.find("storm") == std::string::npos;
+}
+
+// The driver's pause-storm watchdog (mlx5: tx_pause_storm_warning_events,
+// tx_pause_storm_error_events): a receiver paused the link without end.
+bool IsPauseStorm(const std::string& n) {
+  return n.rfind("ethtool:", 0) == 0 && n.find("pause_storm") != std::string::npos;
+}
+
+// Packets the NIC dropped for want of buffer (mlx5: rx_discards_phy,
+// rx_out_of_buffer, rx_prioN_discards): on a lossless class, loss.
+bool IsNetdevDiscard(const std::string& n) {
+  return n.rfind("ethtool:", 0) == 0 &&
+         (n.find("discards") != std::string::npos || n == "ethtool:rx_out_of_buffer");
 }
 
 // What a side did in the transfer: whose port the loaded direction enters.
@@ -111,7 +124,7 @@ struct PortSum {
 void JudgePort(const std::string& side, const std::string& role, const std::string& port,
                const PortSum& sum, bool rdma, const Profile& profile,
                v1::ProbeResult* result) {
-  std::vector<std::string> grew, congested;
+  std::vector<std::string> grew, congested, storms;
   const std::string where = role.empty() ? port : absl::StrCat(port, " on ", role);
   for (const auto& [counter, value] : sum.counters) {
     const auto& [delta, kind] = value;
@@ -123,6 +136,7 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
       grew.push_back(absl::StrCat(counter, " +", delta));
       continue;
     }
+    if (kind == "storm") storms.push_back(absl::StrCat(counter, " +", delta));
     const double per_s = sum.seconds > 0 ? delta / sum.seconds : 0;
     AddMeasurement(result, "counter_rate", per_s, "per second", labels);
     AddEvidence(result, absl::StrCat(where, " ", counter, " during the transfer"),
@@ -140,6 +154,11 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
                      profile.transfer.error_counters_grew == v1::WARN
                          ? " (WARN: transfer.error_counters_grew)"
                          : ""));
+  }
+  if (!storms.empty()) {
+    AddFinding(result, "ROCE_PAUSE_STORM", v1::FAIL, port,
+               absl::StrCat(where, " pause-storm watchdog fired during the transfer: ",
+                            absl::StrJoin(storms, ", ")));
   }
   if (!congested.empty()) {
     AddFinding(
@@ -163,15 +182,18 @@ std::vector<v1::CounterDelta> ClassifiedDeltas(const PortCounters& before,
     // A counter that went down was reset (or wrapped): its delta is unknown.
     if (end < it->second) continue;
     const bool error = rdma ? IsRdmaError(name) : IsNetdevError(name);
-    const bool congestion = rdma ? CongestionCounters().count(name) > 0 : IsNetdevPause(name);
-    if (!error && !congestion) continue;
+    const bool storm = IsPauseStorm(name);
+    // A RoCE port's netdev counters ride with the RDMA port's.
+    const bool congestion = (rdma && CongestionCounters().count(name) > 0) || IsNetdevPause(name) ||
+                            IsNetdevDiscard(name);
+    if (!error && !storm && !congestion) continue;
     v1::CounterDelta d;
     d.set_side(side);
     d.set_port(after.port);
     d.set_counter(Display(name));
     d.set_delta(end - it->second);
     d.set_seconds(seconds);
-    d.set_kind(error ? "error" : "congestion");
+    d.set_kind(error ? "error" : storm ? "storm" : "congestion");
     out.push_back(std::move(d));
   }
   return out;
@@ -181,8 +203,19 @@ CounterSource RdmaCounterSource(const std::string& sys_root, const std::string& 
                                 uint32_t port) {
   CounterSource s;
   s.rdma = true;
-  s.read = [sys = platform::FileTree(sys_root), device, port] {
-    return SnapshotPortCounters(sys, device, port);
+  // A RoCE port's pauses, storms and discards are the netdev's (ethtool),
+  // read in this namespace: only when `sys_root` is this host's.
+  s.read = [sys = platform::FileTree(sys_root), live = sys_root == "/sys", device, port] {
+    absl::StatusOr<PortCounters> pc = SnapshotPortCounters(sys, device, port);
+    if (!pc.ok() || !live) return pc;
+    absl::StatusOr<std::string> ndev = sys.ReadValue(
+        absl::StrCat("class/infiniband/", device, "/ports/", port, "/gid_attrs/ndevs/0"));
+    if (!ndev.ok() || ndev->empty()) return pc;
+    if (absl::StatusOr<std::map<std::string, uint64_t>> e = platform::EthtoolStatistics(*ndev);
+        e.ok()) {
+      for (const auto& [k, v] : *e) pc->values["ethtool:" + k] = v;
+    }
+    return pc;
   };
   return s;
 }

@@ -12,6 +12,11 @@
 //                             np_ecn_marked_roce_packets) per second above
 //                             transfer.congestion_max_per_second: WARN;
 //                             without that key they are evidence only
+//   ROCE_PAUSE_STORM          a RoCE port's netdev (live host: ethtool
+//                             counters ride with the port's) had its
+//                             pause-storm watchdog fire: FAIL; its pauses
+//                             and discards (rx_discards_phy,
+//                             rx_out_of_buffer) are congestion signals
 // and, around TCP transfers, the egress interface's statistics and driver
 // (ethtool) counters:
 //   NETDEV_ERRORS_GREW        rx/tx errors, CRC/frame/FIFO/carrier errors,

@@ -2,6 +2,8 @@
 // "after" copy where the port took symbol errors and sent CNPs.
 #include "probes/transfer/counter_deltas.h"
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "platform/netdev_stats.h"
 #include "tests/testing/fixtures.h"
@@ -194,6 +196,42 @@ TEST(NetdevDeltasTest, TheDriversEthtoolCountersAreReadWithoutEthtool) {
   EXPECT_FALSE(platform::EthtoolStatistics("an-interface-name-too-long").ok());
   PortCounters lo_counters = SnapshotNetdevCounters(platform::FileTree("/sys"), "lo");
   EXPECT_TRUE(lo_counters.values.count("rx_errors")) << "statistics/ of lo";
+}
+
+// A RoCE port's netdev counters ride with its RDMA counters: every name in
+// ethq's `ethtool -S` of a ConnectX-4 (mlx5_core) as the baseline, then
+// discards grew and the mlx5 pause-storm watchdog (the issue's
+// tx_pause_storm_error_events; that capture predates it) fired.
+TEST(RoceNetdevDeltasTest, AStormDuringTheTransferFailsAndDiscardsAreCongestion) {
+  PortCounters before{"mlx5_0:1", {{"hw:np_cnp_sent", 0}}};
+  const std::string text =
+      testing::ReadFixture("roce-qos/ethq-mlx5_core-cx4-ethtool-S-ubuntu1804.txt");
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(line, ": ");
+    uint64_t v = 0;
+    if (absl::SimpleAtoi(kv.second, &v)) before.values["ethtool:" + kv.first] = v;
+  }
+  ASSERT_GT(before.values.size(), 300u);
+  before.values["ethtool:tx_pause_storm_error_events"] = 0;
+  PortCounters after = before;
+  after.values["ethtool:rx_discards_phy"] += 500;
+  after.values["ethtool:rx_out_of_buffer"] += 10;
+  after.values["ethtool:tx_pause_storm_error_events"] += 1;
+  after.values["ethtool:rx_bytes"] += 1 << 30;
+  std::map<std::string, std::string> kinds;
+  for (const v1::CounterDelta& d : ClassifiedDeltas(before, after, 2.0, true, "")) {
+    kinds[d.counter()] = d.kind();
+  }
+  EXPECT_EQ(kinds, (std::map<std::string, std::string>{{"rx_discards_phy", "congestion"},
+                                                       {"rx_out_of_buffer", "congestion"},
+                                                       {"tx_pause_storm_error_events", "storm"}}));
+  v1::ProbeResult r;
+  JudgeCounterDeltas(before, after, 2.0, Profile(), &r);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "ROCE_PAUSE_STORM");
+  EXPECT_EQ(r.findings(0).severity(), v1::FAIL);
+  EXPECT_EQ(r.evidence().at("mlx5_0:1 rx_discards_phy during the transfer"),
+            "+500 (250.0/s over 2.00 s)");
 }
 
 }  // namespace

@@ -1,0 +1,193 @@
+// File: dcbnl.cc
+#include "platform/dcbnl.h"
+
+#include <linux/dcbnl.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace nodeprobe::platform {
+namespace {
+
+absl::Status KernelError(const std::string& ifname, int err) {
+  switch (err) {
+    case EOPNOTSUPP:
+      return absl::UnimplementedError(
+          absl::StrCat(ifname,
+                       ": its driver has no dcbnl (no DCB through the kernel): PFC, ETS and the "
+                       "DSCP map cannot be read from the host"));
+    case ENODEV:
+      return absl::NotFoundError(absl::StrCat("no interface '", ifname, "' in this namespace"));
+    case EPERM:
+    case EACCES:
+      return absl::PermissionDeniedError(
+          absl::StrCat(ifname, ": reading DCB was refused (", strerror(err), ")"));
+    default:
+      return absl::ErrnoToStatus(err, absl::StrCat(ifname, ": dcbnl"));
+  }
+}
+
+// The reply as an aligned, length-checked netlink message.
+absl::StatusOr<std::vector<uint32_t>> CheckedMessage(const std::string& ifname,
+                                                     const std::string& raw) {
+  if (raw.size() < NLMSG_HDRLEN) {
+    return absl::DataLossError(absl::StrCat(ifname, ": dcbnl reply of ", raw.size(), " bytes"));
+  }
+  std::vector<uint32_t> buf((raw.size() + 3) / 4);
+  raw.copy(reinterpret_cast<char*>(buf.data()), raw.size());
+  const auto* hdr = reinterpret_cast<const nlmsghdr*>(buf.data());
+  if (hdr->nlmsg_len < NLMSG_HDRLEN || hdr->nlmsg_len > raw.size()) {
+    return absl::DataLossError(absl::StrCat(ifname, ": dcbnl reply says ", hdr->nlmsg_len,
+                                            " bytes but holds ", raw.size()));
+  }
+  if (hdr->nlmsg_type == NLMSG_ERROR) {
+    if (hdr->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr))) {
+      return absl::DataLossError(absl::StrCat(ifname, ": short netlink error reply"));
+    }
+    const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(hdr));
+    return KernelError(ifname, -e->error);
+  }
+  if (hdr->nlmsg_type != RTM_GETDCB || hdr->nlmsg_len < NLMSG_LENGTH(NLMSG_ALIGN(sizeof(dcbmsg)))) {
+    return absl::DataLossError(
+        absl::StrCat(ifname, ": not a dcbnl reply (netlink type ", hdr->nlmsg_type, ")"));
+  }
+  return buf;
+}
+
+template <size_t N>
+void CopyArray(const uint8_t (&from)[N], std::array<uint8_t, 8>* to) {
+  static_assert(N == 8, "IEEE 802.1Qaz has eight traffic classes");
+  std::copy(from, from + N, to->begin());
+}
+
+void ReadIeee(nlattr* ieee, DcbState* s) {
+  nlattr* tb[DCB_ATTR_IEEE_MAX + 1] = {};
+  if (nla_parse_nested(tb, DCB_ATTR_IEEE_MAX, ieee, nullptr) < 0) return;
+  if (tb[DCB_ATTR_IEEE_PFC] && nla_len(tb[DCB_ATTR_IEEE_PFC]) >= int(sizeof(ieee_pfc))) {
+    ieee_pfc pfc;
+    memcpy(&pfc, nla_data(tb[DCB_ATTR_IEEE_PFC]), sizeof(pfc));
+    s->has_pfc = true;
+    s->pfc_cap = pfc.pfc_cap;
+    s->pfc_enabled = pfc.pfc_en;
+    s->pfc_delay = pfc.delay;
+    std::copy(pfc.requests, pfc.requests + 8, s->pfc_requests.begin());
+    std::copy(pfc.indications, pfc.indications + 8, s->pfc_indications.begin());
+  }
+  if (tb[DCB_ATTR_IEEE_ETS] && nla_len(tb[DCB_ATTR_IEEE_ETS]) >= int(sizeof(ieee_ets))) {
+    ieee_ets ets;
+    memcpy(&ets, nla_data(tb[DCB_ATTR_IEEE_ETS]), sizeof(ets));
+    s->has_ets = true;
+    CopyArray(ets.prio_tc, &s->prio_tc);
+    CopyArray(ets.tc_tx_bw, &s->tc_tx_bw);
+    CopyArray(ets.tc_tsa, &s->tc_tsa);
+  }
+  if (tb[DCB_ATTR_IEEE_APP_TABLE]) {
+    nlattr* app;
+    int rem;
+    nla_for_each_nested(app, tb[DCB_ATTR_IEEE_APP_TABLE], rem) {
+      if (nla_type(app) != DCB_ATTR_IEEE_APP || nla_len(app) < int(sizeof(dcb_app))) continue;
+      dcb_app a;
+      memcpy(&a, nla_data(app), sizeof(a));
+      if (a.selector == IEEE_8021QAZ_APP_SEL_DSCP && a.protocol < 64 && a.priority < 8) {
+        s->dscp_prio[a.protocol].push_back(a.priority);
+      } else {
+        ++s->other_apps;
+      }
+    }
+  }
+}
+
+// Reads what one reply carries into `s` (both replies may carry DCBX).
+absl::Status ReadReply(const std::string& ifname, const std::string& raw, DcbState* s) {
+  absl::StatusOr<std::vector<uint32_t>> buf = CheckedMessage(ifname, raw);
+  if (!buf.ok()) return buf.status();
+  auto* hdr = reinterpret_cast<nlmsghdr*>(buf->data());
+  nlattr* tb[DCB_ATTR_MAX + 1] = {};
+  if (int rc = nlmsg_parse(hdr, sizeof(dcbmsg), tb, DCB_ATTR_MAX, nullptr); rc < 0) {
+    return absl::DataLossError(absl::StrCat(ifname, ": malformed dcbnl reply: ", nl_geterror(rc)));
+  }
+  if (tb[DCB_ATTR_IEEE]) ReadIeee(tb[DCB_ATTR_IEEE], s);
+  if (tb[DCB_ATTR_DCBX] && nla_len(tb[DCB_ATTR_DCBX]) >= 1) s->dcbx = nla_get_u8(tb[DCB_ATTR_DCBX]);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<DcbState> ParseDcbReplies(const std::string& ifname, const std::string& ieee_reply,
+                                         const std::string& dcbx_reply) {
+  DcbState s;
+  if (absl::Status st = ReadReply(ifname, ieee_reply, &s); !st.ok()) return st;
+  if (!dcbx_reply.empty()) {
+    // A driver with IEEE DCB but no DCBX engine answers GDCBX with an error:
+    // the mode is then unknown, the rest stands.
+    (void)ReadReply(ifname, dcbx_reply, &s);
+  }
+  return s;
+}
+
+absl::StatusOr<std::string> QueryDcb(const std::string& ifname, uint8_t cmd) {
+  std::unique_ptr<nl_sock, void (*)(nl_sock*)> sock(nl_socket_alloc(), nl_socket_free);
+  if (!sock) return absl::ResourceExhaustedError("nl_socket_alloc");
+  if (int rc = nl_connect(sock.get(), NETLINK_ROUTE); rc < 0) {
+    return absl::UnavailableError(absl::StrCat("netlink: ", nl_geterror(rc)));
+  }
+  // The kernel answers at once; the bound is for a namespace being torn down.
+  timeval tv{5, 0};
+  setsockopt(nl_socket_get_fd(sock.get()), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(nlmsg_alloc_simple(RTM_GETDCB, NLM_F_REQUEST),
+                                                 nlmsg_free);
+  dcbmsg d{};
+  d.dcb_family = AF_UNSPEC;
+  d.cmd = cmd;
+  if (!msg || nlmsg_append(msg.get(), &d, sizeof(d), NLMSG_ALIGNTO) < 0 ||
+      nla_put_string(msg.get(), DCB_ATTR_IFNAME, ifname.c_str()) < 0) {
+    return absl::ResourceExhaustedError("dcbnl request");
+  }
+  if (int rc = nl_send_auto(sock.get(), msg.get()); rc < 0) {
+    return absl::UnavailableError(absl::StrCat(ifname, ": dcbnl send: ", nl_geterror(rc)));
+  }
+  const uint32_t seq = nlmsg_hdr(msg.get())->nlmsg_seq;
+  for (int tries = 0; tries < 8; ++tries) {
+    sockaddr_nl peer{};
+    unsigned char* raw = nullptr;
+    const int n = nl_recv(sock.get(), &peer, &raw, nullptr);
+    if (n <= 0) {
+      free(raw);
+      return absl::DeadlineExceededError(absl::StrCat(ifname, ": no dcbnl reply"));
+    }
+    std::unique_ptr<unsigned char, void (*)(void*)> owned(raw, free);
+    int rem = n;
+    for (auto* h = reinterpret_cast<nlmsghdr*>(raw); nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
+      if (h->nlmsg_seq == seq) return std::string(reinterpret_cast<char*>(h), h->nlmsg_len);
+    }
+  }
+  return absl::DeadlineExceededError(absl::StrCat(ifname, ": no dcbnl reply to our request"));
+}
+
+absl::StatusOr<DcbState> ReadDcb(const std::string& ifname) {
+  absl::StatusOr<std::string> ieee = QueryDcb(ifname, DCB_CMD_IEEE_GET);
+  if (!ieee.ok()) return ieee.status();
+  absl::StatusOr<std::string> dcbx = QueryDcb(ifname, DCB_CMD_GDCBX);
+  return ParseDcbReplies(ifname, *ieee, dcbx.ok() ? *dcbx : "");
+}
+
+std::string DcbxModeName(uint8_t dcbx) {
+  std::vector<std::string> parts;
+  if (dcbx & DCB_CAP_DCBX_HOST) parts.push_back("host (OS controlled)");
+  if (dcbx & DCB_CAP_DCBX_LLD_MANAGED) parts.push_back("firmware (LLD managed)");
+  if (dcbx & DCB_CAP_DCBX_VER_CEE) parts.push_back("CEE");
+  if (dcbx & DCB_CAP_DCBX_VER_IEEE) parts.push_back("IEEE");
+  if (dcbx & DCB_CAP_DCBX_STATIC) parts.push_back("static");
+  return parts.empty() ? "none" : absl::StrJoin(parts, ", ");
+}
+
+}  // namespace nodeprobe::platform

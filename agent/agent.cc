@@ -24,6 +24,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
+#include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/gid_select.h"
 #include "tasks/task_launcher.h"
 
@@ -225,7 +226,45 @@ void Agent::FlapLinkTask(const v1::Task& task, absl::Time deadline) {
   Write(reply);
 }
 
+namespace {
+
+// This node's RDMA ports read when a collective rank starts; Finish() puts
+// their error and congestion growth in the rank's result (judged by the
+// coordinator: counter_deltas.h's JudgeCollectiveCounters). Live /sys:
+// the traffic is this host's even when probes read a capture.
+class RankCounters {
+ public:
+  explicit RankCounters(const std::string& node) {
+    absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices =
+        platform::ReadRdmaDevices(platform::FileTree("/sys"));
+    if (!devices.ok()) return;
+    for (const platform::RawRdmaDevice& d : *devices) {
+      for (const platform::RawRdmaPort& p : d.ports) {
+        sources_.push_back(std::make_unique<transfer::CounterSource>(
+            transfer::RdmaCounterSource("/sys", d.name, p.port)));
+        windows_.push_back(std::make_unique<transfer::CounterWindow>(*sources_.back(), node));
+      }
+    }
+  }
+  void Finish(v1::ProbeResult* result) const {
+    if (!result->has_collective() || result->collective().ranks_size() == 0) return;
+    v1::CollectiveRank* rank = result->mutable_collective()->mutable_ranks(0);
+    for (const auto& w : windows_) {
+      std::string why;
+      for (v1::CounterDelta& d : w->Finish(&why)) *rank->add_counters() = std::move(d);
+      if (!why.empty()) rank->add_counters_unread(why);
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<transfer::CounterSource>> sources_;  // windows_ refer to them
+  std::vector<std::unique_ptr<transfer::CounterWindow>> windows_;
+};
+
+}  // namespace
+
 void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
+  const RankCounters counters(options_.node_name);
   v1::AgentMessage reply;
   v1::TaskResult* result = reply.mutable_result();
   result->set_task_id(task.task_id());
@@ -252,6 +291,7 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
     }
     if (ev.ok() && ev->has_done()) {
       *result->mutable_result() = ev->done().result();
+      counters.Finish(result->mutable_result());
       break;
     }
     if (ev.ok()) continue;

@@ -21,6 +21,7 @@
 #include "cli/control_commands.h"
 #include "cli/evidence_command.h"
 #include "cli/fleet_command.h"
+#include "cli/kernel_log_command.h"
 #include "cli/mtu_command.h"
 #include "cli/nccl_command.h"
 #include "cli/nccl_log_command.h"
@@ -351,6 +352,7 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
       nodeprobe::cli::AddTransferCommand(app),
       nodeprobe::cli::AddMtuCommand(app),
       nodeprobe::cli::AddNcclLogCommand(app),
+      nodeprobe::cli::AddKernelLogCommand(app),
       nodeprobe::cli::AddNcclCommand(app),
   };
   for (std::function<int()>& c : nodeprobe::cli::AddControlCommands(app)) {

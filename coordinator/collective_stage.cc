@@ -14,6 +14,7 @@
 #include "probes/nccl/collective_judge.h"
 #include "probes/nccl/collective_math.h"
 #include "probes/nccl/hardware_bound.h"
+#include "probes/transfer/counter_deltas.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -134,6 +135,8 @@ void RunCollectivesOnAgents(v1::StageRun* run,
     ctx.hardware = nccl::RailBound(rails);
     ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
     v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
+    if (result.has_collective())
+      transfer::JudgeCollectiveCounters(result.collective(), profile, &result);
     FinalizeResult(profile, &result);
     progress(absl::StrCat("nccl across nodes: ", VerdictName(result.verdict())));
     *run->add_collectives() = std::move(result);

@@ -27,6 +27,9 @@ fuzz_one() {  # TARGET
   if [ "$target" = fuzz_nccl_log ]; then
     cp -f "$ROOT/tests/fixtures/nccl/"* "$work/"
   fi
+  if [ "$target" = fuzz_kernel_log ]; then
+    cp -f "$ROOT/tests/fixtures/xid/"* "$ROOT/tests/fixtures/pcie-aer/"* "$ROOT/tests/fixtures/ib-link/"* "$work/"
+  fi
   if [ "$target" = fuzz_topology_xml ]; then
     cp -f "$ROOT/tests/fixtures/hwloc/"*.xml "$ROOT/tests/fixtures/sysfs/"*.xml "$work/"
   fi
@@ -43,10 +46,11 @@ fuzz_one() {  # TARGET
   echo "fuzz.sh: $target: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/findings/$target.log" | grep -o '[0-9]*$') runs in ${SECONDS_EACH} s, no finding" >&2
 }
 # $JOBS targets at once (each is one process): the step takes
-# ceil(5 / JOBS) x SECONDS_EACH, not 5 x.
+# ceil(7 / JOBS) x SECONDS_EACH, not 7 x.
 status=0
 pids=()
-for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages fuzz_nccl_log; do
+for target in fuzz_profile fuzz_sysfs_values fuzz_topology_xml fuzz_peer_messages fuzz_nccl_log \
+              fuzz_kernel_log fuzz_dcbnl; do
   fuzz_one "$target" &
   pids+=($!)
   if [ "${#pids[@]}" -ge "$JOBS" ]; then

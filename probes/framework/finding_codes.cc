@@ -85,6 +85,35 @@ const std::vector<FindingCode>& FindingCodes() {
        "a setting the profile's host: section judges could not be read",
        "run on the live host (or capture its /proc and /sys), with the permission to read "
        "them; a VM without cpufreq has no governor to judge: drop host.cpu_governor there"},
+      // Kernel log events (`nodeprobe kernel-log`, probes/kernel_events)
+      {"GPU_XID", kVaries, "kernel-log", "the NVIDIA driver logged an Xid for a GPU",
+       "follow the action the message names (NVIDIA's Xid catalog): restart the application "
+       "for its own faults; reset the GPU (nvidia-smi -r) or reboot and drain for hardware "
+       "ones, and open a support case when it repeats",
+       "the Xid table's severity (probes/kernel_events/xid_catalog.cc): FAIL for hardware "
+       "and driver state (ECC DBE, row-remap failure, NVLink, GSP, off the bus), WARN for "
+       "application faults"},
+      {"GPU_FELL_OFF_BUS", v1::FAIL, "kernel-log", "a GPU left the PCIe bus",
+       "drain the node; reseat or replace the GPU or riser, check its power and the PCIe slot "
+       "(AER lines around it), then reboot"},
+      {"GPU_RESET_REQUIRED", v1::FAIL, "kernel-log",
+       "a GPU is in a state that lasts until it is reset",
+       "drain the node's jobs, reset the GPU (nvidia-smi -r -i N) or reboot, then rerun the "
+       "single-node stage"},
+      {"NVSWITCH_SXID", v1::WARN, "kernel-log", "an NVSwitch logged an SXid",
+       "look the SXid up in NVIDIA's catalog; fatal ones need the fabric manager restarted "
+       "and the node's GPUs reset"},
+      {"PCIE_AER_UNCORRECTED", v1::FAIL, "kernel-log",
+       "a PCIe device reported an uncorrected (non-fatal or fatal) error",
+       "drain the node; the device or its slot/riser/cable is failing: reseat, then replace; "
+       "check `lspci -vvv` for the link and the AER status"},
+      {"PCIE_AER_CORRECTED", v1::WARN, "kernel-log",
+       "a PCIe link corrected errors (RxErr, BadTLP, BadDLLP, replay timeouts)",
+       "a marginal link: reseat the device or riser, check the link's width and speed "
+       "(`nodeprobe run --probe pcie`); a growing count precedes downtraining"},
+      {"RDMA_LINK_FLAPPED", v1::WARN, "kernel-log", "a NIC's link went down",
+       "check the cable/optics and the switch port's error counters; a link that flaps "
+       "stalls every collective using that rail"},
       // RoCE congestion configuration (probe roce-config, the profile's roce:)
       {"ROCE_RDMA_PRIORITY_NOT_LOSSLESS", v1::FAIL, "roce-config",
        "the design is lossless but PFC is off on the priority RDMA traffic rides",

@@ -53,11 +53,15 @@ absl::StatusOr<v1::ProbeResult> HostConfigProbe::Run(const ProbeContext& ctx) {
   in.sys = &sys;
   in.rails_known = ctx.host.IsLiveSysfs() && !ctx.host.IsCaptured();
   if (in.rails_known) in.rails = LiveRailAddresses(sys);
-  if (hostcfg::JudgeHostSettings(in, HostRulesOf(*ctx.profile), &result) == 0) {
+  const HostRules& rules = HostRulesOf(*ctx.profile);
+  if (hostcfg::JudgeHostSettings(in, rules, &result) == 0) {
     result.set_verdict(v1::SKIP);
     result.set_reason(
-        "nothing to judge against: the profile sets no host.* key (`nodeprobe profile "
-        "--explain`); the values read are in the evidence");
+        rules.Any()
+            ? "the profile's host: keys apply to nothing here (no two rails share a subnet, "
+              "no GPU or RDMA function to read); the values read are in the evidence"
+            : "nothing to judge against: the profile sets no host.* key (`nodeprobe profile "
+              "--explain`); the values read are in the evidence");
   }
   return result;
 }

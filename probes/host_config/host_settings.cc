@@ -7,11 +7,15 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "platform/rdma_sysfs.h"
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
+#include "probes/host_config/pcie_sizes.h"
 
 namespace nodeprobe::hostcfg {
 namespace {
@@ -172,6 +176,112 @@ int JudgeRailArp(const HostInputs& in, const HostRules& rules, v1::ProbeResult* 
   return 1;
 }
 
+// The PCI functions whose DMA sizes matter, by address: what each is and
+// where its config space is read: NVIDIA GPUs (vendor 0x10de, display
+// class) and RDMA devices' functions (through class/infiniband/DEV/device,
+// which a capture of the RDMA tree keeps).
+std::map<std::string, std::pair<std::string, std::string>> DmaFunctions(
+    const platform::FileTree& sys) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  // Two small reads per function, not the whole bus walk the pcie probe does.
+  if (auto addrs = sys.ListDir("bus/pci/devices"); addrs.ok()) {
+    for (const std::string& addr : *addrs) {
+      const std::string dir = "bus/pci/devices/" + addr;
+      absl::StatusOr<std::string> vendor = sys.ReadValue(dir + "/vendor");
+      absl::StatusOr<std::string> cls = sys.ReadValue(dir + "/class");
+      if (vendor.ok() && cls.ok() && *vendor == "0x10de" && absl::StartsWith(*cls, "0x03")) {
+        out[addr] = {"GPU", dir + "/config"};
+      }
+    }
+  }
+  if (auto rdma = platform::ReadRdmaDevices(sys); rdma.ok()) {
+    for (const platform::RawRdmaDevice& d : *rdma) {
+      if (!d.pci_address.empty()) {
+        out[d.pci_address] = {d.name, absl::StrCat("class/infiniband/", d.name, "/device/config")};
+      }
+    }
+  }
+  return out;
+}
+
+int JudgePcieSizes(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  const bool judged = rules.pcie_max_payload_min || rules.pcie_max_read_request_min;
+  std::set<std::string> seen;
+  const auto functions = DmaFunctions(*in.sys);
+  for (const auto& [addr, function] : functions) {
+    const std::string name = absl::StrCat(addr, " (", function.first, ")");
+    absl::StatusOr<std::string> config = in.sys->ReadBytes(function.second, 4096);
+    absl::StatusOr<PcieSizes> sizes = config.ok() ? ParsePcieSizes(*config) : config.status();
+    if (!sizes.ok()) {
+      AddEvidence(result, name + " PCIe payload/read request",
+                  std::string(sizes.status().message()));
+      if (judged) {
+        NotReadable(result, name + " PCIe payload sizes", std::string(sizes.status().message()));
+      }
+      continue;
+    }
+    const std::string v = absl::StrCat(sizes->max_payload, "/", sizes->max_read_request);
+    seen.insert(v);
+    AddEvidence(
+        result, name + " PCIe payload/read request",
+        absl::StrCat(v, " bytes (payload supported up to ", sizes->max_payload_supported, ")"));
+    if (rules.pcie_max_payload_min && sizes->max_payload < *rules.pcie_max_payload_min) {
+      Mismatch(result, name + " Max_Payload_Size", absl::StrCat(sizes->max_payload, " bytes"),
+               absl::StrCat("at least ", *rules.pcie_max_payload_min),
+               "the root port and the BIOS set it; smaller payloads cost PCIe bandwidth");
+    }
+    if (rules.pcie_max_read_request_min &&
+        sizes->max_read_request < *rules.pcie_max_read_request_min) {
+      Mismatch(result, name + " Max_Read_Request_Size",
+               absl::StrCat(sizes->max_read_request, " bytes"),
+               absl::StrCat("at least ", *rules.pcie_max_read_request_min),
+               "each DMA read is split into more requests (setpci, or the NIC's firmware "
+               "setting)");
+    }
+  }
+  if (!seen.empty()) {
+    AddSetting(result, "host.pcie_payload_read_request", absl::StrJoin(seen, ","));
+  }
+  if (!judged) return 0;
+  if (functions.empty()) {
+    AddEvidence(result, "PCIe payload sizes", "no GPU or RDMA device here: nothing to judge");
+    return 0;
+  }
+  return 1;
+}
+
+// HugePages_Total of the default size from meminfo.
+int JudgeHugepages(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
+  absl::StatusOr<std::string> meminfo = in.proc->ReadValue("meminfo");
+  std::optional<int64_t> total;
+  std::string size = "?";
+  if (meminfo.ok()) {
+    for (absl::string_view line : absl::StrSplit(*meminfo, '\n')) {
+      std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      int64_t n = 0;
+      if (f.size() >= 2 && f[0] == "HugePages_Total:" && absl::SimpleAtoi(f[1], &n)) total = n;
+      if (f.size() >= 3 && f[0] == "Hugepagesize:") size = absl::StrCat(f[1], " ", f[2]);
+    }
+  }
+  if (total) {
+    AddEvidence(result, in.proc->Path("meminfo") + " HugePages_Total",
+                absl::StrCat(*total, " of ", size));
+    AddSetting(result, "host.hugepages", absl::StrCat(*total, " x ", size));
+  }
+  if (!rules.hugepages_min) return 0;
+  if (!total) {
+    NotReadable(result, "HugePages_Total",
+                meminfo.ok() ? "meminfo has no HugePages_Total (a kernel without hugetlbfs)"
+                             : std::string(meminfo.status().message()));
+  } else if (*total < *rules.hugepages_min) {
+    Mismatch(result, "HugePages_Total", absl::StrCat(*total, " of ", size),
+             absl::StrCat("at least ", *rules.hugepages_min),
+             "reserve them at boot (hugepages= on the kernel command line) or with sysctl "
+             "vm.nr_hugepages");
+  }
+  return 1;
+}
+
 }  // namespace
 
 IommuMode ReadIommuMode(const platform::FileTree& sys) {
@@ -223,6 +333,8 @@ int JudgeHostSettings(const HostInputs& in, const HostRules& rules, v1::ProbeRes
   judged += JudgeNumaBalancing(in, rules, result);
   judged += JudgeGovernor(in, rules, result);
   judged += JudgeRailArp(in, rules, result);
+  judged += JudgePcieSizes(in, rules, result);
+  judged += JudgeHugepages(in, rules, result);
   return judged;
 }
 

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "probes/framework/profile.h"
 #include "probes/host_config/host_config_probe.h"
+#include "probes/host_config/pcie_sizes.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::hostcfg {
@@ -24,6 +25,84 @@ std::string Messages(const v1::ProbeResult& r) {
   std::string out;
   for (const v1::Finding& f : r.findings()) out += f.code() + ": " + f.message() + "\n";
   return out;
+}
+
+// A config space per the PCI spec: a power-management capability at 0x40,
+// then the PCI Express capability at 0x60 whose Device Control holds `mps`
+// and `mrrs` (encoded: 128 << n), supporting 512-byte payloads.
+std::string ConfigSpace(int mps, int mrrs, size_t size = 256) {
+  std::string c(size, '\0');
+  c[0x06] = 0x10;  // status: capability list
+  c[0x34] = 0x40;
+  c[0x40] = 0x01;  // power management
+  c[0x41] = 0x60;
+  c[0x60] = 0x10;  // PCI Express
+  c[0x61] = 0x00;
+  c[0x64] = 0x02;  // Device Capabilities: 512 bytes supported
+  const uint16_t devctl = static_cast<uint16_t>(mps << 5 | mrrs << 12);
+  c[0x68] = static_cast<char>(devctl & 0xff);
+  c[0x69] = static_cast<char>(devctl >> 8);
+  return c;
+}
+
+TEST(PcieSizesTest, DeviceControlGivesPayloadAndReadRequest) {
+  absl::StatusOr<PcieSizes> s = ParsePcieSizes(ConfigSpace(1, 5));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->max_payload, 256);
+  EXPECT_EQ(s->max_read_request, 4096);
+  EXPECT_EQ(s->max_payload_supported, 512);
+  // What a non-root reader gets: 64 bytes.
+  EXPECT_EQ(ParsePcieSizes(ConfigSpace(1, 5).substr(0, 64)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  std::string loop = ConfigSpace(1, 5);
+  loop[0x41] = 0x40;  // points at itself
+  loop[0x40] = 0x01;
+  EXPECT_FALSE(ParsePcieSizes(loop).ok());
+  std::string conventional = ConfigSpace(1, 5);
+  conventional[0x06] = 0;
+  EXPECT_EQ(ParsePcieSizes(conventional).status().code(), absl::StatusCode::kNotFound);
+}
+
+// hwloc's capture was taken without root: mlx4_0's config holds 64 bytes.
+TEST(HostSettingsTest, PcieSizesOfTheCapturedNicNeedRootThenAreJudged) {
+  auto host = testing::HwlocXeonHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  const platform::FileTree sys((*host)->sys_root);
+  const platform::FileTree proc((*host)->proc_root);
+  HostRules rules;
+  rules.pcie_max_read_request_min = 4096;
+  v1::ProbeResult r;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, {}, false}, rules, &r), 1);
+  ASSERT_EQ(Count(r, "HOST_SETTING_NOT_READABLE"), 1) << Messages(r);
+  EXPECT_TRUE(absl::StrContains(r.findings(0).message(), "0000:82:00.0 (mlx4_0)"));
+  EXPECT_TRUE(absl::StrContains(r.findings(0).message(), "only 64 bytes")) << Messages(r);
+  // The same function read as root, its read requests at 512 bytes.
+  testing::WriteFile((*host)->sys_root + "/devices/pci0000:80/0000:80:02.2/0000:82:00.0/config",
+                     ConfigSpace(1, 2));
+  v1::ProbeResult root;
+  JudgeHostSettings({&proc, &sys, {}, false}, rules, &root);
+  ASSERT_EQ(Count(root, "HOST_SETTING_MISMATCH"), 1) << Messages(root);
+  EXPECT_TRUE(absl::StrContains(root.findings(0).message(),
+                                "Max_Read_Request_Size is 512 bytes, the profile expects at "
+                                "least 4096"))
+      << Messages(root);
+  EXPECT_EQ(root.config().settings_size() > 0, true);
+}
+
+TEST(HostSettingsTest, TheCapturesHugePagesAreCountedAgainstTheMinimum) {
+  auto host = testing::HwlocXeonHost();
+  ASSERT_TRUE(host.ok()) << host.status();
+  const platform::FileTree sys((*host)->sys_root);
+  const platform::FileTree proc((*host)->proc_root);
+  HostRules rules;
+  rules.hugepages_min = 1024;
+  v1::ProbeResult r;
+  EXPECT_EQ(JudgeHostSettings({&proc, &sys, {}, false}, rules, &r), 1);
+  ASSERT_EQ(Count(r, "HOST_SETTING_MISMATCH"), 1) << Messages(r);
+  EXPECT_TRUE(absl::StrContains(r.findings(0).message(),
+                                "HugePages_Total is 0 of 2048 kB, the profile expects at least "
+                                "1024"))
+      << Messages(r);
 }
 
 TEST(HostSettingsTest, TheGovernorOfEveryCapturedCpuIsJudged) {

@@ -119,6 +119,7 @@ std::string Role(v1::TransferOp op, bool bidirectional, const std::string& side)
 struct PortSum {
   std::map<std::string, std::pair<uint64_t, std::string>> counters;  // name -> delta, kind
   double seconds = 0;
+  std::string during = "the transfer";  // what the counters were read around
 };
 
 void JudgePort(const std::string& side, const std::string& role, const std::string& port,
@@ -139,7 +140,7 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
     if (kind == "storm") storms.push_back(absl::StrCat(counter, " +", delta));
     const double per_s = sum.seconds > 0 ? delta / sum.seconds : 0;
     AddMeasurement(result, "counter_rate", per_s, "per second", labels);
-    AddEvidence(result, absl::StrCat(where, " ", counter, " during the transfer"),
+    AddEvidence(result, absl::StrCat(where, " ", counter, " during ", sum.during),
                 absl::StrFormat("+%d (%.1f/s over %.2f s)", delta, per_s, sum.seconds));
     if (profile.transfer.congestion_max_per_second &&
         per_s > *profile.transfer.congestion_max_per_second) {
@@ -147,17 +148,17 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
     }
   }
   if (!grew.empty()) {
-    AddFinding(
-        result, rdma ? "RDMA_ERROR_COUNTERS_GREW" : "NETDEV_ERRORS_GREW",
-        profile.transfer.error_counters_grew, port,
-        absl::StrCat(where, " error counters grew during the transfer: ", absl::StrJoin(grew, ", "),
-                     profile.transfer.error_counters_grew == v1::WARN
-                         ? " (WARN: transfer.error_counters_grew)"
-                         : ""));
+    AddFinding(result, rdma ? "RDMA_ERROR_COUNTERS_GREW" : "NETDEV_ERRORS_GREW",
+               profile.transfer.error_counters_grew, port,
+               absl::StrCat(where, " error counters grew during ", sum.during, ": ",
+                            absl::StrJoin(grew, ", "),
+                            profile.transfer.error_counters_grew == v1::WARN
+                                ? " (WARN: transfer.error_counters_grew)"
+                                : ""));
   }
   if (!storms.empty()) {
     AddFinding(result, "ROCE_PAUSE_STORM", v1::FAIL, port,
-               absl::StrCat(where, " pause-storm watchdog fired during the transfer: ",
+               absl::StrCat(where, " pause-storm watchdog fired during ", sum.during, ": ",
                             absl::StrJoin(storms, ", ")));
   }
   if (!congested.empty()) {
@@ -284,6 +285,30 @@ void JudgeTransferCounters(const v1::TransferReport& report, bool bidirectional,
   for (const auto& [side, ports] : sums) {
     for (const auto& [port, sum] : ports) {
       JudgePort(side, Role(report.op(), bidirectional, side), port, sum, rdma, profile, result);
+    }
+  }
+}
+
+void JudgeCollectiveCounters(const v1::CollectiveReport& report, const Profile& profile,
+                             v1::ProbeResult* result) {
+  std::map<std::string, std::map<std::string, PortSum>> nodes;  // node -> port -> sums
+  for (const v1::CollectiveRank& rank : report.ranks()) {
+    for (const v1::CounterDelta& d : rank.counters()) {
+      PortSum& sum = nodes[rank.node()][d.port()];
+      sum.during = "the collective";
+      auto& [delta, kind] = sum.counters[d.counter()];
+      delta = std::max<uint64_t>(delta, d.delta());
+      kind = d.kind();
+      sum.seconds = std::max(sum.seconds, d.seconds());
+    }
+    for (const std::string& why : rank.counters_unread()) {
+      AddEvidence(result, absl::StrCat(rank.node(), " rank ", rank.rank(), ": counters not read"),
+                  why);
+    }
+  }
+  for (const auto& [node, ports] : nodes) {
+    for (const auto& [port, sum] : ports) {
+      JudgePort(node, node, port, sum, true, profile, result);
     }
   }
 }

@@ -35,6 +35,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "nodeprobe/v1/nccl.pb.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/file_tree.h"
 #include "probes/framework/profile.h"
@@ -98,6 +99,13 @@ void AddServerCounters(const v1::TransferDone& done, v1::TransferResult* row);
 //     transfer.congestion_max_per_second, else evidence
 void JudgeTransferCounters(const v1::TransferReport& report, bool bidirectional,
                            const Profile& profile, v1::ProbeResult* result);
+
+// The RDMA ports' counters each rank's agent read around it, judged as a
+// transfer's are with the node as the side. Ranks on one node read the
+// same ports over nearly the same span: per node, port and counter the
+// largest growth is taken, never the sum.
+void JudgeCollectiveCounters(const v1::CollectiveReport& report, const Profile& profile,
+                             v1::ProbeResult* result);
 
 // One read pair of one RDMA port, judged alone (the loopback probe).
 void JudgeCounterDeltas(const PortCounters& before, const PortCounters& after, double seconds,

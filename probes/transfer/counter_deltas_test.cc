@@ -220,7 +220,7 @@ TEST(RoceNetdevDeltasTest, AStormDuringTheTransferFailsAndDiscardsAreCongestion)
   after.values["ethtool:rx_bytes"] += 1 << 30;
   std::map<std::string, std::string> kinds;
   for (const v1::CounterDelta& d : ClassifiedDeltas(before, after, 2.0, true, "")) {
-    kinds[d.counter()] = d.kind();
+    if (d.delta() > 0) kinds[d.counter()] = d.kind();  // the rest stayed still
   }
   EXPECT_EQ(kinds, (std::map<std::string, std::string>{{"rx_discards_phy", "congestion"},
                                                        {"rx_out_of_buffer", "congestion"},
@@ -232,6 +232,39 @@ TEST(RoceNetdevDeltasTest, AStormDuringTheTransferFailsAndDiscardsAreCongestion)
   EXPECT_EQ(r.findings(0).severity(), v1::FAIL);
   EXPECT_EQ(r.evidence().at("mlx5_0:1 rx_discards_phy during the transfer"),
             "+500 (250.0/s over 2.00 s)");
+}
+
+// A collective's ranks each read their node's ports: two ranks on gpu-a
+// saw the same CNPs (the larger count stands, not their sum), gpu-b's port
+// took symbol errors.
+TEST(CollectiveCountersTest, EachNodesPortsAreJudgedOnceWithItsLargestGrowth) {
+  v1::CollectiveReport report;
+  auto add = [&](const std::string& node, const std::string& counter, uint64_t delta,
+                 const std::string& kind) {
+    v1::CollectiveRank* r = report.add_ranks();
+    r->set_node(node);
+    v1::CounterDelta* d = r->add_counters();
+    d->set_side(node);
+    d->set_port("mlx5_0:1");
+    d->set_counter(counter);
+    d->set_delta(delta);
+    d->set_seconds(2.0);
+    d->set_kind(kind);
+  };
+  add("gpu-a", "np_cnp_sent", 100, "congestion");
+  add("gpu-a", "np_cnp_sent", 120, "congestion");
+  add("gpu-b", "symbol_error", 2, "error");
+  report.add_ranks()->add_counters_unread("gpu-c: no RDMA device");
+  v1::ProbeResult r;
+  JudgeCollectiveCounters(report, Profile(), &r);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "RDMA_ERROR_COUNTERS_GREW");
+  EXPECT_NE(r.findings(0).message().find("mlx5_0:1 on gpu-b error counters grew during the "
+                                         "collective: symbol_error +2"),
+            std::string::npos)
+      << r.findings(0).message();
+  EXPECT_EQ(r.evidence().at("mlx5_0:1 on gpu-a np_cnp_sent during the collective"),
+            "+120 (60.0/s over 2.00 s)");
 }
 
 }  // namespace

@@ -1,0 +1,273 @@
+// File: kernel_log.cc
+#include "probes/kernel_events/kernel_log.h"
+
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace nodeprobe::kernel {
+namespace {
+
+bool Hex(absl::string_view s, size_t at, size_t n) {
+  if (at + n > s.size()) return false;
+  for (size_t i = at; i < at + n; ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+// The first "0000:cb:00" or "0000:cb:00.0" in `s` (position, length), or
+// npos: how drivers name a PCI function.
+std::pair<size_t, size_t> FindPciAddress(absl::string_view s) {
+  for (size_t i = 0; i + 10 <= s.size(); ++i) {
+    if (Hex(s, i, 4) && s[i + 4] == ':' && Hex(s, i + 5, 2) && s[i + 7] == ':' &&
+        Hex(s, i + 8, 2) && (i == 0 || !std::isxdigit(static_cast<unsigned char>(s[i - 1])))) {
+      const bool fn = i + 12 <= s.size() && s[i + 10] == '.' &&
+                      std::isdigit(static_cast<unsigned char>(s[i + 11]));
+      return {i, fn ? 12 : 10};
+    }
+  }
+  return {absl::string_view::npos, 0};
+}
+
+std::string PciAddress(absl::string_view s) {
+  auto [at, n] = FindPciAddress(s);
+  return at == absl::string_view::npos ? "" : std::string(s.substr(at, n));
+}
+
+// A GPU as the NVIDIA driver's Xid lines name it: domain:bus:device, no
+// function ("0000:09:00"), so its other lines count for the same GPU.
+std::string GpuAddress(absl::string_view s) { return PciAddress(s).substr(0, 10); }
+
+// The timestamp the log wrote before the message: a bracketed one
+// ("[ 219.47]", "[Fri Aug 30 11:43:09 2024]"), else the text before
+// "kernel:" or the driver's name (syslog, journal, dmesg --decode).
+std::string When(absl::string_view before) {
+  before = absl::StripAsciiWhitespace(before);
+  absl::ConsumePrefix(&before, "> ");
+  if (before.size() > 3 && before[0] == '<' && before[2] == '>') before.remove_prefix(3);
+  const size_t open = before.find('[');
+  const size_t close = before.find(']', open == absl::string_view::npos ? 0 : open);
+  if (open != absl::string_view::npos && close != absl::string_view::npos) {
+    return std::string(absl::StripAsciiWhitespace(before.substr(open + 1, close - open - 1)));
+  }
+  if (size_t k = before.find("kernel:"); k != absl::string_view::npos) before = before.substr(0, k);
+  absl::ConsumePrefix(&before, "line ");    // gpud's diagnose output
+  if (absl::StartsWith(before, "kern ")) {  // dmesg --decode: "kern  :warn  : TIME"
+    if (size_t c = before.rfind(" : "); c != absl::string_view::npos) before = before.substr(c + 3);
+  }
+  before = absl::StripAsciiWhitespace(before);
+  // An ISO timestamp is one word; what follows it is the driver's name.
+  if (before.size() > 10 && before[4] == '-' && before[7] == '-') {
+    before = before.substr(0, before.find(' '));
+  }
+  return std::string(before);
+}
+
+// "name=value, " at the front of `rest`: the value, consumed.
+std::string Field(absl::string_view* rest, absl::string_view name) {
+  if (!absl::ConsumePrefix(rest, name)) return "";
+  const size_t end = rest->find(", ");
+  std::string v(rest->substr(0, end));
+  rest->remove_prefix(end == absl::string_view::npos ? rest->size() : end + 2);
+  absl::StripAsciiWhitespace(&v);
+  return v == "'<unknown>'" || v == "<unknown>" ? "" : v;
+}
+
+// "NVRM: Xid (PCI:0000:cb:00): 109, pid=..., name=..., text" and SXid.
+bool ParseXid(absl::string_view line, absl::string_view anchor, const char* kind,
+              v1::KernelEvent* e) {
+  const size_t at = line.find(anchor);
+  if (at == absl::string_view::npos) return false;
+  absl::string_view rest = line.substr(at + anchor.size());
+  const size_t close = rest.find("):");
+  if (close == absl::string_view::npos) return false;
+  absl::string_view dev = rest.substr(0, close);
+  absl::ConsumePrefix(&dev, "PCI:");
+  rest.remove_prefix(close + 2);
+  rest = absl::StripLeadingAsciiWhitespace(rest);
+  size_t digits = 0;
+  while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+  int code = 0;
+  if (digits == 0 || !absl::SimpleAtoi(rest.substr(0, digits), &code)) return false;
+  rest.remove_prefix(digits);
+  absl::ConsumePrefix(&rest, ",");
+  rest = absl::StripLeadingAsciiWhitespace(rest);
+  const std::string pid = Field(&rest, "pid=");
+  const std::string name = Field(&rest, "name=");
+  e->set_kind(kind);
+  e->set_device(std::string(dev));
+  e->set_code(code);
+  if (!pid.empty() || !name.empty()) e->set_process(absl::StrCat("pid=", pid, " ", name));
+  e->set_text(std::string(absl::StripAsciiWhitespace(rest)));
+  e->set_when(When(line.substr(0, at)));
+  return true;
+}
+
+// "DEV: ... PCIe Bus Error: severity=Corrected, type=Physical Layer, ...".
+bool ParseAer(absl::string_view line, v1::KernelEvent* e) {
+  const size_t at = line.find("PCIe Bus Error: severity=");
+  if (at == absl::string_view::npos) return false;
+  absl::string_view rest = line.substr(at + 25);
+  const std::string severity(rest.substr(0, rest.find(',')));
+  e->set_kind("aer");
+  e->set_device(PciAddress(line.substr(0, at)));
+  e->set_severity(severity);
+  // Corrected and Correctable (older kernels) are the same class.
+  e->set_code(absl::StartsWith(severity, "Correct")                                         ? 0
+              : absl::StrContains(severity, "Fatal") && !absl::StrContains(severity, "Non") ? 2
+                                                                                            : 1);
+  e->set_text(std::string(absl::StripAsciiWhitespace(rest)));
+  e->set_when(When(line.substr(0, FindPciAddress(line).first)));
+  return true;
+}
+
+// "DEV: [AER:]    [ 0] RxErr   (First)": one error bit of the AER line above.
+bool ParseAerBit(absl::string_view line, v1::KernelEvent* e) {
+  auto [at, n] = FindPciAddress(line);
+  if (at == absl::string_view::npos) return false;
+  absl::string_view rest = line.substr(at + n);
+  absl::ConsumePrefix(&rest, ":");
+  rest = absl::StripLeadingAsciiWhitespace(rest);
+  absl::ConsumePrefix(&rest, "AER:");
+  rest = absl::StripLeadingAsciiWhitespace(rest);
+  if (!absl::ConsumePrefix(&rest, "[")) return false;
+  const size_t close = rest.find(']');
+  if (close == absl::string_view::npos || close > 3) return false;
+  int bit = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(rest.substr(0, close)), &bit)) return false;
+  absl::string_view name = absl::StripAsciiWhitespace(rest.substr(close + 1));
+  absl::ConsumeSuffix(&name, "(First)");
+  e->set_kind("aer_bit");
+  e->set_device(std::string(line.substr(at, n)));
+  e->set_text(std::string(absl::StripAsciiWhitespace(name)));
+  return !e->text().empty();
+}
+
+// mlx5's "mlx5_core 0000:41:00.0 enp65s0f0np0: Link up" and "Port module
+// event: module 0, Cable plugged".
+bool ParseNicEvent(absl::string_view line, v1::KernelEvent* e) {
+  const size_t at = line.find("mlx5_core ");
+  if (at == absl::string_view::npos) return false;
+  absl::string_view rest = line.substr(at + 10);
+  for (const auto& [suffix, kind] :
+       {std::pair{": Link up", "link_up"}, std::pair{": Link down", "link_down"}}) {
+    absl::string_view r = absl::StripTrailingAsciiWhitespace(rest);
+    if (absl::ConsumeSuffix(&r, suffix)) {
+      const size_t space = r.rfind(' ');
+      e->set_kind(kind);
+      e->set_device(std::string(space == absl::string_view::npos ? r : r.substr(space + 1)));
+      e->set_when(When(line.substr(0, at)));
+      return true;
+    }
+  }
+  const size_t module = rest.find("Port module event: ");
+  if (module == absl::string_view::npos) return false;
+  e->set_kind("module");
+  e->set_device(PciAddress(rest));
+  e->set_text(std::string(absl::StripAsciiWhitespace(rest.substr(module + 19))));
+  e->set_when(When(line.substr(0, at)));
+  return true;
+}
+
+}  // namespace
+
+v1::KernelEvent ParseKernelLine(absl::string_view line) {
+  v1::KernelEvent e;
+  if (ParseXid(line, "NVRM: Xid (", "xid", &e) || ParseXid(line, "SXid (", "sxid", &e) ||
+      ParseAer(line, &e) || ParseNicEvent(line, &e)) {
+    return e;
+  }
+  if (absl::StrContains(line, "NVRM:") && absl::StrContains(line, "fallen off the bus")) {
+    e.set_kind("fell_off_bus");
+    e.set_device(GpuAddress(line));
+    e.set_when(When(line.substr(0, line.find("NVRM:"))));
+    return e;
+  }
+  if (absl::StrContains(line, "NVRM:") &&
+      (absl::StrContains(line, "Reset Required") || absl::StrContains(line, "reset required"))) {
+    e.set_kind("reset_required");
+    e.set_device(GpuAddress(line));
+    e.set_text(std::string(absl::StripAsciiWhitespace(line.substr(line.find("NVRM:") + 5))));
+    return e;
+  }
+  if (ParseAerBit(line, &e)) return e;
+  return v1::KernelEvent();
+}
+
+std::map<std::string, uint64_t> ParseAerCounters(absl::string_view text) {
+  std::map<std::string, uint64_t> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    const size_t space = line.rfind(' ');
+    uint64_t n = 0;
+    if (space == absl::string_view::npos || !absl::SimpleAtoi(line.substr(space + 1), &n)) continue;
+    out[std::string(absl::StripAsciiWhitespace(line.substr(0, space)))] = n;
+  }
+  return out;
+}
+
+void KernelLogReader::AddLine(absl::string_view line) {
+  report_.set_lines(report_.lines() + 1);
+  absl::ConsumeSuffix(&line, "\r");
+  v1::KernelEvent e = ParseKernelLine(line);
+  if (e.kind().empty()) return;
+  e.set_line(report_.lines());
+  Record(std::move(e));
+}
+
+void KernelLogReader::Record(v1::KernelEvent e) {
+  if (e.kind() == "aer_bit") {
+    auto open = open_aer_.find(e.device());
+    if (open == open_aer_.end()) return;  // a bit line without its error line
+    auto t = tallies_.find(open->second);
+    if (t != tallies_.end()) ++t->second.bits[e.text()];
+    if (open_aer_event_ >= 0 && report_.events(open_aer_event_).device() == e.device()) {
+      report_.mutable_events(open_aer_event_)->add_bits(e.text());
+    }
+    return;
+  }
+  const Key key{e.kind(), e.device(), e.code()};
+  auto t = tallies_.find(key);
+  if (t == tallies_.end() && tallies_.size() < kMaxTallies) {
+    t = tallies_.emplace(key, Tally{0, e, {}}).first;
+  }
+  if (t != tallies_.end()) ++t->second.count;
+  if (e.kind() == "aer") open_aer_[e.device()] = key;
+  open_aer_event_ = -1;
+  if (static_cast<size_t>(report_.events_size()) < kMaxEvents) {
+    if (e.kind() == "aer") open_aer_event_ = report_.events_size();
+    *report_.add_events() = std::move(e);
+  } else {
+    report_.set_events_dropped(report_.events_dropped() + 1);
+  }
+}
+
+void KernelLogReader::AddStream(std::istream& in) {
+  std::string line;
+  bool cut = false;
+  auto flush = [&] {
+    if (cut) report_.set_lines_too_long(report_.lines_too_long() + 1);
+    AddLine(line);
+    line.clear();
+    cut = false;
+  };
+  std::streambuf* sb = in.rdbuf();
+  for (int c = sb->sbumpc(); c != std::char_traits<char>::eof(); c = sb->sbumpc()) {
+    if (c == '\n') {
+      flush();
+    } else if (line.size() < kMaxLine) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      cut = true;  // the rest of an overlong line is dropped, not kept
+    }
+  }
+  if (!line.empty()) flush();
+}
+
+}  // namespace nodeprobe::kernel

@@ -1,0 +1,98 @@
+// File: kernel_log_judge.cc
+#include "probes/kernel_events/kernel_log_judge.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "probes/framework/result_util.h"
+#include "probes/kernel_events/xid_catalog.h"
+
+namespace nodeprobe::kernel {
+namespace {
+
+std::string First(const KernelLogReader::Tally& t) {
+  const v1::KernelEvent& e = t.first;
+  return absl::StrCat("first at line ", e.line(), e.when().empty() ? "" : " (" + e.when() + ")",
+                      e.process().empty() ? "" : ", " + e.process(),
+                      e.text().empty() ? "" : ": " + e.text());
+}
+
+std::string Times(uint64_t n) { return n == 1 ? "once" : absl::StrCat(n, " times"); }
+
+void JudgeXid(const std::string& device, int code, const KernelLogReader::Tally& t,
+              std::set<std::string>* reset, std::set<std::string>* off_bus,
+              v1::ProbeResult* result) {
+  const XidInfo info = LookupXid(code);
+  AddFinding(result, "GPU_XID", info.severity, device,
+             absl::StrCat("GPU ", device, ": Xid ", code, " (", info.meaning, ") ", Times(t.count),
+                          "; NVIDIA's action: ", info.action, "; ", First(t)));
+  if (code == 79 && off_bus->insert(device).second) {
+    AddFinding(result, "GPU_FELL_OFF_BUS", device,
+               absl::StrCat("GPU ", device, " fell off the PCIe bus (Xid 79); ", First(t)));
+  }
+  if (info.needs_reset && reset->insert(device).second) {
+    AddFinding(
+        result, "GPU_RESET_REQUIRED", device,
+        absl::StrCat("GPU ", device, " needs a reset after Xid ", code, " (", info.meaning, ")"));
+  }
+}
+
+void JudgeAer(const std::string& device, int code, const KernelLogReader::Tally& t,
+              v1::ProbeResult* result) {
+  std::vector<std::string> bits;
+  for (const auto& [bit, n] : t.bits) bits.push_back(absl::StrCat(bit, " x", n));
+  const std::string what = absl::StrCat(
+      t.first.severity(), " PCIe errors on ", device, ": ", Times(t.count),
+      bits.empty() ? "" : absl::StrCat(" (", absl::StrJoin(bits, ", "), ")"), "; ", First(t));
+  AddFinding(result, code == 0 ? "PCIE_AER_CORRECTED" : "PCIE_AER_UNCORRECTED", device, what);
+}
+
+}  // namespace
+
+v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader) {
+  v1::ProbeResult result;
+  result.set_probe("kernel-log");
+  *result.mutable_kernel_log() = reader.report();
+  if (reader.report().lines() == 0) {
+    result.set_verdict(v1::SKIP);
+    result.set_reason("the log has no lines: nothing to judge");
+    return result;
+  }
+  std::set<std::string> reset, off_bus;
+  std::map<std::string, uint64_t> link_up;
+  for (const auto& [key, t] : reader.tallies()) {
+    if (std::get<0>(key) == "link_up") link_up[std::get<1>(key)] += t.count;
+  }
+  for (const auto& [key, t] : reader.tallies()) {
+    const auto& [kind, device, code] = key;
+    AddMeasurement(&result, "kernel_events", static_cast<double>(t.count), "count",
+                   {{"kind", kind}, {"device", device}, {"code", absl::StrCat(code)}});
+    if (kind == "xid") {
+      JudgeXid(device, code, t, &reset, &off_bus, &result);
+    } else if (kind == "fell_off_bus" && off_bus.insert(device).second) {
+      AddFinding(&result, "GPU_FELL_OFF_BUS", device,
+                 absl::StrCat("GPU ", device, " fell off the PCIe bus; ", First(t)));
+    } else if (kind == "reset_required" && reset.insert(device).second) {
+      AddFinding(&result, "GPU_RESET_REQUIRED", device,
+                 absl::StrCat("GPU ", device, ": the driver asks for a reset; ", First(t)));
+    } else if (kind == "sxid") {
+      AddFinding(
+          &result, "NVSWITCH_SXID", device,
+          absl::StrCat("NVSwitch ", device, ": SXid ", code, " ", Times(t.count), "; ", First(t)));
+    } else if (kind == "aer") {
+      JudgeAer(device, code, t, &result);
+    } else if (kind == "link_down") {
+      const uint64_t up = link_up.count(device) ? link_up[device] : 0;
+      AddFinding(&result, "RDMA_LINK_FLAPPED", device,
+                 absl::StrCat(device, " link went down ", Times(t.count), " and came up ",
+                              Times(up), "; ", First(t)));
+    } else if (kind == "module") {
+      AddEvidence(&result, absl::StrCat(device, " module events"),
+                  absl::StrCat(Times(t.count), "; ", First(t)));
+    }
+  }
+  return result;
+}
+
+}  // namespace nodeprobe::kernel

@@ -65,7 +65,9 @@ class TransferLabTest : public ::testing::Test {
     std::vector<std::string> argv = {NODEPROBE_BINARY, "transfer", "run", "--format", "json",
                                      "--peer", peer, "--duration", "20", "--idle-timeout", "2"};
     absl::StatusOr<pid_t> pid = lab_->Spawn("a", argv, "client.log");
-    usleep(1000000);
+    // Long enough for a sanitizer build on a loaded 2-core host to connect
+    // and move bytes (1 s was not, once), well inside the 20 s run.
+    usleep(3000000);
     return pid;
   }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/control_commands.h"
 #include "cli/json_output.h"
+#include "cli/log_input.h"
 #include "controlplane/credentials.h"
 #include "controlplane/exit_codes.h"
 #include "coordinator/version_matrix.h"
@@ -141,13 +142,9 @@ std::function<int()> AddFleetCommand(CLI::App& app) {
                   "Acceptance profile whose versions: pins the matrix is checked against");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    std::map<std::string, std::string> pins;
-    if (!o->profile.empty()) {
-      absl::StatusOr<Profile> p = LoadProfile(o->profile);
-      if (!p.ok()) return controlplane::StatusExit(p.status());
-      for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
-      pins = p->versions;
-    }
+    absl::StatusOr<Profile> profile = LoadProfileWarning(o->profile);
+    if (!profile.ok()) return controlplane::StatusExit(profile.status());
+    const std::map<std::string, std::string>& pins = profile->versions;
     absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);
     if (!client.ok()) return controlplane::StatusExit(client.status());
     grpc::ClientContext ctx;

@@ -1,16 +1,14 @@
 // File: kernel_log_command.cc
 #include "cli/kernel_log_command.h"
 
-#include <sys/stat.h>
-
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/json_output.h"
+#include "cli/log_input.h"
 #include "cli/safe_text.h"
 #include "cli/table_renderer.h"
 #include "controlplane/exit_codes.h"
@@ -54,30 +52,16 @@ std::string RenderKernelLog(const kernel::KernelLogReader& reader, const v1::Pro
 }
 
 int RunKernelLog(const KernelLogOptions& o) {
-  Profile profile;
-  if (!o.profile_path.empty()) {
-    absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
-    if (!p.ok()) return controlplane::StatusExit(p.status());
-    for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
-    profile = *std::move(p);
-  }
+  absl::StatusOr<Profile> profile = LoadProfileWarning(o.profile_path);
+  if (!profile.ok()) return controlplane::StatusExit(profile.status());
   kernel::KernelLogReader reader;
-  if (o.file == "-") {
-    reader.AddStream(std::cin);
-  } else {
-    struct stat st;
-    if (stat(o.file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
-      return controlplane::ErrorExit(
-          absl::StrCat(o.file,
-                       ": not a readable file (pass a log file, or - for stdin, e.g. "
-                       "`dmesg | nodeprobe kernel-log -`)"));
-    }
-    std::ifstream in(o.file, std::ios::binary);
-    if (!in) return controlplane::ErrorExit(absl::StrCat(o.file, ": cannot be read"));
-    reader.AddStream(in);
+  if (absl::Status read = ReadLogInput(o.file, ", e.g. `dmesg | nodeprobe kernel-log -`",
+                                       [&](std::istream& in) { reader.AddStream(in); });
+      !read.ok()) {
+    return controlplane::StatusExit(read);
   }
   v1::ProbeResult result = kernel::JudgeKernelLog(reader);
-  FinalizeResult(profile, &result);
+  FinalizeResult(*profile, &result);
   if (!PrintAs(o.format, result, [&] { return RenderKernelLog(reader, result); }))
     return controlplane::kExitCouldNotRun;
   return controlplane::ExitCodeForVerdict(result.verdict());

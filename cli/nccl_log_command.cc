@@ -1,10 +1,7 @@
 // File: nccl_log_command.cc
 #include "cli/nccl_log_command.h"
 
-#include <sys/stat.h>
-
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -12,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/json_output.h"
+#include "cli/log_input.h"
 #include "cli/safe_text.h"
 #include "cli/table_renderer.h"
 #include "controlplane/exit_codes.h"
@@ -103,13 +101,9 @@ std::string RenderNcclLog(const v1::ProbeResult& r) {
 }
 
 int RunNcclLog(const NcclLogOptions& o) {
-  Profile profile;
-  if (!o.profile_path.empty()) {
-    absl::StatusOr<Profile> p = LoadProfile(o.profile_path);
-    if (!p.ok()) return controlplane::StatusExit(p.status());
-    for (const std::string& w : p->warnings) std::cerr << "nodeprobe: warning: " << w << "\n";
-    profile = *std::move(p);
-  }
+  absl::StatusOr<Profile> loaded = LoadProfileWarning(o.profile_path);
+  if (!loaded.ok()) return controlplane::StatusExit(loaded.status());
+  const Profile& profile = *loaded;
   nccl::NcclLogContext context;
   context.busbw_min_gbps = profile.nccl_busbw_min_gbps;
   context.profile_source = profile.source;
@@ -120,17 +114,9 @@ int RunNcclLog(const NcclLogOptions& o) {
     if (!s.ok()) return controlplane::ErrorExit(absl::StrCat("--topology-xml: ", s.message()));
   }
   nccl::NcclLogParser parser;
-  if (o.file == "-") {
-    parser.AddStream(std::cin);
-  } else {
-    struct stat st;
-    if (stat(o.file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
-      return controlplane::ErrorExit(
-          absl::StrCat(o.file, ": not a readable file (pass a log file, or - for stdin)"));
-    }
-    std::ifstream in(o.file, std::ios::binary);
-    if (!in) return controlplane::ErrorExit(absl::StrCat(o.file, ": cannot be read"));
-    parser.AddStream(in);
+  if (absl::Status read = ReadLogInput(o.file, "", [&](std::istream& in) { parser.AddStream(in); });
+      !read.ok()) {
+    return controlplane::StatusExit(read);
   }
   v1::ProbeResult result = nccl::JudgeNcclLog(parser.Report(), context);
   FinalizeResult(profile, &result);

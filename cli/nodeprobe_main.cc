@@ -274,18 +274,28 @@ std::function<int()> AddInfoCommands(CLI::App& app) {
 // error reply (a driver without dcbnl) is saved too, as that host's answer,
 // and said; failing to ask at all exits 3.
 int SaveDcbReplies(const std::string& netdev, const std::string& dir) {
-  for (const auto& [cmd, suffix] : {std::pair<uint8_t, const char*>{DCB_CMD_IEEE_GET, ".ieee"},
-                                    std::pair<uint8_t, const char*>{DCB_CMD_GDCBX, ".dcbx"}}) {
-    absl::StatusOr<std::string> reply = nodeprobe::platform::QueryDcb(netdev, cmd);
-    if (reply.ok()) {
-      // A kernel error reply is kept too: it is what that host answers.
-      std::ofstream(absl::StrCat(dir, "/", netdev, suffix), std::ios::binary) << *reply;
-    } else {
+  std::string replies[2];  // IEEE, DCBX
+  const std::pair<uint8_t, const char*> kinds[2] = {{DCB_CMD_IEEE_GET, ".ieee"},
+                                                    {DCB_CMD_GDCBX, ".dcbx"}};
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<std::string> reply = nodeprobe::platform::QueryDcb(netdev, kinds[i].first);
+    if (!reply.ok()) {
       return controlplane::ErrorExit(std::string(reply.status().message()),
                                      controlplane::kExitCouldNotRun);
     }
+    // A kernel error reply is kept too: it is what that host answers.
+    const std::string path = absl::StrCat(dir, "/", netdev, kinds[i].second);
+    std::ofstream out(path, std::ios::binary);
+    out << *reply;
+    if (!out.flush()) {
+      return controlplane::ErrorExit(absl::StrCat(path, ": could not be written"),
+                                     controlplane::kExitCouldNotRun);
+    }
+    replies[i] = *std::move(reply);
   }
-  if (absl::StatusOr<nodeprobe::platform::DcbState> s = nodeprobe::platform::ReadDcb(netdev);
+  // What the saved bytes say, read as a capture reads them.
+  if (absl::StatusOr<nodeprobe::platform::DcbState> s =
+          nodeprobe::platform::ParseDcbReplies(netdev, replies[0], replies[1]);
       !s.ok()) {
     std::cerr << "nodeprobe: " << s.status().message() << "\n";
   }

@@ -277,13 +277,9 @@ void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
   absl::StatusOr<Profile> p = ParseProfile(profile.yaml(), profile.source());
   if (!p.ok()) return;
   v1::TransferRequest* req = go->mutable_run_transfer()->mutable_request();
+  // What is measured is the class NCCL will use.
+  if (std::optional<int> tos = DesignedTos(*p)) req->set_traffic_class(static_cast<uint32_t>(*tos));
   uint32_t v = 0;
-  if (auto tc = p->nccl_env.find("NCCL_IB_TC"); tc != p->nccl_env.end() &&
-                                                  absl::SimpleAtoi(tc->second, &v) && v < 256) {
-    req->set_traffic_class(v);  // what NCCL stamps: what is measured
-  } else if (std::optional<int> tos = RoceDesignOf(*p).tos) {
-    req->set_traffic_class(static_cast<uint32_t>(*tos));
-  }
   if (auto sl = p->nccl_env.find("NCCL_IB_SL"); sl != p->nccl_env.end() &&
                                                   absl::SimpleAtoi(sl->second, &v) && v < 16) {
     req->set_service_level(v);

@@ -16,12 +16,11 @@ namespace {
 
 // The IPv4 addresses, with their prefixes, of the RDMA ports' netdevs on
 // this live host (getifaddrs: the kernel's own table).
-std::vector<hostcfg::RailAddress> LiveRailAddresses(const platform::FileTree& sys) {
+std::vector<hostcfg::RailAddress> LiveRailAddresses(
+    const platform::FileTree& sys, const std::vector<platform::RawRdmaDevice>& devices) {
   std::vector<hostcfg::RailAddress> out;
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices = platform::ReadRdmaDevices(sys);
-  if (!devices.ok()) return out;
   std::set<std::string> rails;
-  for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(*devices, &sys)) {
+  for (const rdma::PortNetdevs& p : rdma::NetdevsOfPorts(devices, &sys)) {
     rails.insert(p.netdevs.begin(), p.netdevs.end());
   }
   ifaddrs* list = nullptr;
@@ -52,7 +51,9 @@ absl::StatusOr<v1::ProbeResult> HostConfigProbe::Run(const ProbeContext& ctx) {
   in.proc = &proc;
   in.sys = &sys;
   in.rails_known = ctx.host.IsLiveSysfs() && !ctx.host.IsCaptured();
-  if (in.rails_known) in.rails = LiveRailAddresses(sys);
+  // No RDMA device (or none readable): no rails and no NIC to size.
+  in.rdma = platform::ReadRdmaDevices(sys).value_or(std::vector<platform::RawRdmaDevice>{});
+  if (in.rails_known) in.rails = LiveRailAddresses(sys, in.rdma);
   const HostRules& rules = HostRulesOf(*ctx.profile);
   if (hostcfg::JudgeHostSettings(in, rules, &result) == 0) {
     result.set_verdict(v1::SKIP);

@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "platform/rdma_sysfs.h"
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
 #include "probes/host_config/pcie_sizes.h"
@@ -181,7 +180,7 @@ int JudgeRailArp(const HostInputs& in, const HostRules& rules, v1::ProbeResult* 
 // class) and RDMA devices' functions (through class/infiniband/DEV/device,
 // which a capture of the RDMA tree keeps).
 std::map<std::string, std::pair<std::string, std::string>> DmaFunctions(
-    const platform::FileTree& sys) {
+    const platform::FileTree& sys, const std::vector<platform::RawRdmaDevice>& rdma) {
   std::map<std::string, std::pair<std::string, std::string>> out;
   // Two small reads per function, not the whole bus walk the pcie probe does.
   if (auto addrs = sys.ListDir("bus/pci/devices"); addrs.ok()) {
@@ -194,11 +193,9 @@ std::map<std::string, std::pair<std::string, std::string>> DmaFunctions(
       }
     }
   }
-  if (auto rdma = platform::ReadRdmaDevices(sys); rdma.ok()) {
-    for (const platform::RawRdmaDevice& d : *rdma) {
-      if (!d.pci_address.empty()) {
-        out[d.pci_address] = {d.name, absl::StrCat("class/infiniband/", d.name, "/device/config")};
-      }
+  for (const platform::RawRdmaDevice& d : rdma) {
+    if (!d.pci_address.empty()) {
+      out[d.pci_address] = {d.name, absl::StrCat("class/infiniband/", d.name, "/device/config")};
     }
   }
   return out;
@@ -207,7 +204,7 @@ std::map<std::string, std::pair<std::string, std::string>> DmaFunctions(
 int JudgePcieSizes(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
   const bool judged = rules.pcie_max_payload_min || rules.pcie_max_read_request_min;
   std::set<std::string> seen;
-  const auto functions = DmaFunctions(*in.sys);
+  const auto functions = DmaFunctions(*in.sys, in.rdma);
   for (const auto& [addr, function] : functions) {
     const std::string name = absl::StrCat(addr, " (", function.first, ")");
     absl::StatusOr<std::string> config = in.sys->ReadBytes(function.second, 4096);

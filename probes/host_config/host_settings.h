@@ -11,6 +11,7 @@
 
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/file_tree.h"
+#include "platform/rdma_sysfs.h"
 #include "probes/host_config/host_profile.h"
 
 namespace nodeprobe::hostcfg {
@@ -27,6 +28,9 @@ struct HostInputs {
   const platform::FileTree* sys = nullptr;   // kernel/iommu_groups, devices/system/cpu
   std::vector<RailAddress> rails;
   bool rails_known = true;  // false: a capture, which holds no addresses
+  // The RDMA devices under `sys` (read once by the probe): their PCI
+  // functions' payload sizes are judged beside the GPUs'.
+  std::vector<platform::RawRdmaDevice> rdma;
 };
 
 // "passthrough", "translated", "off" (no IOMMU active) or "" (unknown), and

@@ -49,7 +49,7 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection RoceProfileSection() {
   return DeclareSection<RoceDesign>(
       kSection,
-      {{"roce.tos", "0 .. 255", "NCCL_IB_TC of nccl.env, else not judged",
+      {{"roce.tos", "0 .. 255", "not judged (NCCL_IB_TC of nccl.env, when set, is the class)",
         "the ToS RDMA traffic carries: rdma_cm's default RoCE ToS and the device's traffic "
         "class must say it, and RDMA transfers send with it"},
        {"roce.rdma_priority", "0 .. 7", "derived from the ToS through the DSCP map",
@@ -72,15 +72,16 @@ RoceDesign& MutableRoceDesign(Profile& profile) {
 }
 
 std::optional<int> DesignedTos(const Profile& profile, std::string* source) {
-  if (std::optional<int> tos = RoceDesignOf(profile).tos) {
-    if (source) *source = "roce.tos";
-    return tos;
-  }
+  // NCCL_IB_TC first: it is what NCCL stamps, so what must be lossless.
   int v = 0;
   if (auto tc = profile.nccl_env.find("NCCL_IB_TC");
       tc != profile.nccl_env.end() && absl::SimpleAtoi(tc->second, &v) && v >= 0 && v < 256) {
     if (source) *source = "NCCL_IB_TC in nccl.env";
     return v;
+  }
+  if (std::optional<int> tos = RoceDesignOf(profile).tos) {
+    if (source) *source = "roce.tos";
+    return tos;
   }
   return std::nullopt;
 }

@@ -30,8 +30,9 @@ struct RoceDesign {
 const RoceDesign& RoceDesignOf(const Profile& profile);
 RoceDesign& MutableRoceDesign(Profile& profile);
 
-// The ToS RDMA traffic will carry: roce.tos, else the profile's NCCL_IB_TC
-// (what NCCL stamps), else none. `source` says which.
+// The ToS RDMA traffic will carry: the profile's NCCL_IB_TC (what NCCL
+// stamps), else roce.tos, else none; `source` says which. The roce-config
+// probe derives the RDMA priority from it and RDMA transfers send with it.
 std::optional<int> DesignedTos(const Profile& profile, std::string* source = nullptr);
 
 }  // namespace nodeprobe

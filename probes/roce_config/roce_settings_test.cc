@@ -3,6 +3,7 @@
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>
 
+#include <climits>
 #include <cstring>
 
 #include "absl/strings/ascii.h"
@@ -258,6 +259,14 @@ TEST(DcbRepliesTest, KernelErrorsAndDamageAreErrorsThatSaySo) {
   const std::string good = testing::DcbIeeeReply(testing::QosState{});
   for (size_t cut : {size_t{0}, size_t{8}, good.size() - 1}) {
     EXPECT_FALSE(platform::ParseDcbReplies("eth0", good.substr(0, cut), "").ok()) << cut;
+  }
+  // An acknowledgement (error 0: fuzz_dcbnl found that it read as OK and
+  // aborted in StatusOr) or an impossible error is damage, not an answer.
+  for (int e : {0, 5, INT_MIN}) {
+    reinterpret_cast<nlmsgerr*>(NLMSG_DATA(h))->error = e;
+    EXPECT_EQ(platform::ParseDcbReplies("eth0", err, "").status().code(),
+              absl::StatusCode::kDataLoss)
+        << e;
   }
   std::string wrong = good;
   reinterpret_cast<nlmsghdr*>(wrong.data())->nlmsg_type = RTM_NEWLINK;

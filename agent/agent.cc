@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "agent/agent_metrics.h"
+#include "agent/kernel_watch.h"
 #include "agent/link_flap.h"
 #include "agent/restart_in_place.h"
 #include "nodeprobe_version.h"
@@ -21,7 +22,9 @@
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/route.h"
+#include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/counter_deltas.h"
@@ -140,6 +143,7 @@ void Agent::HandleTask(const v1::Task& received) {
   if (task.has_run_collective()) return RunCollectiveTask(task, deadline);
   if (task.has_restart_agent()) return RestartAgentTask(task);
   if (task.has_flap_link()) return FlapLinkTask(task, deadline);
+  if (task.has_kernel_events()) return KernelEventsTask(task);
   v1::AgentMessage reply;
   *reply.mutable_result() = tasks::RunTask(options_.self_exe, task, deadline);
   reply.mutable_result()->mutable_result()->set_node(options_.node_name);
@@ -223,6 +227,29 @@ void Agent::FlapLinkTask(const v1::Task& task, absl::Time deadline) {
   *result->mutable_result() =
       FlapLink(task.flap_link(), options_.allow_disruptive, rails, options_.self_exe, deadline);
   result->mutable_result()->set_node(options_.node_name);
+  Write(reply);
+}
+
+// What the kernel said during the coordinator's window (agent/kernel_watch.h),
+// judged with the task's profile; answered here, the ring is the agent's.
+void Agent::KernelEventsTask(const v1::Task& task) {
+  v1::AgentMessage reply;
+  v1::TaskResult* result = reply.mutable_result();
+  result->set_task_id(task.task_id());
+  v1::ProbeResult* r = result->mutable_result();
+  if (options_.kernel_watch == nullptr) {
+    r->set_probe("kernel-events");
+    r->set_verdict(v1::SKIP);
+    r->set_reason(
+        "this agent does not read the kernel log (started with --kmsg \"\", or it "
+        "could not open /dev/kmsg: see its log)");
+  } else {
+    const double window = std::max(0.0, task.kernel_events().window_s());
+    *r = options_.kernel_watch->Window(absl::Seconds(std::min(window, 7 * 86400.0)));
+    absl::StatusOr<Profile> profile = ParseProfile(task.profile().yaml(), task.profile().source());
+    FinalizeResult(profile.ok() ? *profile : Profile(), r);
+  }
+  r->set_node(options_.node_name);
   Write(reply);
 }
 

@@ -18,6 +18,10 @@
 // announced at registration) which answers only cookie-checked probes;
 // while a transfer task runs, that task's transfer server on a free port;
 // and the local status/health endpoint on 127.0.0.1:18518 (--health-listen).
+//
+// It follows the kernel log (agent/kernel_watch.h) and tells the
+// coordinator, at the end of each stage, which hardware events fired
+// during it.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -53,6 +57,9 @@ struct AgentOptions {
   // Counts sessions and tasks and keeps the last results for /metrics
   // (nullptr: none).
   class AgentMetrics* metrics = nullptr;
+  // Follows the kernel log and answers KernelEventsSince (nullptr: the
+  // agent does not read it, and says so).
+  class KernelWatch* kernel_watch = nullptr;
 };
 
 class Agent {
@@ -80,6 +87,7 @@ class Agent {
   void ServeTransferTask(const v1::Task& task, absl::Time deadline);
   void RestartAgentTask(const v1::Task& task);
   void FlapLinkTask(const v1::Task& task, absl::Time deadline);
+  void KernelEventsTask(const v1::Task& task);
   void Write(const v1::AgentMessage& msg);
   v1::Registration BuildRegistration() const;
 

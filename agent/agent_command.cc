@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "agent/agent.h"
 #include "agent/agent_metrics.h"
+#include "agent/kernel_watch.h"
 #include "controlplane/command_line.h"
 #include "controlplane/credentials.h"
 #include "controlplane/environment.h"
@@ -46,7 +47,8 @@ namespace {
 
 // The agent until a signal: its metrics endpoint, the loopback health
 // service, and the session with the coordinator.
-int ServeAgent(AgentOptions o, const std::string& health, const std::string& metrics_listen) {
+int ServeAgent(AgentOptions o, const std::string& health, const std::string& metrics_listen,
+               const std::string& kmsg, bool kmsg_given) {
   AgentMetrics metrics;
   if (!metrics_listen.empty()) {
     absl::StatusOr<int> port = metrics.Serve(metrics_listen);
@@ -56,6 +58,27 @@ int ServeAgent(AgentOptions o, const std::string& health, const std::string& met
     }
     std::cerr << "nodeprobe agent: metrics on port " << *port << "\n";
     o.metrics = &metrics;
+  }
+  // The kernel log: a path the operator named must work; the default
+  // (/dev/kmsg, unreadable without CAP_SYSLOG) may not, and the agent says
+  // so in every stage's answer instead of refusing to start.
+  std::unique_ptr<KernelWatch> watch;
+  if (!kmsg.empty()) {
+    KernelWatch::Options w;
+    w.path = kmsg;
+    if (o.metrics) w.on_event = [m = o.metrics](const v1::KernelEvent& e) { m->KernelEvent(e); };
+    absl::StatusOr<std::unique_ptr<KernelWatch>> started = KernelWatch::Start(std::move(w));
+    if (started.ok()) {
+      watch = *std::move(started);
+      o.kernel_watch = watch.get();
+    } else if (kmsg_given) {
+      return controlplane::ErrorExit(
+          absl::StrCat(started.status().message(), " (pass another --kmsg, or \"\" for none)"),
+          controlplane::kExitUsage);
+    } else {
+      std::cerr << "nodeprobe agent: " << started.status().message()
+                << "; stages will not see kernel events\n";
+    }
   }
   Agent agent(o);
   // AgentLocal and the standard gRPC health service, on loopback, for
@@ -111,6 +134,15 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
                    "and dcbnl/ instead of this host (labs, replaying a capture through the "
                    "fleet); transfers and collectives still use this host")
       ->check(CLI::ExistingDirectory);
+  auto kmsg = std::make_shared<std::string>("/dev/kmsg");
+  CLI::Option* kmsg_opt =
+      agent_cmd
+          ->add_option("--kmsg", *kmsg,
+                       "Follow this kernel log for hardware events (Xid, SXid, GPU off the bus, "
+                       "PCIe AER, NIC link flaps): each stage's result carries the events that "
+                       "fired during it, and /metrics counts them. A FIFO or a file works too "
+                       "(tests, captures); \"\" disables")
+          ->capture_default_str();
   // Local only (never set by the coordinator): lets tests substitute a task
   // worker that hangs, to check that the agent kills it at its deadline.
   agent_cmd->add_option("--task-worker", aopts->self_exe,
@@ -139,7 +171,7 @@ std::function<int()> AddAgentCommand(CLI::App& app, const std::string& worker_ex
       auto creds = controlplane::ClientCredentials(o.tls);
       if (!creds.ok()) return controlplane::StatusExit(creds.status());
     }
-    return ServeAgent(std::move(o), *health, *metrics_listen);
+    return ServeAgent(std::move(o), *health, *metrics_listen, *kmsg, kmsg_opt->count() > 0);
   };
 }
 

@@ -33,6 +33,19 @@ AgentMetrics::AgentMetrics() : registry_(std::make_shared<prometheus::Registry>(
                        .Name("nodeprobe_transfer_bandwidth_bytes_per_second")
                        .Help("The last transfer this node sent, by peer and op.")
                        .Register(*registry_);
+  auto counter = [&](const char* name, const char* help) {
+    return &prometheus::BuildCounter().Name(name).Help(help).Register(*registry_);
+  };
+  xid_ =
+      counter("nodeprobe_gpu_xid_total", "NVIDIA Xid errors in the kernel log, by GPU and code.");
+  off_bus_ = counter("nodeprobe_gpu_fell_off_bus_total",
+                     "Times a GPU fell off the PCIe bus, as the kernel log says.");
+  sxid_ = counter("nodeprobe_nvswitch_sxid_total",
+                  "NVSwitch SXid errors in the kernel log, by switch and code.");
+  aer_ = counter("nodeprobe_pcie_aer_errors_total",
+                 "PCIe AER errors the kernel logged, by device and severity.");
+  link_down_ = counter("nodeprobe_nic_link_down_total",
+                       "Times a NIC's link went down, as its driver logged.");
 }
 
 absl::StatusOr<int> AgentMetrics::Serve(const std::string& listen) {
@@ -67,6 +80,17 @@ void AgentMetrics::Transfer(const v1::ProbeResult& result) {
   // Bytes, Prometheus' base unit (promtool's lint refuses bits).
   transfer_bps_->Add({{"peer", t.peer()}, {"op", v1::TransferOp_Name(t.op())}})
       .Set(gbps * 1e9 / 8);
+}
+
+void AgentMetrics::KernelEvent(const v1::KernelEvent& e) {
+  const std::string code = std::to_string(e.code());
+  if (e.kind() == "xid") xid_->Add({{"gpu", e.device()}, {"code", code}}).Increment();
+  if (e.kind() == "fell_off_bus") off_bus_->Add({{"gpu", e.device()}}).Increment();
+  if (e.kind() == "sxid") sxid_->Add({{"device", e.device()}, {"code", code}}).Increment();
+  if (e.kind() == "aer") {
+    aer_->Add({{"device", e.device()}, {"severity", e.severity()}}).Increment();
+  }
+  if (e.kind() == "link_down") link_down_->Add({{"device", e.device()}}).Increment();
 }
 
 std::string AgentMetrics::Text() const { return controlplane::Exposition(*registry_); }

@@ -8,6 +8,13 @@
 //   nodeprobe_last_run_timestamp_seconds{stage}     gauge
 //   nodeprobe_probe_verdict{probe,verdict}          state set (1 for the verdict, 0 the rest)
 //   nodeprobe_transfer_bandwidth_bytes_per_second{peer,op}  gauge, the last of each
+// and the hardware events in the kernel log since the agent started reading
+// it (agent/kernel_watch.h; /dev/kmsg begins at boot):
+//   nodeprobe_gpu_xid_total{gpu,code}               counter (gpu: its PCI address)
+//   nodeprobe_gpu_fell_off_bus_total{gpu}           counter
+//   nodeprobe_nvswitch_sxid_total{device,code}      counter
+//   nodeprobe_pcie_aer_errors_total{device,severity} counter
+//   nodeprobe_nic_link_down_total{device}           counter
 // (bytes, not the bits the issue named: promtool's lint wants base units)
 #pragma once
 
@@ -35,6 +42,7 @@ class AgentMetrics {
   void Task(const std::string& kind);
   void Report(const v1::StageReport& report);
   void Transfer(const v1::ProbeResult& result);
+  void KernelEvent(const v1::KernelEvent& event);
 
   // The exposition as a scrape would get it (tests).
   std::string Text() const;
@@ -48,6 +56,11 @@ class AgentMetrics {
   prometheus::Family<prometheus::Gauge>* last_run_;
   prometheus::Family<prometheus::Gauge>* probe_verdict_;
   prometheus::Family<prometheus::Gauge>* transfer_bps_;
+  prometheus::Family<prometheus::Counter>* xid_;
+  prometheus::Family<prometheus::Counter>* off_bus_;
+  prometheus::Family<prometheus::Counter>* sxid_;
+  prometheus::Family<prometheus::Counter>* aer_;
+  prometheus::Family<prometheus::Counter>* link_down_;
 };
 
 }  // namespace nodeprobe::agent

@@ -22,10 +22,6 @@
 namespace nodeprobe::agent {
 namespace {
 
-google::protobuf::Timestamp Stamp(absl::Time t) {
-  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(t));
-}
-
 v1::ProbeResult Refused(const std::string& why) {
   return ErrorResult("link-flap", "FAILURE_REFUSED", why);
 }
@@ -161,7 +157,7 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
   report->set_netdev(netdev);
   report->set_down_seconds(seconds);
   const absl::Time asked = absl::Now();
-  *report->mutable_asked_at() = Stamp(asked);
+  *report->mutable_asked_at() = StampOf(asked);
   absl::Status started =
       platform::StartDetached(self_exe, {"link-flap", "--netdev", netdev, "--down-seconds",
                                          absl::StrFormat("%.3f", seconds)});
@@ -171,7 +167,7 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
   }
   absl::Time down_at, up_at;
   const bool went_down = WaitFor(netdev, false, std::min(deadline, asked + absl::Seconds(2)), &down_at);
-  if (went_down) *report->mutable_down_at() = Stamp(down_at);
+  if (went_down) *report->mutable_down_at() = StampOf(down_at);
   const absl::Time give_up = std::min(deadline, asked + absl::Seconds(seconds + 3));
   bool back = WaitFor(netdev, true, give_up, &up_at);
   report->set_restored_by("flapper");
@@ -181,7 +177,7 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
     back = WaitFor(netdev, true, absl::Now() + absl::Seconds(2), &up_at);
     report->set_restored_by("agent");
   }
-  if (back) *report->mutable_up_at() = Stamp(up_at);
+  if (back) *report->mutable_up_at() = StampOf(up_at);
   report->set_restored(back);
   if (!went_down) {
     AddFinding(&r, "FAILURE_REFUSED", netdev,

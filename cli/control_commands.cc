@@ -167,6 +167,15 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
         absl::StrCat("the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
                      o.nodes.size()));
   }
+  if (o.soak_s > 0 && o.stage != "two-node") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--soak repeats the two-node stage's transfers; --stage ", o.stage, " does not take it"));
+  }
+  if (o.soak_s > 0 && o.soak_s + 60 > o.timeout_s) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--soak %.0fs needs a --timeout at least 60 s longer (it is %.0f s)",
+                        o.soak_s, o.timeout_s));
+  }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
@@ -186,6 +195,7 @@ v1::RunStageRequest StageRequest(const MultiNodeRun& o) {
   for (const auto& r : o.rails) req.add_rails(r);
   req.set_timeout_s(o.timeout_s);
   req.set_transfer_seconds(o.transfer_seconds);
+  req.set_soak_s(o.soak_s);
   return req;
 }
 

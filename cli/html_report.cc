@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -187,29 +188,30 @@ std::string Time(const google::protobuf::Timestamp& t) {
                           absl::UTCTimeZone());
 }
 
-// busbw against size, one line per collective, log2 x axis.
-void CollectiveChart(xmlNodePtr parent, const v1::CollectiveReport& c) {
-  std::map<std::string, std::vector<std::pair<double, double>>> series;
-  double max_bw = 0, min_x = 1e18, max_x = 0;
-  for (const v1::CollectiveRow& r : c.rows()) {
-    if (r.size() == 0) continue;
-    const double x = std::log2(static_cast<double>(r.size()));
-    series[r.collective()].push_back({x, r.busbw_gbps()});
-    max_bw = std::max(max_bw, r.busbw_gbps());
-    min_x = std::min(min_x, x);
-    max_x = std::max(max_x, x);
+// Lines of (x, y) points, one per named series, from 0 up on y; the x
+// axis's two ends labelled by `x_label`.
+using ChartSeries = std::map<std::string, std::vector<std::pair<double, double>>>;
+void LineChart(xmlNodePtr parent, const std::string& title, ChartSeries series,
+               const std::function<std::string(double)>& x_label) {
+  double max_y = 0, min_x = 1e18, max_x = -1e18;
+  for (const auto& [name, pts] : series) {
+    for (const auto& [x, y] : pts) {
+      max_y = std::max(max_y, y);
+      min_x = std::min(min_x, x);
+      max_x = std::max(max_x, x);
+    }
   }
-  if (series.empty()) return;
+  if (series.empty() || min_x > max_x) return;
   const double w = 520, h = 240, l = 48, b = 28, t = 12, rgt = 120;
   if (max_x <= min_x) max_x = min_x + 1;
-  if (max_bw <= 0) max_bw = 1;
+  if (max_y <= 0) max_y = 1;
   auto px = [&](double x) { return l + (x - min_x) / (max_x - min_x) * (w - l - rgt); };
-  auto py = [&](double y) { return h - b - y / max_bw * (h - b - t); };
+  auto py = [&](double y) { return h - b - y / max_y * (h - b - t); };
   xmlNodePtr svg = Html::El(parent, "svg");
   Html::Attr(svg, "width", absl::StrCat(w));
   Html::Attr(svg, "height", absl::StrCat(h));
   Html::Attr(svg, "role", "img");
-  Html::El(svg, "title", "bus bandwidth (GB/s) by message size (bytes)");
+  Html::El(svg, "title", title);
   auto line = [&](double x1, double y1, double x2, double y2, const char* color) {
     xmlNodePtr ln = Html::El(svg, "line");
     Html::Attr(ln, "x1", absl::StrFormat("%.1f", x1));
@@ -227,10 +229,10 @@ void CollectiveChart(xmlNodePtr parent, const v1::CollectiveReport& c) {
   };
   line(l, h - b, w - rgt, h - b, "#555");
   line(l, t, l, h - b, "#555");
-  text(l - 4, t + 8, absl::StrFormat("%.1f", max_bw), "end");
+  text(l - 4, t + 8, absl::StrFormat("%.1f", max_y), "end");
   text(l - 4, h - b, "0", "end");
-  text(l, h - b + 14, absl::StrCat(static_cast<uint64_t>(std::exp2(min_x)), " B"), "start");
-  text(w - rgt, h - b + 14, absl::StrCat(static_cast<uint64_t>(std::exp2(max_x)), " B"), "end");
+  text(l, h - b + 14, x_label(min_x), "start");
+  text(w - rgt, h - b + 14, x_label(max_x), "end");
   static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                   "#ff7f0e", "#8c564b", "#17becf"};
   int i = 0;
@@ -251,6 +253,28 @@ void CollectiveChart(xmlNodePtr parent, const v1::CollectiveReport& c) {
     Html::Attr(key, "fill", color);
     ++i;
   }
+}
+
+// busbw against size, one line per collective, log2 x axis.
+void CollectiveChart(xmlNodePtr parent, const v1::CollectiveReport& c) {
+  ChartSeries series;
+  for (const v1::CollectiveRow& r : c.rows()) {
+    if (r.size() == 0) continue;
+    series[r.collective()].push_back({std::log2(static_cast<double>(r.size())), r.busbw_gbps()});
+  }
+  LineChart(parent, "bus bandwidth (GB/s) by message size (bytes)", std::move(series),
+            [](double x) { return absl::StrCat(static_cast<uint64_t>(std::exp2(x)), " B"); });
+}
+
+// A soak's figures over time, one line per direction.
+void SoakChart(xmlNodePtr parent, const v1::SoakReport& soak) {
+  ChartSeries series;
+  for (const v1::SoakSeries& s : soak.series()) {
+    auto& pts = series[absl::StrCat(s.from_node(), "->", s.to_node())];
+    for (const v1::SoakPoint& p : s.points()) pts.push_back({p.at_s(), p.gbps()});
+  }
+  LineChart(parent, "transfer bandwidth (Gb/s) over the soak (seconds since the start)",
+            std::move(series), [](double x) { return absl::StrFormat("%.0f s", x); });
 }
 
 }  // namespace
@@ -674,6 +698,19 @@ void StageSections(xmlNodePtr body, const v1::StageRun& run) {
       Html::El(tr, "td", CongestionLine(c));
       VerdictCell(tr, c.verdict());
     }
+  }
+  if (run.soak().series_size() > 0) {
+    v1::Verdict sv = v1::PASS;
+    for (const v1::Finding& f : run.findings()) {
+      if (absl::StartsWith(f.code(), "SOAK_")) sv = WorseVerdict(sv, f.severity());
+    }
+    xmlNodePtr sec = Section(body,
+                             absl::StrFormat("Soak: %.0f s, %d rounds", run.soak().duration_s(),
+                                             static_cast<int>(run.soak().intervals())),
+                             sv, AnchorOf(run.run_id(), "soak"));
+    SoakChart(sec, run.soak());
+    xmlNodePtr tb = Table(sec, {"direction", "figures", "mean", "min", "max", "spread", "drift"});
+    for (const std::vector<std::string>& row : SoakRows(run.soak())) Row(tb, row);
   }
   if (run.failures_size() > 0) {
     v1::Verdict fv = v1::SKIP;

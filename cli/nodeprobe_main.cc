@@ -8,6 +8,7 @@
 #include <linux/dcbnl.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "agent/agent_command.h"
 #include "agent/link_flap.h"
 #include "cli/control_commands.h"
@@ -168,6 +170,23 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
                    "Seconds per transfer direction in the two-node and cluster stages")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  run_cmd
+      ->add_option_function<std::string>(
+          "--soak",
+          [&f](const std::string& text) {
+            absl::Duration d;
+            if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() ||
+                d > absl::Hours(23)) {
+              throw CLI::ValidationError(
+                  "--soak", "'" + text + "' is not a duration up to 23h (e.g. 60s, 20m, 2h)");
+            }
+            f.multi.soak_s = absl::ToDoubleSeconds(d);
+          },
+          "Two-node stage: repeat the transfers for DURATION (60s, 20m, 2h) and judge them "
+          "over time: each direction's figures, spread and drift (the profile's soak: "
+          "section), and every kernel event in the window. --timeout defaults to DURATION + "
+          "10 minutes")
+      ->type_name("DURATION");
   run_cmd->add_flag("--cancel-on-interrupt", f.multi.cancel_on_interrupt,
                     "Multi-node: Ctrl-C cancels the run at the coordinator without asking "
                     "(without a terminal on stdin it always does; on one, it asks)");
@@ -197,6 +216,9 @@ std::function<int()> AddRunCommand(CLI::App& app) {
       f->multi.stage = f->run.stage;
       f->multi.format = f->run.format;
       f->multi.timeout_s = f->run.timeout_s;
+      if (f->multi.soak_s > 0 && run_cmd->get_option("--timeout")->count() == 0) {
+        f->multi.timeout_s = std::min(86400.0, f->multi.soak_s + 600);
+      }
       f->multi.quiet = f->run.quiet;
       f->multi.profile_path = f->run.profile_path;
       f->multi.force = f->run.force;

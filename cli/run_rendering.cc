@@ -112,6 +112,18 @@ std::string MarkdownGate(const v1::GateChecklist& gate) {
   return out;
 }
 
+std::vector<std::vector<std::string>> SoakRows(const v1::SoakReport& soak) {
+  std::vector<std::vector<std::string>> rows;
+  for (const v1::SoakSeries& s : soak.series()) {
+    rows.push_back({absl::StrCat(s.from_node(), " -> ", s.to_node(), " [", s.rail(), "]"),
+                    absl::StrCat(s.points_size()), absl::StrFormat("%.2f", s.mean_gbps()),
+                    absl::StrFormat("%.2f", s.min_gbps()), absl::StrFormat("%.2f", s.max_gbps()),
+                    absl::StrFormat("%.1f%%", 100 * s.spread()),
+                    absl::StrFormat("%+.1f%%", 100 * s.drift())});
+  }
+  return rows;
+}
+
 std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
@@ -139,6 +151,16 @@ std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
           absl::StrAppend(&out, "      ", note, "\n");
         }
       }
+    }
+  }
+  if (run.soak().series_size() > 0) {
+    absl::StrAppend(&out, absl::StrFormat("\nsoak: %.0f s, %d rounds\n", run.soak().duration_s(),
+                                          static_cast<int>(run.soak().intervals())));
+    absl::StrAppend(&out, absl::StrFormat("  %-36s %7s %9s %9s %9s %7s %7s\n", "direction",
+                                          "figures", "mean", "min", "max", "spread", "drift"));
+    for (const std::vector<std::string>& r : SoakRows(run.soak())) {
+      absl::StrAppend(&out, absl::StrFormat("  %-36s %7s %9s %9s %9s %7s %7s\n", r[0], r[1], r[2],
+                                            r[3], r[4], r[5], r[6]));
     }
   }
   if (run.rounds() > 0) {
@@ -229,6 +251,18 @@ std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
       for (const v1::Finding& f : c.findings()) codes.push_back(f.code());
       absl::StrAppend(&out, "| ", MarkdownCell(CongestionLine(c)), " | ", VerdictName(c.verdict()), " | ",
                       MarkdownCell(absl::StrJoin(codes, ", ")), " |\n");
+    }
+  }
+  if (run.soak().series_size() > 0) {
+    absl::StrAppend(&out,
+                    absl::StrFormat("\nsoak: %.0f s, %d rounds\n\n", run.soak().duration_s(),
+                                    static_cast<int>(run.soak().intervals())),
+                    "| direction | figures | mean Gb/s | min | max | spread | drift |\n"
+                    "|---|---|---|---|---|---|---|\n");
+    for (const std::vector<std::string>& r : SoakRows(run.soak())) {
+      std::vector<std::string> cells;
+      for (const std::string& c : r) cells.push_back(MarkdownCell(c));
+      absl::StrAppend(&out, "| ", absl::StrJoin(cells, " | "), " |\n");
     }
   }
   if (run.rounds() > 0) {

@@ -18,6 +18,9 @@ std::vector<std::string> CollectiveLines(const v1::ProbeResult& r);
 std::string RoundTag(const v1::PairResult& p);
 std::string SuspectLine(const v1::Suspect& s);
 std::string CongestionLine(const v1::CongestionResult& c);
+// A soak's directions: direction, figures, mean, min, max (Gb/s), spread,
+// drift (percent).
+std::vector<std::vector<std::string>> SoakRows(const v1::SoakReport& soak);
 
 // A run's record; with_gate: its production gate first (a campaign prints
 // its own gate across the runs, then each run without one).

@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "controlplane/grpc_status.h"
@@ -26,12 +27,6 @@
 
 namespace nodeprobe::coordinator {
 namespace {
-
-using google::protobuf::util::TimeUtil;
-
-google::protobuf::Timestamp Now() {
-  return TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(absl::Now()));
-}
 
 std::string NewRunId() {
   std::random_device rd;
@@ -131,6 +126,20 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "timeout must be a number of seconds up to 86400");
   }
+  if (req->soak_s() != 0) {
+    if (req->stage() != v1::TWO_NODE) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "--soak repeats the two-node stage's transfers: run it with "
+                          "--stage two-node");
+    }
+    const double timeout = req->timeout_s() > 0 ? req->timeout_s() : 600;
+    if (!std::isfinite(req->soak_s()) || req->soak_s() < 0 || req->soak_s() + 60 > timeout) {
+      return grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          absl::StrFormat("a soak of %.0f s needs a --timeout at least 60 s longer (it is %.0f s)",
+                          req->soak_s(), timeout));
+    }
+  }
   // The run is judged by the profile it names, else the coordinator's; one
   // that does not parse is refused before anything starts.
   const v1::AcceptanceProfile& profile =
@@ -203,7 +212,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   } else {
     run.set_operator_identity("unauthenticated (plaintext coordinator)");
   }
-  *run.mutable_started() = Now();
+  *run.mutable_started() = StampOf(absl::Now());
   {
     platform::MutexLock l(&active_mu_);
     active_runs_[run.run_id()] = ActiveRun{nodes, ""};
@@ -374,8 +383,7 @@ grpc::Status CoordinatorService::ListNodes(grpc::ServerContext* ctx, const v1::L
     n->set_busy(s->busy());
     n->set_address(s->address());
     *n->mutable_registration() = s->registration();
-    *n->mutable_last_heartbeat() =
-        TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(s->last_heartbeat()));
+    *n->mutable_last_heartbeat() = StampOf(s->last_heartbeat());
   }
   return grpc::Status::OK;
 }

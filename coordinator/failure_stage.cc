@@ -14,12 +14,6 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-using google::protobuf::util::TimeUtil;
-
-absl::Time FromStamp(const google::protobuf::Timestamp& t) {
-  return absl::FromUnixNanos(TimeUtil::TimestampToNanoseconds(t));
-}
-
 std::string When(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
@@ -181,12 +175,12 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
     *r->mutable_flap() = flapped->result().result();
     const v1::LinkFlapReport& lf = r->flap().link_flap();
     if (lf.has_down_at()) {
-      sc.act(absl::StrCat(a.node(), ": ", lf.netdev(), " seen down at ",
-                          When(FromStamp(lf.down_at()))));
-      r->set_detect_s(absl::ToDoubleSeconds(FromStamp(lf.down_at()) - FromStamp(lf.asked_at())));
+      sc.act(
+          absl::StrCat(a.node(), ": ", lf.netdev(), " seen down at ", When(TimeOf(lf.down_at()))));
+      r->set_detect_s(absl::ToDoubleSeconds(TimeOf(lf.down_at()) - TimeOf(lf.asked_at())));
     }
     if (lf.has_up_at()) {
-      up_at = FromStamp(lf.up_at());
+      up_at = TimeOf(lf.up_at());
       sc.act(absl::StrCat(a.node(), ": ", lf.netdev(), " seen up again at ", When(up_at),
                           " (by the ", lf.restored_by(), ")"));
     }

@@ -262,8 +262,9 @@ absl::StatusOr<std::map<std::string, LastReport>> RunStore::LastReports() {
       const unsigned char* t = sqlite3_column_text(q.s, col);
       return std::string(t ? reinterpret_cast<const char*>(t) : "");
     };
-    LastReport r{text(1), StageFromName(text(2)), VerdictFromName(text(3)),
-                 sqlite3_column_int64(q.s, 4), {}};
+    LastReport r{
+        text(1), StageFromName(text(2)), VerdictFromName(text(3)), sqlite3_column_int64(q.s, 4), {},
+        {}};
     if (sqlite3_column_bytes(q.s, 5) > 0 &&
         !r.inventory.ParseFromArray(sqlite3_column_blob(q.s, 5), sqlite3_column_bytes(q.s, 5))) {
       r.inventory.Clear();  // unreadable: the registration's is used instead

@@ -19,6 +19,9 @@
 #include "coordinator/failure_stage.h"
 #include "coordinator/peer_judgement.h"
 #include "coordinator/record_check.h"
+#include "coordinator/soak.h"
+#include "coordinator/soak_profile.h"
+#include "coordinator/stage_kernel_events.h"
 #include "platform/bounded_for.h"
 #include "probes/cabling/cabling_profile.h"
 #include "probes/framework/coverage.h"
@@ -56,6 +59,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, Agen
   // The class NCCL will run in (the profile's NCCL_IB_TC / NCCL_IB_SL), so
   // the rail is measured where the collectives will be.
   SetTrafficClass(run->profile(), &go);
+  const absl::Time asked = absl::Now();
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -68,6 +72,11 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, Agen
   pair->set_rail(to.registration().rails_size() > to_rail ? to.registration().rails(to_rail).name()
                                                           : "tcp");
   *pair->mutable_result() = result->result().result();
+  // When it ran, by our clock (the run's), where the worker did not say:
+  // a soak's time series is drawn from it.
+  v1::ProbeResult* r = pair->mutable_result();
+  if (!r->has_started()) *r->mutable_started() = StampOf(asked);
+  if (!r->has_finished()) *r->mutable_finished() = StampOf(absl::Now());
   return absl::OkStatus();
 }
 
@@ -413,6 +422,10 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   if (request.stage() == v1::TWO_NODE && nodes.size() == 2 && usable[0] && usable[1]) {
     MeasurePair(&run, *nodes[0], *nodes[1], request, deadline, progress);
     RetestTwoNodeGaps(&run, *nodes[0], *nodes[1], request, profile, deadline, progress);
+    if (request.soak_s() > 0) {
+      RunSoakRounds(&run, *nodes[0], *nodes[1], request,
+                    TimeOf(run.started()) + absl::Seconds(request.soak_s()), deadline, progress);
+    }
   }
   if (request.stage() == v1::CLUSTER) {
     RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);
@@ -440,6 +453,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   // applied on the nodes).
   JudgeTransfersAgainstPeers(profile, &run);
   JudgeCollectivesAgainstPeers(profile, &run);
+  if (request.soak_s() > 0) JudgeSoak(SoakRulesOf(profile), request.soak_s(), &run);
 
   // A two-node stage that measured nothing between the nodes is not a pass
   // of the fabric, whatever the nodes said.
@@ -449,6 +463,10 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
                "both agents offer a rail)");
   }
 
+  // What the nodes' kernels logged meanwhile: an Xid during the stage makes
+  // it not PASS, whatever was measured.
+  AddKernelEvents(&run, nodes, deadline, progress);
+
   // 4. Verdict: worst of everything, SKIP not counting.
   run.set_verdict(RunVerdict(run));
   *run.mutable_coverage() = CoverageOf(run);
@@ -457,8 +475,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   bool broken = false;
   for (const auto& f : run.findings()) broken |= f.severity() == v1::ERROR;
   run.set_state(broken ? "error" : "done");
-  *run.mutable_finished() =
-      google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(absl::Now()));
+  *run.mutable_finished() = StampOf(absl::Now());
   return run;
 }
 

@@ -19,11 +19,6 @@ double WorkerBudget(absl::Time deadline) {
   return std::max(0.05, left - std::min(0.5, left * 0.1));
 }
 
-google::protobuf::Timestamp Now() {
-  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
-      absl::ToUnixNanos(absl::Now()));
-}
-
 std::string TimeoutMessage(absl::Time started) {
   return absl::StrCat("the task passed its deadline (",
                       absl::FormatDuration(absl::Trunc(absl::Now() - started, absl::Milliseconds(100))),
@@ -57,9 +52,9 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
                                                                       : task.run_probes().stage());
   report.set_node(task.run_probes().node_name());
   report.set_nodeprobe_version(NODEPROBE_VERSION);
-  *report.mutable_started() = Now();
+  *report.mutable_started() = StampOf(absl::Now());
   auto finish = [&]() {
-    *report.mutable_finished() = Now();
+    *report.mutable_finished() = StampOf(absl::Now());
     FinalizeReport(&report);
     v1::TaskResult out;
     out.set_task_id(task.task_id());
@@ -79,8 +74,8 @@ v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time d
   auto error_row = [&](const std::string& probe, const std::string& code, const std::string& msg) {
     v1::ProbeResult r = ErrorResult(probe, code, msg);
     r.set_node(report.node());
-    *r.mutable_started() = Now();
-    *r.mutable_finished() = Now();
+    *r.mutable_started() = StampOf(absl::Now());
+    *r.mutable_finished() = StampOf(absl::Now());
     add_row(r);
   };
   std::vector<std::string> remaining;  // known once the first worker sent its plan

@@ -540,6 +540,15 @@ const std::vector<FindingCode>& FindingCodes() {
        "the agent would not or could not take its link down (no --allow-disruptive)",
        "start the agent with --allow-disruptive on nodes where failure injection is wanted, with "
        "CAP_NET_ADMIN (the unit's AmbientCapabilities); scenarios are link-down and agent-restart"},
+      {"SOAK_UNSTABLE", v1::WARN, "soak (run --soak)",
+       "a direction's transfers varied over the soak more than soak.max_spread",
+       "look at the run's time series: steps point at a link retraining or a flapping port, "
+       "scatter at a shared or congested path; check the rail's counters and the switch port"},
+      {"SOAK_DRIFT", kVaries, "soak (run --soak)",
+       "a direction's transfers got slower over the soak by more than soak.max_drift",
+       "something degrades under sustained load: check the NIC's and GPU's temperature and "
+       "throttle reasons, the link's error counters and the switch port's congestion counters",
+       "WARN; FAIL when every figure of the last third is below every figure of the first"},
       {"FAILURE_NOT_RESTORED", v1::FAIL, "failure stage",
        "a link taken down by the failure stage stayed down",
        "bring it up by hand (`ip link set DEV up` on the node named) and check the node"},

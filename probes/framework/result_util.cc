@@ -1,10 +1,20 @@
 // File: result_util.cc
 #include "probes/framework/result_util.h"
 
+#include <google/protobuf/util/time_util.h>
+
 #include "absl/strings/str_cat.h"
 #include "probes/framework/finding_codes.h"
 
 namespace nodeprobe {
+
+google::protobuf::Timestamp StampOf(absl::Time t) {
+  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(t));
+}
+
+absl::Time TimeOf(const google::protobuf::Timestamp& stamp) {
+  return absl::FromUnixNanos(google::protobuf::util::TimeUtil::TimestampToNanoseconds(stamp));
+}
 
 v1::Finding* AddFinding(google::protobuf::RepeatedPtrField<v1::Finding>* findings,
                         std::string_view code, v1::Verdict severity, std::string_view device,

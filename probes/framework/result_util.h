@@ -7,9 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "absl/time/time.h"
+#include "google/protobuf/timestamp.pb.h"
 #include "nodeprobe/v1/result.pb.h"
 
 namespace nodeprobe {
+
+// How results and runs carry time: a protobuf Timestamp of `t`, and back.
+google::protobuf::Timestamp StampOf(absl::Time t);
+absl::Time TimeOf(const google::protobuf::Timestamp& stamp);
 
 // Findings: the code's severity and remediation come from the finding
 // table (finding_codes.h); the call site says what it is about (`device`:

@@ -16,11 +16,6 @@
 namespace nodeprobe {
 namespace {
 
-google::protobuf::Timestamp Now() {
-  return google::protobuf::util::TimeUtil::NanosecondsToTimestamp(
-      absl::ToUnixNanos(absl::Now()));
-}
-
 // The busy-node guard: a SKIP for an intrusive probe that must not run
 // here (a sweep keeps to non-intrusive probes; a busy node without
 // --force), else nullopt. What keeps the node busy is asked once a stage,
@@ -92,13 +87,13 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
   report.set_stage(stage);
   report.set_node(ctx.node_name);
   report.set_nodeprobe_version(NODEPROBE_VERSION);
-  *report.mutable_started() = Now();
+  *report.mutable_started() = StampOf(absl::Now());
   int index = 0;
   std::optional<std::vector<std::string>> busy;  // asked once, when first needed
   for (Probe* probe : probes) {
     ++index;
     if (progress) progress(index, static_cast<int>(probes.size()), probe->name());
-    google::protobuf::Timestamp started = Now();
+    google::protobuf::Timestamp started = StampOf(absl::Now());
     v1::ProbeResult result;
     if (std::optional<v1::ProbeResult> held = HeldBack(*probe, ctx, &busy)) {
       result = *std::move(held);
@@ -118,12 +113,12 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
     result.set_probe(std::string(probe->name()));
     result.set_node(ctx.node_name);
     *result.mutable_started() = started;
-    *result.mutable_finished() = Now();
+    *result.mutable_finished() = StampOf(absl::Now());
     FinalizeResult(*ctx.profile, &result);
     if (on_result) on_result(result);
     *report.add_results() = std::move(result);
   }
-  *report.mutable_finished() = Now();
+  *report.mutable_finished() = StampOf(absl::Now());
   FinalizeReport(&report);
   return report;
 }

@@ -1,0 +1,224 @@
+// File: kernel_watch.cc
+#include "agent/kernel_watch.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "probes/framework/result_util.h"
+#include "probes/kernel_events/kernel_log.h"
+#include "probes/kernel_events/kernel_log_judge.h"
+#include "probes/kernel_events/xid_catalog.h"
+
+namespace nodeprobe::agent {
+namespace {
+
+// Events that outlast any window: the GPU is unusable until it is reset.
+bool LastsUntilReset(const v1::KernelEvent& e) {
+  if (e.kind() == "fell_off_bus" || e.kind() == "reset_required") return true;
+  return e.kind() == "xid" && kernel::LookupXid(e.code()).needs_reset;
+}
+
+int64_t MonotonicMicros() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+}  // namespace
+
+KmsgLine FromKmsgRecord(absl::string_view record) {
+  KmsgLine out;
+  if (!record.empty() && record.front() == ' ') return out;  // a dictionary line
+  // "PRI,SEQ,USEC,FLAGS[,...];MESSAGE" (the kernel's Documentation/ABI
+  // dev-kmsg): anything else is a line as it came.
+  const size_t semi = record.find(';');
+  const size_t first_space = record.find(' ');
+  if (semi != absl::string_view::npos &&
+      (first_space == absl::string_view::npos || semi < first_space)) {
+    std::vector<absl::string_view> head = absl::StrSplit(record.substr(0, semi), ',');
+    int64_t pri = 0, seq = 0, usec = 0;
+    if (head.size() >= 3 && absl::SimpleAtoi(head[0], &pri) && absl::SimpleAtoi(head[1], &seq) &&
+        absl::SimpleAtoi(head[2], &usec) && usec >= 0) {
+      out.monotonic_us = usec;
+      out.line =
+          absl::StrFormat("[%5d.%06d] %s", usec / 1000000, usec % 1000000, record.substr(semi + 1));
+      return out;
+    }
+  }
+  out.line = std::string(record);
+  return out;
+}
+
+KernelWatch::KernelWatch(Options options) : options_(std::move(options)) {}
+
+absl::StatusOr<std::unique_ptr<KernelWatch>> KernelWatch::Start(Options options) {
+  int fd = open(options.path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+    // Held open for writing too, so writers coming and going never end it.
+    close(fd);
+    fd = open(options.path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  }
+  if (fd < 0) {
+    const int err = errno;
+    const std::string why =
+        absl::StrCat("cannot read the kernel log ", options.path, ": ", strerror(err));
+    if (err == EACCES || err == EPERM) {
+      return absl::PermissionDeniedError(
+          absl::StrCat(why, " (the agent needs root or CAP_SYSLOG for /dev/kmsg)"));
+    }
+    return absl::NotFoundError(why);
+  }
+  const int stop = eventfd(0, EFD_CLOEXEC);
+  if (stop < 0) {
+    close(fd);
+    return absl::InternalError(absl::StrCat("eventfd: ", strerror(errno)));
+  }
+  auto w = std::make_unique<KernelWatch>(std::move(options));
+  w->fd_ = fd;
+  w->stop_fd_ = stop;
+  w->reader_ = std::thread([p = w.get()] { p->Follow(); });
+  return w;
+}
+
+KernelWatch::~KernelWatch() {
+  if (stop_fd_ >= 0) {
+    const uint64_t one = 1;
+    (void)!write(stop_fd_, &one, sizeof(one));
+  }
+  if (reader_.joinable()) reader_.join();
+  if (fd_ >= 0) close(fd_);
+  if (stop_fd_ >= 0) close(stop_fd_);
+}
+
+void KernelWatch::Follow() {
+  std::string pending;  // a line so far; past kMaxLineBytes the rest is dropped
+  char buf[8192];       // more than one kmsg record (a read gives one, whole)
+  auto line_done = [&] {
+    const KmsgLine k = FromKmsgRecord(pending);
+    pending.clear();
+    if (k.line.empty()) return;
+    const absl::Time at =
+        k.monotonic_us < 0 ? absl::Now()
+                           : absl::Now() - absl::Microseconds(MonotonicMicros() - k.monotonic_us);
+    AddLine(k.line, at);
+  };
+  while (true) {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    const int n = poll(fds, 2, 1000);
+    if (n < 0 && errno != EINTR) return;
+    if (fds[1].revents != 0) return;
+    if (n == 0) {  // quiet: a good moment to look for reset GPUs
+      platform::MutexLock l(&mu_);
+      ClearReappeared();
+      continue;
+    }
+    const ssize_t got = read(fd_, buf, sizeof(buf));
+    if (got < 0) {
+      // EPIPE: kmsg overwrote records before we read them; go on.
+      if (errno == EAGAIN || errno == EINTR || errno == EPIPE) continue;
+      return;
+    }
+    if (got == 0) {  // a file's end: look again in a second, like tail -f
+      pollfd s{stop_fd_, POLLIN, 0};
+      if (poll(&s, 1, 1000) > 0) return;
+      continue;
+    }
+    for (ssize_t i = 0; i < got; ++i) {
+      if (buf[i] == '\n') {
+        line_done();
+      } else if (pending.size() < kMaxLineBytes) {
+        pending.push_back(buf[i]);
+      }
+    }
+  }
+}
+
+void KernelWatch::AddLine(absl::string_view line, absl::Time at) {
+  if (line.size() > kMaxLineBytes) line = line.substr(0, kMaxLineBytes);
+  const v1::KernelEvent e = kernel::ParseKernelLine(line);
+  if (e.kind().empty()) return;
+  {
+    platform::MutexLock l(&mu_);
+    ring_.push_back(Seen{at, std::string(line)});
+    if (ring_.size() > kMaxEvents) {
+      ring_.pop_front();
+      ++dropped_;
+    }
+    if (LastsUntilReset(e) && sticky_.count(e.device()) == 0) {
+      sticky_.emplace(e.device(), Sticky{Seen{at, std::string(line)}, false});
+    }
+  }
+  if (e.kind() != "aer_bit" && options_.on_event) options_.on_event(e);
+}
+
+void KernelWatch::ClearReappeared() {
+  for (auto it = sticky_.begin(); it != sticky_.end();) {
+    // Xid lines name the GPU without its function ("0000:cb:00").
+    const std::string& dev = it->first;
+    const std::string dir =
+        absl::StrCat(options_.pci_devices, "/", dev, dev.size() == 10 ? ".0" : "");
+    struct stat st {};
+    const bool present = stat(dir.c_str(), &st) == 0;
+    if (!present) {
+      it->second.gone = true;
+    } else if (it->second.gone) {
+      it = sticky_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+}
+
+v1::ProbeResult KernelWatch::Window(absl::Duration window) {
+  const absl::Time since = absl::Now() - window;
+  kernel::KernelLogReader reader;
+  std::vector<std::string> waiting;
+  uint64_t dropped = 0;
+  {
+    platform::MutexLock l(&mu_);
+    ClearReappeared();
+    for (const auto& [device, s] : sticky_) {
+      if (s.first.at >= since) continue;  // in the window anyway
+      reader.AddLine(s.first.line);
+      waiting.push_back(absl::StrCat(device, " since ", absl::FormatTime(s.first.at)));
+    }
+    for (const Seen& s : ring_) {
+      if (s.at >= since) reader.AddLine(s.line);
+    }
+    dropped = dropped_;
+  }
+  v1::ProbeResult r = kernel::JudgeKernelLog(reader);
+  r.set_probe("kernel-events");
+  (*r.mutable_evidence())["kernel-events.source"] = options_.path;
+  (*r.mutable_evidence())["kernel-events.window"] =
+      absl::StrFormat("the last %.0f s", absl::ToDoubleSeconds(window));
+  if (!waiting.empty()) {
+    (*r.mutable_evidence())["kernel-events.waiting_for_reset"] = absl::StrJoin(waiting, "; ");
+  }
+  if (dropped > 0) {
+    (*r.mutable_evidence())["kernel-events.ring_dropped"] = absl::StrCat(dropped);
+  }
+  if (reader.report().lines() == 0) {
+    r.set_verdict(v1::PASS);
+    r.set_reason(absl::StrFormat("no hardware event in the kernel log in the last %.0f s",
+                                 absl::ToDoubleSeconds(window)));
+  }
+  return r;
+}
+
+}  // namespace nodeprobe::agent

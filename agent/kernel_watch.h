@@ -1,0 +1,99 @@
+// File: kernel_watch.h
+// The agent's eye on the kernel log: it follows /dev/kmsg (or a FIFO or a
+// file given as --kmsg, for tests and captures), keeps the hardware events
+// (probes/kernel_events/kernel_log.h: Xid, SXid, off the bus, AER, NIC link
+// flaps) in a bounded ring stamped with when they happened, and answers
+// "what happened in the last N seconds" judged exactly as `nodeprobe
+// kernel-log` judges a file: the coordinator asks that at the end of every
+// stage, so a stage during which a GPU threw an Xid is not PASS.
+//
+// Some events last longer than any window: a GPU off the bus or one whose
+// Xid needs a reset stays unusable until it is reset. Those stay in every
+// answer until their PCI function is seen gone from and back in
+// /sys/bus/pci/devices (remove and rescan, a reset, NVIDIA's recovery for
+// Xid 79) or the node reboots (the ring starts again from /dev/kmsg's
+// records, which begin at boot): cleared by the rule, not by time.
+//
+// Bounded whatever the kernel says: kMaxEvents lines of kMaxLineBytes.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "nodeprobe/v1/result.pb.h"
+#include "platform/mutex.h"
+
+namespace nodeprobe::agent {
+
+// A /dev/kmsg record ("6,1234,5140900,-;NVRM: Xid ...") as a dmesg line
+// ("[    5.140900] NVRM: Xid ..."), with the record's monotonic time in
+// microseconds; other lines come back as they are, with no time. A kmsg
+// dictionary line (" SUBSYSTEM=pci") is "" (nothing to read).
+struct KmsgLine {
+  std::string line;
+  int64_t monotonic_us = -1;  // -1: not a kmsg record
+};
+KmsgLine FromKmsgRecord(absl::string_view record);
+
+class KernelWatch {
+ public:
+  static constexpr size_t kMaxEvents = 4000;
+  static constexpr size_t kMaxLineBytes = 1024;
+
+  struct Options {
+    std::string path = "/dev/kmsg";
+    // Where a sticky event's PCI function is looked for (tests: a tree).
+    std::string pci_devices = "/sys/bus/pci/devices";
+    // Every recognised event as it arrives (the agent's /metrics).
+    std::function<void(const v1::KernelEvent&)> on_event;
+  };
+
+  // Opens `options.path` and follows it on a thread of its own until the
+  // watch is destroyed. NOT_FOUND / PERMISSION_DENIED when it cannot read.
+  static absl::StatusOr<std::unique_ptr<KernelWatch>> Start(Options options);
+  // A watch fed only through AddLine (tests).
+  explicit KernelWatch(Options options);
+  ~KernelWatch();
+
+  // One line as if read at `at`.
+  void AddLine(absl::string_view line, absl::Time at);
+
+  // Probe "kernel-events": the events of the last `window` and those still
+  // waiting for a reset, judged (kernel_log_judge.h); verdict left to
+  // FinalizeResult. SKIP when nothing at all was seen.
+  v1::ProbeResult Window(absl::Duration window);
+
+  const std::string& path() const { return options_.path; }
+
+ private:
+  struct Seen {
+    absl::Time at;
+    std::string line;
+  };
+  struct Sticky {
+    Seen first;
+    bool gone = false;  // its PCI function was missing at a look
+  };
+  void Follow();
+  // Drops the sticky events whose device came back (see above).
+  void ClearReappeared() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  Options options_;
+  int fd_ = -1;
+  int stop_fd_ = -1;  // an eventfd: written once to end Follow()
+  std::thread reader_;
+  platform::Mutex mu_;
+  std::deque<Seen> ring_ ABSL_GUARDED_BY(mu_);
+  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, Sticky> sticky_ ABSL_GUARDED_BY(mu_);  // by device
+};
+
+}  // namespace nodeprobe::agent

@@ -1,0 +1,200 @@
+// The agent's kernel-log watcher: kmsg records read as dmesg lines, the
+// window a stage asks about, events that last until a GPU reset, the ring's
+// bound, a FIFO followed as writers come and go, and the /metrics counters.
+#include "agent/kernel_watch.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "agent/agent_metrics.h"
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+
+namespace nodeprobe::agent {
+namespace {
+
+// The Xid 48 (double-bit ECC: the GPU needs a reset) and the Xid 64 that
+// follows it in the GPU operator issue's syslog capture.
+std::string FixtureXid(int code) {
+  const std::string log =
+      testing::ReadFixture("xid/issue-gpuoperator1146-xid48-dbe-xid64-syslog.txt");
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    if (line.find(absl::StrCat("): ", code, ",")) != absl::string_view::npos) {
+      return std::string(line);
+    }
+  }
+  ADD_FAILURE() << "no Xid " << code << " in the fixture";
+  return "";
+}
+
+// Xid 13 (an application's fault: WARN) from gpud's capture.
+std::string FixtureXid13() {
+  const std::string log = testing::ReadFixture("xid/gpud-xid13-xid109-ctx-switch-timeout.txt");
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    if (line.find("): 13,") != absl::string_view::npos) return std::string(line);
+  }
+  ADD_FAILURE() << "no Xid 13 in the fixture";
+  return "";
+}
+
+bool HasCode(const v1::ProbeResult& r, const std::string& code) {
+  for (const v1::Finding& f : r.findings()) {
+    if (f.code() == code) return true;
+  }
+  return false;
+}
+
+TEST(KmsgRecordTest, ARecordReadsAsADmesgLineWithItsTime) {
+  const KmsgLine k = FromKmsgRecord(
+      "4,1234,5140900,-;NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, DBE");
+  EXPECT_EQ(k.monotonic_us, 5140900);
+  EXPECT_EQ(k.line,
+            "[    5.140900] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', "
+            "name=<unknown>, DBE");
+  // Caller and other fields after the timestamp (newer kernels) too.
+  EXPECT_EQ(FromKmsgRecord("6,7,12,c,caller=T1;hello").line, "[    0.000012] hello");
+  EXPECT_EQ(FromKmsgRecord(" SUBSYSTEM=pci").line, "");  // a dictionary line
+  // Not a record: as it came, no time.
+  const KmsgLine plain = FromKmsgRecord("[  219.47] NVRM: Xid; text");
+  EXPECT_EQ(plain.line, "[  219.47] NVRM: Xid; text");
+  EXPECT_EQ(plain.monotonic_us, -1);
+  EXPECT_EQ(FromKmsgRecord("a,b,c;x").monotonic_us, -1);
+}
+
+TEST(KernelWatchTest, AWindowHoldsOnlyWhatHappenedInIt) {
+  testing::TempDir pci;
+  KernelWatch::Options o;
+  o.pci_devices = pci.path();
+  KernelWatch w(o);
+  // Nothing seen yet: a clean window, not "nothing to judge".
+  v1::ProbeResult clean = w.Window(absl::Seconds(30));
+  EXPECT_EQ(clean.verdict(), v1::PASS);
+  EXPECT_EQ(clean.findings_size(), 0);
+  w.AddLine(FixtureXid13(), absl::Now() - absl::Seconds(100));
+  w.AddLine("some line no driver of ours wrote", absl::Now());
+  v1::ProbeResult recent = w.Window(absl::Seconds(30));
+  EXPECT_EQ(recent.probe(), "kernel-events");
+  EXPECT_EQ(recent.kernel_log().events_size(), 0) << recent.DebugString();
+  EXPECT_FALSE(HasCode(recent, "GPU_XID"));
+  v1::ProbeResult longer = w.Window(absl::Seconds(300));
+  ASSERT_EQ(longer.kernel_log().events_size(), 1) << longer.DebugString();
+  EXPECT_EQ(longer.kernel_log().events(0).code(), 13);
+  EXPECT_TRUE(HasCode(longer, "GPU_XID"));
+  EXPECT_EQ(longer.evidence().at("kernel-events.window"), "the last 300 s");
+}
+
+TEST(KernelWatchTest, AGpuThatNeedsAResetStaysUntilItLeavesAndComesBack) {
+  testing::TempDir pci;
+  const std::string fn = pci.path() + "/0000:07:00.0";
+  ASSERT_EQ(mkdir(fn.c_str(), 0755), 0);
+  KernelWatch::Options o;
+  o.pci_devices = pci.path();
+  KernelWatch w(o);
+  w.AddLine(FixtureXid(48), absl::Now() - absl::Hours(2));
+  w.AddLine(FixtureXid(64), absl::Now() - absl::Hours(2));
+  // Hours later, in a one-minute window: the Xid 48 is still there (the
+  // Xid 64, no reset needed, is not); the GPU is present but was never reset.
+  v1::ProbeResult later = w.Window(absl::Minutes(1));
+  ASSERT_EQ(later.kernel_log().events_size(), 1) << later.DebugString();
+  EXPECT_EQ(later.kernel_log().events(0).code(), 48);
+  EXPECT_TRUE(HasCode(later, "GPU_XID"));
+  EXPECT_NE(later.evidence().at("kernel-events.waiting_for_reset").find("0000:07:00"),
+            std::string::npos);
+  // Removed (as a reset or recovery does): still waiting.
+  ASSERT_EQ(rmdir(fn.c_str()), 0);
+  EXPECT_TRUE(HasCode(w.Window(absl::Minutes(1)), "GPU_XID"));
+  // Back on the bus: cleared.
+  ASSERT_EQ(mkdir(fn.c_str(), 0755), 0);
+  v1::ProbeResult after = w.Window(absl::Minutes(1));
+  EXPECT_EQ(after.findings_size(), 0) << after.DebugString();
+  EXPECT_EQ(after.verdict(), v1::PASS);
+  EXPECT_EQ(after.evidence().count("kernel-events.waiting_for_reset"), 0u);
+}
+
+TEST(KernelWatchTest, TheRingIsBoundedAndSaysWhatItDropped) {
+  KernelWatch w(KernelWatch::Options{});
+  const std::string xid = FixtureXid13();
+  for (size_t i = 0; i < KernelWatch::kMaxEvents + 10; ++i) w.AddLine(xid, absl::Now());
+  w.AddLine(std::string(100000, 'x') + xid, absl::Now());  // cut before the Xid: nothing
+  v1::ProbeResult r = w.Window(absl::Minutes(1));
+  EXPECT_EQ(r.evidence().at("kernel-events.ring_dropped"), "10");
+  EXPECT_EQ(r.kernel_log().lines(), KernelWatch::kMaxEvents);
+}
+
+TEST(KernelWatchTest, ItFollowsAFifoAsWritersComeAndGoAndStopsAtOnce) {
+  testing::TempDir dir;
+  const std::string fifo = dir.path() + "/kmsg";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<int> xids{0};
+  KernelWatch::Options o;
+  o.path = fifo;
+  o.on_event = [&](const v1::KernelEvent& e) {
+    if (e.kind() == "xid") ++xids;
+  };
+  absl::StatusOr<std::unique_ptr<KernelWatch>> w = KernelWatch::Start(o);
+  ASSERT_TRUE(w.ok()) << w.status();
+  // Two writers, one after the other: a kmsg record, then a dmesg line
+  // split across two writes.
+  const std::string line = FixtureXid13();
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // a record's time: since boot
+  const std::string record = absl::StrCat("4,99,", now.tv_sec * 1000000 + now.tv_nsec / 1000, ",-;",
+                                          line.substr(line.find("NVRM:")), "\n");
+  for (const std::string& text : {record, line.substr(0, 20)}) {
+    const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    close(fd);
+  }
+  {
+    const std::string rest = line.substr(20) + "\n";
+    const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
+    close(fd);
+  }
+  for (int i = 0; i < 100 && xids < 2; ++i) usleep(50000);
+  EXPECT_EQ(xids.load(), 2);
+  // A FIFO's lines have no time of their own: stamped as they arrive.
+  EXPECT_EQ((*w)->Window(absl::Minutes(1)).kernel_log().events_size(), 2);
+  const absl::Time stop = absl::Now();
+  w->reset();
+  EXPECT_LT(absl::Now() - stop, absl::Seconds(2));
+}
+
+TEST(KernelWatchTest, APathItCannotReadIsSaid) {
+  KernelWatch::Options o;
+  o.path = "/nonexistent/kmsg";
+  absl::StatusOr<std::unique_ptr<KernelWatch>> w = KernelWatch::Start(o);
+  ASSERT_FALSE(w.ok());
+  EXPECT_TRUE(absl::IsNotFound(w.status()));
+  EXPECT_NE(w.status().message().find("/nonexistent/kmsg"), std::string::npos);
+}
+
+TEST(AgentMetricsTest, KernelEventsAreCountedByDeviceAndCode) {
+  AgentMetrics m;
+  KernelWatch::Options o;
+  o.on_event = [&](const v1::KernelEvent& e) { m.KernelEvent(e); };
+  KernelWatch w(o);
+  w.AddLine(FixtureXid(48), absl::Now());
+  w.AddLine(FixtureXid(48), absl::Now());
+  w.AddLine(FixtureXid(64), absl::Now());
+  const std::string text = m.Text();
+  EXPECT_NE(text.find("nodeprobe_gpu_xid_total{code=\"48\",gpu=\"0000:07:00\"} 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("nodeprobe_gpu_xid_total{code=\"64\",gpu=\"0000:07:00\"} 1"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace nodeprobe::agent

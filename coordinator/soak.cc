@@ -1,0 +1,109 @@
+// File: soak.cc
+#include "coordinator/soak.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "coordinator/soak_profile.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+std::string Direction(const v1::SoakSeries& s) {
+  return absl::StrCat(s.from_node(), " -> ", s.to_node(), " [", s.rail(), "] ", s.op());
+}
+
+}  // namespace
+
+void RunSoakRounds(v1::StageRun* run, AgentSession& a, AgentSession& b,
+                   const v1::RunStageRequest& request, absl::Time until, absl::Time deadline,
+                   const ProgressFn& progress) {
+  for (uint32_t round = 2; absl::Now() < until && absl::Now() < deadline; ++round) {
+    if (!a.alive() || !b.alive()) return;
+    progress(absl::StrFormat("soak round %d (%.0f s left)", round,
+                             absl::ToDoubleSeconds(until - absl::Now())));
+    const int before = run->pairs_size();
+    MeasurePair(run, a, b, request, deadline, progress, {}, false, /*path_mtu=*/false);
+    if (run->pairs_size() == before) return;  // nothing measured: the nodes said why
+    for (int i = before; i < run->pairs_size(); ++i) run->mutable_pairs(i)->set_round(round);
+  }
+}
+
+void JudgeSoak(const SoakRules& rules, double duration_s, v1::StageRun* run) {
+  v1::SoakReport* soak = run->mutable_soak();
+  soak->set_duration_s(duration_s);
+  const absl::Time started = TimeOf(run->started());
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, v1::SoakSeries> by;
+  uint32_t rounds = 0;
+  for (const v1::PairResult& p : run->pairs()) {
+    if (p.retest() || !p.result().has_transfer()) continue;
+    const v1::TransferReport& t = p.result().transfer();
+    if (t.results_size() == 0 || t.results(0).partial() || t.results(0).bw_avg_gbps() <= 0) {
+      continue;
+    }
+    const std::string op = v1::TransferOp_Name(t.op());
+    v1::SoakSeries& s = by[{p.from_node(), p.to_node(), p.rail(), op}];
+    s.set_from_node(p.from_node());
+    s.set_to_node(p.to_node());
+    s.set_rail(p.rail());
+    s.set_op(op);
+    v1::SoakPoint* point = s.add_points();
+    point->set_round(std::max<uint32_t>(p.round(), 1));
+    if (p.result().has_started()) {
+      point->set_at_s(absl::ToDoubleSeconds(TimeOf(p.result().started()) - started));
+    }
+    point->set_gbps(t.results(0).bw_avg_gbps());
+    rounds = std::max(rounds, point->round());
+  }
+  soak->set_intervals(rounds);
+  for (auto& [key, s] : by) {
+    std::vector<double> g;
+    for (const v1::SoakPoint& p : s.points()) g.push_back(p.gbps());
+    const double mean = Mean(g);
+    double var = 0;
+    for (double x : g) var += (x - mean) * (x - mean);
+    s.set_mean_gbps(mean);
+    s.set_min_gbps(*std::min_element(g.begin(), g.end()));
+    s.set_max_gbps(*std::max_element(g.begin(), g.end()));
+    s.set_spread(mean > 0 ? std::sqrt(var / static_cast<double>(g.size())) / mean : 0);
+    if (g.size() >= 3) {
+      const size_t third = g.size() / 3;
+      const std::vector<double> first(g.begin(), g.begin() + static_cast<long>(third));
+      const std::vector<double> last(g.end() - static_cast<long>(third), g.end());
+      const double f = Mean(first);
+      s.set_drift(f > 0 ? Mean(last) / f - 1 : 0);
+      if (s.spread() > rules.max_spread) {
+        AddFinding(run->mutable_findings(), "SOAK_UNSTABLE", Direction(s),
+                   absl::StrFormat("%s varied %.0f%% over %d figures (%.2f to %.2f Gb/s, mean "
+                                   "%.2f); soak.max_spread is %.0f%%",
+                                   Direction(s), 100 * s.spread(), static_cast<int>(g.size()),
+                                   s.min_gbps(), s.max_gbps(), mean, 100 * rules.max_spread));
+      }
+      if (-s.drift() > rules.max_drift) {
+        const bool trend = *std::max_element(last.begin(), last.end()) <
+                           *std::min_element(first.begin(), first.end());
+        AddFinding(run->mutable_findings(), "SOAK_DRIFT", trend ? v1::FAIL : v1::WARN, Direction(s),
+                   absl::StrFormat("%s slowed %.0f%% from the first third of the soak (%.2f Gb/s) "
+                                   "to the last (%.2f Gb/s)%s; soak.max_drift is %.0f%%",
+                                   Direction(s), -100 * s.drift(), f, Mean(last),
+                                   trend ? ", every late figure below every early one" : "",
+                                   100 * rules.max_drift));
+      }
+    }
+    *soak->add_series() = std::move(s);
+  }
+}
+
+}  // namespace nodeprobe::coordinator

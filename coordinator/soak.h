@@ -1,0 +1,38 @@
+// File: soak.h
+// A soak (`run --stage two-node --soak DURATION`): the two-node stage's
+// transfers repeated, round after round, until the duration has passed,
+// then judged over time rather than once. Each direction (from, to, rail,
+// op) becomes a series of figures with its mean, range, spread (stddev /
+// mean) and drift (the last third's mean against the first third's):
+//   SOAK_UNSTABLE  WARN  spread above soak.max_spread: a path that steps or
+//                        scatters under sustained load
+//   SOAK_DRIFT     WARN  the last third slower by more than soak.max_drift;
+//                  FAIL  when, too, every figure of the last third is below
+//                        every figure of the first: not noise, a trend
+// A series needs 3 figures to be judged. Kernel events and counter deltas
+// of the whole window come with the run as in any stage (each transfer's
+// counters; stage_kernel_events.h for the run's span).
+#pragma once
+
+#include "absl/time/time.h"
+#include "coordinator/agent_registry.h"
+#include "coordinator/stage_orchestrator.h"
+#include "nodeprobe/v1/service.pb.h"
+
+namespace nodeprobe {
+struct SoakRules;
+}
+
+namespace nodeprobe::coordinator {
+
+// Measures rounds 2, 3, ... between `a` and `b` (no path MTU; round 1 is
+// the stage's own) until `until` or `deadline`, numbering their pairs.
+void RunSoakRounds(v1::StageRun* run, AgentSession& a, AgentSession& b,
+                   const v1::RunStageRequest& request, absl::Time until, absl::Time deadline,
+                   const ProgressFn& progress);
+
+// run->soak from the run's transfers (retests left out), and the findings
+// above in run->findings.
+void JudgeSoak(const SoakRules& rules, double duration_s, v1::StageRun* run);
+
+}  // namespace nodeprobe::coordinator

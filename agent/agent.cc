@@ -25,6 +25,7 @@
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/kernel_events/faults_profile.h"
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/counter_deltas.h"
@@ -245,9 +246,11 @@ void Agent::KernelEventsTask(const v1::Task& task) {
         "could not open /dev/kmsg: see its log)");
   } else {
     const double window = std::max(0.0, task.kernel_events().window_s());
-    *r = options_.kernel_watch->Window(absl::Seconds(std::min(window, 7 * 86400.0)));
     absl::StatusOr<Profile> profile = ParseProfile(task.profile().yaml(), task.profile().source());
-    FinalizeResult(profile.ok() ? *profile : Profile(), r);
+    const Profile& p = profile.ok() ? *profile : Profile();
+    *r = options_.kernel_watch->Window(absl::Seconds(std::min(window, 7 * 86400.0)),
+                                       FaultRulesOf(p));
+    FinalizeResult(p, r);
   }
   r->set_node(options_.node_name);
   Write(reply);

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -91,6 +92,7 @@ absl::StatusOr<std::unique_ptr<KernelWatch>> KernelWatch::Start(Options options)
   auto w = std::make_unique<KernelWatch>(std::move(options));
   w->fd_ = fd;
   w->stop_fd_ = stop;
+  w->SampleCounters();  // the baseline for the first stage
   w->reader_ = std::thread([p = w.get()] { p->Follow(); });
   return w;
 }
@@ -117,11 +119,16 @@ void KernelWatch::Follow() {
                            : absl::Now() - absl::Microseconds(MonotonicMicros() - k.monotonic_us);
     AddLine(k.line, at);
   };
+  absl::Time sampled = absl::Now();
   while (true) {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
     const int n = poll(fds, 2, 1000);
     if (n < 0 && errno != EINTR) return;
     if (fds[1].revents != 0) return;
+    if (absl::Now() - sampled >= options_.sample_every) {
+      SampleCounters();
+      sampled = absl::Now();
+    }
     if (n == 0) {  // quiet: a good moment to look for reset GPUs
       platform::MutexLock l(&mu_);
       ClearReappeared();
@@ -166,12 +173,25 @@ void KernelWatch::AddLine(absl::string_view line, absl::Time at) {
   if (e.kind() != "aer_bit" && options_.on_event) options_.on_event(e);
 }
 
+void KernelWatch::SampleCounters() {
+  if (options_.sys_root.empty()) return;
+  kernel::AerSnapshot now = kernel::ReadAerCounters(platform::FileTree(options_.sys_root));
+  platform::MutexLock l(&mu_);
+  Keep(absl::Now(), std::move(now));
+}
+
+void KernelWatch::Keep(absl::Time at, kernel::AerSnapshot snapshot) {
+  if (!samples_.empty() && samples_.back().second == snapshot) return;
+  samples_.emplace_back(at, std::move(snapshot));
+  if (samples_.size() > kMaxSamples) samples_.pop_front();
+}
+
 void KernelWatch::ClearReappeared() {
   for (auto it = sticky_.begin(); it != sticky_.end();) {
     // Xid lines name the GPU without its function ("0000:cb:00").
     const std::string& dev = it->first;
     const std::string dir =
-        absl::StrCat(options_.pci_devices, "/", dev, dev.size() == 10 ? ".0" : "");
+        absl::StrCat(options_.sys_root, "/bus/pci/devices/", dev, dev.size() == 10 ? ".0" : "");
     struct stat st {};
     const bool present = stat(dir.c_str(), &st) == 0;
     if (!present) {
@@ -184,13 +204,25 @@ void KernelWatch::ClearReappeared() {
   }
 }
 
-v1::ProbeResult KernelWatch::Window(absl::Duration window) {
-  const absl::Time since = absl::Now() - window;
+v1::ProbeResult KernelWatch::Window(absl::Duration window, const FaultRules& rules) {
+  const absl::Time now = absl::Now();
+  const absl::Time since = now - window;
   kernel::KernelLogReader reader;
   std::vector<std::string> waiting;
   uint64_t dropped = 0;
+  const kernel::AerSnapshot counters =
+      options_.sys_root.empty() ? kernel::AerSnapshot()
+                                : kernel::ReadAerCounters(platform::FileTree(options_.sys_root));
+  std::optional<std::pair<absl::Time, kernel::AerSnapshot>> baseline;
   {
     platform::MutexLock l(&mu_);
+    // The counters as they stood when the window began: the newest
+    // snapshot at or before it, else the oldest kept.
+    for (const auto& s : samples_) {
+      if (!baseline || s.first <= since) baseline = s;
+      if (s.first > since) break;
+    }
+    if (!options_.sys_root.empty()) Keep(now, counters);
     ClearReappeared();
     for (const auto& [device, s] : sticky_) {
       if (s.first.at >= since) continue;  // in the window anyway
@@ -204,6 +236,12 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window) {
   }
   v1::ProbeResult r = kernel::JudgeKernelLog(reader);
   r.set_probe("kernel-events");
+  if (baseline) {
+    kernel::JudgeAerGrowth(baseline->second, counters, now - baseline->first, rules, &r);
+    (*r.mutable_evidence())["kernel-events.aer_counters"] =
+        absl::StrFormat("%d PCIe functions with AER counters, growth over the last %.0f s",
+                        counters.size(), absl::ToDoubleSeconds(now - baseline->first));
+  }
   (*r.mutable_evidence())["kernel-events.source"] = options_.path;
   (*r.mutable_evidence())["kernel-events.window"] =
       absl::StrFormat("the last %.0f s", absl::ToDoubleSeconds(window));
@@ -213,10 +251,12 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window) {
   if (dropped > 0) {
     (*r.mutable_evidence())["kernel-events.ring_dropped"] = absl::StrCat(dropped);
   }
-  if (reader.report().lines() == 0) {
-    r.set_verdict(v1::PASS);
-    r.set_reason(absl::StrFormat("no hardware event in the kernel log in the last %.0f s",
-                                 absl::ToDoubleSeconds(window)));
+  if (reader.report().lines() == 0) {  // not "nothing to judge": a quiet window
+    r.set_verdict(v1::PASS);           // (FinalizeResult: the counters' findings decide)
+    r.set_reason(r.findings_size() > 0
+                     ? ""
+                     : absl::StrFormat("no hardware event in the kernel log in the last %.0f s",
+                                       absl::ToDoubleSeconds(window)));
   }
   return r;
 }

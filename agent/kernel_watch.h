@@ -14,7 +14,13 @@
 // Xid 79) or the node reboots (the ring starts again from /dev/kmsg's
 // records, which begin at boot): cleared by the rule, not by time.
 //
-// Bounded whatever the kernel says: kMaxEvents lines of kMaxLineBytes.
+// Beside the log, the PCIe AER counters (probes/kernel_events/
+// aer_counters.h) are sampled every minute, and each answer judges their
+// growth over the window too: the counters see what a rate-limited or
+// rotated log misses.
+//
+// Bounded whatever the kernel says: kMaxEvents lines of kMaxLineBytes, and
+// kMaxSamples counter snapshots (kept only when they changed).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +36,8 @@
 #include "absl/time/time.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/mutex.h"
+#include "probes/kernel_events/aer_counters.h"
+#include "probes/kernel_events/faults_profile.h"
 
 namespace nodeprobe::agent {
 
@@ -47,11 +55,14 @@ class KernelWatch {
  public:
   static constexpr size_t kMaxEvents = 4000;
   static constexpr size_t kMaxLineBytes = 1024;
+  static constexpr size_t kMaxSamples = 64;
 
   struct Options {
     std::string path = "/dev/kmsg";
-    // Where a sticky event's PCI function is looked for (tests: a tree).
-    std::string pci_devices = "/sys/bus/pci/devices";
+    // Where the PCI functions are (bus/pci/devices: a sticky event's GPU,
+    // the AER counters); tests: a tree. "" reads no counters.
+    std::string sys_root = "/sys";
+    absl::Duration sample_every = absl::Seconds(60);
     // Every recognised event as it arrives (the agent's /metrics).
     std::function<void(const v1::KernelEvent&)> on_event;
   };
@@ -67,9 +78,13 @@ class KernelWatch {
   void AddLine(absl::string_view line, absl::Time at);
 
   // Probe "kernel-events": the events of the last `window` and those still
-  // waiting for a reset, judged (kernel_log_judge.h); verdict left to
-  // FinalizeResult. SKIP when nothing at all was seen.
-  v1::ProbeResult Window(absl::Duration window);
+  // waiting for a reset, judged (kernel_log_judge.h), and the AER counters'
+  // growth since the window began (from the newest snapshot at or before
+  // its start, else the oldest kept); verdict left to FinalizeResult.
+  v1::ProbeResult Window(absl::Duration window, const FaultRules& rules = FaultRules());
+
+  // Reads the AER counters now and keeps them if they changed.
+  void SampleCounters();
 
   const std::string& path() const { return options_.path; }
 
@@ -85,6 +100,7 @@ class KernelWatch {
   void Follow();
   // Drops the sticky events whose device came back (see above).
   void ClearReappeared() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Keep(absl::Time at, kernel::AerSnapshot snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;
   int fd_ = -1;
@@ -94,6 +110,7 @@ class KernelWatch {
   std::deque<Seen> ring_ ABSL_GUARDED_BY(mu_);
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Sticky> sticky_ ABSL_GUARDED_BY(mu_);  // by device
+  std::deque<std::pair<absl::Time, kernel::AerSnapshot>> samples_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nodeprobe::agent

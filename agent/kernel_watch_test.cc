@@ -70,9 +70,9 @@ TEST(KmsgRecordTest, ARecordReadsAsADmesgLineWithItsTime) {
 }
 
 TEST(KernelWatchTest, AWindowHoldsOnlyWhatHappenedInIt) {
-  testing::TempDir pci;
+  testing::TempDir sys;
   KernelWatch::Options o;
-  o.pci_devices = pci.path();
+  o.sys_root = sys.path();
   KernelWatch w(o);
   // Nothing seen yet: a clean window, not "nothing to judge".
   v1::ProbeResult clean = w.Window(absl::Seconds(30));
@@ -92,11 +92,12 @@ TEST(KernelWatchTest, AWindowHoldsOnlyWhatHappenedInIt) {
 }
 
 TEST(KernelWatchTest, AGpuThatNeedsAResetStaysUntilItLeavesAndComesBack) {
-  testing::TempDir pci;
-  const std::string fn = pci.path() + "/0000:07:00.0";
-  ASSERT_EQ(mkdir(fn.c_str(), 0755), 0);
+  testing::TempDir sys;
+  const std::string fn = sys.path() + "/bus/pci/devices/0000:07:00.0";
+  testing::WriteFile(fn + "/vendor", "0x10de\n");  // makes the folders
+  ASSERT_EQ(unlink((fn + "/vendor").c_str()), 0);
   KernelWatch::Options o;
-  o.pci_devices = pci.path();
+  o.sys_root = sys.path();
   KernelWatch w(o);
   w.AddLine(FixtureXid(48), absl::Now() - absl::Hours(2));
   w.AddLine(FixtureXid(64), absl::Now() - absl::Hours(2));
@@ -119,8 +120,66 @@ TEST(KernelWatchTest, AGpuThatNeedsAResetStaysUntilItLeavesAndComesBack) {
   EXPECT_EQ(after.evidence().count("kernel-events.waiting_for_reset"), 0u);
 }
 
+// A PCIe function as the kernel's AER ABI samples show it (pcie-aer/
+// linux-abi-aer_dev_*-sample.txt), its corrected Receiver Errors at `rx`.
+void WriteAerFunction(const std::string& sys, const std::string& fn, int rx, int nonfatal) {
+  const std::string dir = sys + "/bus/pci/devices/" + fn;
+  std::string cor = testing::ReadFixture("pcie-aer/linux-abi-aer_dev_correctable-sample.txt");
+  cor.replace(cor.find("Receiver Error 2"), 16, absl::StrCat("Receiver Error ", rx));
+  cor.replace(cor.find("TOTAL_ERR_COR 2"), 15, absl::StrCat("TOTAL_ERR_COR ", rx));
+  testing::WriteFile(dir + "/aer_dev_correctable", cor);
+  std::string nf = testing::ReadFixture("pcie-aer/linux-abi-aer_dev_nonfatal-sample.txt");
+  nf.replace(nf.find("Completion Timeout 0"), 20, absl::StrCat("Completion Timeout ", nonfatal));
+  nf.replace(nf.find("TOTAL_ERR_NONFATAL 0"), 20, absl::StrCat("TOTAL_ERR_NONFATAL ", nonfatal));
+  testing::WriteFile(dir + "/aer_dev_nonfatal", nf);
+  testing::WriteFile(dir + "/aer_dev_fatal",
+                     testing::ReadFixture("pcie-aer/linux-abi-aer_dev_fatal-sample.txt"));
+}
+
+TEST(KernelWatchTest, AerCountersThatGrowDuringTheWindowAreJudged) {
+  testing::TempDir sys;
+  WriteAerFunction(sys.path(), "0000:00:1c.0", 2, 0);
+  testing::WriteFile(sys.path() + "/bus/pci/devices/0000:00:00.0/vendor", "0x8086\n");
+  const kernel::AerSnapshot read = kernel::ReadAerCounters(platform::FileTree(sys.path()));
+  ASSERT_EQ(read.size(), 1u);  // the host bridge has no AER files: absent, not zero
+  EXPECT_EQ(read.at("0000:00:1c.0").corrected, 2u);
+  EXPECT_EQ(read.at("0000:00:1c.0").bits.at("Receiver Error"), 2u);
+  KernelWatch::Options o;
+  o.sys_root = sys.path();
+  KernelWatch w(o);
+  w.SampleCounters();  // the baseline
+  // Quiet: nothing grew.
+  v1::ProbeResult quiet = w.Window(absl::Minutes(1));
+  EXPECT_EQ(quiet.findings_size(), 0) << quiet.DebugString();
+  EXPECT_EQ(quiet.verdict(), v1::PASS);
+  // Two more corrected errors in moments: far over the default 6 an hour.
+  WriteAerFunction(sys.path(), "0000:00:1c.0", 4, 0);
+  v1::ProbeResult cor = w.Window(absl::Minutes(1));
+  ASSERT_TRUE(HasCode(cor, "PCIE_AER_CORRECTED")) << cor.DebugString();
+  EXPECT_NE(cor.findings(0).message().find("Receiver Error +2"), std::string::npos)
+      << cor.findings(0).message();
+  EXPECT_FALSE(HasCode(cor, "PCIE_AER_UNCORRECTED"));
+  // A profile that allows that many: only a measurement.
+  WriteAerFunction(sys.path(), "0000:00:1c.0", 6, 0);
+  FaultRules lenient;
+  lenient.aer_corrected_max_per_hour = 100000;
+  v1::ProbeResult allowed = w.Window(absl::Minutes(1), lenient);
+  EXPECT_EQ(allowed.findings_size(), 0) << allowed.DebugString();
+  EXPECT_EQ(allowed.measurements_size(), 1);
+  // One uncorrected (a completion timeout): FAIL whatever the rate.
+  WriteAerFunction(sys.path(), "0000:00:1c.0", 6, 1);
+  v1::ProbeResult unc = w.Window(absl::Minutes(1), lenient);
+  ASSERT_TRUE(HasCode(unc, "PCIE_AER_UNCORRECTED")) << unc.DebugString();
+  EXPECT_NE(unc.findings(0).message().find("Completion Timeout +1"), std::string::npos);
+  // Cleared by a reset (the counters went back): a new baseline, no finding.
+  WriteAerFunction(sys.path(), "0000:00:1c.0", 0, 0);
+  EXPECT_EQ(w.Window(absl::Minutes(1)).findings_size(), 0);
+}
+
 TEST(KernelWatchTest, TheRingIsBoundedAndSaysWhatItDropped) {
-  KernelWatch w(KernelWatch::Options{});
+  KernelWatch::Options o;
+  o.sys_root = "";  // no counters
+  KernelWatch w(o);
   const std::string xid = FixtureXid13();
   for (size_t i = 0; i < KernelWatch::kMaxEvents + 10; ++i) w.AddLine(xid, absl::Now());
   w.AddLine(std::string(100000, 'x') + xid, absl::Now());  // cut before the Xid: nothing
@@ -136,6 +195,7 @@ TEST(KernelWatchTest, ItFollowsAFifoAsWritersComeAndGoAndStopsAtOnce) {
   std::atomic<int> xids{0};
   KernelWatch::Options o;
   o.path = fifo;
+  o.sys_root = "";
   o.on_event = [&](const v1::KernelEvent& e) {
     if (e.kind() == "xid") ++xids;
   };
@@ -182,6 +242,7 @@ TEST(KernelWatchTest, APathItCannotReadIsSaid) {
 TEST(AgentMetricsTest, KernelEventsAreCountedByDeviceAndCode) {
   AgentMetrics m;
   KernelWatch::Options o;
+  o.sys_root = "";
   o.on_event = [&](const v1::KernelEvent& e) { m.KernelEvent(e); };
   KernelWatch w(o);
   w.AddLine(FixtureXid(48), absl::Now());

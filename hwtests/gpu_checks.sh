@@ -137,3 +137,15 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
 else
   echo "busy-node guard: no PyTorch here to hold the GPU; not checked"
 fi
+
+# 6. gpu-diag: dcgmi diag -r 1 where DCGM is installed (judged from its
+# table), else SKIP with the reason. nodeprobe's own memory/bandwidth/GEMM
+# kernels are not built yet, so there is no reference to compare with.
+printf 'gpu_diag:\n  level: 1\n' > "$OUTDIR/diag-profile.yaml"
+timeout 300 "$NP" run --stage single-node --probe gpu-diag --force \
+  --profile "$OUTDIR/diag-profile.yaml" --format json > "$OUTDIR/gpu-diag.json"
+echo "gpu-diag: exit $?; $(python3 -c "
+import json, sys
+r = json.load(open('$OUTDIR/gpu-diag.json'))['results'][0]
+print(r.get('verdict'), '-', r.get('reason', '') or '; '.join(f['code'] for f in r.get('findings', [])))
+" 2>&1)"

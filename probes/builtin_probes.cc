@@ -16,6 +16,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<LocalityProbe>());
   (void)registry.Register(std::make_unique<GpuProbe>());
   (void)registry.Register(std::make_unique<GpuPcieBwProbe>());
+  (void)registry.Register(std::make_unique<GpuDiagProbe>());
   (void)registry.Register(std::make_unique<GpuDirectProbe>());
   (void)registry.Register(std::make_unique<NcclProbe>());
   (void)registry.Register(std::make_unique<MtuProbe>());

@@ -540,6 +540,18 @@ const std::vector<FindingCode>& FindingCodes() {
        "the agent would not or could not take its link down (no --allow-disruptive)",
        "start the agent with --allow-disruptive on nodes where failure injection is wanted, with "
        "CAP_NET_ADMIN (the unit's AmbientCapabilities); scenarios are link-down and agent-restart"},
+      {"GPU_DIAG_FAILED", v1::FAIL, "gpu-diag",
+       "a GPU failed an active diagnostic (dcgmi diag), or DCGM's deployment checks found an "
+       "error",
+       "follow the test's warning: reset the GPU or reboot for memory/row-remap errors and "
+       "rerun; check cooling for thermal violations; drain and RMA a GPU that fails again"},
+      {"GPU_DIAG_WARNED", v1::WARN, "gpu-diag", "a GPU's active diagnostic ended with a warning",
+       "read the test's warning (dcgmi diag's table) and rerun at a higher level "
+       "(gpu_diag.level) before taking the GPU into production"},
+      {"GPU_DIAG_NOT_RUN", v1::ERROR, "gpu-diag",
+       "dcgmi diag did not run to the end or printed no result",
+       "check that nv-hostengine runs (systemctl status nvidia-dcgm), that no other diagnostic "
+       "holds the GPUs, and that the stage's --timeout covers the level"},
       {"SOAK_UNSTABLE", v1::WARN, "soak (run --soak)",
        "a direction's transfers varied over the soak more than soak.max_spread",
        "look at the run's time series: steps point at a link retraining or a flapping port, "

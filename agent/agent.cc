@@ -25,7 +25,6 @@
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
-#include "probes/kernel_events/faults_profile.h"
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/counter_deltas.h"
@@ -248,8 +247,7 @@ void Agent::KernelEventsTask(const v1::Task& task) {
     const double window = std::max(0.0, task.kernel_events().window_s());
     absl::StatusOr<Profile> profile = ParseProfile(task.profile().yaml(), task.profile().source());
     const Profile& p = profile.ok() ? *profile : Profile();
-    *r = options_.kernel_watch->Window(absl::Seconds(std::min(window, 7 * 86400.0)),
-                                       FaultRulesOf(p));
+    *r = options_.kernel_watch->Window(absl::Seconds(std::min(window, 7 * 86400.0)), p);
     FinalizeResult(p, r);
   }
   r->set_node(options_.node_name);

@@ -173,14 +173,20 @@ void KernelWatch::AddLine(absl::string_view line, absl::Time at) {
   if (e.kind() != "aer_bit" && options_.on_event) options_.on_event(e);
 }
 
+KernelWatch::Counters KernelWatch::ReadCounters() const {
+  if (options_.sys_root.empty()) return Counters();
+  const platform::FileTree sys(options_.sys_root);
+  return Counters{kernel::ReadAerCounters(sys), kernel::ReadPortErrorCounters(sys)};
+}
+
 void KernelWatch::SampleCounters() {
   if (options_.sys_root.empty()) return;
-  kernel::AerSnapshot now = kernel::ReadAerCounters(platform::FileTree(options_.sys_root));
+  Counters now = ReadCounters();
   platform::MutexLock l(&mu_);
   Keep(absl::Now(), std::move(now));
 }
 
-void KernelWatch::Keep(absl::Time at, kernel::AerSnapshot snapshot) {
+void KernelWatch::Keep(absl::Time at, Counters snapshot) {
   if (!samples_.empty() && samples_.back().second == snapshot) return;
   samples_.emplace_back(at, std::move(snapshot));
   if (samples_.size() > kMaxSamples) samples_.pop_front();
@@ -204,16 +210,14 @@ void KernelWatch::ClearReappeared() {
   }
 }
 
-v1::ProbeResult KernelWatch::Window(absl::Duration window, const FaultRules& rules) {
+v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profile) {
   const absl::Time now = absl::Now();
   const absl::Time since = now - window;
   kernel::KernelLogReader reader;
   std::vector<std::string> waiting;
   uint64_t dropped = 0;
-  const kernel::AerSnapshot counters =
-      options_.sys_root.empty() ? kernel::AerSnapshot()
-                                : kernel::ReadAerCounters(platform::FileTree(options_.sys_root));
-  std::optional<std::pair<absl::Time, kernel::AerSnapshot>> baseline;
+  const Counters counters = ReadCounters();
+  std::optional<std::pair<absl::Time, Counters>> baseline;
   {
     platform::MutexLock l(&mu_);
     // The counters as they stood when the window began: the newest
@@ -237,10 +241,13 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const FaultRules& rul
   v1::ProbeResult r = kernel::JudgeKernelLog(reader);
   r.set_probe("kernel-events");
   if (baseline) {
-    kernel::JudgeAerGrowth(baseline->second, counters, now - baseline->first, rules, &r);
-    (*r.mutable_evidence())["kernel-events.aer_counters"] =
-        absl::StrFormat("%d PCIe functions with AER counters, growth over the last %.0f s",
-                        counters.size(), absl::ToDoubleSeconds(now - baseline->first));
+    const absl::Duration over = now - baseline->first;
+    kernel::JudgeAerGrowth(baseline->second.aer, counters.aer, over, FaultRulesOf(profile), &r);
+    kernel::JudgePortGrowth(baseline->second.ports, counters.ports, over,
+                            profile.transfer.error_counters_grew, &r);
+    (*r.mutable_evidence())["kernel-events.counters"] = absl::StrFormat(
+        "%d PCIe functions with AER counters and %d RDMA ports, growth over the last %.0f s",
+        counters.aer.size(), counters.ports.size(), absl::ToDoubleSeconds(over));
   }
   (*r.mutable_evidence())["kernel-events.source"] = options_.path;
   (*r.mutable_evidence())["kernel-events.window"] =

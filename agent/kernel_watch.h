@@ -15,9 +15,10 @@
 // records, which begin at boot): cleared by the rule, not by time.
 //
 // Beside the log, the PCIe AER counters (probes/kernel_events/
-// aer_counters.h) are sampled every minute, and each answer judges their
+// aer_counters.h) and the RDMA ports' link and symbol error counters
+// (port_counters.h) are sampled every minute, and each answer judges their
 // growth over the window too: the counters see what a rate-limited or
-// rotated log misses.
+// rotated log misses, and flaps between transfers.
 //
 // Bounded whatever the kernel says: kMaxEvents lines of kMaxLineBytes, and
 // kMaxSamples counter snapshots (kept only when they changed).
@@ -36,8 +37,9 @@
 #include "absl/time/time.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/mutex.h"
+#include "probes/framework/profile.h"
 #include "probes/kernel_events/aer_counters.h"
-#include "probes/kernel_events/faults_profile.h"
+#include "probes/kernel_events/port_counters.h"
 
 namespace nodeprobe::agent {
 
@@ -81,14 +83,21 @@ class KernelWatch {
   // waiting for a reset, judged (kernel_log_judge.h), and the AER counters'
   // growth since the window began (from the newest snapshot at or before
   // its start, else the oldest kept); verdict left to FinalizeResult.
-  v1::ProbeResult Window(absl::Duration window, const FaultRules& rules = FaultRules());
+  v1::ProbeResult Window(absl::Duration window, const Profile& profile = Profile());
 
-  // Reads the AER counters now and keeps them if they changed.
+  // Reads the counters now and keeps them if they changed.
   void SampleCounters();
 
   const std::string& path() const { return options_.path; }
 
  private:
+  // The hardware's error counters at one moment.
+  struct Counters {
+    kernel::AerSnapshot aer;
+    kernel::PortSnapshot ports;
+    bool operator==(const Counters& o) const { return aer == o.aer && ports == o.ports; }
+  };
+  Counters ReadCounters() const;
   struct Seen {
     absl::Time at;
     std::string line;
@@ -100,7 +109,7 @@ class KernelWatch {
   void Follow();
   // Drops the sticky events whose device came back (see above).
   void ClearReappeared() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Keep(absl::Time at, kernel::AerSnapshot snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Keep(absl::Time at, Counters snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;
   int fd_ = -1;
@@ -110,7 +119,7 @@ class KernelWatch {
   std::deque<Seen> ring_ ABSL_GUARDED_BY(mu_);
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, Sticky> sticky_ ABSL_GUARDED_BY(mu_);  // by device
-  std::deque<std::pair<absl::Time, kernel::AerSnapshot>> samples_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<absl::Time, Counters>> samples_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nodeprobe::agent

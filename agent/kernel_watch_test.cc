@@ -161,8 +161,8 @@ TEST(KernelWatchTest, AerCountersThatGrowDuringTheWindowAreJudged) {
   EXPECT_FALSE(HasCode(cor, "PCIE_AER_UNCORRECTED"));
   // A profile that allows that many: only a measurement.
   WriteAerFunction(sys.path(), "0000:00:1c.0", 6, 0);
-  FaultRules lenient;
-  lenient.aer_corrected_max_per_hour = 100000;
+  Profile lenient;
+  MutableFaultRules(lenient).aer_corrected_max_per_hour = 100000;
   v1::ProbeResult allowed = w.Window(absl::Minutes(1), lenient);
   EXPECT_EQ(allowed.findings_size(), 0) << allowed.DebugString();
   EXPECT_EQ(allowed.measurements_size(), 1);
@@ -174,6 +174,43 @@ TEST(KernelWatchTest, AerCountersThatGrowDuringTheWindowAreJudged) {
   // Cleared by a reset (the counters went back): a new baseline, no finding.
   WriteAerFunction(sys.path(), "0000:00:1c.0", 0, 0);
   EXPECT_EQ(w.Window(absl::Minutes(1)).findings_size(), 0);
+}
+
+TEST(KernelWatchTest, APortThatFlappedOrTookSymbolErrorsBetweenTransfersIsSaid) {
+  testing::TempDir sys;
+  const std::string counters = sys.path() + "/class/infiniband/mlx5_0/ports/1/counters/";
+  auto set = [&](int downed, int recovery, int symbols) {
+    testing::WriteFile(counters + "link_downed", absl::StrCat(downed, "\n"));
+    testing::WriteFile(counters + "link_error_recovery", absl::StrCat(recovery, "\n"));
+    testing::WriteFile(counters + "symbol_error", absl::StrCat(symbols, "\n"));
+  };
+  set(1, 0, 12);  // what the port had before the agent started: not a finding
+  KernelWatch::Options o;
+  o.sys_root = sys.path();
+  KernelWatch w(o);
+  w.SampleCounters();
+  EXPECT_EQ(w.Window(absl::Minutes(1)).findings_size(), 0);
+  set(2, 1, 12);  // it went down and retrained
+  v1::ProbeResult flap = w.Window(absl::Minutes(1));
+  ASSERT_EQ(flap.findings_size(), 1) << flap.DebugString();
+  EXPECT_EQ(flap.findings(0).code(), "RDMA_LINK_FLAPPED");
+  EXPECT_EQ(flap.findings(0).device(), "mlx5_0:1");
+  EXPECT_NE(flap.findings(0).message().find("link_downed +1, link_error_recovery +1"),
+            std::string::npos)
+      << flap.findings(0).message();
+  // Symbol errors: the profile's transfer.error_counters_grew says how bad.
+  set(2, 1, 40);
+  Profile marginal;
+  marginal.transfer.error_counters_grew = v1::WARN;
+  v1::ProbeResult symbols = w.Window(absl::Seconds(1), marginal);
+  bool found = false;
+  for (const v1::Finding& f : symbols.findings()) {
+    if (f.code() != "RDMA_ERROR_COUNTERS_GREW") continue;
+    found = true;
+    EXPECT_EQ(f.severity(), v1::WARN);
+    EXPECT_NE(f.message().find("symbol_error +"), std::string::npos) << f.message();
+  }
+  EXPECT_TRUE(found) << symbols.DebugString();
 }
 
 TEST(KernelWatchTest, TheRingIsBoundedAndSaysWhatItDropped) {

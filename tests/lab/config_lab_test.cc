@@ -60,7 +60,20 @@ TEST_F(ControlPlaneLabTest, FleetShowsTheNodeWhoseRoceConfigurationDrifts) {
     }
     ASSERT_NE(roce, nullptr) << r.node();
     EXPECT_EQ(roce->verdict(), v1::SKIP) << roce->DebugString();  // no roce: key
-    EXPECT_GE(roce->config().settings_size(), 6) << roce->DebugString();
+    if (roce->config().settings_size() < 6) {
+      // Seen once on a loaded CI (session 16) and never since: what else
+      // the node read, and its agent's log, to find out why.
+      std::string probes;
+      for (const v1::ProbeResult& p : r.results()) {
+        absl::StrAppend(&probes, "  ", p.probe(), " ", v1::Verdict_Name(p.verdict()), " ",
+                        p.reason(), "\n");
+      }
+      ADD_FAILURE() << r.node() << " read no RoCE settings: " << roce->DebugString()
+                    << "its probes:\n"
+                    << probes << "its agent's log:\n"
+                    << lab_->ReadLog(absl::StrCat("agent-", r.node(), "-",
+                                                  r.node() == "gpu-a" ? "a" : "b", ".log"));
+    }
   }
   std::string table;
   Client({"fleet"}, false, &table);  // its exit says the captures' verdicts
@@ -74,8 +87,10 @@ TEST_F(ControlPlaneLabTest, FleetShowsTheNodeWhoseRoceConfigurationDrifts) {
   ASSERT_TRUE(rows.count("roce.pfc mlx4_0:1")) << json;
   ASSERT_TRUE(rows.count("roce.mtu mlx4_0:1")) << json;
   const v1::VersionRow& pfc = *rows["roce.pfc mlx4_0:1"];
+  ASSERT_TRUE(pfc.versions().count("gpu-a") && pfc.versions().count("gpu-b")) << json;
   EXPECT_EQ(pfc.versions().at("gpu-a"), "3");
   EXPECT_EQ(pfc.versions().at("gpu-b"), "0,3");
+  ASSERT_TRUE(rows["roce.mtu mlx4_0:1"]->versions().count("gpu-b")) << json;
   EXPECT_EQ(rows["roce.mtu mlx4_0:1"]->versions().at("gpu-b"), "4200");
   for (const auto& [name, row] : rows) {
     const bool differs = name == "roce.pfc mlx4_0:1" || name == "roce.mtu mlx4_0:1";

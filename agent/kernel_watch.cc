@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <optional>
 #include <vector>
 
@@ -84,6 +85,11 @@ absl::StatusOr<std::unique_ptr<KernelWatch>> KernelWatch::Start(Options options)
     }
     return absl::NotFoundError(why);
   }
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.path, " is a directory: --kmsg takes /dev/kmsg, a FIFO or a file"));
+  }
   const int stop = eventfd(0, EFD_CLOEXEC);
   if (stop < 0) {
     close(fd);
@@ -123,7 +129,7 @@ void KernelWatch::Follow() {
   while (true) {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
     const int n = poll(fds, 2, 1000);
-    if (n < 0 && errno != EINTR) return;
+    if (n < 0 && errno != EINTR) return Stopped(absl::StrCat("poll: ", strerror(errno)));
     if (fds[1].revents != 0) return;
     if (absl::Now() - sampled >= options_.sample_every) {
       SampleCounters();
@@ -138,7 +144,7 @@ void KernelWatch::Follow() {
     if (got < 0) {
       // EPIPE: kmsg overwrote records before we read them; go on.
       if (errno == EAGAIN || errno == EINTR || errno == EPIPE) continue;
-      return;
+      return Stopped(absl::StrCat("read: ", strerror(errno)));
     }
     if (got == 0) {  // a file's end: look again in a second, like tail -f
       pollfd s{stop_fd_, POLLIN, 0};
@@ -153,6 +159,14 @@ void KernelWatch::Follow() {
       }
     }
   }
+}
+
+void KernelWatch::Stopped(const std::string& why) {
+  // Said once here and in every answer after: never a silent gap.
+  std::cerr << "nodeprobe agent: stopped following " << options_.path << " (" << why
+            << "); stages will not see kernel events until the agent restarts\n";
+  platform::MutexLock l(&mu_);
+  stopped_ = why;
 }
 
 void KernelWatch::AddLine(absl::string_view line, absl::Time at) {
@@ -218,6 +232,7 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
   uint64_t dropped = 0;
   const Counters counters = ReadCounters();
   std::optional<std::pair<absl::Time, Counters>> baseline;
+  std::string stopped;
   {
     platform::MutexLock l(&mu_);
     // The counters as they stood when the window began: the newest
@@ -237,9 +252,15 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
       if (s.at >= since) reader.AddLine(s.line);
     }
     dropped = dropped_;
+    stopped = stopped_;
   }
   v1::ProbeResult r = kernel::JudgeKernelLog(reader);
   r.set_probe("kernel-events");
+  if (!stopped.empty()) {
+    (*r.mutable_evidence())["kernel-events.stopped"] =
+        absl::StrCat("the agent stopped following ", options_.path, " (", stopped,
+                     "): events after that are not here");
+  }
   if (baseline) {
     const absl::Duration over = now - baseline->first;
     kernel::JudgeAerGrowth(baseline->second.aer, counters.aer, over, FaultRulesOf(profile), &r);

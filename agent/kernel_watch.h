@@ -107,6 +107,8 @@ class KernelWatch {
     bool gone = false;  // its PCI function was missing at a look
   };
   void Follow();
+  // Follow() ended on an error: said on stderr and in every answer.
+  void Stopped(const std::string& why);
   // Drops the sticky events whose device came back (see above).
   void ClearReappeared() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Keep(absl::Time at, Counters snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -118,6 +120,7 @@ class KernelWatch {
   platform::Mutex mu_;
   std::deque<Seen> ring_ ABSL_GUARDED_BY(mu_);
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string stopped_ ABSL_GUARDED_BY(mu_);  // why Follow() ended early ("" it did not)
   std::map<std::string, Sticky> sticky_ ABSL_GUARDED_BY(mu_);  // by device
   std::deque<std::pair<absl::Time, Counters>> samples_ ABSL_GUARDED_BY(mu_);
 };

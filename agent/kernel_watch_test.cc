@@ -274,6 +274,11 @@ TEST(KernelWatchTest, APathItCannotReadIsSaid) {
   ASSERT_FALSE(w.ok());
   EXPECT_TRUE(absl::IsNotFound(w.status()));
   EXPECT_NE(w.status().message().find("/nonexistent/kmsg"), std::string::npos);
+  testing::TempDir dir;
+  o.path = dir.path();
+  w = KernelWatch::Start(o);
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("is a directory"), std::string::npos) << w.status();
 }
 
 TEST(AgentMetricsTest, KernelEventsAreCountedByDeviceAndCode) {

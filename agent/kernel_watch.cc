@@ -52,9 +52,9 @@ KmsgLine FromKmsgRecord(absl::string_view record) {
   if (semi != absl::string_view::npos &&
       (first_space == absl::string_view::npos || semi < first_space)) {
     std::vector<absl::string_view> head = absl::StrSplit(record.substr(0, semi), ',');
-    int64_t pri = 0, seq = 0, usec = 0;
-    if (head.size() >= 3 && absl::SimpleAtoi(head[0], &pri) && absl::SimpleAtoi(head[1], &seq) &&
-        absl::SimpleAtoi(head[2], &usec) && usec >= 0) {
+    int64_t number = 0, usec = 0;  // priority and sequence: numbers, not kept
+    if (head.size() >= 3 && absl::SimpleAtoi(head[0], &number) &&
+        absl::SimpleAtoi(head[1], &number) && absl::SimpleAtoi(head[2], &usec) && usec >= 0) {
       out.monotonic_us = usec;
       out.line =
           absl::StrFormat("[%5d.%06d] %s", usec / 1000000, usec % 1000000, record.substr(semi + 1));
@@ -194,7 +194,7 @@ KernelWatch::Counters KernelWatch::ReadCounters() const {
 }
 
 void KernelWatch::SampleCounters() {
-  if (options_.sys_root.empty()) return;
+  if (options_.sys_root.empty()) return;  // nothing to sample
   Counters now = ReadCounters();
   platform::MutexLock l(&mu_);
   Keep(absl::Now(), std::move(now));
@@ -210,10 +210,9 @@ void KernelWatch::ClearReappeared() {
   for (auto it = sticky_.begin(); it != sticky_.end();) {
     // Xid lines name the GPU without its function ("0000:cb:00").
     const std::string& dev = it->first;
-    const std::string dir =
-        absl::StrCat(options_.sys_root, "/bus/pci/devices/", dev, dev.size() == 10 ? ".0" : "");
-    struct stat st {};
-    const bool present = stat(dir.c_str(), &st) == 0;
+    const bool present = platform::FileTree(options_.sys_root)
+                             .Exists(absl::StrCat("bus/pci/devices/", dev,
+                                                  dev.size() == 10 ? ".0" : ""));
     if (!present) {
       it->second.gone = true;
     } else if (it->second.gone) {

@@ -88,8 +88,6 @@ class KernelWatch {
   // Reads the counters now and keeps them if they changed.
   void SampleCounters();
 
-  const std::string& path() const { return options_.path; }
-
  private:
   // The hardware's error counters at one moment.
   struct Counters {

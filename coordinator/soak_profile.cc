@@ -39,8 +39,5 @@ ProfileSection SoakProfileSection() {
 const SoakRules& SoakRulesOf(const Profile& profile) {
   return profile.Section<SoakRules>(kSection);
 }
-SoakRules& MutableSoakRules(Profile& profile) {
-  return profile.MutableSection<SoakRules>(kSection);
-}
 
 }  // namespace nodeprobe

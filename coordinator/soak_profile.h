@@ -16,6 +16,5 @@ struct SoakRules {
 };
 
 const SoakRules& SoakRulesOf(const Profile& profile);
-SoakRules& MutableSoakRules(Profile& profile);
 
 }  // namespace nodeprobe

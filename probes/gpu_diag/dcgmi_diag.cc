@@ -50,11 +50,8 @@ DcgmDiag ParseDcgmiDiag(absl::string_view text) {
     absl::ConsumeSuffix(&line, "\r");
     if (line.size() < 3) continue;
     if ((line[0] == '+' || line[0] == '|') && line[1] == '-') {  // "+-----  Hardware  ---+"
-      const size_t end = line.find_first_of("+|", 1);
-      const std::string name(absl::StripAsciiWhitespace(
-          absl::StripSuffix(absl::StripPrefix(line.substr(1, end - 1), "-----"), "-")));
-      std::string cleaned;
-      for (char c : name) {
+      std::string cleaned;  // the first cell without its dashes
+      for (char c : line.substr(1, line.find_first_of("+|", 1) - 1)) {
         if (c != '-') cleaned.push_back(c);
       }
       cleaned = std::string(absl::StripAsciiWhitespace(cleaned));
@@ -78,7 +75,7 @@ DcgmDiag ParseDcgmiDiag(absl::string_view text) {
     if (name.empty()) {
       if (out.tests.empty() && open == nullptr) continue;
       const auto status = Status(rest);
-      if (!status.first.empty() && open == nullptr && !out.tests.empty()) {
+      if (!status.first.empty() && open == nullptr) {
         out.tests.back().statuses.push_back(status);  // "Fail - GPU: 0" under a "Pass - GPUs: 1"
       } else if (open != nullptr) {
         absl::StrAppend(open, rest);

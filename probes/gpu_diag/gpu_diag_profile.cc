@@ -39,8 +39,5 @@ ProfileSection GpuDiagProfileSection() {
 const GpuDiagRules& GpuDiagRulesOf(const Profile& profile) {
   return profile.Section<GpuDiagRules>(kSection);
 }
-GpuDiagRules& MutableGpuDiagRules(Profile& profile) {
-  return profile.MutableSection<GpuDiagRules>(kSection);
-}
 
 }  // namespace nodeprobe

@@ -13,6 +13,5 @@ struct GpuDiagRules {
 };
 
 const GpuDiagRules& GpuDiagRulesOf(const Profile& profile);
-GpuDiagRules& MutableGpuDiagRules(Profile& profile);
 
 }  // namespace nodeprobe

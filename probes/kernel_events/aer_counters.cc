@@ -33,17 +33,6 @@ bool ReadTotal(const platform::FileTree& sys, const std::string& dir, const char
   return true;
 }
 
-std::string Growth(const std::map<std::string, uint64_t>& before,
-                   const std::map<std::string, uint64_t>& after) {
-  std::vector<std::string> grew;
-  for (const auto& [name, n] : after) {
-    auto b = before.find(name);
-    const uint64_t was = b == before.end() ? 0 : b->second;
-    if (n > was) grew.push_back(absl::StrCat(name, " +", n - was));
-  }
-  return absl::StrJoin(grew, ", ");
-}
-
 bool Said(const v1::ProbeResult& r, const std::string& code, const std::string& device) {
   for (const v1::Finding& f : r.findings()) {
     if (f.code() == code && f.device() == device) return true;
@@ -52,6 +41,25 @@ bool Said(const v1::ProbeResult& r, const std::string& code, const std::string& 
 }
 
 }  // namespace
+
+std::map<std::string, uint64_t> CounterGrowth(const std::map<std::string, uint64_t>& before,
+                                              const std::map<std::string, uint64_t>& after,
+                                              bool* went_back) {
+  std::map<std::string, uint64_t> grew;
+  for (const auto& [name, n] : after) {
+    auto was = before.find(name);
+    if (was == before.end()) continue;
+    if (n < was->second && went_back) *went_back = true;
+    if (n > was->second) grew[name] = n - was->second;
+  }
+  return grew;
+}
+
+std::string GrowthText(const std::map<std::string, uint64_t>& grew) {
+  std::vector<std::string> said;
+  for (const auto& [name, d] : grew) said.push_back(absl::StrCat(name, " +", d));
+  return absl::StrJoin(said, ", ");
+}
 
 AerSnapshot ReadAerCounters(const platform::FileTree& sys) {
   AerSnapshot out;
@@ -83,7 +91,7 @@ void JudgeAerGrowth(const AerSnapshot& before, const AerSnapshot& after, absl::D
     const uint64_t cor = now.corrected - was.corrected;
     const uint64_t unc = (now.nonfatal - was.nonfatal) + (now.fatal - was.fatal);
     if (cor == 0 && unc == 0) continue;
-    const std::string bits = Growth(was.bits, now.bits);
+    const std::string bits = GrowthText(CounterGrowth(was.bits, now.bits));
     const std::string over =
         absl::StrFormat("over %.0f s from its AER counters", absl::ToDoubleSeconds(elapsed));
     AddMeasurement(

@@ -35,6 +35,15 @@ using AerSnapshot = std::map<std::string, AerTotals>;
 
 AerSnapshot ReadAerCounters(const platform::FileTree& sys);
 
+// Each counter of `after` that grew since `before`, by how much (a counter
+// absent from `before` is a new baseline, not growth); `*went_back` when one
+// is lower (cleared by a reset). Shared by the AER and port judges.
+std::map<std::string, uint64_t> CounterGrowth(const std::map<std::string, uint64_t>& before,
+                                              const std::map<std::string, uint64_t>& after,
+                                              bool* went_back = nullptr);
+// "link_downed +1, symbol_error +28"
+std::string GrowthText(const std::map<std::string, uint64_t>& grew);
+
 // The growth from `before` to `after` over `elapsed`: a measurement per
 // function that grew, and the findings above. A function absent from
 // `before` (hot-plugged, or reset) is a new baseline, not growth.

@@ -176,6 +176,11 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
         absl::StrFormat("--soak %.0fs needs a --timeout at least 60 s longer (it is %.0f s)",
                         o.soak_s, o.timeout_s));
   }
+  if (o.storage_storm && o.stage != "cluster") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--storage-storm is an option of the cluster stage; --stage ", o.stage,
+                     " does not take it"));
+  }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
@@ -196,6 +201,7 @@ v1::RunStageRequest StageRequest(const MultiNodeRun& o) {
   req.set_timeout_s(o.timeout_s);
   req.set_transfer_seconds(o.transfer_seconds);
   req.set_soak_s(o.soak_s);
+  req.set_storage_storm(o.storage_storm);
   return req;
 }
 

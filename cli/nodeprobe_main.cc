@@ -187,6 +187,11 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
           "section), and every kernel event in the window. --timeout defaults to DURATION + "
           "10 minutes")
       ->type_name("DURATION");
+  run_cmd->add_flag("--storage-storm", f.multi.storage_storm,
+                    "Cluster stage: every node writes its checkpoint to the profile's first "
+                    "storage.paths entry (a shared filesystem) at the same moment, after one "
+                    "node alone: aggregate bandwidth, the slowest node and its slowdown, judged "
+                    "against storage.checkpoint_max_s");
   run_cmd->add_flag("--cancel-on-interrupt", f.multi.cancel_on_interrupt,
                     "Multi-node: Ctrl-C cancels the run at the coordinator without asking "
                     "(without a terminal on stdin it always does; on one, it asks)");

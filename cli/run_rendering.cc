@@ -124,6 +124,68 @@ std::vector<std::vector<std::string>> SoakRows(const v1::SoakReport& soak) {
   return rows;
 }
 
+std::string StormHeadline(const v1::StorageStormReport& s) {
+  return absl::StrFormat(
+      "storage storm on %s: %d nodes at once, %.1f s to the last fsync, aggregate %.2f Gb/s; "
+      "%s alone %.1f s (%.2f Gb/s); slowest %s %.1f s (%.1fx alone)",
+      s.path(), s.nodes_size(), s.storm_s(), s.aggregate_write_gbps(), s.alone_node(),
+      s.alone_checkpoint_s(), s.alone_write_gbps(), s.slowest_node(), s.slowest_checkpoint_s(),
+      s.slowdown());
+}
+
+std::vector<std::vector<std::string>> StormRows(const v1::StorageStormReport& s) {
+  std::vector<std::vector<std::string>> rows;
+  for (const v1::StorageStormNode& n : s.nodes()) {
+    if (!n.error().empty()) {
+      rows.push_back({n.node(), "-", "-", "-", n.error()});
+      continue;
+    }
+    rows.push_back({n.node(), absl::StrFormat("%.2f", n.write_gbps()),
+                    absl::StrFormat("%.2f", n.checkpoint_s()),
+                    absl::StrFormat("%.2f", n.read_seq_gbps()), ""});
+  }
+  return rows;
+}
+
+namespace {
+// A Markdown table of `rows` under `header`, every cell escaped.
+std::string MarkdownTable(const std::vector<std::string>& header,
+                          const std::vector<std::vector<std::string>>& rows) {
+  std::string out = absl::StrCat("| ", absl::StrJoin(header, " | "), " |\n|");
+  for (size_t i = 0; i < header.size(); ++i) absl::StrAppend(&out, "---|");
+  absl::StrAppend(&out, "\n");
+  for (const std::vector<std::string>& r : rows) {
+    std::vector<std::string> cells;
+    for (const std::string& c : r) cells.push_back(MarkdownCell(c));
+    absl::StrAppend(&out, "| ", absl::StrJoin(cells, " | "), " |\n");
+  }
+  return out;
+}
+
+std::string SoakTable(const v1::SoakReport& soak) {
+  std::string out = absl::StrFormat("\nsoak: %.0f s, %d rounds\n", soak.duration_s(),
+                                    static_cast<int>(soak.intervals()));
+  absl::StrAppend(&out, absl::StrFormat("  %-36s %7s %9s %9s %9s %7s %7s\n", "direction", "figures",
+                                        "mean", "min", "max", "spread", "drift"));
+  for (const std::vector<std::string>& r : SoakRows(soak)) {
+    absl::StrAppend(&out, absl::StrFormat("  %-36s %7s %9s %9s %9s %7s %7s\n", r[0], r[1], r[2],
+                                          r[3], r[4], r[5], r[6]));
+  }
+  return out;
+}
+
+std::string StormTable(const v1::StorageStormReport& storm) {
+  std::string out = absl::StrCat("\n", StormHeadline(storm), "\n");
+  absl::StrAppend(&out, absl::StrFormat("  %-24s %10s %12s %10s\n", "node", "write Gb/s",
+                                        "checkpoint s", "read Gb/s"));
+  for (const std::vector<std::string>& r : StormRows(storm)) {
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %-24s %10s %12s %10s %s\n", r[0], r[1], r[2], r[3], r[4]));
+  }
+  return out;
+}
+}  // namespace
+
 std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
   std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
                                  absl::StrJoin(run.nodes(), ", "), ": ",
@@ -153,16 +215,8 @@ std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
       }
     }
   }
-  if (run.soak().series_size() > 0) {
-    absl::StrAppend(&out, absl::StrFormat("\nsoak: %.0f s, %d rounds\n", run.soak().duration_s(),
-                                          static_cast<int>(run.soak().intervals())));
-    absl::StrAppend(&out, absl::StrFormat("  %-36s %7s %9s %9s %9s %7s %7s\n", "direction",
-                                          "figures", "mean", "min", "max", "spread", "drift"));
-    for (const std::vector<std::string>& r : SoakRows(run.soak())) {
-      absl::StrAppend(&out, absl::StrFormat("  %-36s %7s %9s %9s %9s %7s %7s\n", r[0], r[1], r[2],
-                                            r[3], r[4], r[5], r[6]));
-    }
-  }
+  if (run.soak().series_size() > 0) absl::StrAppend(&out, SoakTable(run.soak()));
+  if (run.storage_storm().nodes_size() > 0) absl::StrAppend(&out, StormTable(run.storage_storm()));
   if (run.rounds() > 0) {
     absl::StrAppend(&out, "\ncluster: ", run.pattern(), ", ", run.rounds(), " rounds, ",
                     run.suspects_size(), " suspects\n");
@@ -254,16 +308,17 @@ std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
     }
   }
   if (run.soak().series_size() > 0) {
-    absl::StrAppend(&out,
-                    absl::StrFormat("\nsoak: %.0f s, %d rounds\n\n", run.soak().duration_s(),
-                                    static_cast<int>(run.soak().intervals())),
-                    "| direction | figures | mean Gb/s | min | max | spread | drift |\n"
-                    "|---|---|---|---|---|---|---|\n");
-    for (const std::vector<std::string>& r : SoakRows(run.soak())) {
-      std::vector<std::string> cells;
-      for (const std::string& c : r) cells.push_back(MarkdownCell(c));
-      absl::StrAppend(&out, "| ", absl::StrJoin(cells, " | "), " |\n");
-    }
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("\nsoak: %.0f s, %d rounds\n\n", run.soak().duration_s(),
+                        static_cast<int>(run.soak().intervals())),
+        MarkdownTable({"direction", "figures", "mean Gb/s", "min", "max", "spread", "drift"},
+                      SoakRows(run.soak())));
+  }
+  if (run.storage_storm().nodes_size() > 0) {
+    absl::StrAppend(&out, "\n", MarkdownCell(StormHeadline(run.storage_storm())), "\n\n",
+                    MarkdownTable({"node", "write Gb/s", "checkpoint s", "read Gb/s", "error"},
+                                  StormRows(run.storage_storm())));
   }
   if (run.rounds() > 0) {
     absl::StrAppend(&out, "\ncluster: ", MarkdownCell(run.pattern()), ", ", run.rounds(), " rounds\n\n");

@@ -21,6 +21,10 @@ std::string CongestionLine(const v1::CongestionResult& c);
 // A soak's directions: direction, figures, mean, min, max (Gb/s), spread,
 // drift (percent).
 std::vector<std::vector<std::string>> SoakRows(const v1::SoakReport& soak);
+// A storage storm's headline, and a row per node (node, write Gb/s,
+// checkpoint s, read Gb/s, error).
+std::string StormHeadline(const v1::StorageStormReport& storm);
+std::vector<std::vector<std::string>> StormRows(const v1::StorageStormReport& storm);
 
 // A run's record; with_gate: its production gate first (a campaign prints
 // its own gate across the runs, then each run without one).

@@ -68,6 +68,9 @@ std::string Summary(const v1::ProbeResult& r) {
     return absl::StrCat(r.rdma_devices().devices_size(), " devices, ", ports,
                         " ports, ", r.findings_size(), " findings");
   }
+  if (r.has_storage()) {
+    return absl::StrCat(r.storage().paths_size(), " paths, ", r.findings_size(), " findings");
+  }
   if (r.has_topology()) {
     return absl::StrCat(r.topology().gpus_size(), " GPUs, ",
                         r.topology().nics_size(), " NICs, ",
@@ -109,6 +112,31 @@ std::string RenderRdma(const v1::RdmaDevices& rdma) {
     }
   }
   return Table(rows, "  ");
+}
+
+// The storage probe's figures per path; the metadata column is the worst
+// operation's p99.
+std::string RenderStorage(const v1::StorageReport& storage) {
+  std::vector<std::vector<std::string>> rows = {
+      {"PATH", "FS", "WRITE Gb/s", "CHECKPOINT s", "READ Gb/s", "RANDOM Gb/s", "META p99 ms"}};
+  std::string notes;
+  for (const v1::StoragePath& p : storage.paths()) {
+    if (!p.error().empty()) {
+      rows.push_back(
+          {p.path(), p.filesystem().empty() ? "?" : p.filesystem(), "-", "-", "-", "-", "-"});
+      continue;
+    }
+    double meta = 0;
+    for (const v1::StorageMetadataOp& m : p.metadata()) meta = std::max(meta, m.p99_ms());
+    rows.push_back({p.path(), p.filesystem(), absl::StrFormat("%.2f", p.write_gbps()),
+                    absl::StrFormat("%.2f", p.checkpoint_s()),
+                    absl::StrFormat("%.2f", p.read_seq_gbps()),
+                    absl::StrFormat("%.2f", p.read_random_gbps()),
+                    p.metadata_size() ? absl::StrFormat("%.2f", meta) : "-"});
+    absl::StrAppend(&notes, "    ", p.path(), ": ", p.writers(), " writers x ",
+                    p.shard_bytes() >> 20, " MiB, ", p.io_mode(), "; ", p.cache(), "\n");
+  }
+  return absl::StrCat(Table(rows, "  "), notes);
 }
 
 // Like `nvidia-smi topo -m`: GPUs down, NICs across, then affinity.
@@ -179,6 +207,7 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
     if (r.has_rdma_devices() && r.rdma_devices().devices_size() > 0) {
       absl::StrAppend(&body, RenderRdma(r.rdma_devices()));
     }
+    if (r.has_storage()) absl::StrAppend(&body, RenderStorage(r.storage()));
     for (const v1::Finding& f : r.findings()) {
       const std::string severity =
           f.severity() == v1::PASS ? "INFO" : Colored(f.severity(), color);

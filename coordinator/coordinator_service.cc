@@ -24,6 +24,7 @@
 #include "coordinator/stage_orchestrator.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/storage/storage_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -149,6 +150,18 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (!judged_by.ok()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         std::string(judged_by.status().message()));
+  }
+  if (req->storage_storm()) {
+    if (req->stage() != v1::CLUSTER) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "--storage-storm is an option of the cluster stage: run it with "
+                          "--stage cluster");
+    }
+    if (StorageRulesOf(*judged_by).paths.empty()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "--storage-storm needs the shared checkpoint path in the profile "
+                          "(storage.paths; the first is used)");
+    }
   }
   std::vector<std::shared_ptr<AgentSession>> nodes;
   for (const std::string& name : names) {

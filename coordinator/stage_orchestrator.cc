@@ -22,6 +22,7 @@
 #include "coordinator/soak.h"
 #include "coordinator/soak_profile.h"
 #include "coordinator/stage_kernel_events.h"
+#include "coordinator/storage_storm.h"
 #include "platform/bounded_for.h"
 #include "probes/cabling/cabling_profile.h"
 #include "probes/framework/coverage.h"
@@ -393,6 +394,8 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     task.set_task_id(NewTaskId());
     task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
     task.mutable_run_probes()->set_force(request.force());
+    // The storm measures storage itself: alone, then all nodes at once.
+    if (request.storage_storm()) task.mutable_run_probes()->add_except_probes("storage");
     replies[i] = Ask(*nodes[i], task, deadline, run.profile());
   });
   std::vector<bool> usable(nodes.size(), false);
@@ -429,6 +432,9 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   }
   if (request.stage() == v1::CLUSTER) {
     RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);
+    if (request.storage_storm()) {
+      RunStorageStorm(&run, nodes, usable, request.force(), profile, deadline, progress);
+    }
   }
   if (request.stage() == v1::CONGESTION) {
     RunCongestion(&run, nodes, usable, request, profile, deadline, progress);

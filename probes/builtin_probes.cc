@@ -24,6 +24,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<CablingProbe>());
   (void)registry.Register(std::make_unique<HostConfigProbe>());
   (void)registry.Register(std::make_unique<RoceConfigProbe>());
+  (void)registry.Register(std::make_unique<StorageProbe>());
   return registry;
 }
 

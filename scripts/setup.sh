@@ -16,7 +16,7 @@ NODEPROBE_PACKAGES=(
   libsqlite3-dev libjemalloc-dev libabsl-dev libcli11-dev libyaml-cpp-dev libre2-dev libarchive-dev
   prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev
-  iproute2 iperf3 openssl libssl-dev bzip2 tar
+  iproute2 iperf3 fio openssl libssl-dev bzip2 tar
   clang libclang-rt-14-dev
   chromium
   slurm-wlm munge help2man

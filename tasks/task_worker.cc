@@ -1,13 +1,13 @@
 // File: task_worker.cc
 #include "tasks/task_worker.h"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <iostream>
-
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -45,7 +45,13 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   ProbeRegistry registry = BuiltinProbes();
   std::vector<Probe*> probes;
   if (rp.probes_size() == 0) {
-    probes = registry.ForStage(rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage());
+    for (Probe* p :
+         registry.ForStage(rp.stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE : rp.stage())) {
+      if (std::find(rp.except_probes().begin(), rp.except_probes().end(), p->name()) ==
+          rp.except_probes().end()) {
+        probes.push_back(p);
+      }
+    }
   }
   for (const std::string& name : rp.probes()) {
     Probe* p = registry.Find(name);

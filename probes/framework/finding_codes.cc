@@ -552,6 +552,37 @@ const std::vector<FindingCode>& FindingCodes() {
        "dcgmi diag did not run to the end or printed no result",
        "check that nv-hostengine runs (systemctl status nvidia-dcgm), that no other diagnostic "
        "holds the GPUs, and that the stage's --timeout covers the level"},
+      // Storage (probes/storage)
+      {"STORAGE_PATH_UNUSABLE", v1::ERROR, "storage",
+       "a storage.paths entry is missing, not writable, or has no room for the checkpoint",
+       "mount the filesystem, let the user nodeprobe runs as write there, or lower "
+       "storage.shard_mb / storage.writers; the probe never fills a disk"},
+      {"STORAGE_NOT_MEASURED", v1::ERROR, "storage",
+       "an I/O error or the stage's deadline stopped a storage measurement",
+       "read the message: an I/O error points at the filesystem or its server; a deadline "
+       "asks for a longer --timeout or a smaller storage.shard_mb"},
+      {"STORAGE_WRITE_SLOW", v1::FAIL, "storage",
+       "the checkpoint's write bandwidth was below storage.checkpoint_write_min_gbps",
+       "compare with a single writer and with fio on the same path; check the storage "
+       "network's rail and MTU, the client's mount options (rsize/wsize, nconnect) and the "
+       "server's load"},
+      {"STORAGE_CHECKPOINT_SLOW", v1::FAIL, "storage",
+       "the slowest writer finished its shard after storage.checkpoint_max_s",
+       "a checkpoint is as slow as its slowest rank: look for one slow writer (per-call p99), "
+       "a full or throttled target, or writers contending for one server"},
+      {"STORAGE_READ_SLOW", v1::FAIL, "storage",
+       "reading the shards back cold was below storage.read_min_gbps",
+       "check read-ahead and rsize on the client, the storage rail, and whether random reads "
+       "hit spinning disks or a cold tier"},
+      {"STORAGE_METADATA_SLOW", v1::FAIL, "storage",
+       "a metadata operation's p99 latency was above storage.metadata_p99_max_ms",
+       "small-file and directory work waits on the metadata server: check its load, the "
+       "client's attribute caching (actimeo) and lock contention in shared directories"},
+      {"STORAGE_STORM_SLOW", v1::FAIL, "storage storm (run --storage-storm)",
+       "every node checkpointing at once took longer than storage.checkpoint_max_s",
+       "the shared filesystem cannot absorb the job's synchronous checkpoint: look at the "
+       "slowest node and the aggregate against the servers' rating, spread checkpoints over "
+       "time (async or staggered saves) or add storage bandwidth"},
       {"SOAK_UNSTABLE", v1::WARN, "soak (run --soak)",
        "a direction's transfers varied over the soak more than soak.max_spread",
        "look at the run's time series: steps point at a link retraining or a flapping port, "

@@ -1,0 +1,39 @@
+// File: storage_storm.h
+// The cluster stage's storage storm (run --storage-storm): what a
+// synchronous checkpoint of a whole training job does to a shared
+// filesystem. One node runs the storage probe alone on the profile's
+// storage path (the baseline), then every usable node runs it at the same
+// moment, each in its own scratch directory there. The record
+// (StageRun.storage_storm) has each node's figures, the storm's span from
+// the first write to the last fsync (by the nodes' clocks, NTP-close), the
+// aggregate bandwidth over it, the slowest node and its slowdown against
+// the node alone. Per-node bars (storage.checkpoint_write_min_gbps) are not
+// applied to a node sharing the filesystem with all the others: the storm
+// is judged as one checkpoint,
+//   STORAGE_STORM_SLOW  FAIL  the storm took longer than storage.checkpoint_max_s
+// and a node that measured nothing is STORAGE_NOT_MEASURED (or AGENT_LOST).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "coordinator/agent_registry.h"
+#include "coordinator/stage_orchestrator.h"
+#include "nodeprobe/v1/service.pb.h"
+#include "probes/framework/profile.h"
+
+namespace nodeprobe::coordinator {
+
+void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                     const std::vector<bool>& usable, bool force, const Profile& profile,
+                     absl::Time deadline, const ProgressFn& progress);
+
+// The storm's figures from each node's storage result (node, the path's
+// figures), and its findings; `alone` is the baseline node's.
+void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alone,
+                       const std::vector<std::pair<std::string, v1::StoragePath>>& storm,
+                       const Profile& profile, v1::StageRun* run);
+
+}  // namespace nodeprobe::coordinator

@@ -1,0 +1,96 @@
+// File: scratch_dir.cc
+#include "platform/scratch_dir.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace nodeprobe::platform {
+namespace {
+
+// What the guardian child does; only async-signal-safe calls (the parent
+// may have threads).
+[[noreturn]] void Guard(int pipe_r, int devnull, char* const argv[]) {
+  setsid();  // out of the worker's process group: its group kill misses us
+  const int r = fcntl(pipe_r, F_DUPFD, 10);  // clear of 0-3 whatever they were
+  sigset_t all;
+  sigemptyset(&all);
+  sigprocmask(SIG_SETMASK, &all, nullptr);
+  dup2(devnull, 0);
+  dup2(devnull, 1);
+  dup2(devnull, 2);
+  dup2(r, 3);
+  // Nothing of the parent's stays open here (a worker's stdout pipe held
+  // by us would keep its reader from seeing the end).
+  syscall(SYS_close_range, 4u, ~0u, 0u);
+  char byte;
+  while (true) {
+    ssize_t n = read(3, &byte, 1);
+    if (n == 0 || (n < 0 && errno != EINTR)) break;
+  }
+  execv(argv[0], argv);
+  _exit(127);
+}
+
+}  // namespace
+
+absl::StatusOr<ScratchDir> ScratchDir::Create(const std::string& parent,
+                                              const std::string& prefix) {
+  std::string templ = absl::StrCat(parent, "/", prefix, "XXXXXX");
+  if (mkdtemp(templ.data()) == nullptr) {
+    const int e = errno;
+    std::string why = std::strerror(e);
+    if (e == ENOENT || e == ENOTDIR) why = "it does not exist or is not a directory";
+    if (e == EACCES || e == EROFS || e == EPERM) why = "it is not writable by this user";
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot make a scratch directory under ", parent, ": ", why));
+  }
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    const int e = errno;
+    rmdir(templ.c_str());
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(e)));
+  }
+  const int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  // argv before the fork: nothing is allocated in the child.
+  std::string rm = "/bin/rm", flags = "-rf", fs = "--one-file-system", end = "--";
+  std::vector<char*> argv = {rm.data(), flags.data(), fs.data(), end.data(), templ.data(), nullptr};
+  const pid_t pid = fork();
+  if (pid == 0) Guard(fds[0], devnull, argv.data());
+  const int fork_errno = errno;
+  close(fds[0]);
+  if (devnull >= 0) close(devnull);
+  if (pid < 0) {
+    close(fds[1]);
+    rmdir(templ.c_str());
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(fork_errno)));
+  }
+  return ScratchDir(templ, pid, fds[1]);
+}
+
+ScratchDir::ScratchDir(ScratchDir&& o) noexcept
+    : path_(std::move(o.path_)), guardian_(o.guardian_), pipe_w_(o.pipe_w_) {
+  o.guardian_ = -1;
+  o.pipe_w_ = -1;
+}
+
+ScratchDir::~ScratchDir() {
+  if (guardian_ < 0) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);  // the guardian's rm then finds nothing
+  close(pipe_w_);
+  while (waitpid(guardian_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace nodeprobe::platform

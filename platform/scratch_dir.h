@@ -1,0 +1,44 @@
+// File: scratch_dir.h
+// A directory of our own under someone else's filesystem (a checkpoint or
+// dataset mount) that is gone afterwards, whatever happens to us:
+//  - made with mkdtemp under `parent`, so it never reuses or touches what
+//    is there;
+//  - removed when the ScratchDir is destroyed;
+//  - removed also when this process is killed (SIGKILL at a task deadline,
+//    the worker's group kill, an OOM kill): a guardian child, in its own
+//    session so the group kill does not reach it, waits for a pipe whose
+//    only writer is this process and, when the pipe ends, executes
+//    `rm -rf --one-file-system -- DIR` (argv built before the fork, nothing
+//    but async-signal-safe calls between fork and exec).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace nodeprobe::platform {
+
+class ScratchDir {
+ public:
+  // `parent`/`prefix`XXXXXX; an error names the parent and the reason
+  // (missing, not a directory, not writable).
+  static absl::StatusOr<ScratchDir> Create(const std::string& parent, const std::string& prefix);
+  ScratchDir(ScratchDir&& o) noexcept;
+  ScratchDir& operator=(ScratchDir&&) = delete;
+  ~ScratchDir();
+
+  const std::string& path() const { return path_; }
+  pid_t guardian() const { return guardian_; }
+
+ private:
+  ScratchDir(std::string path, pid_t guardian, int pipe_w)
+      : path_(std::move(path)), guardian_(guardian), pipe_w_(pipe_w) {}
+
+  std::string path_;
+  pid_t guardian_ = -1;
+  int pipe_w_ = -1;
+};
+
+}  // namespace nodeprobe::platform

@@ -1,0 +1,186 @@
+// File: storage_probe.cc
+#include "probes/storage/storage_probe.h"
+
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "platform/file_tree.h"
+#include "platform/mount_info.h"
+#include "platform/pci_sysfs.h"
+#include "platform/scratch_dir.h"
+#include "probes/framework/result_util.h"
+#include "probes/storage/storage_io.h"
+#include "probes/storage/storage_judge.h"
+#include "probes/storage/storage_profile.h"
+
+namespace nodeprobe {
+namespace {
+
+constexpr char kProbe[] = "storage";
+constexpr uint64_t kMiB = 1 << 20;
+
+// NVIDIA display/3D controllers on the PCI bus: a checkpoint has a shard
+// per GPU (rank).
+int CountGpus(const platform::HostPaths& host) {
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> devices =
+      platform::ReadPciDevices(platform::FileTree(host.sys_root));
+  if (!devices.ok()) return 0;
+  int gpus = 0;
+  for (const auto& [address, dev] : *devices) {
+    auto attr = [&](const char* name) -> std::string {
+      auto it = dev.attrs.find(name);
+      return it != dev.attrs.end() && it->second.value.ok() ? *it->second.value : "";
+    };
+    const std::string cls = attr("class");
+    if (attr("vendor") == "0x10de" &&
+        (absl::StartsWith(cls, "0x0302") || absl::StartsWith(cls, "0x0300"))) {
+      ++gpus;
+    }
+  }
+  return gpus;
+}
+
+void Unusable(v1::ProbeResult* r, v1::StoragePath* p, std::string why) {
+  p->set_error(why);
+  AddFinding(r, "STORAGE_PATH_UNUSABLE", p->path(), std::move(why));
+}
+
+void NotMeasured(v1::ProbeResult* r, v1::StoragePath* p, const absl::Status& s) {
+  p->set_error(std::string(s.message()));
+  AddFinding(r, "STORAGE_NOT_MEASURED", p->path(), std::string(s.message()));
+}
+
+void Measure(const std::string& dir, const storage::IoPlan& plan, int metadata_files,
+             v1::ProbeResult* r, v1::StoragePath* p) {
+  absl::StatusOr<storage::WriteFigures> w = storage::WriteCheckpoint(dir, plan);
+  if (!w.ok()) return NotMeasured(r, p, w.status());
+  p->set_io_mode(w->direct ? "O_DIRECT" : absl::StrCat("buffered: ", w->direct_refused));
+  *p->mutable_write_started() = StampOf(w->started);
+  p->set_write_gbps(w->gbps);
+  p->set_checkpoint_s(w->checkpoint_s);
+  p->set_write_call_p50_ms(w->calls.p50_ms);
+  p->set_write_call_p99_ms(w->calls.p99_ms);
+  absl::StatusOr<storage::ReadFigures> seq =
+      storage::ReadBack(*w, plan, storage::ReadOrder::kSequential);
+  if (!seq.ok()) return NotMeasured(r, p, seq.status());
+  p->set_cache(seq->cache);
+  p->set_read_seq_gbps(seq->gbps);
+  p->set_read_call_p99_ms(seq->calls.p99_ms);
+  absl::StatusOr<storage::ReadFigures> rnd =
+      storage::ReadBack(*w, plan, storage::ReadOrder::kRandom);
+  if (!rnd.ok()) return NotMeasured(r, p, rnd.status());
+  p->set_read_random_gbps(rnd->gbps);
+  absl::StatusOr<std::vector<storage::MetadataOp>> md =
+      storage::MeasureMetadata(dir, metadata_files, plan.writers, plan.deadline);
+  if (!md.ok()) return NotMeasured(r, p, md.status());
+  for (const storage::MetadataOp& m : *md) {
+    v1::StorageMetadataOp* o = p->add_metadata();
+    o->set_op(m.op);
+    o->set_layout(m.layout);
+    o->set_count(m.count);
+    o->set_ops_per_s(m.ops_per_s);
+    o->set_p50_ms(m.latency.p50_ms);
+    o->set_p99_ms(m.latency.p99_ms);
+  }
+}
+
+void AddMeasurements(const v1::StoragePath& p, v1::ProbeResult* r) {
+  const std::map<std::string, std::string> at = {{"path", p.path()}};
+  AddMeasurement(r, "storage.checkpoint_write", p.write_gbps(), "Gb/s", at);
+  AddMeasurement(r, "storage.checkpoint_time", p.checkpoint_s(), "s", at);
+  AddMeasurement(r, "storage.write_call_p99", p.write_call_p99_ms(), "ms", at);
+  AddMeasurement(r, "storage.read_sequential", p.read_seq_gbps(), "Gb/s", at);
+  AddMeasurement(r, "storage.read_random", p.read_random_gbps(), "Gb/s", at);
+  for (const v1::StorageMetadataOp& m : p.metadata()) {
+    const std::map<std::string, std::string> op = {
+        {"path", p.path()}, {"op", m.op()}, {"layout", m.layout()}};
+    AddMeasurement(r, "storage.metadata_rate", m.ops_per_s(), "ops/s", op);
+    AddMeasurement(r, "storage.metadata_p99", m.p99_ms(), "ms", op);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
+  const StorageRules& rules = StorageRulesOf(*ctx.profile);
+  if (rules.paths.empty()) {
+    return SkipResult(kProbe,
+                      "no storage.paths in the profile: name the checkpoint and dataset "
+                      "filesystems to measure (`nodeprobe profile --explain`)");
+  }
+  if (ctx.host.IsCaptured()) {
+    return SkipResult(kProbe, "a captured node: storage is measured on the live filesystems");
+  }
+  storage::IoPlan plan;
+  const int gpus = CountGpus(ctx.host);
+  plan.writers = rules.writers > 0 ? rules.writers : (gpus > 0 ? gpus : 8);
+  plan.block_bytes = static_cast<uint32_t>(rules.block_kb) * 1024;
+  // Whole 4 KiB pages, at least one block: what O_DIRECT moves.
+  plan.shard_bytes = std::max<uint64_t>(static_cast<uint64_t>(rules.shard_mb * kMiB) / 4096 * 4096,
+                                        plan.block_bytes);
+  plan.deadline = ctx.deadline;
+  const std::vector<platform::Mount> mounts = platform::ParseMountInfo(
+      platform::FileTree(ctx.host.proc_root).ReadValue("self/mountinfo").value_or(""));
+
+  v1::ProbeResult r;
+  r.set_probe(kProbe);
+  v1::StorageReport* report = r.mutable_storage();
+  for (const std::string& path : rules.paths) {
+    v1::StoragePath* p = report->add_paths();
+    p->set_path(path);
+    p->set_writers(plan.writers);
+    p->set_shard_bytes(plan.shard_bytes);
+    p->set_block_bytes(plan.block_bytes);
+    char* real = realpath(path.c_str(), nullptr);
+    if (real == nullptr) {
+      Unusable(&r, p,
+               absl::StrCat(path, ": ", std::strerror(errno),
+                            " (is the filesystem mounted? fix storage.paths)"));
+      continue;
+    }
+    const std::string dir = real;
+    std::free(real);
+    if (std::optional<platform::Mount> m = platform::MountOf(mounts, dir)) {
+      p->set_filesystem(m->type);
+      p->set_source(m->source);
+      p->set_options(m->options);
+    }
+    struct statvfs vfs;
+    const uint64_t need = plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
+                          static_cast<uint64_t>(rules.metadata_files) * 8192;
+    if (statvfs(dir.c_str(), &vfs) == 0) {
+      const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+      // A tenth kept free beyond what we write: the probe never fills a disk.
+      if (free_bytes < need + need / 10) {
+        Unusable(&r, p,
+                 absl::StrFormat("%s has %.1f GiB free, the checkpoint needs %.1f GiB and a "
+                                 "tenth more kept free: lower storage.shard_mb or "
+                                 "storage.writers, or free space",
+                                 dir, static_cast<double>(free_bytes) / (1 << 30),
+                                 static_cast<double>(need) / (1 << 30)));
+        continue;
+      }
+    }
+    absl::StatusOr<platform::ScratchDir> scratch =
+        platform::ScratchDir::Create(dir, ".nodeprobe-storage-");
+    if (!scratch.ok()) {
+      Unusable(&r, p, std::string(scratch.status().message()));
+      continue;
+    }
+    Measure(scratch->path(), plan, rules.metadata_files, &r, p);
+    if (p->error().empty()) {
+      AddMeasurements(*p, &r);
+      storage::JudgeStoragePath(*p, rules, &r);
+    }
+  }
+  return r;
+}
+
+}  // namespace nodeprobe

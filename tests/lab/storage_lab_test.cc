@@ -8,81 +8,38 @@
 #include <fcntl.h>
 #include <google/protobuf/util/json_util.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "nodeprobe/v1/result.pb.h"
+#include "tests/lab/throttled_fs.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/run_binary.h"
 
 namespace nodeprobe {
 namespace {
 
-namespace fs = std::filesystem;
+using lab::ThrottledFs;
 
-bool Sh(const std::string& command) { return std::system(command.c_str()) == 0; }
+namespace fs = std::filesystem;
 
 class StorageLabTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (loop devices, mount, cgroups)";
-    if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here";
-    if (access("/sbin/mkfs.ext4", X_OK) != 0 && access("/usr/sbin/mkfs.ext4", X_OK) != 0) {
-      GTEST_SKIP() << "no mkfs.ext4 (e2fsprogs)";
-    }
-    const std::string d = dir_.path();
-    image_ = d + "/fs.img";
-    mnt_ = d + "/mnt";
-    fs::create_directories(mnt_);
-    ASSERT_TRUE(Sh("truncate -s 512M " + image_ + " && mkfs.ext4 -q -F " + image_));
-    ASSERT_TRUE(Sh("losetup -f --show " + image_ + " > " + d + "/loop"));
-    std::ifstream(d + "/loop") >> loop_;
-    ASSERT_FALSE(loop_.empty());
-    ASSERT_TRUE(Sh("mount " + loop_ + " " + mnt_)) << loop_;
-    mounted_ = true;
-    struct stat st;
-    ASSERT_EQ(stat(loop_.c_str(), &st), 0);
-    device_ = absl::StrCat(major(st.st_rdev), ":", minor(st.st_rdev));
-    // A cgroup of our own that limits this loop device only.
-    if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
-      cgroup_ = absl::StrCat("/sys/fs/cgroup/np-storage-", getpid());
-      v2_ = true;
-    } else if (access("/sys/fs/cgroup/blkio", F_OK) == 0) {
-      cgroup_ = absl::StrCat("/sys/fs/cgroup/blkio/np-storage-", getpid());
-    } else {
-      GTEST_SKIP() << "no block-I/O cgroup controller (io in cgroup v2, blkio in v1)";
-    }
-    if (v2_) Sh("echo +io > /sys/fs/cgroup/cgroup.subtree_control");
-    ASSERT_EQ(mkdir(cgroup_.c_str(), 0755), 0) << cgroup_;
+    absl::Status available = ThrottledFs::Available();
+    if (!available.ok()) GTEST_SKIP() << available.message();
+    fs_ = std::make_unique<ThrottledFs>(dir_.path());
+    ASSERT_TRUE(fs_->status().ok()) << fs_->status();
+    mnt_ = fs_->mount();
+    loop_ = fs_->loop_device();
+    cgroup_ = fs_->cgroup();
   }
-
-  void TearDown() override {
-    if (!cgroup_.empty()) rmdir(cgroup_.c_str());
-    if (mounted_) Sh("umount " + mnt_);
-    if (!loop_.empty()) Sh("losetup -d " + loop_);
-  }
-
-  // Limits this cgroup's writes and reads on the loop device (bytes/s).
-  void Throttle(uint64_t write_bps, uint64_t read_bps) {
-    if (v2_) {
-      testing::WriteFile(cgroup_ + "/io.max",
-                         absl::StrCat(device_, " wbps=", write_bps, " rbps=", read_bps));
-    } else {
-      testing::WriteFile(cgroup_ + "/blkio.throttle.write_bps_device",
-                         absl::StrCat(device_, " ", write_bps));
-      testing::WriteFile(cgroup_ + "/blkio.throttle.read_bps_device",
-                         absl::StrCat(device_, " ", read_bps));
-    }
-  }
+  void Throttle(uint64_t write_bps, uint64_t read_bps) { fs_->Throttle(write_bps, read_bps); }
 
   std::string Profile(const std::string& extra) {
     const std::string path = dir_.path() + "/profile.yaml";
@@ -118,14 +75,7 @@ class StorageLabTest : public ::testing::Test {
     return report.results_size() == 1 ? report.results(0) : v1::ProbeResult();
   }
 
-  // What is on the filesystem besides mkfs's lost+found.
-  std::vector<std::string> LeftBehind() const {
-    std::vector<std::string> left;
-    for (const auto& e : fs::directory_iterator(mnt_)) {
-      if (e.path().filename() != "lost+found") left.push_back(e.path().string());
-    }
-    return left;
-  }
+  std::vector<std::string> LeftBehind() const { return fs_->LeftBehind(); }
 
   bool WaitUntilClean(absl::Duration timeout) const {
     const absl::Time until = absl::Now() + timeout;
@@ -134,9 +84,8 @@ class StorageLabTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  std::string image_, mnt_, loop_, device_, cgroup_;
-  bool mounted_ = false;
-  bool v2_ = false;
+  std::unique_ptr<ThrottledFs> fs_;
+  std::string mnt_, loop_, cgroup_;
 };
 
 constexpr uint64_t kMiB = 1 << 20;

@@ -32,27 +32,6 @@ std::string RailOf(const AgentSession& s) {
                                                     : "tcp";
 }
 
-// One latency probe from `from` to `to` (its own server), `seconds` long.
-std::optional<v1::LatencyStats> Latency(v1::StageRun* part, AgentSession& from, AgentSession& to,
-                                        double seconds, absl::Time deadline) {
-  v1::Task serve = ServeTask(to, kFirstRail);
-  absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, part->profile());
-  if (!ready.ok()) {
-    NodeFailed(part, to.node(), ready.status(), "congestion latency set-up");
-    return std::nullopt;
-  }
-  v1::Task go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), v1::RR_LAT, seconds);
-  absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, part->profile());
-  Cancel(to, serve.task_id());
-  if (!result.ok()) {
-    NodeFailed(part, from.node(), result.status(), "a congestion latency probe");
-    return std::nullopt;
-  }
-  const v1::ProbeResult& r = result->result().result();
-  if (!r.has_transfer() || r.transfer().results_size() == 0) return std::nullopt;
-  return r.transfer().results(0).latency();
-}
-
 // Every flow at once; `during` runs once they are all started. Returns the
 // flows that finished as pairs (from -> to), their own bandwidth bar taken
 // off: under congestion a flow gets a share, and the receiver's sum is
@@ -161,13 +140,13 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
       for (int j = 1; j <= k; ++j) flows.push_back({group[(i + j) % g], group[i], "", "", true});
       progress(absl::StrCat("incast ", k, " -> ", receiver.node()));
       AgentSession& prober = *nodes[flows[0].from];
-      std::optional<v1::LatencyStats> idle = Latency(part, prober, receiver, 1, deadline);
+      std::optional<v1::LatencyStats> idle = LatencyProbe(part, prober, receiver, 1, deadline);
       std::optional<v1::LatencyStats> loaded;
       std::vector<v1::PairResult> got =
           AllAtOnce(part, nodes, flows, seconds, deadline, profile, [&] {
             // Into the load's steady middle: a quarter in, half its length.
             absl::SleepFor(absl::Seconds(seconds / 4));
-            loaded = Latency(part, prober, receiver, seconds / 2, deadline);
+            loaded = LatencyProbe(part, prober, receiver, seconds / 2, deadline);
           });
       v1::CongestionResult r = Received("incast", receiver, std::move(got));
       if (idle) *r.mutable_idle_latency() = *idle;
@@ -205,6 +184,27 @@ void Add(v1::CongestionResult* r, std::string_view code, std::string message) {
 }
 
 }  // namespace
+
+std::optional<v1::LatencyStats> LatencyProbe(v1::StageRun* part, AgentSession& from,
+                                             AgentSession& to, double seconds,
+                                             absl::Time deadline) {
+  v1::Task serve = ServeTask(to, kFirstRail);
+  absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, part->profile());
+  if (!ready.ok()) {
+    NodeFailed(part, to.node(), ready.status(), "a latency probe's set-up");
+    return std::nullopt;
+  }
+  v1::Task go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), v1::RR_LAT, seconds);
+  absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, part->profile());
+  Cancel(to, serve.task_id());
+  if (!result.ok()) {
+    NodeFailed(part, from.node(), result.status(), "a latency probe");
+    return std::nullopt;
+  }
+  const v1::ProbeResult& r = result->result().result();
+  if (!r.has_transfer() || r.transfer().results_size() == 0) return std::nullopt;
+  return r.transfer().results(0).latency();
+}
 
 double JainIndex(const std::vector<double>& x) {
   double sum = 0, squares = 0;

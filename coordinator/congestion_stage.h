@@ -20,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -42,6 +43,12 @@ std::vector<std::vector<int>> CongestionGroups(int n, int size);
 // and latencies. `rail_rate_gbps`: the receiver rail's signalling rate (0:
 // unknown).
 void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r);
+
+// One latency probe from `from` to `to` (a server of its own on `to`'s
+// first rail), `seconds` long; nullopt when a node failed it (said in
+// `part` as AGENT_LOST/TASK_TIMEOUT). The storage storm's too.
+std::optional<v1::LatencyStats> LatencyProbe(v1::StageRun* part, AgentSession& from,
+                                             AgentSession& to, double seconds, absl::Time deadline);
 
 // Adds run->congestion (and findings about nodes that failed a task).
 void RunCongestion(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,

@@ -2,10 +2,14 @@
 #include "coordinator/storage_storm.h"
 
 #include <algorithm>
+#include <optional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/congestion_profile.h"
+#include "coordinator/congestion_stage.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
 #include "probes/storage/storage_profile.h"
@@ -84,6 +88,17 @@ void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alo
   if (alone.error().empty() && alone.checkpoint_s() > 0) {
     s->set_slowdown(s->slowest_checkpoint_s() / alone.checkpoint_s());
   }
+  const double ratio = CongestionRulesOf(profile).max_latency_ratio;
+  if (s->idle_latency().p99_us() > 0 && s->storm_latency().p99_us() > 0 &&
+      s->storm_latency().p99_us() > ratio * s->idle_latency().p99_us()) {
+    AddFinding(run->mutable_findings(), "STORAGE_STORM_LATENCY",
+               absl::StrCat(s->latency_from(), " -> ", s->latency_to()),
+               absl::StrFormat("p99 latency from %s to %s rose from %.1f us idle to %.1f us "
+                               "while every node checkpointed (above %.0fx, "
+                               "congestion.max_latency_ratio)",
+                               s->latency_from(), s->latency_to(), s->idle_latency().p99_us(),
+                               s->storm_latency().p99_us(), ratio));
+  }
   const double bar = StorageRulesOf(profile).checkpoint_max_s;
   if (bar > 0 && s->storm_s() > bar) {
     AddFinding(
@@ -107,13 +122,32 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
   const std::string path = StorageRulesOf(profile).paths.front();
   progress(absl::StrCat("storage storm: ", live[0]->node(), " alone on ", path));
   const v1::StoragePath alone = PathOf(AskStorage(*live[0], force, deadline, run->profile()), path);
+  // Latency-sensitive traffic between two of the nodes, before and during.
+  v1::StorageStormReport* report = run->mutable_storage_storm();
+  std::optional<v1::LatencyStats> idle;
+  if (live.size() >= 2) {
+    report->set_latency_from(live[1]->node());
+    report->set_latency_to(live[0]->node());
+    idle = LatencyProbe(run, *live[1], *live[0], 1, deadline);
+    if (idle) *report->mutable_idle_latency() = *idle;
+  }
   progress(absl::StrCat("storage storm: ", live.size(), " nodes at once on ", path));
   std::vector<absl::StatusOr<v1::AgentMessage>> replies(live.size(),
                                                         absl::UnknownError("not asked"));
+  std::optional<v1::LatencyStats> during;
+  std::thread prober;
+  if (idle) {
+    // As long as one checkpoint alone took: the storm lasts at least that.
+    const double seconds = std::clamp(alone.checkpoint_s(), 1.0, 60.0);
+    prober =
+        std::thread([&] { during = LatencyProbe(run, *live[1], *live[0], seconds, deadline); });
+  }
   // Every node's task sent at once (no bound below the fleet's waits).
   platform::BoundedFor(live.size(), kMaxConcurrentAsks, [&](size_t i) {
     replies[i] = AskStorage(*live[i], force, deadline, run->profile());
   });
+  if (prober.joinable()) prober.join();
+  if (during) *report->mutable_storm_latency() = *during;
   std::vector<std::pair<std::string, v1::StoragePath>> storm;
   for (size_t i = 0; i < live.size(); ++i) {
     if (replies[i].ok()) storm.emplace_back(live[i]->node(), PathOf(replies[i], path));

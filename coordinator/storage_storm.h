@@ -10,7 +10,10 @@
 // the node alone. Per-node bars (storage.checkpoint_write_min_gbps) are not
 // applied to a node sharing the filesystem with all the others: the storm
 // is judged as one checkpoint,
-//   STORAGE_STORM_SLOW  FAIL  the storm took longer than storage.checkpoint_max_s
+//   STORAGE_STORM_SLOW     FAIL  the storm took longer than storage.checkpoint_max_s
+//   STORAGE_STORM_LATENCY  WARN  a latency probe between two of the nodes, run while
+//                                they checkpoint, had a p99 above
+//                                congestion.max_latency_ratio x its idle p99
 // and a node that measured nothing is STORAGE_NOT_MEASURED (or AGENT_LOST).
 #pragma once
 
@@ -31,7 +34,8 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
                      absl::Time deadline, const ProgressFn& progress);
 
 // The storm's figures from each node's storage result (node, the path's
-// figures), and its findings; `alone` is the baseline node's.
+// figures), and its findings; `alone` is the baseline node's. The latency
+// probes' figures are already in run->storage_storm().
 void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alone,
                        const std::vector<std::pair<std::string, v1::StoragePath>>& storm,
                        const Profile& profile, v1::StageRun* run);

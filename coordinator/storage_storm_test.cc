@@ -64,5 +64,27 @@ TEST(StorageStormTest, AStormPastTheCompletionBarFailsAndANodeWithoutFiguresIsSa
   EXPECT_EQ(run.storage_storm().nodes(1).error(), broken.error());
 }
 
+// Latency beside the storm: judged against congestion.max_latency_ratio
+// (10 by default) times the idle p99.
+TEST(StorageStormTest, LatencyThatBlowsUpDuringTheStormWarns) {
+  const absl::Time t0 = absl::FromUnixSeconds(1'700'000'000);
+  for (const auto& [storm_p99, warns] : {std::pair<double, bool>{90, false}, {110, true}}) {
+    v1::StageRun run;
+    v1::StorageStormReport* s = run.mutable_storage_storm();
+    s->set_latency_from("b");
+    s->set_latency_to("a");
+    s->mutable_idle_latency()->set_p99_us(10);
+    s->mutable_storm_latency()->set_p99_us(storm_p99);
+    JudgeStorageStorm("a", Wrote(t0, 1.0, 8), {{"a", Wrote(t0, 2.0, 4)}}, WithBar(10), &run);
+    ASSERT_EQ(run.findings_size(), warns ? 1 : 0) << storm_p99;
+    if (!warns) continue;
+    EXPECT_EQ(run.findings(0).code(), "STORAGE_STORM_LATENCY");
+    EXPECT_EQ(run.findings(0).severity(), v1::WARN);
+    EXPECT_EQ(run.findings(0).device(), "b -> a");
+    EXPECT_NE(run.findings(0).message().find("from 10.0 us idle to 110.0 us"), std::string::npos)
+        << run.findings(0).message();
+  }
+}
+
 }  // namespace
 }  // namespace nodeprobe::coordinator

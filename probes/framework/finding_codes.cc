@@ -583,6 +583,10 @@ const std::vector<FindingCode>& FindingCodes() {
        "the shared filesystem cannot absorb the job's synchronous checkpoint: look at the "
        "slowest node and the aggregate against the servers' rating, spread checkpoints over "
        "time (async or staggered saves) or add storage bandwidth"},
+      {"STORAGE_STORM_LATENCY", v1::WARN, "storage storm (run --storage-storm)",
+       "latency between two nodes blew up while every node checkpointed",
+       "storage and compute traffic share the wires or queues: put storage on its own rail or "
+       "traffic class (a separate priority and ECN profile), or rate-limit checkpoint writes"},
       {"SOAK_UNSTABLE", v1::WARN, "soak (run --soak)",
        "a direction's transfers varied over the soak more than soak.max_spread",
        "look at the run's time series: steps point at a link retraining or a flapping port, "

@@ -54,6 +54,11 @@ TEST_F(ClusterLabTest, AStorageStormSharesTheFilesystemAndIsJudgedAsOneCheckpoin
     EXPECT_GT(n.write_gbps(), 0) << n.node();
   }
   EXPECT_TRUE(HasFinding(run, "STORAGE_STORM_SLOW", shared.mount())) << out;
+  // A latency probe between two nodes, idle and beside the storm (here the
+  // storage does not share their wire: both figures, no judgement asserted).
+  EXPECT_FALSE(s.latency_from().empty());
+  EXPECT_GT(s.idle_latency().p99_us(), 0) << s.DebugString();
+  EXPECT_GT(s.storm_latency().p99_us(), 0) << s.DebugString();
   // The single-node step left storage to the storm.
   for (const v1::StageReport& r : run.node_reports()) {
     for (const v1::ProbeResult& p : r.results()) EXPECT_NE(p.probe(), "storage") << r.node();

@@ -135,6 +135,9 @@ std::string RenderStorage(const v1::StorageReport& storage) {
                     p.metadata_size() ? absl::StrFormat("%.2f", meta) : "-"});
     absl::StrAppend(&notes, "    ", p.path(), ": ", p.writers(), " writers x ",
                     p.shard_bytes() >> 20, " MiB, ", p.io_mode(), "; ", p.cache(), "\n");
+    absl::StrAppend(&notes, "    ", p.path(), ": GPUDirect Storage ",
+                    p.gds_read_gbps() > 0 ? absl::StrFormat("%.2f Gb/s, ", p.gds_read_gbps()) : "",
+                    p.gds(), "\n");
   }
   return absl::StrCat(Table(rows, "  "), notes);
 }

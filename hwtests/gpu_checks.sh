@@ -149,3 +149,22 @@ import json, sys
 r = json.load(open('$OUTDIR/gpu-diag.json'))['results'][0]
 print(r.get('verdict'), '-', r.get('reason', '') or '; '.join(f['code'] for f in r.get('findings', [])))
 " 2>&1)"
+
+# 7. storage: the probe on a scratch directory, with its cuFile (GPUDirect
+# Storage) read of one shard beside the plain reads, and fio beside it
+# where installed (the probe's definitions are fio's; bench/storage_vs_fio.sh).
+mkdir -p "$OUTDIR/storage"
+printf 'storage:\n  paths: [%s]\n  writers: 4\n  shard_mb: 256\n  metadata_files: 2000\n' \
+  "$OUTDIR/storage" > "$OUTDIR/storage-profile.yaml"
+timeout 300 "$NP" run --stage single-node --probe storage --force \
+  --profile "$OUTDIR/storage-profile.yaml" --format json > "$OUTDIR/storage.json"
+echo "storage: exit $?; $(python3 -c "
+import json
+r = json.load(open('$OUTDIR/storage.json'))['results'][0]
+p = r.get('storage', {}).get('paths', [{}])[0]
+print(r.get('verdict'), '- write %.2f Gb/s, read %.2f Gb/s, GDS %.2f Gb/s: %s' % (
+    p.get('write_gbps', 0), p.get('read_seq_gbps', 0), p.get('gds_read_gbps', 0), p.get('gds', '')))
+" 2>&1)"
+if command -v fio >/dev/null; then
+  bash "$HERE/../bench/storage_vs_fio.sh" "$DIR" "$OUTDIR/storage" 1 4 256 | tail -4
+fi

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "platform/cufile.h"
 #include "platform/file_tree.h"
 #include "platform/mount_info.h"
 #include "platform/pci_sysfs.h"
@@ -57,8 +58,27 @@ void NotMeasured(v1::ProbeResult* r, v1::StoragePath* p, const absl::Status& s) 
   AddFinding(r, "STORAGE_NOT_MEASURED", p->path(), std::string(s.message()));
 }
 
-void Measure(const std::string& dir, const storage::IoPlan& plan, int metadata_files,
-             v1::ProbeResult* r, v1::StoragePath* p) {
+// The first shard into GPU memory with cuFile, where a GPU and libcufile
+// are here; otherwise why not, in p->gds().
+void MeasureGds(const storage::WriteFigures& w, const storage::IoPlan& plan, int gpus,
+                const std::string& proc_root, v1::StoragePath* p) {
+  if (gpus == 0) {
+    p->set_gds("not measured: no NVIDIA GPU");
+    return;
+  }
+  absl::StatusOr<platform::CuFileRead> gds =
+      platform::ReadWithCuFile(w.files[0], 0, plan.block_bytes, proc_root, plan.deadline);
+  if (!gds.ok()) {
+    p->set_gds(absl::StrCat("not measured: ", gds.status().message()));
+    return;
+  }
+  p->set_gds(absl::StrCat(gds->mode, "; one shard, one thread"));
+  p->set_gds_read_gbps(gds->seconds > 0 ? static_cast<double>(gds->bytes) * 8 / 1e9 / gds->seconds
+                                        : 0);
+}
+
+void Measure(const std::string& dir, const storage::IoPlan& plan, int metadata_files, int gpus,
+             const std::string& proc_root, v1::ProbeResult* r, v1::StoragePath* p) {
   absl::StatusOr<storage::WriteFigures> w = storage::WriteCheckpoint(dir, plan);
   if (!w.ok()) return NotMeasured(r, p, w.status());
   p->set_io_mode(w->direct ? "O_DIRECT" : absl::StrCat("buffered: ", w->direct_refused));
@@ -73,6 +93,7 @@ void Measure(const std::string& dir, const storage::IoPlan& plan, int metadata_f
   p->set_cache(seq->cache);
   p->set_read_seq_gbps(seq->gbps);
   p->set_read_call_p99_ms(seq->calls.p99_ms);
+  MeasureGds(*w, plan, gpus, proc_root, p);
   absl::StatusOr<storage::ReadFigures> rnd =
       storage::ReadBack(*w, plan, storage::ReadOrder::kRandom);
   if (!rnd.ok()) return NotMeasured(r, p, rnd.status());
@@ -98,6 +119,7 @@ void AddMeasurements(const v1::StoragePath& p, v1::ProbeResult* r) {
   AddMeasurement(r, "storage.write_call_p99", p.write_call_p99_ms(), "ms", at);
   AddMeasurement(r, "storage.read_sequential", p.read_seq_gbps(), "Gb/s", at);
   AddMeasurement(r, "storage.read_random", p.read_random_gbps(), "Gb/s", at);
+  if (p.gds_read_gbps() > 0) AddMeasurement(r, "storage.gds_read", p.gds_read_gbps(), "Gb/s", at);
   for (const v1::StorageMetadataOp& m : p.metadata()) {
     const std::map<std::string, std::string> op = {
         {"path", p.path()}, {"op", m.op()}, {"layout", m.layout()}};
@@ -174,7 +196,7 @@ absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
       Unusable(&r, p, std::string(scratch.status().message()));
       continue;
     }
-    Measure(scratch->path(), plan, rules.metadata_files, &r, p);
+    Measure(scratch->path(), plan, rules.metadata_files, gpus, ctx.host.proc_root, &r, p);
     if (p->error().empty()) {
       AddMeasurements(*p, &r);
       storage::JudgeStoragePath(*p, rules, &r);

@@ -27,6 +27,7 @@
 #include "cli/mtu_command.h"
 #include "cli/nccl_command.h"
 #include "cli/nccl_log_command.h"
+#include "cli/preflight_command.h"
 #include "cli/run_command.h"
 #include "cli/slurm_health.h"
 #include "cli/transfer_command.h"
@@ -60,9 +61,11 @@ void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
                    "coordinator), two-node (--nodes A,B), cluster (every pair in rounds, "
                    "then blame and retests), congestion (incast and all-to-all at once: "
                    "loads the fabric, run it on purpose), failure (takes a link down "
-                   "mid-transfer: --allow-disruptive)")
+                   "mid-transfer: --allow-disruptive), preflight (what the job will meet, from "
+                   "inside its container: `nodeprobe preflight`)")
       ->required()
-      ->check(CLI::IsMember({"single-node", "two-node", "cluster", "congestion", "failure"}));
+      ->check(CLI::IsMember(
+          {"single-node", "preflight", "two-node", "cluster", "congestion", "failure"}));
   run_cmd->add_option("--probe", f.run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
   run_cmd
@@ -217,7 +220,8 @@ std::function<int()> AddRunCommand(CLI::App& app) {
     if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);
     // Multi-node stages, and single-node on named nodes, go through a
     // coordinator; plain single-node runs here, in-process.
-    if (f->run.stage != "single-node" || !f->multi.nodes.empty() || f->multi.all_nodes) {
+    const bool here = f->run.stage == "single-node" || f->run.stage == "preflight";
+    if (!here || !f->multi.nodes.empty() || f->multi.all_nodes) {
       f->multi.stage = f->run.stage;
       f->multi.format = f->run.format;
       f->multi.timeout_s = f->run.timeout_s;
@@ -391,6 +395,7 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
       nodeprobe::cli::AddNcclLogCommand(app),
       nodeprobe::cli::AddKernelLogCommand(app),
       nodeprobe::cli::AddNcclCommand(app),
+      nodeprobe::cli::AddPreflightCommand(app),
   };
   for (std::function<int()>& c : nodeprobe::cli::AddControlCommands(app)) {
     commands.push_back(std::move(c));

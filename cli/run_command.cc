@@ -29,8 +29,9 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   ProbeRegistry registry = BuiltinProbes();
   v1::Stage stage = StageFromName(options.stage);
   if (stage == v1::STAGE_UNSPECIFIED) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown stage '", options.stage,
-                                                   "' (valid: single-node, two-node, cluster)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown stage '", options.stage,
+                     "' (valid: single-node, preflight, two-node, cluster, congestion, failure)"));
   }
 
   std::vector<Probe*> probes;
@@ -70,6 +71,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   rp->mutable_host()->set_dcbnl_root(options.host.dcbnl_root);
   rp->set_force(options.force);
   rp->set_sweep(options.sweep);
+  rp->set_gpus_granted(static_cast<uint32_t>(options.gpus));
 
   // The probes run in a worker process, so `--timeout` holds even when a
   // probe is stuck inside one read: the worker is killed, and what it had

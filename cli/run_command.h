@@ -24,6 +24,7 @@ struct RunOptions {
   bool quiet = false;
   bool force = false;  // intrusive probes on a busy node
   bool sweep = false;  // scheduled: intrusive probes only if the profile says
+  int gpus = 0;        // preflight: the GPUs the job was granted (0: ask the environment)
 };
 
 // Runs the stage's probes on this node (in a worker process, within the

@@ -25,6 +25,9 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<HostConfigProbe>());
   (void)registry.Register(std::make_unique<RoceConfigProbe>());
   (void)registry.Register(std::make_unique<StorageProbe>());
+  (void)registry.Register(std::make_unique<MemlockProbe>());
+  (void)registry.Register(std::make_unique<ShmProbe>());
+  (void)registry.Register(std::make_unique<NcclEnvProbe>());
   return registry;
 }
 

@@ -552,6 +552,24 @@ const std::vector<FindingCode>& FindingCodes() {
        "dcgmi diag did not run to the end or printed no result",
        "check that nv-hostengine runs (systemctl status nvidia-dcgm), that no other diagnostic "
        "holds the GPUs, and that the stage's --timeout covers the level"},
+      // Pre-flight, from where the job runs (probes/memlock, shm, nccl_env)
+      {"MEMLOCK_TOO_LOW", v1::FAIL, "memlock",
+       "the job's locked-memory limit (RLIMIT_MEMLOCK) is below what its RDMA registers",
+       "raise it where the job starts: LimitMEMLOCK=infinity in slurmd's and the container "
+       "runtime's systemd units, `--ulimit memlock=-1` for docker/podman, memlock unlimited "
+       "in /etc/security/limits.conf; a Kubernetes pod needs the runtime's default raised "
+       "(and IPC_LOCK where the device plugin asks for it)"},
+      {"SHM_TOO_SMALL", v1::FAIL, "shm",
+       "/dev/shm is missing or has less room than NCCL's segments between local ranks need",
+       "Kubernetes: mount an emptyDir with medium: Memory (and a sizeLimit) at /dev/shm; "
+       "docker/podman: --shm-size=16g or --ipc=host; Slurm with enroot/pyxis: the container's "
+       "/dev/shm mount size"},
+      {"NCCL_ENV_INVALID", v1::FAIL, "nccl-env",
+       "an NCCL_* variable names devices, interfaces, GIDs or files this container does not "
+       "have, or a value NCCL does not take",
+       "fix the variable in the job's environment to what the message lists as present, or "
+       "expose the device or interface to the container (RDMA device plugin, Multus network, "
+       "a mounted topology file)"},
       // Storage (probes/storage)
       {"STORAGE_PATH_UNUSABLE", v1::ERROR, "storage",
        "a storage.paths entry is missing, not writable, or has no room for the checkpoint",

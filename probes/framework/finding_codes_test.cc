@@ -18,23 +18,41 @@ namespace {
 
 TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
   const std::set<std::string> not_codes = {
-      "NODEPROBE_COORDINATOR", "XDG_DATA_HOME",
+      "NODEPROBE_COORDINATOR",
+      "XDG_DATA_HOME",
       "NO_COLOR",  // environment
-      "NODEPROBE_FORCE_NO_DMABUF", "NODEPROBE_FORCE_NO_IOVA2", "NODEPROBE_NVML_LIBRARY",
+      "NODEPROBE_FORCE_NO_DMABUF",
+      "NODEPROBE_FORCE_NO_IOVA2",
+      "NODEPROBE_NVML_LIBRARY",
       "PRETTY_NAME",
       "VERSION_ID",    // os-release keys
       "ACTIVE_DEFER",  // an IB port state
-      "HWLOC_FSROOT", "NCCL_TOPO_FILE",
+      "HWLOC_FSROOT",
+      "NCCL_TOPO_FILE",
       "NCCL_NET_GDR_LEVEL",  // environment
-      "NCCL_DEBUG_FILE", "NODEPROBE_CUDART_LIBRARY", "NODEPROBE_NCCL_LIBRARY",
-      "NODEPROBE_RUNTIME_DIR", "RUNTIME_DIRECTORY",
+      "NCCL_DEBUG_FILE",
+      "NODEPROBE_CUDART_LIBRARY",
+      "NODEPROBE_NCCL_LIBRARY",
+      "NODEPROBE_RUNTIME_DIR",
+      "RUNTIME_DIRECTORY",
       "NODEPROBE_OPERATORS",  // environment
-      "NODEPROBE_LLDPD_SOCKET", "SLURMD_NODENAME",
+      "NODEPROBE_LLDPD_SOCKET",
+      "SLURMD_NODENAME",
       // NVIDIA's Xid resolution buckets (probes/kernel_events/xid_catalog.cc)
-      "RESTART_APP", "RESET_GPU", "RESTART_BM", "CONTACT_SUPPORT",
+      "RESTART_APP",
+      "RESET_GPU",
+      "RESTART_BM",
+      "CONTACT_SUPPORT",
       // The kernel's AER sysfs totals (probes/kernel_events/aer_counters.cc)
-      "TOTAL_ERR_COR", "TOTAL_ERR_NONFATAL", "TOTAL_ERR_FATAL",
+      "TOTAL_ERR_COR",
+      "TOTAL_ERR_NONFATAL",
+      "TOTAL_ERR_FATAL",
       "O_DIRECT",  // the storage probe's I/O mode
+      // The job's environment, as pre-flight reads it (probes/common/job_view.cc)
+      "SLURM_STEP_GPUS",
+      "SLURM_GPUS_ON_NODE",
+      "CUDA_VISIBLE_DEVICES",
+      "NVIDIA_VISIBLE_DEVICES",
   };
   const std::regex literal("\"([A-Z][A-Z0-9]*(_[A-Z0-9]+)+)\"");
   int files = 0;

@@ -32,6 +32,9 @@ struct ProbeContext {
   std::function<std::vector<std::string>()> what_keeps_busy;
   bool force = false;           // run intrusive probes on a busy node
   bool skip_intrusive = false;  // a sweep the profile keeps non-intrusive
+  // Pre-flight: the GPUs the job was granted by flag (0: not given; the
+  // scheduler's environment or the visible GPUs then say).
+  int gpus_granted = 0;
 };
 
 class Probe {

@@ -143,6 +143,8 @@ const char* StageName(v1::Stage stage) {
     case v1::CLUSTER: return "cluster";
     case v1::CONGESTION: return "congestion";
     case v1::FAILURE: return "failure";
+    case v1::PREFLIGHT:
+      return "preflight";
     default: return "unspecified";
   }
 }
@@ -155,7 +157,8 @@ v1::Verdict VerdictFromName(std::string_view name) {
 }
 
 v1::Stage StageFromName(std::string_view name) {
-  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION, v1::FAILURE}) {
+  for (v1::Stage s :
+       {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION, v1::FAILURE, v1::PREFLIGHT}) {
     if (StageName(s) == name) return s;
   }
   return v1::STAGE_UNSPECIFIED;

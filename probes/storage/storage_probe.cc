@@ -34,7 +34,8 @@ int CountGpus(const platform::HostPaths& host) {
       platform::ReadPciDevices(platform::FileTree(host.sys_root));
   if (!devices.ok()) return 0;
   int gpus = 0;
-  for (const auto& [address, dev] : *devices) {
+  for (const auto& entry : *devices) {
+    const platform::RawPciDevice& dev = entry.second;
     auto attr = [&](const char* name) -> std::string {
       auto it = dev.attrs.find(name);
       return it != dev.attrs.end() && it->second.value.ok() ? *it->second.value : "";

@@ -1,0 +1,121 @@
+// File: job_view.cc
+#include "probes/common/job_view.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+extern char** environ;
+
+namespace nodeprobe::job {
+namespace {
+
+constexpr uint64_t kDefaultBuffSize = 4 << 20;   // NCCL_BUFFSIZE's default
+constexpr uint64_t kSegmentAtDefault = 5967872;  // the captured segment at that size
+
+std::string Get(const Env& env, const std::string& key) {
+  auto it = env.find(key);
+  return it == env.end() ? "" : it->second;
+}
+
+}  // namespace
+
+Env ProcessEnvironment() {
+  Env env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+int CountGpuList(const std::string& raw) {
+  const std::string list(absl::StripAsciiWhitespace(raw));
+  const std::string lower = absl::AsciiStrToLower(list);
+  if (lower.empty() || lower == "-1" || lower == "none" || lower == "void" ||
+      lower == "nodevfiles") {
+    return 0;
+  }
+  if (lower == "all") return -1;
+  std::vector<std::string> items = absl::StrSplit(list, ',', absl::SkipWhitespace());
+  // CUDA stops at the first invalid ordinal ("0,1,-1,2" is two GPUs).
+  int n = 0;
+  for (const std::string& item : items) {
+    if (absl::StripAsciiWhitespace(item) == "-1") break;
+    ++n;
+  }
+  return n;
+}
+
+LocalRanks RanksOf(const Env& env, int granted, int visible) {
+  if (granted > 0) return {granted, absl::StrCat("--gpus ", granted)};
+  if (const std::string step = Get(env, "SLURM_STEP_GPUS"); !step.empty()) {
+    return {std::max(0, CountGpuList(step)), "SLURM_STEP_GPUS=" + step};
+  }
+  int n = 0;
+  if (const std::string on = Get(env, "SLURM_GPUS_ON_NODE"); absl::SimpleAtoi(on, &n) && n >= 0) {
+    return {n, "SLURM_GPUS_ON_NODE=" + on};
+  }
+  for (const char* key : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}) {
+    if (env.count(key) == 0) continue;
+    const int listed = CountGpuList(Get(env, key));
+    if (listed >= 0) return {listed, absl::StrCat(key, "=", Get(env, key))};
+  }
+  return {visible, absl::StrCat(visible, " visible GPUs (/dev/nvidiaN)")};
+}
+
+uint64_t ConnectionBytes(const Env& env) {
+  uint64_t buff = kDefaultBuffSize;
+  uint64_t set = 0;
+  if (absl::SimpleAtoi(Get(env, "NCCL_BUFFSIZE"), &set) && set > 0) buff = set;
+  // The LL and LL128 buffers ride along in the same proportion.
+  return kSegmentAtDefault / (kDefaultBuffSize / 4096) * (buff / 4096);
+}
+
+int Channels(const Env& env) {
+  int n = 0;
+  if (absl::SimpleAtoi(Get(env, "NCCL_MIN_NCHANNELS"), &n) && n > 0) return std::min(n, 64);
+  return 2;
+}
+
+RdmaUse RdmaUseOf(const Env& env, int devices, bool expected) {
+  if (expected) return {true, "the profile's preflight.expect_rdma"};
+  if (Get(env, "NCCL_IB_DISABLE") == "1") return {false, "NCCL_IB_DISABLE=1"};
+  if (absl::AsciiStrToLower(Get(env, "NCCL_NET")) == "socket") return {false, "NCCL_NET=Socket"};
+  if (!Get(env, "NCCL_IB_HCA").empty()) return {true, "NCCL_IB_HCA=" + Get(env, "NCCL_IB_HCA")};
+  if (devices > 0) return {true, absl::StrCat(devices, " RDMA devices visible here")};
+  return {false, "no RDMA device visible here, NCCL_IB_HCA unset"};
+}
+
+std::string Bytes(uint64_t b) {
+  if (b == std::numeric_limits<uint64_t>::max()) return "unlimited";
+  if (b < (1u << 20)) return absl::StrFormat("%d KiB", b >> 10);
+  if (b < (1ull << 30)) return absl::StrFormat("%.1f MiB", static_cast<double>(b) / (1 << 20));
+  return absl::StrFormat("%.1f GiB", static_cast<double>(b) / (1 << 30));
+}
+
+int VisibleGpuNodes(const std::string& dev) {
+  DIR* d = opendir(dev.c_str());
+  if (d == nullptr) return 0;
+  int n = 0;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    int index = 0;
+    if (name.rfind("nvidia", 0) == 0 && absl::SimpleAtoi(name.substr(6), &index)) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+}  // namespace nodeprobe::job

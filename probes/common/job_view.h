@@ -1,0 +1,58 @@
+// File: job_view.h
+// The job as pre-flight sees it from inside its container, VM or Slurm
+// step: how many local ranks it will run (the GPUs it was granted), and
+// the NCCL figures that size what those ranks lock and share. Read from
+// the job's environment (passed in, so tests give their own).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace nodeprobe::job {
+
+using Env = std::map<std::string, std::string>;
+
+// This process's environment.
+Env ProcessEnvironment();
+
+struct LocalRanks {
+  int count = 0;
+  std::string source;  // "--gpus 8", "SLURM_STEP_GPUS=0,1", ..., "4 visible GPUs"
+};
+
+// The first that says: the --gpus flag (`granted` > 0), Slurm's
+// SLURM_STEP_GPUS (a list) or SLURM_GPUS_ON_NODE (a count),
+// CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES (a list; "all" defers to
+// the visible count), else `visible` (the GPUs this container can open).
+LocalRanks RanksOf(const Env& env, int granted, int visible);
+
+// How many items a GPU list names: "0,1,3" is 3, "GPU-uuid" 1; "", "-1",
+// "none", "void" and "NoDevFiles" are 0; -1 for "all".
+int CountGpuList(const std::string& list);
+
+// NCCL's figures for one connection's buffers: NCCL_BUFFSIZE's simple
+// protocol buffer plus LL and LL128, as NCCL 2.x sizes a shared-memory
+// segment (5 967 872 bytes in the captured "failed to extend /dev/shm"
+// failure, tests/fixtures/pod-rdma); NCCL_BUFFSIZE scales it.
+uint64_t ConnectionBytes(const Env& env);
+// Channels per rank: NCCL_MIN_NCHANNELS when set (NCCL opens at least
+// that many), else 2, NCCL's floor on one node.
+int Channels(const Env& env);
+
+// Whether the job will use RDMA, and why: NCCL_IB_DISABLE=1 or
+// NCCL_NET=Socket say no; NCCL_IB_HCA set, an RDMA device visible here
+// (`devices`), or the profile's preflight.expect_rdma say yes.
+struct RdmaUse {
+  bool uses = false;
+  std::string why;
+};
+RdmaUse RdmaUseOf(const Env& env, int devices, bool expected);
+
+// "64 KiB", "8.0 MiB", "2.0 GiB"; "unlimited" for UINT64_MAX.
+std::string Bytes(uint64_t bytes);
+
+// /dev/nvidiaN device nodes under `dev`: the GPUs this container may open.
+int VisibleGpuNodes(const std::string& dev = "/dev");
+
+}  // namespace nodeprobe::job

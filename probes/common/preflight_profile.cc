@@ -1,0 +1,50 @@
+// File: preflight_profile.cc
+// Declares `preflight:` (np_profile_section in this folder's CMakeLists):
+// compiled into the profile library, so it uses only what that links.
+#include "probes/common/preflight_profile.h"
+
+#include "absl/strings/str_cat.h"
+#include "probes/framework/profile.h"
+#include "probes/framework/profile_section.h"
+
+namespace nodeprobe {
+namespace {
+
+constexpr char kSection[] = "preflight";
+
+absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
+                     PreflightRules& into) {
+  const std::string name = absl::StrCat(kSection, ".", key);
+  if (key == "expect_rdma") {
+    absl::StatusOr<bool> b = r.Bool(v, name);
+    if (!b.ok()) return b.status();
+    into.expect_rdma = *b;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<double> n = r.Number(v, name);
+  if (!n.ok()) return n.status();
+  if (*n <= 0 || *n > 16 * 1024 * 1024) return r.Error(v, name + " must be MiB above 0");
+  (key == "memlock_min_mb" ? into.memlock_min_mb : into.shm_min_mb) = *n;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ProfileSection PreflightProfileSection() {
+  return DeclareSection<PreflightRules>(
+      kSection,
+      {{"preflight.expect_rdma", "true | false", "false",
+        "the job needs RDMA: no usable RDMA device here is RDMA_DEVICE_NOT_VISIBLE, and locked "
+        "memory is judged (as when NCCL_IB_HCA is set or a device is visible)"},
+       {"preflight.memlock_min_mb", "MiB", "estimated: ranks x channels x 2 x NCCL's buffers",
+        "RLIMIT_MEMLOCK at least this for a job using RDMA, else MEMLOCK_TOO_LOW"},
+       {"preflight.shm_min_mb", "MiB", "estimated: ranks x channels x NCCL's segment",
+        "free space in /dev/shm at least this, else SHM_TOO_SMALL"}},
+      ReadKey);
+}
+
+const PreflightRules& PreflightRulesOf(const Profile& profile) {
+  return profile.Section<PreflightRules>(kSection);
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,22 @@
+// File: preflight_profile.h
+// The profile's `preflight:` section, read by the pre-flight probes
+// (memlock, shm, nccl-env, rdma-exposure).
+//   preflight:
+//     expect_rdma: true     # the job must have usable RDMA here
+//     memlock_min_mb: 4096  # else the NCCL estimate (job_view.h)
+//     shm_min_mb: 1024      # else the NCCL estimate
+#pragma once
+
+namespace nodeprobe {
+
+struct Profile;
+
+struct PreflightRules {
+  bool expect_rdma = false;
+  double memlock_min_mb = 0;  // 0: estimated from the ranks
+  double shm_min_mb = 0;      // 0: estimated from the ranks
+};
+
+const PreflightRules& PreflightRulesOf(const Profile& profile);
+
+}  // namespace nodeprobe

@@ -1,0 +1,72 @@
+// File: shm_probe.cc
+#include "probes/shm/shm_probe.h"
+
+#include <sys/statvfs.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "probes/common/job_view.h"
+#include "probes/common/preflight_profile.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe {
+
+constexpr char kShm[] = "/dev/shm";
+
+namespace preflight {
+
+using job::Bytes;
+
+void JudgeShm(uint64_t size, uint64_t free_bytes, uint64_t need, const std::string& need_why,
+              v1::ProbeResult* r) {
+  AddMeasurement(r, "preflight.shm_free", static_cast<double>(free_bytes), "bytes");
+  AddMeasurement(r, "preflight.shm_need", static_cast<double>(need), "bytes");
+  AddEvidence(r, "statvfs(/dev/shm)", absl::StrCat(Bytes(free_bytes), " free of ", Bytes(size)));
+  AddEvidence(r, "shm.need", absl::StrCat(Bytes(need), ": ", need_why));
+  if (free_bytes >= need) return;
+  AddFinding(r, "SHM_TOO_SMALL", kShm,
+             absl::StrCat("/dev/shm has ", Bytes(free_bytes), " free (of ", Bytes(size),
+                          ") and NCCL needs about ", Bytes(need), " (", need_why,
+                          "): its shared-memory transport will fail to extend its segments"));
+}
+
+}  // namespace preflight
+
+absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
+  const job::Env env = job::ProcessEnvironment();
+  const PreflightRules& rules = PreflightRulesOf(*ctx.profile);
+  v1::ProbeResult r;
+  r.set_probe("shm");
+  struct statvfs vfs;
+  if (statvfs(kShm, &vfs) != 0) {
+    AddFinding(&r, "SHM_TOO_SMALL", kShm,
+               absl::StrCat("no usable /dev/shm here (", std::strerror(errno),
+                            "): NCCL's shared-memory transport needs one"));
+    return r;
+  }
+  const uint64_t size = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+  const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  uint64_t need = 0;
+  std::string why;
+  if (rules.shm_min_mb > 0) {
+    need = static_cast<uint64_t>(rules.shm_min_mb * (1 << 20));
+    why = "the profile's preflight.shm_min_mb";
+  } else {
+    const job::LocalRanks ranks = job::RanksOf(env, ctx.gpus_granted, job::VisibleGpuNodes());
+    const int channels = job::Channels(env);
+    if (ranks.count >= 2) {
+      need = static_cast<uint64_t>(ranks.count) * channels * job::ConnectionBytes(env);
+    }
+    why = ranks.count >= 2 ? absl::StrCat(ranks.count, " local ranks (", ranks.source, ") x ",
+                                          channels, " channels x NCCL's ",
+                                          job::Bytes(job::ConnectionBytes(env)), " segments")
+                           : absl::StrCat(ranks.count, " local rank (", ranks.source,
+                                          "): no segments between local ranks");
+  }
+  preflight::JudgeShm(size, free_bytes, need, why, &r);
+  return r;
+}
+
+}  // namespace nodeprobe

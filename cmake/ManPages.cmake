@@ -25,7 +25,8 @@ set(NP_MAN_COMMANDS
   "report|print a stored run or a campaign"
   "fleet|agents, last verdicts and version drift"
   "evidence|write a run's evidence bundle"
-  "slurm-health|Slurm health check: drain on FAIL, resume after")
+  "slurm-health|Slurm health check: drain on FAIL, resume after"
+  "preflight|check what a job will meet, from inside its container")
 set(NP_MAN_PAGES)
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/man)
 # nodeprobe-findings(1) also lists the finding table itself.

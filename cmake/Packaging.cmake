@@ -14,8 +14,10 @@ install(FILES ${PROJECT_SOURCE_DIR}/systemd/nodeprobe-agent.service
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/nodeprobe.yaml
               ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-health.conf
         DESTINATION /etc/nodeprobe)
-# Slurm's HealthCheckProgram/Epilog (deploy/slurm), named in slurm.conf.
+# Slurm's HealthCheckProgram/Epilog and TaskProlog (deploy/slurm), named in
+# slurm.conf.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/nodeprobe-slurm-health
+                 ${PROJECT_SOURCE_DIR}/deploy/slurm/nodeprobe-preflight-task-prolog
         DESTINATION lib/nodeprobe)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION share/doc/nodeprobe)

@@ -28,6 +28,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<MemlockProbe>());
   (void)registry.Register(std::make_unique<ShmProbe>());
   (void)registry.Register(std::make_unique<NcclEnvProbe>());
+  (void)registry.Register(std::make_unique<RdmaExposureProbe>());
   return registry;
 }
 

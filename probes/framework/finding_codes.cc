@@ -564,6 +564,11 @@ const std::vector<FindingCode>& FindingCodes() {
        "Kubernetes: mount an emptyDir with medium: Memory (and a sizeLimit) at /dev/shm; "
        "docker/podman: --shm-size=16g or --ipc=host; Slurm with enroot/pyxis: the container's "
        "/dev/shm mount size"},
+      {"RDMA_DEVICE_NOT_VISIBLE", v1::FAIL, "rdma-exposure",
+       "the job expects RDMA and no RDMA device is usable from inside its container or VM",
+       "give the pod the RDMA device plugin's resource (rdma/...) or the SR-IOV VF, expose "
+       "/dev/infiniband to the container, set `rdma system set netns shared` or move the device "
+       "into the pod's namespace, and give its interface an address (RoCE v2 GIDs need one)"},
       {"NCCL_ENV_INVALID", v1::FAIL, "nccl-env",
        "an NCCL_* variable names devices, interfaces, GIDs or files this container does not "
        "have, or a value NCCL does not take",

@@ -19,6 +19,7 @@
 
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/common/job_view.h"
+#include "probes/common/rdma_view.h"
 
 namespace nodeprobe::nccl_env {
 
@@ -37,21 +38,9 @@ List ParseList(const std::string& value);
 bool Selects(const List& list, const std::string& name, int port = -1);
 
 // What is here, as the job sees it.
-struct Gid {
-  int index = 0;
-  bool roce_v2 = false;
-  bool ipv4 = false;
-};
-struct Port {
-  int port = 0;
-  bool active = false;
-  bool ethernet = false;  // RoCE
-  std::vector<Gid> gids;
-};
-struct Device {
-  std::string name;
-  std::vector<Port> ports;
-};
+using rdma_view::Device;
+using rdma_view::Gid;
+using rdma_view::Port;
 struct Link {
   std::string name;
   bool up = false;

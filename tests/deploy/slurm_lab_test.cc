@@ -4,7 +4,9 @@
 // node with an RDMA port down, given through the wrapper's config, drains
 // the node with our reason; the port back up resumes it; an operator's
 // drain is left alone; a job running on the node (srun) makes intrusive
-// probes SKIP NODE_BUSY. The daemons are stopped by their PIDs.
+// probes SKIP NODE_BUSY; the pre-flight task prolog stops a task whose own
+// environment is wrong, says why in its output, and leaves the node alone.
+// The daemons are stopped by their PIDs.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -80,19 +82,25 @@ class SlurmLabTest : public ::testing::Test {
     WriteFile(d + "/munge.key", std::string(1024, 'k') + node_);
     chmod((d + "/munge.key").c_str(), 0400);
     conf_ = d + "/slurm.conf";
-    WriteFile(conf_, absl::StrCat(
-        "ClusterName=nodeprobe-test\nSlurmctldHost=", node_, "(127.0.0.1)\n",
-        "SlurmctldPort=", testing::FreeLoopbackPort(), "\nSlurmdPort=", testing::FreeLoopbackPort(), "\n",
-        "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=", d, "/munge.sock\n",
-        "StateSaveLocation=", d, "/state\nSlurmdSpoolDir=", d, "/spool\n",
-        "SlurmctldPidFile=", d, "/slurmctld.pid\nSlurmdPidFile=", d, "/slurmd.pid\n",
-        "SlurmctldLogFile=", d, "/slurmctld.log\nSlurmdLogFile=", d, "/slurmd.log\n",
-        "SlurmUser=root\nProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n",
-        "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n",
-        "SchedulerType=sched/builtin\nSelectType=select/linear\nReturnToService=2\n",
-        "MpiDefault=none\n",
-        "NodeName=", node_, " NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n",
-        "PartitionName=debug Nodes=", node_, " Default=YES MaxTime=INFINITE State=UP\n"));
+    WriteFile(conf_,
+              absl::StrCat(
+                  "ClusterName=nodeprobe-test\nSlurmctldHost=", node_, "(127.0.0.1)\n",
+                  "SlurmctldPort=", testing::FreeLoopbackPort(),
+                  "\nSlurmdPort=", testing::FreeLoopbackPort(), "\n",
+                  "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=", d, "/munge.sock\n",
+                  "StateSaveLocation=", d, "/state\nSlurmdSpoolDir=", d, "/spool\n",
+                  "SlurmctldPidFile=", d, "/slurmctld.pid\nSlurmdPidFile=", d, "/slurmd.pid\n",
+                  "SlurmctldLogFile=", d, "/slurmctld.log\nSlurmdLogFile=", d, "/slurmd.log\n",
+                  "SlurmUser=root\nProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n",
+                  "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/"
+                  "none\n",
+                  "SchedulerType=sched/builtin\nSelectType=select/linear\nReturnToService=2\n",
+                  "MpiDefault=none\n",
+                  // Pre-flight before every task (deploy/slurm); without its config
+                  // (NODEPROBE_PREFLIGHT_CONF) it finds no nodeprobe and lets tasks be.
+                  "TaskProlog=", NODEPROBE_DEPLOY_DIR, "/slurm/nodeprobe-preflight-task-prolog\n",
+                  "NodeName=", node_, " NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n",
+                  "PartitionName=debug Nodes=", node_, " Default=YES MaxTime=INFINITE State=UP\n"));
     setenv("SLURM_CONF", conf_.c_str(), 1);
     munged_.emplace("/usr/sbin/munged",
                     std::vector<std::string>{"--foreground", "--force", "--socket=" + d + "/munge.sock",
@@ -202,6 +210,27 @@ TEST_F(SlurmLabTest, AJobOnTheNodeMakesIntrusiveProbesSkipNodeBusy) {
     absl::SleepFor(absl::Milliseconds(100));
   }
   EXPECT_TRUE(platform::SlurmJobsRunning(platform::FileTree("/proc")).empty());
+}
+
+// The job's own mistake (NCCL_SOCKET_IFNAME naming no interface here): the
+// task never starts, the job's output says which variable and what exists,
+// and the node stays in service. The same job with a sound environment runs.
+TEST_F(SlurmLabTest, ThePreflightTaskPrologStopsAJobInABadEnvironmentNotTheNode) {
+  const std::string cfg = dir_.path() + "/preflight.conf";
+  WriteFile(cfg, absl::StrCat("NODEPROBE=", NODEPROBE_BINARY, "\n"));
+  CommandResult r =
+      RunBinary("/usr/bin/env", {"NODEPROBE_PREFLIGHT_CONF=" + cfg, "NCCL_SOCKET_IFNAME=nosuch",
+                                 "/usr/bin/srun", "-N1", "-n1", "/bin/echo", "task started"});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(absl::StrContains(r.out, "task started")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "nodeprobe preflight: ")) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "NCCL_SOCKET_IFNAME=nosuch matches no up interface"))
+      << r.out;
+  EXPECT_TRUE(absl::StartsWith(State(), "idle")) << State() << ": " << Reason();
+  r = RunBinary("/usr/bin/env", {"NODEPROBE_PREFLIGHT_CONF=" + cfg, "/usr/bin/srun", "-N1", "-n1",
+                                 "/bin/echo", "task started"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "task started")) << r.out << r.err;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // `nodeprobe preflight` from inside a job's view of the machine: a private
 // mount namespace with a 1 MiB /dev/shm (unshare -m), a 64 KiB locked-memory
-// limit (prlimit), NCCL variables that name what is not there, and a
-// network namespace whose only interfaces are lo, eth0 and vj0 (the
-// NCCL_SOCKET_IFNAME forms judged as NCCL does). A healthy view PASSes, in
-// well under 3 s, as root and as an unprivileged user.
+// limit (prlimit), NCCL variables that name what is not there, RDMA
+// expected where there is none, and a network namespace whose only interfaces are lo, eth0 and vj0
+// (the NCCL_SOCKET_IFNAME forms judged as NCCL does). A healthy view PASSes, in well under 3 s, as
+// root and as an unprivileged user.
 #include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
@@ -73,8 +73,9 @@ TEST_F(PreflightLabTest, AHealthyViewPassesQuicklyAsRootAndWithoutRoot) {
   v1::StageReport report = Report(r);
   EXPECT_EQ(report.stage(), v1::PREFLIGHT);
   EXPECT_EQ(report.verdict(), v1::PASS) << r.out;
-  EXPECT_EQ(report.coverage().total(), 3u);
-  EXPECT_EQ(report.coverage().judged(), 2u) << "shm and nccl-env; memlock: no RDMA here";
+  EXPECT_EQ(report.coverage().total(), 4u);
+  EXPECT_EQ(report.coverage().judged(), 2u)
+      << "shm and nccl-env; memlock and rdma-exposure: no RDMA here";
   EXPECT_LT(took, absl::Seconds(3));
   // The same as nobody, and the table's headline says the counts.
   r = Preflight({"NCCL_SOCKET_IFNAME=eth0"},
@@ -82,7 +83,7 @@ TEST_F(PreflightLabTest, AHealthyViewPassesQuicklyAsRootAndWithoutRoot) {
                 "table");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("nodeprobe preflight on "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(": PASS — 2 of 3 probes judged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": PASS — 2 of 4 probes judged"), std::string::npos) << r.out;
 }
 
 TEST_F(PreflightLabTest, ATinyDevShmFailsForTheRanksGranted) {
@@ -134,6 +135,19 @@ TEST_F(PreflightLabTest, NcclVariablesAreJudgedAgainstWhatTheJobSees) {
         << var << "\n"
         << r.out;
   }
+}
+
+// This machine has no RDMA device: a job that expects RDMA is told so.
+TEST_F(PreflightLabTest, AJobExpectingRdmaWhereNoneIsVisibleFails) {
+  const std::string profile = dir_.path() + "/rdma.yaml";
+  testing::WriteFile(profile, "preflight:\n  expect_rdma: true\n");
+  testing::CommandResult r = Preflight({}, {}, {"--profile", profile, "--probe", "rdma-exposure"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(Codes(Report(r)), std::vector<std::string>{"RDMA_DEVICE_NOT_VISIBLE"}) << r.out;
+  // NCCL_IB_HCA says the same as the profile.
+  r = Preflight({"NCCL_IB_HCA=mlx5"}, {}, {"--probe", "rdma-exposure"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("the job expects RDMA (NCCL_IB_HCA=mlx5)"), std::string::npos) << r.out;
 }
 
 }  // namespace

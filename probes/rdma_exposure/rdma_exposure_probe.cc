@@ -1,0 +1,31 @@
+// File: rdma_exposure_probe.cc
+#include "probes/rdma_exposure/rdma_exposure_probe.h"
+
+#include "absl/strings/str_cat.h"
+#include "probes/common/job_view.h"
+#include "probes/common/preflight_profile.h"
+#include "probes/framework/result_util.h"
+#include "probes/rdma_exposure/rdma_exposure.h"
+
+namespace nodeprobe {
+
+absl::StatusOr<v1::ProbeResult> RdmaExposureProbe::Run(const ProbeContext& ctx) {
+  if (ctx.host.IsCaptured()) {
+    return SkipResult("rdma-exposure", "a captured node: device nodes are checked live");
+  }
+  const std::vector<rdma_view::Device> devices = rdma_view::DevicesHere(ctx.host);
+  const job::RdmaUse use =
+      job::RdmaUseOf(job::ProcessEnvironment(), static_cast<int>(devices.size()),
+                     PreflightRulesOf(*ctx.profile).expect_rdma);
+  if (!use.uses && devices.empty()) {
+    return SkipResult("rdma-exposure", absl::StrCat("the job uses no RDMA here (", use.why, ")"));
+  }
+  v1::ProbeResult r;
+  r.set_probe("rdma-exposure");
+  rdma_exposure::Judge(
+      devices, rdma_exposure::ReadUverbs("/dev/infiniband", platform::FileTree(ctx.host.sys_root)),
+      use.uses, use.why, &r);
+  return r;
+}
+
+}  // namespace nodeprobe

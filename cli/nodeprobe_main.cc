@@ -69,6 +69,11 @@ void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
   run_cmd->add_option("--probe", f.run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
   run_cmd
+      ->add_option("--gpus", f.run.gpus,
+                   "Pre-flight stage: GPUs (local ranks) the job was granted (default: Slurm's "
+                   "or CUDA's environment, else the GPUs visible here)")
+      ->check(CLI::Range(1, 1024));
+  run_cmd
       ->add_option("--format", f.run.format,
                    "table, json (protobuf JSON), junit (JUnit XML for CI systems) or md "
                    "(Markdown)")
@@ -215,6 +220,10 @@ std::function<int()> AddRunCommand(CLI::App& app) {
     // false), so the deadline is checked here.
     if (!std::isfinite(f->run.timeout_s) || f->run.timeout_s <= 0 || f->run.timeout_s > 86400) {
       std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
+      return controlplane::kExitUsage;
+    }
+    if (f->run.gpus > 0 && f->run.stage != "preflight") {
+      std::cerr << "nodeprobe: error: --gpus is for --stage preflight (the job's local ranks)\n";
       return controlplane::kExitUsage;
     }
     if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);

@@ -15,7 +15,7 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
       "preflight",
       "Check, from inside the job's container, VM or Slurm step, what the job will meet: locked "
       "memory and /dev/shm against its ranks, its NCCL_* variables against the devices and "
-      "interfaces it sees. Same as `run --stage preflight`.");
+      "interfaces it sees, the RDMA it expects usable here. Same as `run --stage preflight`.");
   cmd->footer(
       "Exit codes: 0 the job can start (every check PASS, WARN or SKIP); 1 it would fail or "
       "crawl here (a FAIL: the finding names the fix); 2 usage or profile error; 3 a check "
@@ -24,7 +24,8 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
                   "GPUs (local ranks) the job was granted; default: SLURM_STEP_GPUS, "
                   "SLURM_GPUS_ON_NODE, CUDA_VISIBLE_DEVICES, else the GPUs visible here")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--probe", o->probes, "Run only this probe (repeatable): memlock, shm, nccl-env");
+  cmd->add_option("--probe", o->probes,
+                  "Run only this probe (repeatable): memlock, shm, nccl-env, rdma-exposure");
   cmd->add_option("--format", o->format, "table, json, junit or md")
       ->check(CLI::IsMember({"table", "json", "junit", "md"}))
       ->capture_default_str();

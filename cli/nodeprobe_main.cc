@@ -53,6 +53,17 @@ struct RunFlags {
   std::string capture_dir;
 };
 
+// Which probes run, and for the pre-flight stage, for how many ranks.
+void AddProbeSelectionFlags(CLI::App* run_cmd, RunFlags& f) {
+  run_cmd->add_option("--probe", f.run.probes,
+                      "Run only this probe (repeatable); see `nodeprobe probes`");
+  run_cmd
+      ->add_option("--gpus", f.run.gpus,
+                   "Pre-flight stage: GPUs (local ranks) the job was granted (default: Slurm's "
+                   "or CUDA's environment, else the GPUs visible here)")
+      ->check(CLI::Range(1, 1024));
+}
+
 // `run`'s flags for the stage on this node (and what every stage shares).
 void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
   run_cmd
@@ -66,13 +77,7 @@ void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
       ->required()
       ->check(CLI::IsMember(
           {"single-node", "preflight", "two-node", "cluster", "congestion", "failure"}));
-  run_cmd->add_option("--probe", f.run.probes,
-                      "Run only this probe (repeatable); see `nodeprobe probes`");
-  run_cmd
-      ->add_option("--gpus", f.run.gpus,
-                   "Pre-flight stage: GPUs (local ranks) the job was granted (default: Slurm's "
-                   "or CUDA's environment, else the GPUs visible here)")
-      ->check(CLI::Range(1, 1024));
+  AddProbeSelectionFlags(run_cmd, f);
   run_cmd
       ->add_option("--format", f.run.format,
                    "table, json (protobuf JSON), junit (JUnit XML for CI systems) or md "

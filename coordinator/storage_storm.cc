@@ -140,7 +140,10 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
     // As long as one checkpoint alone took: the storm lasts at least that.
     const double seconds = std::clamp(alone.checkpoint_s(), 1.0, 60.0);
     prober =
-        std::thread([&] { during = LatencyProbe(run, *live[1], *live[0], seconds, deadline); });
+        // `seconds` by value: this block ends while the thread still runs.
+        std::thread([&during, run, &live, seconds, deadline] {
+          during = LatencyProbe(run, *live[1], *live[0], seconds, deadline);
+        });
   }
   // Every node's task sent at once (no bound below the fleet's waits).
   platform::BoundedFor(live.size(), kMaxConcurrentAsks, [&](size_t i) {

@@ -21,7 +21,14 @@ namespace {
 // What the guardian child does; only async-signal-safe calls (the parent
 // may have threads).
 [[noreturn]] void Guard(int pipe_r, int devnull, char* const argv[]) {
-  setsid();  // out of the worker's process group: its group kill misses us
+  // Out of the worker's process group, so its group kill misses us; the
+  // parent does the same right after the fork, so there is no moment when
+  // a kill of the group would still reach us.
+  setpgid(0, 0);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGHUP, &ignore, nullptr);
+  sigaction(SIGINT, &ignore, nullptr);
   const int r = fcntl(pipe_r, F_DUPFD, 10);  // clear of 0-3 whatever they were
   sigset_t all;
   sigemptyset(&all);
@@ -68,6 +75,7 @@ absl::StatusOr<ScratchDir> ScratchDir::Create(const std::string& parent,
   const pid_t pid = fork();
   if (pid == 0) Guard(fds[0], devnull, argv.data());
   const int fork_errno = errno;
+  if (pid > 0) setpgid(pid, pid);
   close(fds[0]);
   if (devnull >= 0) close(devnull);
   if (pid < 0) {

@@ -6,7 +6,9 @@
 //  - removed when the ScratchDir is destroyed;
 //  - removed also when this process is killed (SIGKILL at a task deadline,
 //    the worker's group kill, an OOM kill): a guardian child, in its own
-//    session so the group kill does not reach it, waits for a pipe whose
+//    process group (set by both sides of the fork, so it is out before
+//    Create returns) so the group kill does not reach it, deaf to SIGHUP
+//    and SIGINT, waits for a pipe whose
 //    only writer is this process and, when the pipe ends, executes
 //    `rm -rf --one-file-system -- DIR` (argv built before the fork, nothing
 //    but async-signal-safe calls between fork and exec).

@@ -3,9 +3,9 @@
 
 #include <map>
 
-#include "absl/strings/match.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_sysfs.h"
+#include "probes/rdma_devices/rdma_sysfs_parser.h"
 
 namespace nodeprobe::rdma_view {
 namespace {
@@ -13,6 +13,13 @@ namespace {
 std::string Attr(const std::map<std::string, platform::RawAttr>& attrs, const char* name) {
   auto it = attrs.find(name);
   return it != attrs.end() && it->second.value.ok() ? *it->second.value : "";
+}
+
+// The rdma-devices probe's parsers (rdma_sysfs_parser.h): one reading of
+// what the kernel writes.
+bool Active(const std::string& state) {
+  absl::StatusOr<rdma::PortState> s = rdma::ParsePortState(state);
+  return s.ok() && s->name == "ACTIVE";
 }
 
 }  // namespace
@@ -28,14 +35,15 @@ std::vector<Device> DevicesHere(const platform::HostPaths& host) {
     for (const platform::RawRdmaPort& p : d.ports) {
       Port port;
       port.port = static_cast<int>(p.port);
-      port.active = absl::StrContains(Attr(p.attrs, "state"), "ACTIVE");
-      port.ethernet = Attr(p.attrs, "link_layer") == "Ethernet";
+      port.active = Active(Attr(p.attrs, "state"));
+      port.ethernet = rdma::ParseLinkLayer(Attr(p.attrs, "link_layer")).value_or("") == "Ethernet";
       for (const platform::RawGid& g : p.gids) {
         Gid gid;
         gid.index = static_cast<int>(g.index);
-        gid.roce_v2 = g.type.value.ok() && absl::StrContains(*g.type.value, "v2");
-        gid.ipv4 =
-            g.gid.value.ok() && absl::StartsWith(*g.gid.value, "0000:0000:0000:0000:0000:ffff:");
+        gid.roce_v2 = g.type.value.ok() &&
+                      rdma::ParseGidType(*g.type.value).value_or(rdma::GidType::kIbRoceV1) ==
+                          rdma::GidType::kRoceV2;
+        gid.ipv4 = g.gid.value.ok() && !rdma::GidIpv4Address(*g.gid.value).empty();
         port.gids.push_back(gid);
       }
       dev.ports.push_back(std::move(port));

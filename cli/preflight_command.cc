@@ -1,11 +1,24 @@
 // File: preflight_command.cc
 #include "cli/preflight_command.h"
 
+#include <iostream>
 #include <memory>
 
+#include "cli/preflight_upload.h"
 #include "cli/run_command.h"
+#include "controlplane/command_line.h"
+#include "controlplane/exit_codes.h"
 
 namespace nodeprobe::cli {
+namespace {
+
+struct UploadOptions {
+  std::string coordinator;
+  controlplane::TlsFiles tls;
+  std::string job;
+};
+
+}  // namespace
 
 std::function<int()> AddPreflightCommand(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
@@ -15,7 +28,11 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
       "preflight",
       "Check, from inside the job's container, VM or Slurm step, what the job will meet: locked "
       "memory and /dev/shm against its ranks, its NCCL_* variables against the devices and "
-      "interfaces it sees, the RDMA it expects usable here. Same as `run --stage preflight`.");
+      "interfaces it sees, the RDMA it expects usable here, its secondary interfaces, the GPUs "
+      "it sees against its grant and their nearest NICs. With --active also an all_reduce over "
+      "its GPUs, a loopback transfer per RDMA port and the path MTU to --mtu-peer. Same as "
+      "`run --stage preflight`. With a coordinator configured the result is also recorded "
+      "there (never changing the exit code).");
   cmd->footer(
       "Exit codes: 0 the job can start (every check PASS, WARN or SKIP); 1 it would fail or "
       "crawl here (a FAIL: the finding names the fix); 2 usage or profile error; 3 a check "
@@ -25,7 +42,19 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
                   "SLURM_GPUS_ON_NODE, CUDA_VISIBLE_DEVICES, else the GPUs visible here")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--probe", o->probes,
-                  "Run only this probe (repeatable): memlock, shm, nccl-env, rdma-exposure");
+                  "Run only this probe (repeatable): memlock, shm, nccl-env, rdma-exposure, "
+                  "interfaces, gpu-view, path-mtu");
+  cmd->add_flag("--active", o->active,
+                "Also the intrusive checks: NCCL all_reduce over the visible GPUs, a loopback "
+                "transfer on each ACTIVE RDMA port, path MTU to --mtu-peer (seconds, not ms)");
+  cmd->add_option("--mtu-peer", o->mtu_peer,
+                  "With --active: IPv4[:PORT] of a peer running `nodeprobe mtu serve` (or its "
+                  "agent) on the job's network");
+  auto upload = std::make_shared<UploadOptions>();
+  controlplane::AddControlFlags(cmd, &upload->coordinator, &upload->tls);
+  cmd->add_option("--job", upload->job,
+                  "Job label the coordinator records (default: slurm-$SLURM_JOB_ID, or the pod's "
+                  "name)");
   cmd->add_option("--format", o->format, "table, json, junit or md")
       ->check(CLI::IsMember({"table", "json", "junit", "md"}))
       ->capture_default_str();
@@ -36,8 +65,17 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing in table format; rely on the exit code");
-  return [cmd, o]() -> int {
+  return [cmd, o, upload]() -> int {
     if (!*cmd) return -1;
+    if (!o->mtu_peer.empty() && !o->active) {
+      std::cerr << "nodeprobe: error: --mtu-peer measures with --active only (it sends packets "
+                   "to the peer): add --active\n";
+      return controlplane::kExitUsage;
+    }
+    const std::string job = upload->job.empty() ? DefaultJobLabel() : upload->job;
+    o->on_report = [upload, job, quiet = o->quiet](const v1::StageReport& report) {
+      UploadPreflight(upload->coordinator, upload->tls, job, report, quiet);
+    };
     return RunCommand(*o);
   };
 }

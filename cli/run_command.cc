@@ -25,6 +25,25 @@
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
+namespace {
+
+// Pre-flight is quick and harmless unless --active: then also the stage's
+// intrusive probes and kActiveProbes.
+std::vector<Probe*> PreflightProbes(const ProbeRegistry& registry, const std::vector<Probe*>& stage,
+                                    bool active) {
+  std::vector<Probe*> out;
+  for (Probe* p : stage) {
+    if (active || !p->intrusive()) out.push_back(p);
+  }
+  if (!active) return out;
+  for (const char* name : kActiveProbes) {
+    if (Probe* p = registry.Find(name)) out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   ProbeRegistry registry = BuiltinProbes();
   v1::Stage stage = StageFromName(options.stage);
@@ -37,6 +56,7 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   std::vector<Probe*> probes;
   if (options.probes.empty()) {
     probes = registry.ForStage(stage);
+    if (stage == v1::PREFLIGHT) probes = PreflightProbes(registry, probes, options.active);
   } else {
     for (const std::string& name : options.probes) {
       Probe* p = registry.Find(name);
@@ -72,6 +92,9 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   rp->set_force(options.force);
   rp->set_sweep(options.sweep);
   rp->set_gpus_granted(static_cast<uint32_t>(options.gpus));
+  rp->set_mtu_peer(options.mtu_peer);
+  // --active is the job's own request: its node is busy with the job itself.
+  if (options.active) rp->set_force(true);
 
   // The probes run in a worker process, so `--timeout` holds even when a
   // probe is stuck inside one read: the worker is killed, and what it had
@@ -92,6 +115,7 @@ int RunCommand(const RunOptions& options) {
   absl::StatusOr<v1::StageReport> ran = RunStageHere(options);
   if (!ran.ok()) return controlplane::StatusExit(ran.status());
   const v1::StageReport& report = *ran;
+  if (options.on_report) options.on_report(report);
 
   if (!options.textfile_dir.empty()) {
     absl::Status written = WriteTextfile(options.textfile_dir, report);

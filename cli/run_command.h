@@ -2,6 +2,7 @@
 // `nodeprobe run`: runs a stage's probes on this node and prints the report.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,19 @@ struct RunOptions {
   bool force = false;  // intrusive probes on a busy node
   bool sweep = false;  // scheduled: intrusive probes only if the profile says
   int gpus = 0;        // preflight: the GPUs the job was granted (0: ask the environment)
+  // Preflight: also the intrusive checks from inside the job (kActiveProbes
+  // and the stage's intrusive ones, path-mtu to `mtu_peer`).
+  bool active = false;
+  std::string mtu_peer;
+  // Called with the report before it is printed (preflight: record it at
+  // the coordinator).
+  std::function<void(const v1::StageReport&)> on_report;
 };
+
+// What `preflight --active` adds to the stage's probes: a single-process
+// all_reduce over the visible GPUs and a loopback transfer on each ACTIVE
+// RDMA port, both from inside the job.
+inline constexpr const char* kActiveProbes[] = {"nccl", "rdma-loopback"};
 
 // Runs the stage's probes on this node (in a worker process, within the
 // timeout) and returns the report; INVALID_ARGUMENT for a bad stage, probe,

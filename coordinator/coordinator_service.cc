@@ -19,6 +19,7 @@
 #include "controlplane/grpc_status.h"
 #include "controlplane/server_limits.h"
 #include "coordinator/agent_reactor.h"
+#include "coordinator/preflight_record.h"
 #include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
 #include "coordinator/stage_orchestrator.h"
@@ -553,6 +554,25 @@ void CoordinatorServer::Shutdown() {
 CoordinatorServer::~CoordinatorServer() {
   Shutdown();
   if (reaper_.joinable()) reaper_.join();
+}
+
+grpc::Status CoordinatorService::RecordPreflight(grpc::ServerContext* ctx,
+                                                 const v1::RecordPreflightRequest* req,
+                                                 v1::RecordPreflightResponse* resp) {
+  Sender sender;
+  sender.check_identity = check_identity_;
+  sender.is_operator = CheckOperator(*ctx).ok();
+  if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
+    sender.names = controlplane::PeerNames(auth.get());
+  }
+  absl::StatusOr<v1::StageRun> run =
+      PreflightRun(*req, sender, absl::StrCat("preflight-", NewRunId()));
+  if (!run.ok()) return controlplane::ToGrpcStatus(run.status());
+  if (absl::Status saved = store_->Save(*run); !saved.ok()) {
+    return controlplane::ToGrpcStatus(saved);
+  }
+  resp->set_run_id(run->run_id());
+  return grpc::Status::OK;
 }
 
 }  // namespace nodeprobe::coordinator

@@ -62,6 +62,8 @@ class CoordinatorService final
                       v1::StageRun* resp) override;
   grpc::Status CancelRun(grpc::ServerContext* ctx, const v1::CancelRunRequest* req,
                          v1::CancelRunResponse* resp) override;
+  grpc::Status RecordPreflight(grpc::ServerContext* ctx, const v1::RecordPreflightRequest* req,
+                               v1::RecordPreflightResponse* resp) override;
 
   AgentRegistry& registry() { return registry_; }
   // The coordinator is stopping: runs in flight end with COORDINATOR_LOST,

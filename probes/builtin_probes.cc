@@ -29,6 +29,9 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<ShmProbe>());
   (void)registry.Register(std::make_unique<NcclEnvProbe>());
   (void)registry.Register(std::make_unique<RdmaExposureProbe>());
+  (void)registry.Register(std::make_unique<InterfacesProbe>());
+  (void)registry.Register(std::make_unique<GpuViewProbe>());
+  (void)registry.Register(std::make_unique<PathMtuProbe>());
   return registry;
 }
 

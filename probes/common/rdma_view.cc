@@ -1,8 +1,11 @@
 // File: rdma_view.cc
 #include "probes/common/rdma_view.h"
 
+#include <algorithm>
 #include <map>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_sysfs.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
@@ -22,12 +25,26 @@ bool Active(const std::string& state) {
   return s.ok() && s->name == "ACTIVE";
 }
 
+// The PKey table (pkeys/0..N, "0xffff"; unused slots read 0x0000).
+std::vector<int> PKeys(const platform::FileTree& sys, const std::string& port_dir) {
+  std::vector<int> out;
+  for (const std::string& n :
+       sys.ListDir(port_dir + "/pkeys").value_or(std::vector<std::string>{})) {
+    absl::StatusOr<std::string> v = sys.ReadValue(port_dir + "/pkeys/" + n);
+    unsigned pkey = 0;
+    if (v.ok() && absl::SimpleHexAtoi(*v, &pkey) && pkey != 0)
+      out.push_back(static_cast<int>(pkey));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 std::vector<Device> DevicesHere(const platform::HostPaths& host) {
   std::vector<Device> out;
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> raw =
-      platform::ReadRdmaDevices(platform::FileTree(host.sys_root));
+  const platform::FileTree sys(host.sys_root);
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> raw = platform::ReadRdmaDevices(sys);
   if (!raw.ok()) return out;
   for (const platform::RawRdmaDevice& d : *raw) {
     Device dev;
@@ -46,6 +63,7 @@ std::vector<Device> DevicesHere(const platform::HostPaths& host) {
         gid.ipv4 = g.gid.value.ok() && !rdma::GidIpv4Address(*g.gid.value).empty();
         port.gids.push_back(gid);
       }
+      port.pkeys = PKeys(sys, absl::StrCat("class/infiniband/", d.name, "/ports/", p.port));
       dev.ports.push_back(std::move(port));
     }
     out.push_back(std::move(dev));

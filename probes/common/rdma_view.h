@@ -21,6 +21,7 @@ struct Port {
   bool active = false;
   bool ethernet = false;  // RoCE
   std::vector<Gid> gids;
+  std::vector<int> pkeys;  // the non-zero entries of pkeys/, membership bit included
 };
 struct Device {
   std::string name;

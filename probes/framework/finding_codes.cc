@@ -220,7 +220,7 @@ const std::vector<FindingCode>& FindingCodes() {
        "loaded (rdma link)",
        "FAIL when the profile says the node is rail-optimized (locality.rail_optimized), else "
        "WARN"},
-      {"NCCL_TOPO_FILE_MISMATCH", kVaries, "locality",
+      {"NCCL_TOPO_FILE_MISMATCH", kVaries, "locality, gpu-view",
        "NCCL_TOPO_FILE pairs GPUs and NICs unlike this node",
        "regenerate the file on this node type (NCCL_TOPO_DUMP_FILE) or unset NCCL_TOPO_FILE",
        "FAIL; ERROR when the file does not parse (NCCL fails on it too)"},
@@ -575,6 +575,44 @@ const std::vector<FindingCode>& FindingCodes() {
        "fix the variable in the job's environment to what the message lists as present, or "
        "expose the device or interface to the container (RDMA device plugin, Multus network, "
        "a mounted topology file)"},
+      {"SECONDARY_INTERFACE_DOWN", v1::FAIL, "interfaces",
+       "a secondary interface the job was given is up without carrier, or down with an RDMA "
+       "device behind it",
+       "check the network attachment (NetworkAttachmentDefinition, SR-IOV policy): the VF's "
+       "link state (ip link set PF vf N state auto), the PF's cable and the switch port"},
+      {"SECONDARY_INTERFACE_MTU", v1::FAIL, "interfaces",
+       "a secondary interface's MTU is below preflight.interface_mtu, or an SR-IOV VF's is above "
+       "its PF's",
+       "set mtu in the network attachment's CNI config (or the SR-IOV policy's mtu), and raise "
+       "the PF's MTU before its VFs'"},
+      {"SECONDARY_INTERFACE_NOT_RDMA", v1::WARN, "interfaces",
+       "the job expects RDMA but none of its secondary interfaces has an RDMA device behind it",
+       "attach the SR-IOV (or RDMA shared device plugin) network instead of a macvlan/ipvlan "
+       "one, and request its rdma/... resource in the pod"},
+      {"RDMA_PKEY_MISSING", v1::FAIL, "rdma-exposure",
+       "an InfiniBand port visible to the job does not hold the profile's partition key "
+       "(preflight.pkey)",
+       "add the port's GUID to the partition in the subnet manager (partitions.conf), or give the "
+       "pod a VF whose PKey table the SR-IOV network sets to it"},
+      {"GPU_GRANT_NOT_VISIBLE", v1::FAIL, "gpu-view",
+       "the job was granted more GPUs than it can see here, or CUDA_VISIBLE_DEVICES names GPUs "
+       "that are not there",
+       "expose the granted GPUs to the container (NVIDIA_VISIBLE_DEVICES, the device plugin, "
+       "Slurm's gres.conf and cgroup ConstrainDevices) and let CUDA_VISIBLE_DEVICES name only "
+       "them"},
+      {"GPU_GRANT_EXCEEDED", v1::WARN, "gpu-view",
+       "the job sees more GPUs than it was granted: it may run on GPUs other jobs hold",
+       "constrain the devices (Slurm: ConstrainDevices=yes in cgroup.conf; Kubernetes: the "
+       "device plugin, not privileged pods) or set CUDA_VISIBLE_DEVICES to the grant"},
+      {"GPU_NEAREST_NIC_NOT_VISIBLE", v1::WARN, "gpu-view",
+       "a GPU's nearest RDMA NIC on this host is not visible to the job: its traffic crosses to "
+       "a farther NIC",
+       "give the pod the NIC (or VF) on each GPU's rail: topology-aware device allocation, one "
+       "rdma/... resource per GPU's NUMA node"},
+      {"NCCL_GDR_LEVEL_EXCLUDES_NIC", v1::WARN, "gpu-view",
+       "NCCL_NET_GDR_LEVEL is stricter than the path from a GPU to its nearest visible NIC: "
+       "GPUDirect RDMA will be off for it",
+       "unset NCCL_NET_GDR_LEVEL (NCCL picks by topology) or give the GPU a nearer NIC"},
       // Storage (probes/storage)
       {"STORAGE_PATH_UNUSABLE", v1::ERROR, "storage",
        "a storage.paths entry is missing, not writable, or has no room for the checkpoint",

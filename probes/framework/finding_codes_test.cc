@@ -53,6 +53,10 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
       "SLURM_GPUS_ON_NODE",
       "CUDA_VISIBLE_DEVICES",
       "NVIDIA_VISIBLE_DEVICES",
+      // The job's label for the coordinator (cli/preflight_upload.cc)
+      "SLURM_JOB_ID",
+      "SLURM_STEP_ID",
+      "KUBERNETES_SERVICE_HOST",
   };
   const std::regex literal("\"([A-Z][A-Z0-9]*(_[A-Z0-9]+)+)\"");
   int files = 0;

@@ -35,6 +35,8 @@ struct ProbeContext {
   // Pre-flight: the GPUs the job was granted by flag (0: not given; the
   // scheduler's environment or the visible GPUs then say).
   int gpus_granted = 0;
+  // Pre-flight --active: the peer the path-MTU probe measures to ("" none).
+  std::string mtu_peer;
 };
 
 class Probe {

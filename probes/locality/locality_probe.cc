@@ -241,6 +241,7 @@ std::map<std::string, RdmaRail> RdmaRails(const platform::PciTopology& topology)
     RdmaRail& rail = out[gpu.address];
     const Nearest nearest = NearestRdma(gpu, nics);
     rail.gdr_by_default = nearest.path && locality::GdrByDefault(*nearest.path);
+    rail.path = nearest.path;
     for (size_t j : nearest.nics) {
       for (const std::string& id : RailNicIds(*nics[j])) rail.nics.insert(id);
     }
@@ -330,17 +331,20 @@ absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
   if (topo_file.empty() && ctx.host.IsLiveSysfs() && ctx.host.topology_xml.empty()) {
     if (const char* env = getenv("NCCL_TOPO_FILE")) topo_file = env;
   }
-  if (!topo_file.empty()) {
-    AddEvidence(&result, "NCCL_TOPO_FILE", topo_file);
-    absl::StatusOr<platform::PciTopology> file = platform::LoadPciTopology(topo_file);
-    if (!file.ok()) {
-      AddFinding(&result, "NCCL_TOPO_FILE_MISMATCH", v1::ERROR, "",
-                 absl::StrCat("NCCL_TOPO_FILE cannot be read: ", file.status().message()));
-    } else {
-      CompareNcclTopoFile(*topo, *file, topo_file, &result);
-    }
-  }
+  if (!topo_file.empty()) CheckNcclTopoFile(*topo, topo_file, &result);
   return result;
+}
+
+void CheckNcclTopoFile(const platform::PciTopology& live, const std::string& path,
+                       v1::ProbeResult* result) {
+  AddEvidence(result, "NCCL_TOPO_FILE", path);
+  absl::StatusOr<platform::PciTopology> file = platform::LoadPciTopology(path);
+  if (!file.ok()) {
+    AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::ERROR, "",
+               absl::StrCat("NCCL_TOPO_FILE cannot be read: ", file.status().message()));
+    return;
+  }
+  CompareNcclTopoFile(live, *file, path, result);
 }
 
 }  // namespace nodeprobe

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "platform/hwloc_topology.h"
 #include "probes/framework/probe.h"
+#include "probes/locality/path_class.h"
 
 namespace nodeprobe {
 
@@ -34,6 +36,7 @@ bool IsNvidiaGpu(const platform::TopoPciDevice& dev);
 struct RdmaRail {
   std::set<std::string> nics;
   bool gdr_by_default = false;
+  std::optional<locality::PathClass> path;  // to those NICs; none without a rail NIC
 };
 // GPU bus id -> its rail.
 std::map<std::string, RdmaRail> RdmaRails(const platform::PciTopology& topology);
@@ -44,5 +47,9 @@ std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::Pci
 void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciTopology& file,
                          const std::string& path, v1::ProbeResult* result);
 bool IsNic(const platform::TopoPciDevice& dev);
+// NCCL_TOPO_FILE `path` read and compared with `live`: NCCL_TOPO_FILE_MISMATCH
+// (ERROR when it does not parse), and the file named in the evidence.
+void CheckNcclTopoFile(const platform::PciTopology& live, const std::string& path,
+                       v1::ProbeResult* result);
 
 }  // namespace nodeprobe

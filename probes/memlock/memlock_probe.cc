@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_sysfs.h"
+#include "platform/verbs_qp.h"
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
+#include "probes/common/rdma_view.h"
 #include "probes/framework/result_util.h"
+#include "probes/rdma_exposure/rdma_exposure.h"
 
 namespace nodeprobe {
 
@@ -37,6 +41,44 @@ void JudgeMemlock(uint64_t limit, uint64_t need, const std::string& need_why,
 }
 
 }  // namespace preflight
+
+namespace {
+
+// The limit says yes; the device has the last word: register the need on
+// the first usable port (an openable uverbs node, an ACTIVE port), with a
+// queue pair, as NCCL will. Pinned-page accounting, a device's MKey limits
+// (tests/fixtures/pod-rdma/issue-ucx6264-*) and ibv_create_qp in a
+// container (issue-nccl562-*) all fail here first.
+void RegisterNeed(const ProbeContext& ctx, uint64_t need, v1::ProbeResult* r) {
+  constexpr uint64_t kMaxTry = uint64_t{4} << 30;  // pins real memory: bounded
+  std::set<std::string> openable;
+  for (const rdma_exposure::Uverbs& u :
+       rdma_exposure::ReadUverbs("/dev/infiniband", platform::FileTree(ctx.host.sys_root))) {
+    if (u.openable) openable.insert(u.device);
+  }
+  for (const rdma_view::Device& d : rdma_view::DevicesHere(ctx.host)) {
+    if (!openable.count(d.name)) continue;
+    for (const rdma_view::Port& p : d.ports) {
+      if (!p.active) continue;
+      const uint64_t bytes = std::min(need, kMaxTry);
+      auto qp = platform::VerbsQp::Open(d.name, static_cast<uint8_t>(p.port), bytes, {});
+      const std::string where = absl::StrCat(d.name, " port ", p.port, ", ", job::Bytes(bytes));
+      if (qp.ok()) {
+        AddEvidence(r, "ibv_reg_mr", absl::StrCat(where, ": registered, QP created"));
+      } else {
+        AddFinding(r, "MEMLOCK_TOO_LOW", d.name,
+                   absl::StrCat("registering the job's need on ", where, " failed (",
+                                qp.status().message(),
+                                "): NCCL's ibv_reg_mr/ibv_create_qp "
+                                "will fail the same way"));
+      }
+      return;
+    }
+  }
+  AddEvidence(r, "ibv_reg_mr", "not tried: no openable RDMA device with an ACTIVE port here");
+}
+
+}  // namespace
 
 absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
   const job::Env env = job::ProcessEnvironment();
@@ -72,6 +114,7 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
   v1::ProbeResult r;
   r.set_probe("memlock");
   preflight::JudgeMemlock(limit, need, why, use.why, &r);
+  if (limit >= need && !ctx.host.IsCaptured()) RegisterNeed(ctx, need, &r);
   return r;
 }
 

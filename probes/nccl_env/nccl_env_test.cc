@@ -6,8 +6,8 @@ namespace nodeprobe::nccl_env {
 namespace {
 
 std::vector<Device> TwoRocePorts() {
-  Port p1{1, true, true, {{0, false, false}, {1, true, false}, {3, true, true}}};
-  Port p2{1, false, true, {{3, true, true}}};
+  Port p1{1, true, true, {{0, false, false}, {1, true, false}, {3, true, true}}, {}};
+  Port p2{1, false, true, {{3, true, true}}, {}};
   return {{"mlx5_0", {p1}}, {"mlx5_1", {p2}}};
 }
 const std::vector<Link> kLinks = {{"lo", true}, {"eth0", true}, {"eth1", false}, {"net1", true}};

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
 
@@ -78,7 +79,8 @@ std::vector<Uverbs> ReadUverbs(const std::string& dev_dir, const platform::FileT
 }
 
 void Judge(const std::vector<rdma_view::Device>& devices, const std::vector<Uverbs>& uverbs,
-           bool expected, const std::string& why, v1::ProbeResult* r) {
+           bool expected, const std::string& why, v1::ProbeResult* r,
+           const std::string& netns_mode) {
   std::vector<std::string> usable, problems;
   for (const rdma_view::Device& d : devices) {
     const std::string bad = Unusable(d, uverbs);
@@ -96,15 +98,45 @@ void Judge(const std::vector<rdma_view::Device>& devices, const std::vector<Uver
   }
   AddMeasurement(r, "preflight.rdma_devices_usable", static_cast<double>(usable.size()), "");
   if (!expected || !usable.empty()) return;
-  const std::string seen =
-      devices.empty()
-          ? std::string(
-                "no RDMA device in /sys/class/infiniband (none given to this container, "
-                "or the kernel's `rdma system` netns mode is exclusive and none was moved "
-                "into this namespace)")
-          : absl::StrCat("none usable: ", absl::StrJoin(problems, "; "));
+  std::string seen = absl::StrCat("none usable: ", absl::StrJoin(problems, "; "));
+  if (devices.empty() && netns_mode == "exclusive") {
+    seen =
+        "no RDMA device in this network namespace: the host's `rdma system` netns mode is "
+        "exclusive and none was moved into it (the SR-IOV or RDMA CNI does that)";
+  } else if (devices.empty() && netns_mode == "shared") {
+    seen =
+        "no RDMA device in /sys/class/infiniband although the netns mode is shared: none is "
+        "on this host, or its driver is not loaded";
+  } else if (devices.empty()) {
+    seen =
+        "no RDMA device in /sys/class/infiniband (none given to this container, or the "
+        "kernel's `rdma system` netns mode is exclusive and none was moved into this "
+        "namespace)";
+  }
   AddFinding(r, "RDMA_DEVICE_NOT_VISIBLE", "",
              absl::StrCat("the job expects RDMA (", why, ") and ", seen));
+}
+
+void JudgePkey(const std::vector<rdma_view::Device>& devices, int pkey, v1::ProbeResult* r) {
+  const std::string want = absl::StrFormat("0x%04x", pkey);
+  for (const rdma_view::Device& d : devices) {
+    for (const rdma_view::Port& p : d.ports) {
+      if (!p.active || p.ethernet) continue;
+      std::vector<std::string> held;
+      bool found = false;
+      for (int k : p.pkeys) {
+        held.push_back(absl::StrFormat("0x%04x", k));
+        found |= (k & 0x7fff) == pkey;
+      }
+      const std::string port = absl::StrCat(d.name, "/", p.port);
+      AddEvidence(r, "pkeys." + port, held.empty() ? "none" : absl::StrJoin(held, ","));
+      if (found) continue;
+      AddFinding(r, "RDMA_PKEY_MISSING", port,
+                 absl::StrCat(d.name, " port ", p.port, " does not hold the job's partition ", want,
+                              " (its table: ", held.empty() ? "empty" : absl::StrJoin(held, ","),
+                              "): NCCL's QPs on it cannot reach the partition's members"));
+    }
+  }
 }
 
 }  // namespace nodeprobe::rdma_exposure

@@ -6,7 +6,11 @@
 // (the device cgroup, the RDMA device plugin), an ACTIVE port, and on RoCE
 // a v2 GID with an IPv4 address (an address on an interface of this
 // namespace). A device is usable when all hold.
+// The kernel's `rdma system` netns mode (RDMA netlink) says why a device
+// may be missing; a partition named by the profile must be in each visible
+// InfiniBand port's PKey table.
 //   RDMA_DEVICE_NOT_VISIBLE  FAIL  the job expects RDMA and no device is usable here
+//   RDMA_PKEY_MISSING        FAIL  an ACTIVE IB port without preflight.pkey
 #pragma once
 
 #include <string>
@@ -30,8 +34,15 @@ struct Uverbs {
 std::vector<Uverbs> ReadUverbs(const std::string& dev_dir, const platform::FileTree& sys);
 
 // Each device's state in words (evidence), and the finding when `expected`
-// (with `why`) and none is usable.
+// (with `why`) and none is usable. `netns_mode` ("shared", "exclusive", or
+// "" unknown) names the likely cause when no device is seen at all.
 void Judge(const std::vector<rdma_view::Device>& devices, const std::vector<Uverbs>& uverbs,
-           bool expected, const std::string& why, v1::ProbeResult* result);
+           bool expected, const std::string& why, v1::ProbeResult* result,
+           const std::string& netns_mode = "");
+
+// RDMA_PKEY_MISSING for each ACTIVE InfiniBand port whose table lacks
+// `pkey` (15 bits; the membership bit is not compared). RoCE ports have no
+// partitions and are not judged.
+void JudgePkey(const std::vector<rdma_view::Device>& devices, int pkey, v1::ProbeResult* result);
 
 }  // namespace nodeprobe::rdma_exposure

@@ -2,6 +2,7 @@
 #include "probes/rdma_exposure/rdma_exposure_probe.h"
 
 #include "absl/strings/str_cat.h"
+#include "platform/rdma_netlink.h"
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
 #include "probes/framework/result_util.h"
@@ -22,9 +23,15 @@ absl::StatusOr<v1::ProbeResult> RdmaExposureProbe::Run(const ProbeContext& ctx) 
   }
   v1::ProbeResult r;
   r.set_probe("rdma-exposure");
+  absl::StatusOr<std::string> mode = platform::ReadRdmaNetnsMode();
+  AddEvidence(&r, "rdma.netns_mode",
+              mode.ok() ? *mode : absl::StrCat("unknown: ", mode.status().message()));
   rdma_exposure::Judge(
       devices, rdma_exposure::ReadUverbs("/dev/infiniband", platform::FileTree(ctx.host.sys_root)),
-      use.uses, use.why, &r);
+      use.uses, use.why, &r, mode.value_or(""));
+  if (const int pkey = PreflightRulesOf(*ctx.profile).pkey; pkey >= 0) {
+    rdma_exposure::JudgePkey(devices, pkey, &r);
+  }
   return r;
 }
 

@@ -88,5 +88,62 @@ TEST_F(RdmaExposureTest, NoDeviceAtAllNamesTheLikelyCauses) {
             std::string::npos);
 }
 
+TEST_F(RdmaExposureTest, AKnownNetnsModeNamesTheCause) {
+  v1::ProbeResult r;
+  Judge({}, {}, true, "NCCL_IB_HCA=mlx5", &r, "exclusive");
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_NE(r.findings(0).message().find("netns mode is exclusive and none was moved into it"),
+            std::string::npos);
+  v1::ProbeResult shared;
+  Judge({}, {}, true, "NCCL_IB_HCA=mlx5", &shared, "shared");
+  EXPECT_NE(shared.findings(0).message().find("although the netns mode is shared"),
+            std::string::npos);
+}
+
+// hwloc's 32em64t capture: mlx4_0 port 1, ACTIVE InfiniBand, PKey table
+// 0xffff (the default partition, full member) and 127 empty slots; and
+// scif0 (a Xeon Phi's, no PKey table).
+class PkeyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto host = testing::HwlocXeonHost();
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    paths_.sys_root = host_->sys_root;
+  }
+  v1::ProbeResult Judged(int pkey) {
+    v1::ProbeResult r;
+    JudgePkey(rdma_view::DevicesHere(paths_), pkey, &r);
+    return r;
+  }
+  std::unique_ptr<testing::CapturedHost> host_;
+  platform::HostPaths paths_;
+};
+
+TEST_F(PkeyTest, TheDefaultPartitionIsHeldInEitherMembership) {
+  const std::vector<rdma_view::Device> d = rdma_view::DevicesHere(paths_);
+  ASSERT_EQ(d.size(), 2u);
+  ASSERT_EQ(d[0].name, "mlx4_0");
+  ASSERT_FALSE(d[0].ports.empty());
+  EXPECT_EQ(d[0].ports[0].pkeys, std::vector<int>{0xffff});
+  v1::ProbeResult r = Judged(0x7fff);
+  EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
+  EXPECT_EQ(r.evidence().at("pkeys.mlx4_0/1"), "0xffff");
+}
+
+TEST_F(PkeyTest, APartitionNotInTheTableFails) {
+  v1::ProbeResult r = Judged(0x0001);
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "RDMA_PKEY_MISSING");
+  EXPECT_EQ(r.findings(0).device(), "mlx4_0/1");
+  EXPECT_NE(r.findings(0).message().find("does not hold the job's partition 0x0001 (its table: "
+                                         "0xffff)"),
+            std::string::npos)
+      << r.findings(0).message();
+  // A variant: the SM added the partition as a limited member (0x0001).
+  testing::WriteFile(host_->sys_root + "/class/infiniband/mlx4_0/ports/1/pkeys/1", "0x0001\n");
+  EXPECT_EQ(Judged(0x0001).findings_size(), 0);
+}
+
 }  // namespace
 }  // namespace nodeprobe::rdma_exposure

@@ -1,0 +1,162 @@
+// File: gpu_view.cc
+#include "probes/gpu_view/gpu_view.h"
+
+#include <map>
+#include <optional>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "probes/framework/result_util.h"
+#include "probes/locality/locality_probe.h"
+
+namespace nodeprobe::gpu_view {
+namespace {
+
+using locality::PathClass;
+
+std::string Get(const job::Env& env, const std::string& key) {
+  auto it = env.find(key);
+  return it == env.end() ? "" : it->second;
+}
+
+// How many GPUs CUDA will enumerate from CUDA_VISIBLE_DEVICES: it stops at
+// the first index that does not exist (UUID and MIG entries are taken as
+// given); `bad` is that index.
+int CudaUsable(const std::string& list, int seen, std::string* bad) {
+  int n = 0;
+  for (absl::string_view e : absl::StrSplit(list, ',', absl::SkipWhitespace())) {
+    int index = 0;
+    if (absl::SimpleAtoi(e, &index) && (index < 0 || index >= seen)) {
+      *bad = std::string(e);
+      break;
+    }
+    ++n;
+  }
+  return std::min(n, seen);
+}
+
+// NCCL_NET_GDR_LEVEL by name or its legacy number; nullopt for LOC (never).
+std::optional<std::optional<PathClass>> GdrLevel(const std::string& v) {
+  static const std::map<std::string, std::optional<PathClass>> kLevels = {
+      {"LOC", std::nullopt},    {"0", std::nullopt},      {"PIX", PathClass::kPix},
+      {"1", PathClass::kPix},   {"PXB", PathClass::kPxb}, {"2", PathClass::kPxb},
+      {"PHB", PathClass::kPhb}, {"3", PathClass::kPhb},   {"SYS", PathClass::kSys},
+      {"4", PathClass::kSys},   {"5", PathClass::kSys}};
+  auto it = kLevels.find(v);
+  if (it == kLevels.end()) return std::nullopt;  // not a level: nccl-env says so
+  return it->second;
+}
+
+// "0000:19:00.0" whatever NVML's or hwloc's domain width.
+std::string BusKey(const std::string& bus) {
+  std::string s = absl::AsciiStrToLower(bus);
+  return s.size() > 12 ? s.substr(s.size() - 12) : s;
+}
+
+std::string RailText(const RdmaRail& rail) {
+  return absl::StrCat(absl::StrJoin(rail.nics, ","), " (", locality::PathClassName(*rail.path),
+                      ")");
+}
+
+void JudgeGdrLevel(const std::string& gpu, const RdmaRail& rail, const std::string& level,
+                   v1::ProbeResult* r) {
+  const std::optional<std::optional<PathClass>> limit = GdrLevel(level);
+  if (!limit || !rail.path || (*limit && *rail.path <= **limit)) return;
+  AddFinding(
+      r, "NCCL_GDR_LEVEL_EXCLUDES_NIC", gpu,
+      absl::StrCat("GPU ", gpu, " reaches ", RailText(rail), " and NCCL_NET_GDR_LEVEL=", level,
+                   ": GPUDirect RDMA is off for it, its traffic is staged through "
+                   "host memory"));
+}
+
+}  // namespace
+
+job::LocalRanks GrantOf(const job::Env& env, int flag) {
+  if (flag > 0) return {flag, absl::StrCat("--gpus ", flag)};
+  if (const std::string v = Get(env, "SLURM_STEP_GPUS"); !v.empty()) {
+    return {job::CountGpuList(v), "SLURM_STEP_GPUS=" + v};
+  }
+  int n = 0;
+  if (const std::string v = Get(env, "SLURM_GPUS_ON_NODE"); absl::SimpleAtoi(v, &n) && n >= 0) {
+    return {n, "SLURM_GPUS_ON_NODE=" + v};
+  }
+  return {-1, ""};
+}
+
+void JudgeGrant(const job::Env& env, const job::LocalRanks& grant, const Seen& seen,
+                v1::ProbeResult* r) {
+  int usable = seen.count;
+  std::string usable_why = seen.source;
+  std::string bad;
+  const std::string cvd = Get(env, "CUDA_VISIBLE_DEVICES");
+  if (env.count("CUDA_VISIBLE_DEVICES") && job::CountGpuList(cvd) >= 0) {
+    usable = job::CountGpuList(cvd) == 0 ? 0 : CudaUsable(cvd, seen.count, &bad);
+    usable_why = "CUDA_VISIBLE_DEVICES=" + cvd;
+  }
+  AddEvidence(r, "gpu.seen", absl::StrCat(seen.count, " (", seen.source, ")"));
+  AddEvidence(r, "gpu.usable", absl::StrCat(usable, " (", usable_why, ")"));
+  AddEvidence(r, "gpu.granted",
+              grant.count < 0 ? "not stated" : absl::StrCat(grant.count, " (", grant.source, ")"));
+  if (const std::string v = Get(env, "NVIDIA_VISIBLE_DEVICES"); !v.empty()) {
+    AddEvidence(r, "env.NVIDIA_VISIBLE_DEVICES", v);
+  }
+  AddMeasurement(r, "preflight.gpus_seen", seen.count, "");
+  AddMeasurement(r, "preflight.gpus_usable", usable, "");
+  if (!bad.empty()) {
+    AddFinding(r, "GPU_GRANT_NOT_VISIBLE", "",
+               absl::StrCat("CUDA_VISIBLE_DEVICES=", cvd, " names GPU ", bad, " but ", seen.count,
+                            " are visible here (", seen.source,
+                            "): CUDA stops at that entry, \"invalid device ordinal\" follows"));
+  }
+  if (grant.count > 0 && usable < grant.count) {
+    AddFinding(
+        r, "GPU_GRANT_NOT_VISIBLE", "",
+        absl::StrCat("the job was granted ", grant.count, " GPUs (", grant.source, ") and can use ",
+                     usable, " here (", usable_why, "): its other ranks will find no device"));
+  } else if (grant.count >= 0 && usable > grant.count) {
+    AddFinding(
+        r, "GPU_GRANT_EXCEEDED", "",
+        absl::StrCat("the job can use ", usable, " GPUs here (", usable_why, ") but was granted ",
+                     grant.count, " (", grant.source, "): it may run on GPUs other jobs hold"));
+  }
+}
+
+void JudgeRails(const platform::PciTopology& topology, const std::set<std::string>& gpus,
+                const std::set<std::string>& visible_rdma, bool uses_rdma, const job::Env& env,
+                v1::ProbeResult* r) {
+  platform::PciTopology seen = topology;  // the NICs this container was given
+  for (platform::TopoPciDevice& d : seen.devices) {
+    std::vector<std::string> kept;
+    for (const std::string& n : d.rdma_devices) {
+      if (visible_rdma.count(n)) kept.push_back(n);
+    }
+    d.rdma_devices = kept;
+  }
+  const std::map<std::string, RdmaRail> host = RdmaRails(topology);
+  const std::map<std::string, RdmaRail> here = RdmaRails(seen);
+  std::set<std::string> wanted;
+  for (const std::string& g : gpus) wanted.insert(BusKey(g));
+  const std::string level = Get(env, "NCCL_NET_GDR_LEVEL");
+  for (const auto& [gpu, rail] : host) {
+    if (!wanted.empty() && !wanted.count(BusKey(gpu))) continue;
+    const RdmaRail& mine = here.at(gpu);
+    std::string text =
+        mine.path ? absl::StrCat("nearest visible NIC ", RailText(mine)) : "no visible RDMA NIC";
+    if (rail.path && rail.nics != mine.nics) {
+      absl::StrAppend(&text, "; the host's nearest ", RailText(rail));
+    }
+    AddEvidence(r, "gpu." + gpu, text);
+    if (!uses_rdma) continue;
+    if (rail.path && mine.path && rail.nics != mine.nics && *mine.path > *rail.path) {
+      AddFinding(r, "GPU_NEAREST_NIC_NOT_VISIBLE", gpu,
+                 absl::StrCat("GPU ", gpu, "'s nearest RDMA NIC on this host is ", RailText(rail),
+                              ", not visible here: its traffic goes to ", RailText(mine)));
+    }
+    if (!level.empty()) JudgeGdrLevel(gpu, mine, level, r);
+  }
+}
+
+}  // namespace nodeprobe::gpu_view

@@ -1,0 +1,43 @@
+// File: gpu_view.h
+// The GPUs from the job's side: how many it sees (NVML inside the
+// container, else its /dev/nvidiaN nodes), how many CUDA_VISIBLE_DEVICES
+// lets it use, against what the scheduler granted (--gpus, Slurm's
+// SLURM_STEP_GPUS / SLURM_GPUS_ON_NODE); and for each visible GPU its
+// nearest RDMA NIC among the devices this container sees, against the
+// host's nearest (the PCI tree in sysfs shows the whole host, while
+// class/infiniband shows what was given to the container).
+//   GPU_GRANT_NOT_VISIBLE        FAIL  fewer usable than granted, or a CUDA_VISIBLE_DEVICES index
+//   past them GPU_GRANT_EXCEEDED           WARN  more usable than granted
+//   GPU_NEAREST_NIC_NOT_VISIBLE  WARN  a GPU's host-nearest NIC is not here (job uses RDMA)
+//   NCCL_GDR_LEVEL_EXCLUDES_NIC  WARN  NCCL_NET_GDR_LEVEL below a GPU's path to its nearest NIC
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "nodeprobe/v1/result.pb.h"
+#include "platform/hwloc_topology.h"
+#include "probes/common/job_view.h"
+
+namespace nodeprobe::gpu_view {
+
+struct Seen {
+  int count = 0;
+  std::string source;  // "NVML" or "/dev/nvidiaN"
+};
+
+// The grant: `flag` (> 0), else SLURM_STEP_GPUS, else SLURM_GPUS_ON_NODE;
+// count -1 when nothing granted a number.
+job::LocalRanks GrantOf(const job::Env& env, int flag);
+
+// Counts judged; evidence gpu.seen / gpu.usable / gpu.granted.
+void JudgeGrant(const job::Env& env, const job::LocalRanks& grant, const Seen& seen,
+                v1::ProbeResult* result);
+
+// Per GPU of `topology` (only those in `gpus`, PCI bus ids, when not
+// empty): its nearest NIC among `visible_rdma` and the host's nearest.
+void JudgeRails(const platform::PciTopology& topology, const std::set<std::string>& gpus,
+                const std::set<std::string>& visible_rdma, bool uses_rdma, const job::Env& env,
+                v1::ProbeResult* result);
+
+}  // namespace nodeprobe::gpu_view

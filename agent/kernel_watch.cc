@@ -253,7 +253,7 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
     dropped = dropped_;
     stopped = stopped_;
   }
-  v1::ProbeResult r = kernel::JudgeKernelLog(reader);
+  v1::ProbeResult r = kernel::JudgeKernelLog(reader, FaultRulesOf(profile));
   r.set_probe("kernel-events");
   if (!stopped.empty()) {
     (*r.mutable_evidence())["kernel-events.stopped"] =

@@ -167,9 +167,10 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
         absl::StrCat("the congestion stage needs --nodes with at least 3 nodes, or --all; got ",
                      o.nodes.size()));
   }
-  if (o.soak_s > 0 && o.stage != "two-node") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--soak repeats the two-node stage's transfers; --stage ", o.stage, " does not take it"));
+  if (o.soak_s > 0 && o.stage != "two-node" && o.stage != "cluster") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--soak repeats the transfers of the two-node and cluster stages; --stage ",
+                     o.stage, " does not take it"));
   }
   if (o.soak_s > 0 && o.soak_s + 60 > o.timeout_s) {
     return absl::InvalidArgumentError(

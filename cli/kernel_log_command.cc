@@ -60,7 +60,7 @@ int RunKernelLog(const KernelLogOptions& o) {
       !read.ok()) {
     return controlplane::StatusExit(read);
   }
-  v1::ProbeResult result = kernel::JudgeKernelLog(reader);
+  v1::ProbeResult result = kernel::JudgeKernelLog(reader, FaultRulesOf(*profile));
   FinalizeResult(*profile, &result);
   if (!PrintAs(o.format, result, [&] { return RenderKernelLog(reader, result); }))
     return controlplane::kExitCouldNotRun;
@@ -82,7 +82,8 @@ std::function<int()> AddKernelLogCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("--profile", o->profile_path,
-                  "Acceptance profile: its exceptions apply to the findings");
+                  "Acceptance profile: its exceptions apply to the findings, and "
+                  "faults.aer_corrected_max_per_hour to corrected PCIe errors");
   return [=]() -> int { return cmd->parsed() ? RunKernelLog(*o) : -1; };
 }
 

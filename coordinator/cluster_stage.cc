@@ -36,7 +36,7 @@ struct PairJob {
 void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
               const std::vector<PairJob>& jobs, uint32_t round, bool retest,
               const v1::RunStageRequest& request, absl::Time deadline, const ProgressFn& progress,
-              bool chatty, bool latency) {
+              bool chatty, bool latency, bool path_mtu) {
   std::vector<v1::StageRun> parts(jobs.size());
   // Each part's tasks carry the run's profile (the nodes judge with it).
   for (v1::StageRun& part : parts) *part.mutable_profile() = run->profile();
@@ -46,7 +46,7 @@ void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>
     AgentSession& b = *nodes[jobs[i].b];
     if (!a.alive() || !b.alive()) return;  // its loss is recorded once, below
     MeasurePair(&parts[i], a, b, request, deadline, chatty ? progress : quiet, jobs[i].rails,
-                latency, /*path_mtu=*/!retest);
+                latency, path_mtu);
   });
   for (v1::StageRun& part : parts) {
     for (v1::PairResult& p : *part.mutable_pairs()) {
@@ -161,7 +161,7 @@ void RunRetests(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
     for (const Retest& t : now) jobs.push_back(t.job);
     progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", now.size() - (free_good.size() >= 2),
                           " suspects", free_good.size() >= 2 ? " and a control pair" : ""));
-    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
+    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty, false,
              ClusterRulesOf(profile).latency);
     for (const Retest& t : now) {
       if (t.control) continue;
@@ -204,7 +204,7 @@ void RetestGaps(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
       it = wanted.erase(it);
     }
     progress(absl::StrCat("retest of ", jobs.size(), " pair(s) with a gap"));
-    RunPairs(run, nodes, jobs, ++round, true, request, deadline, progress, chatty, false);
+    RunPairs(run, nodes, jobs, ++round, true, request, deadline, progress, chatty, false, false);
   }
 }
 
@@ -247,7 +247,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs",
                           kept ? absl::StrCat(" (", kept, " kept from before)") : ""));
     RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
-             chatty, ClusterRulesOf(profile).latency);
+             chatty, ClusterRulesOf(profile).latency, /*path_mtu=*/true);
     run->set_rounds(static_cast<uint32_t>(r + 1));
     checkpoint(*run);
   }
@@ -409,6 +409,35 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
                       "): transient, or load from elsewhere");
     }
     AddFinding(run->mutable_findings(), code, severity, who, message);
+  }
+}
+
+void RunClusterSoak(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                    const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                    absl::Time until, absl::Time deadline, const ProgressFn& progress,
+                    const CheckpointFn& checkpoint) {
+  const PairingPattern pattern =
+      run->pattern() == "ring" ? PairingPattern::kRing : PairingPattern::kAllPairs;
+  const std::vector<Round> rounds = Rounds(pattern, static_cast<int>(nodes.size()));
+  uint32_t round = run->rounds();
+  for (const v1::PairResult& p : run->pairs()) round = std::max(round, p.round());
+  for (int pass = 2; absl::Now() < until && absl::Now() < deadline; ++pass) {
+    const int before = run->pairs_size();
+    for (size_t r = 0; r < rounds.size() && absl::Now() < until && absl::Now() < deadline; ++r) {
+      std::vector<PairJob> jobs;
+      for (auto [a, b] : rounds[r]) {
+        if (usable[a] && usable[b] && nodes[a]->alive() && nodes[b]->alive()) {
+          jobs.push_back({a, b, {}});
+        }
+      }
+      progress(absl::StrFormat("soak pass %d, round %d/%d (%.0f s left)", pass, r + 1,
+                               rounds.size(), absl::ToDoubleSeconds(until - absl::Now())));
+      // Bandwidth only: the path MTU and latency were the first pass's.
+      RunPairs(run, nodes, jobs, ++round, false, request, deadline, progress,
+               nodes.size() <= kChattyUpTo, false, false);
+    }
+    checkpoint(*run);
+    if (run->pairs_size() == before) return;  // nothing measured: the nodes said why
   }
 }
 

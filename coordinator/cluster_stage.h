@@ -29,4 +29,12 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
                       const Profile& profile, absl::Time deadline, const ProgressFn& progress,
                       const CheckpointFn& checkpoint);
 
+// `run --stage cluster --soak`: the pattern's rounds again, pass after pass
+// (bandwidth only, rounds numbered on from the run's last), until `until`
+// or `deadline`; judged over time by JudgeSoak (soak.h).
+void RunClusterSoak(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                    const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                    absl::Time until, absl::Time deadline, const ProgressFn& progress,
+                    const CheckpointFn& checkpoint);
+
 }  // namespace nodeprobe::coordinator

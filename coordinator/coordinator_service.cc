@@ -129,10 +129,10 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                         "timeout must be a number of seconds up to 86400");
   }
   if (req->soak_s() != 0) {
-    if (req->stage() != v1::TWO_NODE) {
+    if (req->stage() != v1::TWO_NODE && req->stage() != v1::CLUSTER) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "--soak repeats the two-node stage's transfers: run it with "
-                          "--stage two-node");
+                          "--soak repeats the transfers of the two-node and cluster stages: run "
+                          "it with --stage two-node or cluster");
     }
     const double timeout = req->timeout_s() > 0 ? req->timeout_s() : 600;
     if (!std::isfinite(req->soak_s()) || req->soak_s() < 0 || req->soak_s() + 60 > timeout) {

@@ -59,8 +59,10 @@ void JudgeSoak(const SoakRules& rules, double duration_s, v1::StageRun* run) {
     s.set_to_node(p.to_node());
     s.set_rail(p.rail());
     s.set_op(op);
+    // Each direction's figures numbered in order: a two-node soak's rounds,
+    // a cluster soak's passes over the pattern.
     v1::SoakPoint* point = s.add_points();
-    point->set_round(std::max<uint32_t>(p.round(), 1));
+    point->set_round(static_cast<uint32_t>(s.points_size()));
     if (p.result().has_started()) {
       point->set_at_s(absl::ToDoubleSeconds(TimeOf(p.result().started()) - started));
     }

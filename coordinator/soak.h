@@ -1,6 +1,7 @@
 // File: soak.h
-// A soak (`run --stage two-node --soak DURATION`): the two-node stage's
-// transfers repeated, round after round, until the duration has passed,
+// A soak (`run --stage two-node|cluster --soak DURATION`): the stage's
+// transfers repeated, round after round (the cluster: pass after pass over
+// its pattern, cluster_stage.h), until the duration has passed,
 // then judged over time rather than once. Each direction (from, to, rail,
 // op) becomes a series of figures with its mean, range, spread (stddev /
 // mean) and drift (the last third's mean against the first third's):

@@ -432,6 +432,11 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   }
   if (request.stage() == v1::CLUSTER) {
     RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);
+    if (request.soak_s() > 0) {
+      RunClusterSoak(&run, nodes, usable, request,
+                     TimeOf(run.started()) + absl::Seconds(request.soak_s()), deadline, progress,
+                     checkpoint);
+    }
     if (request.storage_storm()) {
       RunStorageStorm(&run, nodes, usable, request.force(), profile, deadline, progress);
     }

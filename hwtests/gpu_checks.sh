@@ -168,3 +168,26 @@ print(r.get('verdict'), '- write %.2f Gb/s, read %.2f Gb/s, GDS %.2f Gb/s: %s' %
 if command -v fio >/dev/null; then
   bash "$HERE/../bench/storage_vs_fio.sh" "$DIR" "$OUTDIR/storage" 1 4 256 | tail -4
 fi
+
+# 8. Pre-flight as a job would run it on this GPU: the GPUs NVML sees against
+# a grant of all of them (gpu-view: PASS expected; each GPU's nearest NIC
+# where there is one), then --active (a single-process all_reduce over the
+# visible GPUs); and fault-counters twice (the second run judges NVLink
+# error growth since the first; NVLink counters only where the GPU has links).
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+NODEPROBE_STATE_DIR="$OUTDIR" timeout 120 "$NP" preflight --gpus "${ngpu:-1}" --active \
+  --format json > "$OUTDIR/preflight.json" 2> "$OUTDIR/preflight.err"
+echo "preflight --active: exit $?; $(python3 -c "
+import json
+for r in json.load(open('$OUTDIR/preflight.json'))['results']:
+    print(r['probe'], r.get('verdict'), r.get('reason', '') or ','.join(f['code'] for f in r.get('findings', [])), end='; ')
+" 2>&1)"
+for i in 1 2; do
+  NODEPROBE_STATE_DIR="$OUTDIR" timeout 60 "$NP" run --stage single-node --probe fault-counters \
+    --format json > "$OUTDIR/fault-counters-$i.json"
+done
+echo "fault-counters: $(python3 -c "
+import json
+r = json.load(open('$OUTDIR/fault-counters-2.json'))['results'][0]
+print(r.get('verdict'), '-', r.get('evidence', {}).get('fault-counters.read', ''), '-', r.get('evidence', {}).get('fault-counters.window', ''))
+" 2>&1)"

@@ -71,6 +71,7 @@ struct Api {
   int (*throttle)(Device, unsigned long long*) = nullptr;
   int (*nvlink)(Device, unsigned, int*) = nullptr;
   int (*nvlink_version)(Device, unsigned, unsigned*) = nullptr;
+  int (*nvlink_errors)(Device, unsigned, int, unsigned long long*) = nullptr;
   int (*processes)(Device, unsigned*, ProcessInfo*) = nullptr;
 };
 
@@ -92,6 +93,22 @@ std::string PciAddress(const PciInfo& p) {
   snprintf(out, sizeof(out), "%04x:%02x:%02x.0", p.domain & 0xffff, p.bus & 0xff,
            p.device & 0xff);
   return out;
+}
+
+// NVML's nvmlNvLinkErrorCounter_t: DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2,
+// DL_CRC_DATA 3. A link whose counters are not supported is left out.
+void ReadNvlinkErrors(const Api& api, Device d, unsigned link, v1::GpuInfo* g) {
+  if (api.nvlink_errors == nullptr) return;
+  unsigned long long v[4] = {};
+  for (int counter = 0; counter < 4; ++counter) {
+    if (api.nvlink_errors(d, link, counter, &v[counter]) != kSuccess) return;
+  }
+  v1::NvLinkErrors* e = g->add_nvlink_errors();
+  e->set_link(link);
+  e->set_replay(v[0]);
+  e->set_recovery(v[1]);
+  e->set_crc_flit(v[2]);
+  e->set_crc_data(v[3]);
 }
 
 void ReadGpu(const Api& api, unsigned index, Device d, v1::GpuInfo* g) {
@@ -145,6 +162,7 @@ void ReadGpu(const Api& api, unsigned index, Device d, v1::GpuInfo* g) {
           api.nvlink_version(d, link, &version) == kSuccess) {
         g->set_nvlink_version(version);
       }
+      ReadNvlinkErrors(api, d, link, g);
     } else {
       g->add_nvlinks_down(link);
     }
@@ -196,6 +214,7 @@ absl::StatusOr<v1::GpuReport> ReadNvmlGpus() {
   Bind(api.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle);
   Bind(api.lib, "nvmlDeviceGetNvLinkState", &api.nvlink);
   Bind(api.lib, "nvmlDeviceGetNvLinkVersion", &api.nvlink_version);
+  Bind(api.lib, "nvmlDeviceGetNvLinkErrorCounter", &api.nvlink_errors);
   Bind(api.lib, "nvmlDeviceGetComputeRunningProcesses_v3", &api.processes);
   if (api.init == nullptr || api.count == nullptr || api.handle == nullptr) {
     dlclose(api.lib);

@@ -32,6 +32,7 @@ ProbeRegistry BuiltinProbes() {
   (void)registry.Register(std::make_unique<InterfacesProbe>());
   (void)registry.Register(std::make_unique<GpuViewProbe>());
   (void)registry.Register(std::make_unique<PathMtuProbe>());
+  (void)registry.Register(std::make_unique<FaultCountersProbe>());
   return registry;
 }
 

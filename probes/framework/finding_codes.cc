@@ -613,6 +613,11 @@ const std::vector<FindingCode>& FindingCodes() {
        "NCCL_NET_GDR_LEVEL is stricter than the path from a GPU to its nearest visible NIC: "
        "GPUDirect RDMA will be off for it",
        "unset NCCL_NET_GDR_LEVEL (NCCL picks by topology) or give the GPU a nearer NIC"},
+      {"GPU_NVLINK_ERRORS", v1::WARN, "fault-counters",
+       "an NVLink's replay and CRC errors grew faster than faults.nvlink_errors_max_per_hour "
+       "since the last local reading, or the link retrained (recovery)",
+       "reseat or replace the GPU baseboard's NVLink path (cable cartridge on HGX) when it "
+       "persists; run the nccl probe and dcgmi diag -r 2 to see whether bandwidth suffers"},
       // Storage (probes/storage)
       {"STORAGE_PATH_UNUSABLE", v1::ERROR, "storage",
        "a storage.paths entry is missing, not writable, or has no room for the checkpoint",

@@ -18,7 +18,8 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
   absl::StatusOr<double> n = r.Number(v, name);
   if (!n.ok()) return n.status();
   if (*n < 0 || *n > 1e6) return r.Error(v, name + " must be 0 to 1000000 (errors per hour)");
-  into.aer_corrected_max_per_hour = *n;  // the section's one key
+  (key == "nvlink_errors_max_per_hour" ? into.nvlink_errors_max_per_hour
+                                       : into.aer_corrected_max_per_hour) = *n;
   return absl::OkStatus();
 }
 
@@ -31,7 +32,11 @@ ProfileSection FaultsProfileSection() {
       {{"faults.aer_corrected_max_per_hour", "errors per hour, 0 to 1000000",
         absl::StrCat(d.aer_corrected_max_per_hour),
         "a PCIe function whose corrected AER errors grow faster than this during a stage is "
-        "PCIE_AER_CORRECTED (0: any growth)"}},
+        "PCIE_AER_CORRECTED (0: any growth)"},
+       {"faults.nvlink_errors_max_per_hour", "errors per hour, 0 to 1000000",
+        absl::StrCat(d.nvlink_errors_max_per_hour),
+        "an NVLink whose CRC (flit and data) and replay errors grew faster than this since the "
+        "last local reading (fault-counters) is GPU_NVLINK_ERRORS; any recovery (a retrain) is"}},
       ReadKey);
 }
 

@@ -3,6 +3,7 @@
 // grow before a stage says so (aer_counters.h).
 //   faults:
 //     aer_corrected_max_per_hour: 6   # a PCIe function's corrected errors
+//     nvlink_errors_max_per_hour: 60  # an NVLink's CRC and replay errors
 #pragma once
 
 namespace nodeprobe {
@@ -11,6 +12,7 @@ struct Profile;
 
 struct FaultRules {
   double aer_corrected_max_per_hour = 6;
+  double nvlink_errors_max_per_hour = 60;
 };
 
 const FaultRules& FaultRulesOf(const Profile& profile);

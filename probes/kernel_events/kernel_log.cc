@@ -1,7 +1,9 @@
 // File: kernel_log.cc
 #include "probes/kernel_events/kernel_log.h"
 
+#include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -9,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/time.h"
 
 namespace nodeprobe::kernel {
 namespace {
@@ -221,6 +224,32 @@ void KernelLogReader::AddLine(absl::string_view line) {
   Record(std::move(e));
 }
 
+std::optional<double> WhenSeconds(absl::string_view when) {
+  double s = 0;
+  if (absl::SimpleAtod(when, &s) && s >= 0) return s;
+  std::string text(when);
+  absl::Time t;
+  std::string err;
+  if (text.size() > 10 && text[4] == '-' && text[10] == 'T') {  // ISO, "," before the fraction
+    std::replace(text.begin(), text.end(), ',', '.');
+    if (absl::ParseTime("%Y-%m-%dT%H:%M:%E*S%Ez", text, &t, &err)) {
+      return absl::ToDoubleSeconds(t - absl::UnixEpoch());
+    }
+    return std::nullopt;
+  }
+  if (absl::ParseTime("%a %b %e %H:%M:%S %Y", text, &t, &err)) {  // dmesg -T
+    return absl::ToDoubleSeconds(t - absl::UnixEpoch());
+  }
+  // syslog/journal: "Dec  2 11:38:47 host": the first three words.
+  std::vector<absl::string_view> words = absl::StrSplit(when, ' ', absl::SkipEmpty());
+  if (words.size() >= 3 &&
+      absl::ParseTime("%b %e %H:%M:%S", absl::StrCat(words[0], " ", words[1], " ", words[2]), &t,
+                      &err)) {
+    return absl::ToDoubleSeconds(t - absl::UnixEpoch());
+  }
+  return std::nullopt;
+}
+
 void KernelLogReader::Record(v1::KernelEvent e) {
   if (e.kind() == "aer_bit") {
     auto open = open_aer_.find(e.device());
@@ -235,9 +264,18 @@ void KernelLogReader::Record(v1::KernelEvent e) {
   const Key key{e.kind(), e.device(), e.code()};
   auto t = tallies_.find(key);
   if (t == tallies_.end() && tallies_.size() < kMaxTallies) {
-    t = tallies_.emplace(key, Tally{0, e, {}}).first;
+    Tally first;
+    first.first = e;
+    t = tallies_.emplace(key, std::move(first)).first;
   }
-  if (t != tallies_.end()) ++t->second.count;
+  if (t != tallies_.end()) {
+    Tally& tally = t->second;
+    ++tally.count;
+    if (const std::optional<double> at = WhenSeconds(e.when())) {
+      if (tally.first_s < 0 || *at < tally.first_s) tally.first_s = *at;
+      tally.last_s = std::max(tally.last_s, *at);
+    }
+  }
   if (e.kind() == "aer") open_aer_[e.device()] = key;
   open_aer_event_ = -1;
   if (static_cast<size_t>(report_.events_size()) < kMaxEvents) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -35,6 +36,13 @@ v1::KernelEvent ParseKernelLine(absl::string_view line);
 // count; lines that are not "NAME COUNT" are skipped.
 std::map<std::string, uint64_t> ParseAerCounters(absl::string_view text);
 
+// A `when` (KernelEvent.when) in seconds on the log's own clock: since
+// boot for dmesg/kmsg ("219.470994"), since the epoch for dmesg -T ("Fri
+// Aug 30 11:43:09 2024") and ISO ("2025-01-21T04:41:44,283302+00:00"), and
+// within an unnamed year for syslog ("Dec  2 11:38:47 host"). Only
+// differences within one log mean anything; nullopt when it does not parse.
+std::optional<double> WhenSeconds(absl::string_view when);
+
 class KernelLogReader {
  public:
   static constexpr size_t kMaxEvents = 1000;
@@ -49,6 +57,10 @@ class KernelLogReader {
     uint64_t count = 0;
     v1::KernelEvent first;
     std::map<std::string, uint64_t> bits;  // AER: error bit -> times
+    // WhenSeconds of the earliest and latest event; -1 when no event had a
+    // time that parses.
+    double first_s = -1;
+    double last_s = -1;
   };
   using Key = std::tuple<std::string, std::string, int32_t>;
   const std::map<Key, Tally>& tallies() const { return tallies_; }

@@ -1,9 +1,11 @@
 // File: kernel_log_judge.cc
 #include "probes/kernel_events/kernel_log_judge.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
 #include "probes/kernel_events/xid_catalog.h"
@@ -39,18 +41,34 @@ void JudgeXid(const std::string& device, int code, const KernelLogReader::Tally&
 }
 
 void JudgeAer(const std::string& device, int code, const KernelLogReader::Tally& t,
-              v1::ProbeResult* result) {
+              const FaultRules& rules, v1::ProbeResult* result) {
   std::vector<std::string> bits;
   for (const auto& [bit, n] : t.bits) bits.push_back(absl::StrCat(bit, " x", n));
-  const std::string what = absl::StrCat(
+  std::string what = absl::StrCat(
       t.first.severity(), " PCIe errors on ", device, ": ", Times(t.count),
       bits.empty() ? "" : absl::StrCat(" (", absl::StrJoin(bits, ", "), ")"), "; ", First(t));
-  AddFinding(result, code == 0 ? "PCIE_AER_CORRECTED" : "PCIE_AER_UNCORRECTED", device, what);
+  if (code != 0) {
+    AddFinding(result, "PCIE_AER_UNCORRECTED", device, what);
+    return;
+  }
+  // Corrected errors by their rate: the same rule as the agent's counters
+  // (aer_counters.h), over this device's span in the log, a second at least.
+  const double span_s = t.first_s >= 0 ? std::max(t.last_s - t.first_s, 1.0) : 1.0;
+  const double per_hour = static_cast<double>(t.count) * 3600 / span_s;
+  AddMeasurement(result, "aer_corrected_per_hour", per_hour, "1/h", {{"device", device}});
+  absl::StrAppend(&what, absl::StrFormat(" (%.3g per hour over %.0f s; "
+                                         "faults.aer_corrected_max_per_hour is %g)",
+                                         per_hour, span_s, rules.aer_corrected_max_per_hour));
+  if (per_hour > rules.aer_corrected_max_per_hour) {
+    AddFinding(result, "PCIE_AER_CORRECTED", device, what);
+  } else {
+    AddEvidence(result, absl::StrCat(device, " corrected PCIe errors"), what);
+  }
 }
 
 }  // namespace
 
-v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader) {
+v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader, const FaultRules& rules) {
   v1::ProbeResult result;
   result.set_probe("kernel-log");
   *result.mutable_kernel_log() = reader.report();
@@ -81,7 +99,7 @@ v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader) {
           &result, "NVSWITCH_SXID", device,
           absl::StrCat("NVSwitch ", device, ": SXid ", code, " ", Times(t.count), "; ", First(t)));
     } else if (kind == "aer") {
-      JudgeAer(device, code, t, &result);
+      JudgeAer(device, code, t, rules, &result);
     } else if (kind == "link_down") {
       const uint64_t up = link_up.count(device) ? link_up[device] : 0;
       AddFinding(&result, "RDMA_LINK_FLAPPED", device,

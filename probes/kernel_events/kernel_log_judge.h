@@ -11,18 +11,24 @@
 //   NVSWITCH_SXID         an NVSwitch SXid: WARN
 //   PCIE_AER_UNCORRECTED  uncorrected (non-fatal or fatal) PCIe errors: FAIL
 //   PCIE_AER_CORRECTED    corrected PCIe errors, with their bits (RxErr,
-//                         BadTLP, BadDLLP, Timeout...): WARN
+//                         BadTLP, BadDLLP, Timeout...), when a device's
+//                         rate (count over the span from its first to its
+//                         last, at least a second) passes
+//                         faults.aer_corrected_max_per_hour: WARN. A few
+//                         spread over days are a measurement, not a finding
 //   RDMA_LINK_FLAPPED     a NIC's link went down (and whether it came back):
 //                         WARN
 // A log without lines is SKIP; one without events PASS.
 #pragma once
 
 #include "nodeprobe/v1/result.pb.h"
+#include "probes/kernel_events/faults_profile.h"
 #include "probes/kernel_events/kernel_log.h"
 
 namespace nodeprobe::kernel {
 
 // probe "kernel-log", detail.kernel_log; verdict left to FinalizeResult.
-v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader);
+v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader,
+                               const FaultRules& rules = FaultRules());
 
 }  // namespace nodeprobe::kernel

@@ -6,7 +6,8 @@
 //   name, bus (0000:19:00.0), vbios, ecc (0 off, 1 on, absent: unsupported),
 //   ecc_volatile, ecc_aggregate, remap (corr/unc/pending/failed; absent:
 //   unsupported), retired_pending, throttle (hex bitmask), nvlink (up/total,
-//   absent: no NVLink), nvlink_version, procs (a count), pids (123/456;
+//   absent: no NVLink), nvlink_version, nvlink_errors (replay/recovery/
+//   crc_flit/crc_data on every link), procs (a count), pids (123/456;
 //   else 4000, 4001...), lost (1: the handle fails
 //   with GPU_IS_LOST).
 // $FAKE_NVML_INIT_RC makes nvmlInit_v2 fail with that code.
@@ -156,6 +157,18 @@ int nvmlDeviceGetNvLinkState(void* h, unsigned link, int* active) {
 int nvmlDeviceGetNvLinkVersion(void* h, unsigned, unsigned* version) {
   if (!Has(At(h), "nvlink_version")) return kNotSupported;
   *version = static_cast<unsigned>(Num(At(h), "nvlink_version"));
+  return kSuccess;
+}
+// "nvlink_errors": replay/recovery/crc_flit/crc_data, the same on every
+// link; absent: not supported.
+int nvmlDeviceGetNvLinkErrorCounter(void* h, unsigned, int counter, unsigned long long* value) {
+  unsigned long long v[4] = {};
+  if (sscanf(Get(At(h), "nvlink_errors").c_str(), "%llu/%llu/%llu/%llu", &v[0], &v[1], &v[2],
+             &v[3]) != 4 ||
+      counter < 0 || counter > 3) {
+    return kNotSupported;
+  }
+  *value = v[counter];
   return kSuccess;
 }
 int nvmlDeviceGetComputeRunningProcesses_v3(void* h, unsigned* count, void* infos) {

@@ -1,7 +1,8 @@
-// A short soak in the namespace lab: the two-node stage's TCP transfers
+// Short soaks in the namespace lab. The two-node stage's TCP transfers
 // between gpu-a and gpu-b (each sender shaped to 1 Gbit/s) repeated for
 // 20 s. The run holds a series per direction with a figure per round,
-// their spread and drift, and the table and HTML show them.
+// their spread and drift, and the table and HTML show them. The cluster's
+// ring over four nodes, pass after pass, the same per direction.
 #include <string>
 
 #include "gtest/gtest.h"
@@ -42,18 +43,46 @@ TEST_F(ControlPlaneLabTest, ASoakReportsEachRoundsFiguresAndTheirSpread) {
   Client({"report", "--run", run.run_id()}, false, &table);
   EXPECT_NE(table.find("soak: 20 s"), std::string::npos) << table;
   EXPECT_NE(table.find("gpu-a -> gpu-b"), std::string::npos) << table;
-  // A soak is for the two-node stage, and needs the time to run.
+  // A soak is for the two-node and cluster stages, and needs the time to run.
   EXPECT_EQ(
       Client({"run", "--stage", "single-node", "--nodes", "gpu-a", "--soak", "20s"}, false, &out),
       2)
       << out;
   EXPECT_NE(out.find("--soak"), std::string::npos) << out;
+  EXPECT_EQ(Client({"run", "--stage", "single-node", "--soak", "20s"}, false, &out), 2) << out;
+  EXPECT_NE(out.find("two-node or cluster"), std::string::npos) << out;
   EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--soak", "10m",
                     "--timeout", "300"},
                    false, &out),
             2)
       << out;
   EXPECT_NE(out.find("--timeout"), std::string::npos) << out;
+}
+
+// The cluster's ring over four nodes, pass after pass for 20 s: every
+// direction of every pair is a series of its own, judged over time.
+TEST_F(ClusterLabTest, AClusterSoakRepeatsThePatternForEachDirection) {
+  ASSERT_TRUE(StartFourNodes());
+  std::string out;
+  const int rc =
+      Cluster({"--nodes", "gpu-a,gpu-b,gpu-d,gpu-e", "--pattern", "ring", "--soak", "20s"}, &out);
+  v1::StageRun run = ParseRun(out);
+  EXPECT_TRUE(rc == 0 || rc == 1) << out;
+  EXPECT_EQ(run.soak().duration_s(), 20);
+  EXPECT_GE(run.soak().intervals(), 3u) << out;
+  ASSERT_EQ(run.soak().series_size(), 8) << "4 ring pairs, both directions\n" << out;
+  for (const v1::SoakSeries& s : run.soak().series()) {
+    EXPECT_GE(s.points_size(), 2) << s.DebugString();
+    EXPECT_GT(s.mean_gbps(), 0) << s.DebugString();
+    for (int i = 1; i < s.points_size(); ++i) {
+      EXPECT_GT(s.points(i).at_s(), s.points(i - 1).at_s());
+      EXPECT_EQ(s.points(i).round(), static_cast<uint32_t>(i + 1));
+    }
+  }
+  // The path MTU was the first pass's only: one per pair direction.
+  int mtu = 0;
+  for (const v1::PairResult& p : run.pairs()) mtu += p.result().has_mtu();
+  EXPECT_LE(mtu, 8) << out;
 }
 
 }  // namespace

@@ -205,6 +205,9 @@ absl::Status RunStore::SaveLocked(const v1::StageRun& run) {
   sqlite3_bind_blob(q.s, 7, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(q.s) != SQLITE_DONE) return SqlError(db_, "save run");
   if (run.state() == "running") return absl::OkStatus();
+  // A job's pre-flight is the job's view from inside its container, not the
+  // node's health: it never becomes the node's last report in the fleet.
+  if (run.stage() == v1::PREFLIGHT) return absl::OkStatus();
   // Each node's own report, when it is newer than the one kept.
   for (const v1::StageReport& r : run.node_reports()) {
     if (r.node().empty()) continue;

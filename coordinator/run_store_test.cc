@@ -69,6 +69,11 @@ TEST(RunStoreTest, EachNodesLastReportIsItsNewestFinishedOne) {
   ASSERT_TRUE((*store)->Save(with_reports("r2", "done", {{"b", v1::PASS, 2000}})).ok());
   ASSERT_TRUE((*store)->Save(with_reports("r0", "done", {{"b", v1::ERROR, 500}})).ok());
   ASSERT_TRUE((*store)->Save(with_reports("r3", "running", {{"a", v1::FAIL, 3000}})).ok());
+  // Nor does a job's pre-flight, newer as it is: it is the job's view.
+  v1::StageRun preflight = with_reports("p1", "done", {{"a", v1::FAIL, 4000}});
+  preflight.set_stage(v1::PREFLIGHT);
+  ASSERT_TRUE((*store)->Save(preflight).ok());
+  EXPECT_TRUE((*store)->Get("p1").ok());
   auto last = (*store)->LastReports();
   ASSERT_TRUE(last.ok()) << last.status();
   ASSERT_EQ(last->size(), 2u);

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "platform/netlink_request.h"
 
 namespace nodeprobe::platform {
 namespace {
@@ -141,14 +142,6 @@ absl::StatusOr<DcbState> ParseDcbReplies(const std::string& ifname, const std::s
 }
 
 absl::StatusOr<std::string> QueryDcb(const std::string& ifname, uint8_t cmd) {
-  std::unique_ptr<nl_sock, void (*)(nl_sock*)> sock(nl_socket_alloc(), nl_socket_free);
-  if (!sock) return absl::ResourceExhaustedError("nl_socket_alloc");
-  if (int rc = nl_connect(sock.get(), NETLINK_ROUTE); rc < 0) {
-    return absl::UnavailableError(absl::StrCat("netlink: ", nl_geterror(rc)));
-  }
-  // The kernel answers at once; the bound is for a namespace being torn down.
-  timeval tv{5, 0};
-  setsockopt(nl_socket_get_fd(sock.get()), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(nlmsg_alloc_simple(RTM_GETDCB, NLM_F_REQUEST),
                                                  nlmsg_free);
   dcbmsg d{};
@@ -158,25 +151,7 @@ absl::StatusOr<std::string> QueryDcb(const std::string& ifname, uint8_t cmd) {
       nla_put_string(msg.get(), DCB_ATTR_IFNAME, ifname.c_str()) < 0) {
     return absl::ResourceExhaustedError("dcbnl request");
   }
-  if (int rc = nl_send_auto(sock.get(), msg.get()); rc < 0) {
-    return absl::UnavailableError(absl::StrCat(ifname, ": dcbnl send: ", nl_geterror(rc)));
-  }
-  const uint32_t seq = nlmsg_hdr(msg.get())->nlmsg_seq;
-  for (int tries = 0; tries < 8; ++tries) {
-    sockaddr_nl peer{};
-    unsigned char* raw = nullptr;
-    const int n = nl_recv(sock.get(), &peer, &raw, nullptr);
-    if (n <= 0) {
-      free(raw);
-      return absl::DeadlineExceededError(absl::StrCat(ifname, ": no dcbnl reply"));
-    }
-    std::unique_ptr<unsigned char, void (*)(void*)> owned(raw, free);
-    int rem = n;
-    for (auto* h = reinterpret_cast<nlmsghdr*>(raw); nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
-      if (h->nlmsg_seq == seq) return std::string(reinterpret_cast<char*>(h), h->nlmsg_len);
-    }
-  }
-  return absl::DeadlineExceededError(absl::StrCat(ifname, ": no dcbnl reply to our request"));
+  return NetlinkRequest(NETLINK_ROUTE, msg.get(), absl::StrCat(ifname, ": dcbnl"), 5, 8);
 }
 
 absl::StatusOr<DcbState> ReadDcb(const std::string& ifname) {

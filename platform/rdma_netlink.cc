@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "platform/netlink_request.h"
 
 namespace nodeprobe::platform {
 
@@ -39,39 +40,17 @@ absl::StatusOr<std::string> ParseRdmaSysReply(const std::string& reply) {
 }
 
 absl::StatusOr<std::string> ReadRdmaNetnsMode() {
-  std::unique_ptr<nl_sock, void (*)(nl_sock*)> sock(nl_socket_alloc(), nl_socket_free);
-  if (!sock) return absl::ResourceExhaustedError("nl_socket_alloc");
-  if (int rc = nl_connect(sock.get(), NETLINK_RDMA); rc < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("RDMA netlink: ", nl_geterror(rc), " (no ib_core in this kernel)"));
-  }
-  timeval tv{3, 0};
-  setsockopt(nl_socket_get_fd(sock.get()), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(
       nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET), NLM_F_REQUEST),
       nlmsg_free);
   if (!msg) return absl::ResourceExhaustedError("RDMA netlink request");
-  if (int rc = nl_send_auto(sock.get(), msg.get()); rc < 0) {
-    return absl::UnavailableError(absl::StrCat("RDMA netlink send: ", nl_geterror(rc)));
+  absl::StatusOr<std::string> reply = NetlinkRequest(NETLINK_RDMA, msg.get(), "RDMA netlink", 3, 4);
+  if (reply.status().code() == absl::StatusCode::kUnavailable) {
+    return absl::UnavailableError(
+        absl::StrCat(reply.status().message(), " (no ib_core in this kernel?)"));
   }
-  const uint32_t seq = nlmsg_hdr(msg.get())->nlmsg_seq;
-  for (int tries = 0; tries < 4; ++tries) {
-    sockaddr_nl peer{};
-    unsigned char* raw = nullptr;
-    const int n = nl_recv(sock.get(), &peer, &raw, nullptr);
-    if (n <= 0) {
-      free(raw);
-      return absl::DeadlineExceededError("RDMA netlink: no reply");
-    }
-    std::unique_ptr<unsigned char, void (*)(void*)> owned(raw, free);
-    int rem = n;
-    for (auto* h = reinterpret_cast<nlmsghdr*>(raw); nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
-      if (h->nlmsg_seq == seq) {
-        return ParseRdmaSysReply(std::string(reinterpret_cast<char*>(h), h->nlmsg_len));
-      }
-    }
-  }
-  return absl::DeadlineExceededError("RDMA netlink: no reply to our request");
+  if (!reply.ok()) return reply.status();
+  return ParseRdmaSysReply(*reply);
 }
 
 }  // namespace nodeprobe::platform

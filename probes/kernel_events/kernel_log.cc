@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -226,7 +227,10 @@ void KernelLogReader::AddLine(absl::string_view line) {
 
 std::optional<double> WhenSeconds(absl::string_view when) {
   double s = 0;
-  if (absl::SimpleAtod(when, &s) && s >= 0) return s;
+  if (absl::SimpleAtod(when, &s)) {
+    if (std::isfinite(s) && s >= 0) return s;
+    return std::nullopt;
+  }
   std::string text(when);
   absl::Time t;
   std::string err;

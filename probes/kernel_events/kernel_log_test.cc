@@ -142,6 +142,8 @@ TEST(KernelLogTest, WhenSecondsReadsEachFormatsClock) {
   EXPECT_EQ(b - a, 3600) << a << " " << b;
   EXPECT_FALSE(WhenSeconds("фев 12 00:48:02").has_value());
   EXPECT_FALSE(WhenSeconds("").has_value());
+  EXPECT_FALSE(WhenSeconds("inf").has_value());
+  EXPECT_FALSE(WhenSeconds("nan").has_value());
 }
 
 // The rpi capture's corrected error, derived: three of them two days apart

@@ -113,6 +113,23 @@ void Measure(const std::string& dir, const storage::IoPlan& plan, int metadata_f
   }
 }
 
+// Why `dir` cannot take `need` bytes and a tenth more kept free, or "".
+// Where the free space cannot be told, nothing is written either: the
+// probe never risks filling a disk.
+std::string NoRoom(const std::string& dir, uint64_t need) {
+  struct statvfs vfs;
+  if (statvfs(dir.c_str(), &vfs) != 0) {
+    return absl::StrCat("cannot tell the free space of ", dir, " (statvfs: ", std::strerror(errno),
+                        "): nothing written");
+  }
+  const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  if (free_bytes >= need + need / 10) return "";
+  return absl::StrFormat(
+      "%s has %.1f GiB free, the checkpoint needs %.1f GiB and a tenth more kept free: lower "
+      "storage.shard_mb or storage.writers, or free space",
+      dir, static_cast<double>(free_bytes) / (1 << 30), static_cast<double>(need) / (1 << 30));
+}
+
 void AddMeasurements(const v1::StoragePath& p, v1::ProbeResult* r) {
   const std::map<std::string, std::string> at = {{"path", p.path()}};
   AddMeasurement(r, "storage.checkpoint_write", p.write_gbps(), "Gb/s", at);
@@ -175,21 +192,11 @@ absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
       p->set_source(m->source);
       p->set_options(m->options);
     }
-    struct statvfs vfs;
     const uint64_t need = plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
                           static_cast<uint64_t>(rules.metadata_files) * 8192;
-    if (statvfs(dir.c_str(), &vfs) == 0) {
-      const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-      // A tenth kept free beyond what we write: the probe never fills a disk.
-      if (free_bytes < need + need / 10) {
-        Unusable(&r, p,
-                 absl::StrFormat("%s has %.1f GiB free, the checkpoint needs %.1f GiB and a "
-                                 "tenth more kept free: lower storage.shard_mb or "
-                                 "storage.writers, or free space",
-                                 dir, static_cast<double>(free_bytes) / (1 << 30),
-                                 static_cast<double>(need) / (1 << 30)));
-        continue;
-      }
+    if (const std::string no_room = NoRoom(dir, need); !no_room.empty()) {
+      Unusable(&r, p, no_room);
+      continue;
     }
     absl::StatusOr<platform::ScratchDir> scratch =
         platform::ScratchDir::Create(dir, ".nodeprobe-storage-");

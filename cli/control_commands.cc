@@ -168,9 +168,10 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
                      o.nodes.size()));
   }
   if (o.soak_s > 0 && o.stage != "two-node" && o.stage != "cluster") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--soak repeats the transfers of the two-node and cluster stages; --stage ",
-                     o.stage, " does not take it"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--soak repeats the transfers of the two-node and cluster stages; --stage ", o.stage,
+        " does not take it through a coordinator (a single-node soak "
+        "runs on the node itself, without --nodes)"));
   }
   if (o.soak_s > 0 && o.soak_s + 60 > o.timeout_s) {
     return absl::InvalidArgumentError(

@@ -195,8 +195,9 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
             }
             f.multi.soak_s = absl::ToDoubleSeconds(d);
           },
-          "Two-node and cluster stages: repeat the transfers for DURATION (60s, 20m, 2h) and "
-          "judge them over time: each direction's figures, spread and drift (the profile's soak: "
+          "Repeat the measurements for DURATION (60s, 20m, 2h) and judge them over time: the "
+          "two-node and cluster stages' transfers, each direction; single-node (on this node): "
+          "its intrusive bandwidth probes, each figure; spread and drift (the profile's soak: "
           "section), and every kernel event in the window. --timeout defaults to DURATION + "
           "10 minutes")
       ->type_name("DURATION");
@@ -234,13 +235,14 @@ std::function<int()> AddRunCommand(CLI::App& app) {
     if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);
     // Multi-node stages, and single-node on named nodes, go through a
     // coordinator; plain single-node runs here, in-process.
-    if (f->multi.soak_s > 0 && f->run.stage != "two-node" && f->run.stage != "cluster") {
+    if (f->multi.soak_s > 0 && f->run.stage == "preflight") {
       return controlplane::ErrorExit(
-          "--soak repeats the transfers of the two-node and cluster stages: run it with --stage "
-          "two-node or cluster",
+          "--soak repeats the single-node, two-node and cluster stages' measurements; a "
+          "pre-flight is one look before a job",
           controlplane::kExitUsage);
     }
     const bool here = f->run.stage == "single-node" || f->run.stage == "preflight";
+    f->run.soak_s = f->multi.soak_s;
     if (!here || !f->multi.nodes.empty() || f->multi.all_nodes) {
       f->multi.stage = f->run.stage;
       f->multi.format = f->run.format;

@@ -12,6 +12,7 @@
 #include "cli/json_output.h"
 #include "cli/junit_output.h"
 #include "cli/run_rendering.h"
+#include "cli/single_node_soak.h"
 #include "cli/table_renderer.h"
 #include "cli/textfile_output.h"
 #include "controlplane/environment.h"
@@ -112,7 +113,8 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
 }
 
 int RunCommand(const RunOptions& options) {
-  absl::StatusOr<v1::StageReport> ran = RunStageHere(options);
+  absl::StatusOr<v1::StageReport> ran =
+      options.soak_s > 0 ? RunSingleNodeSoak(options) : RunStageHere(options);
   if (!ran.ok()) return controlplane::StatusExit(ran.status());
   const v1::StageReport& report = *ran;
   if (options.on_report) options.on_report(report);

@@ -30,6 +30,9 @@ struct RunOptions {
   // and the stage's intrusive ones, path-mtu to `mtu_peer`).
   bool active = false;
   std::string mtu_peer;
+  // Single-node: repeat the stage's intrusive bandwidth probes for this
+  // long and judge their figures over time (cli/single_node_soak.h).
+  double soak_s = 0;
   // Called with the report before it is printed (preflight: record it at
   // the coordinator).
   std::function<void(const v1::StageReport&)> on_report;

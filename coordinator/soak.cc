@@ -11,15 +11,10 @@
 #include "absl/time/clock.h"
 #include "coordinator/soak_profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/framework/soak_series.h"
 
 namespace nodeprobe::coordinator {
 namespace {
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
 
 std::string Direction(const v1::SoakSeries& s) {
   return absl::StrCat(s.from_node(), " -> ", s.to_node(), " [", s.rail(), "] ", s.op());
@@ -73,37 +68,14 @@ void JudgeSoak(const SoakRules& rules, double duration_s, v1::StageRun* run) {
   for (auto& [key, s] : by) {
     std::vector<double> g;
     for (const v1::SoakPoint& p : s.points()) g.push_back(p.gbps());
-    const double mean = Mean(g);
-    double var = 0;
-    for (double x : g) var += (x - mean) * (x - mean);
-    s.set_mean_gbps(mean);
-    s.set_min_gbps(*std::min_element(g.begin(), g.end()));
-    s.set_max_gbps(*std::max_element(g.begin(), g.end()));
-    s.set_spread(mean > 0 ? std::sqrt(var / static_cast<double>(g.size())) / mean : 0);
-    if (g.size() >= 3) {
-      const size_t third = g.size() / 3;
-      const std::vector<double> first(g.begin(), g.begin() + static_cast<long>(third));
-      const std::vector<double> last(g.end() - static_cast<long>(third), g.end());
-      const double f = Mean(first);
-      s.set_drift(f > 0 ? Mean(last) / f - 1 : 0);
-      if (s.spread() > rules.max_spread) {
-        AddFinding(run->mutable_findings(), "SOAK_UNSTABLE", Direction(s),
-                   absl::StrFormat("%s varied %.0f%% over %d figures (%.2f to %.2f Gb/s, mean "
-                                   "%.2f); soak.max_spread is %.0f%%",
-                                   Direction(s), 100 * s.spread(), static_cast<int>(g.size()),
-                                   s.min_gbps(), s.max_gbps(), mean, 100 * rules.max_spread));
-      }
-      if (-s.drift() > rules.max_drift) {
-        const bool trend = *std::max_element(last.begin(), last.end()) <
-                           *std::min_element(first.begin(), first.end());
-        AddFinding(run->mutable_findings(), "SOAK_DRIFT", trend ? v1::FAIL : v1::WARN, Direction(s),
-                   absl::StrFormat("%s slowed %.0f%% from the first third of the soak (%.2f Gb/s) "
-                                   "to the last (%.2f Gb/s)%s; soak.max_drift is %.0f%%",
-                                   Direction(s), -100 * s.drift(), f, Mean(last),
-                                   trend ? ", every late figure below every early one" : "",
-                                   100 * rules.max_drift));
-      }
-    }
+    const SeriesStats stats = StatsOf(g);
+    s.set_mean_gbps(stats.mean);
+    s.set_min_gbps(stats.min);
+    s.set_max_gbps(stats.max);
+    s.set_spread(stats.spread);
+    s.set_drift(stats.drift);
+    JudgeSeries(Direction(s), g, "Gb/s", rules.max_spread, rules.max_drift,
+                run->mutable_findings());
     *soak->add_series() = std::move(s);
   }
 }

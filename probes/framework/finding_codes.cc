@@ -654,11 +654,14 @@ const std::vector<FindingCode>& FindingCodes() {
        "storage and compute traffic share the wires or queues: put storage on its own rail or "
        "traffic class (a separate priority and ECN profile), or rate-limit checkpoint writes"},
       {"SOAK_UNSTABLE", v1::WARN, "soak (run --soak)",
-       "a direction's transfers varied over the soak more than soak.max_spread",
+       "a direction's transfers (single-node: a probe's figure) varied over the soak more than "
+       "soak.max_spread",
        "look at the run's time series: steps point at a link retraining or a flapping port, "
-       "scatter at a shared or congested path; check the rail's counters and the switch port"},
+       "scatter at a shared or congested path (check the rail's counters and the switch port); "
+       "on one node, at clocks that throttle (the gpu probe's reasons) or a busy disk"},
       {"SOAK_DRIFT", kVaries, "soak (run --soak)",
-       "a direction's transfers got slower over the soak by more than soak.max_drift",
+       "a direction's transfers (single-node: a probe's figure) got slower over the soak by more "
+       "than soak.max_drift",
        "something degrades under sustained load: check the NIC's and GPU's temperature and "
        "throttle reasons, the link's error counters and the switch port's congestion counters",
        "WARN; FAIL when every figure of the last third is below every figure of the first"},

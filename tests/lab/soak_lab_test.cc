@@ -49,8 +49,8 @@ TEST_F(ControlPlaneLabTest, ASoakReportsEachRoundsFiguresAndTheirSpread) {
       2)
       << out;
   EXPECT_NE(out.find("--soak"), std::string::npos) << out;
-  EXPECT_EQ(Client({"run", "--stage", "single-node", "--soak", "20s"}, false, &out), 2) << out;
-  EXPECT_NE(out.find("two-node or cluster"), std::string::npos) << out;
+  EXPECT_EQ(Client({"run", "--stage", "preflight", "--soak", "20s"}, false, &out), 2) << out;
+  EXPECT_NE(out.find("a pre-flight is one look"), std::string::npos) << out;
   EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--soak", "10m",
                     "--timeout", "300"},
                    false, &out),

@@ -1,0 +1,116 @@
+// File: single_node_soak.cc
+#include "cli/single_node_soak.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "cli/log_input.h"
+#include "coordinator/soak_profile.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/soak_series.h"
+#include "probes/framework/stage_runner.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+struct Point {
+  double at_s = 0;
+  double value = 0;
+};
+struct Series {
+  std::string unit;
+  std::vector<Point> points;
+};
+using SeriesMap = std::map<std::string, Series>;
+
+// A probe's bandwidth figures of one round, each under its series' name.
+void Collect(const v1::StageReport& round, double at_s, SeriesMap* series,
+             std::set<std::string>* measuring) {
+  for (const v1::ProbeResult& r : round.results()) {
+    for (const v1::Measurement& m : r.measurements()) {
+      if (m.unit() != "Gb/s" && m.unit() != "GB/s") continue;
+      std::vector<std::string> labels;
+      for (const auto& [k, v] : m.labels()) labels.push_back(absl::StrCat(k, "=", v));
+      std::sort(labels.begin(), labels.end());
+      Series& s = (*series)[absl::StrCat(
+          r.probe(), " ", m.name(), labels.empty() ? "" : " [" + absl::StrJoin(labels, ",") + "]")];
+      s.unit = m.unit();
+      s.points.push_back({at_s, m.value()});
+      measuring->insert(r.probe());
+    }
+  }
+}
+
+v1::ProbeResult Judge(const SeriesMap& series, int rounds, double soak_s, const Profile& profile) {
+  v1::ProbeResult r;
+  r.set_probe("soak");
+  const SoakRules& rules = SoakRulesOf(profile);
+  AddEvidence(&r, "soak", absl::StrFormat("%d rounds over %.0f s asked", rounds, soak_s));
+  for (const auto& [name, s] : series) {
+    std::vector<double> g;
+    std::vector<std::string> figures;
+    for (const Point& p : s.points) {
+      g.push_back(p.value);
+      figures.push_back(absl::StrFormat("%.3g@%.0fs", p.value, p.at_s));
+    }
+    const SeriesStats stats = StatsOf(g);
+    AddEvidence(
+        &r, "soak." + name,
+        absl::StrFormat("mean %.3g %s, spread %.1f%%, drift %+.1f%%: %s", stats.mean, s.unit,
+                        100 * stats.spread, 100 * stats.drift, absl::StrJoin(figures, " ")));
+    AddMeasurement(&r, "soak_spread", stats.spread, "ratio", {{"series", name}});
+    AddMeasurement(&r, "soak_drift", stats.drift, "ratio", {{"series", name}});
+    JudgeSeries(name, g, s.unit, rules.max_spread, rules.max_drift, r.mutable_findings());
+  }
+  if (series.empty()) {
+    r.set_verdict(v1::SKIP);
+    r.set_reason("no intrusive probe measured a bandwidth here: nothing to repeat");
+  }
+  FinalizeResult(profile, &r);
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
+  absl::StatusOr<Profile> profile = LoadProfileWarning(options.profile_path);
+  if (!profile.ok()) return profile.status();
+  const absl::Time start = absl::Now();
+  const absl::Time until = start + absl::Seconds(options.soak_s);
+  absl::StatusOr<v1::StageReport> first = RunStageHere(options);
+  if (!first.ok()) return first.status();
+  SeriesMap series;
+  std::set<std::string> measuring;
+  Collect(*first, 0, &series, &measuring);
+  RunOptions again = options;
+  again.probes.assign(measuring.begin(), measuring.end());
+  int rounds = 1;
+  const bool show = !options.quiet && isatty(STDERR_FILENO);
+  while (!measuring.empty() && absl::Now() < until) {
+    if (show) {
+      std::cerr << absl::StrFormat("soak round %d (%.0f s left): %s\n", rounds + 1,
+                                   absl::ToDoubleSeconds(until - absl::Now()),
+                                   absl::StrJoin(again.probes, ", "));
+    }
+    const double at_s = absl::ToDoubleSeconds(absl::Now() - start);
+    absl::StatusOr<v1::StageReport> round = RunStageHere(again);
+    if (!round.ok()) return round.status();
+    std::set<std::string> still;
+    Collect(*round, at_s, &series, &still);
+    ++rounds;
+    if (still.empty()) break;  // nothing measured any more: the results say why
+  }
+  *first->add_results() = Judge(series, rounds, options.soak_s, *profile);
+  FinalizeReport(&*first);
+  return first;
+}
+
+}  // namespace nodeprobe::cli

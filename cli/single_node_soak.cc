@@ -3,8 +3,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -78,6 +81,55 @@ v1::ProbeResult Judge(const SeriesMap& series, int rounds, double soak_s, const 
   return r;
 }
 
+// The error counters over the soak's own window: `fault-counters` run at
+// its start and at its end against a baseline of their own (a temporary
+// state directory), so AER, RDMA port and NVLink growth during the soak is
+// said, whatever the last sweep's baseline holds.
+class WindowCounters {
+ public:
+  explicit WindowCounters(const RunOptions& options) : options_(options) {
+    options_.probes = {"fault-counters"};
+    options_.soak_s = 0;
+    std::string dir =
+        (getenv("TMPDIR") ? std::string(getenv("TMPDIR")) : "/tmp") + "/nodeprobe-soak-XXXXXX";
+    if (mkdtemp(dir.data()) != nullptr) dir_ = dir;
+    (void)Read();  // the baseline
+  }
+  ~WindowCounters() {
+    std::error_code ignored;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+  }
+  // The growth since the start, as a `soak-counters` result; none when
+  // there is nothing to count here or it could not run.
+  std::optional<v1::ProbeResult> Finish() {
+    absl::StatusOr<v1::StageReport> end = Read();
+    if (!end.ok() || end->results_size() != 1 || end->results(0).verdict() == v1::SKIP) {
+      return std::nullopt;
+    }
+    v1::ProbeResult r = end->results(0);
+    r.set_probe("soak-counters");
+    return r;
+  }
+
+ private:
+  absl::StatusOr<v1::StageReport> Read() {
+    if (dir_.empty()) return absl::UnavailableError("no temporary directory");
+    const char* was = getenv("NODEPROBE_STATE_DIR");
+    const std::string before = was ? was : "";
+    setenv("NODEPROBE_STATE_DIR", dir_.c_str(), 1);  // the worker inherits it
+    absl::StatusOr<v1::StageReport> r = RunStageHere(options_);
+    if (was) {
+      setenv("NODEPROBE_STATE_DIR", before.c_str(), 1);
+    } else {
+      unsetenv("NODEPROBE_STATE_DIR");
+    }
+    return r;
+  }
+
+  RunOptions options_;
+  std::string dir_;
+};
+
 }  // namespace
 
 absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
@@ -92,6 +144,7 @@ absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
   Collect(*first, 0, &series, &measuring);
   RunOptions again = options;
   again.probes.assign(measuring.begin(), measuring.end());
+  WindowCounters counters(options);
   int rounds = 1;
   const bool show = !options.quiet && isatty(STDERR_FILENO);
   while (!measuring.empty() && absl::Now() < until) {
@@ -109,6 +162,7 @@ absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
     if (still.empty()) break;  // nothing measured any more: the results say why
   }
   *first->add_results() = Judge(series, rounds, options.soak_s, *profile);
+  if (std::optional<v1::ProbeResult> grew = counters.Finish()) *first->add_results() = *grew;
   FinalizeReport(&*first);
   return first;
 }

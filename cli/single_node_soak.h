@@ -8,6 +8,9 @@
 // throttles after twenty minutes, a loopback that steps down. The series
 // go into a `soak` result added to the first round's report: its evidence
 // holds each figure with its time, its measurements the spread and drift.
+// The node's error counters (fault-counters: AER, RDMA ports, NVLink) are
+// read at the soak's start and end, and their growth over its window is a
+// `soak-counters` result where there is anything to count.
 #pragma once
 
 #include "absl/status/statusor.h"

@@ -1,9 +1,11 @@
 // `run --stage single-node --soak` on this node, with the one intrusive
 // bandwidth probe that measures here: storage, on a test directory, with
 // a checkpoint small enough for many rounds. Each figure becomes a series
-// in a `soak` result; a pre-flight takes no --soak.
+// in a `soak` result, the error counters over the window (NVLink through
+// NVML's test double) a `soak-counters` one; a pre-flight takes no --soak.
 #include <google/protobuf/util/json_util.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "absl/strings/match.h"
@@ -22,14 +24,26 @@ TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
   testing::WriteFile(profile, "storage:\n  paths: [" + dir.path() +
                                   "]\n  shard_mb: 4\n  writers: 2\n  metadata_files: 20\n"
                                   "soak:\n  max_spread: 0.99\n  max_drift: 0.99\n");
+  // NVML's test double: one GPU whose 18 NVLinks have error counters, so the
+  // soak's own window of counters is read (and, unchanged, passes).
+  setenv("NODEPROBE_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  setenv("FAKE_NVML_GPUS", "name=NVIDIA H100,bus=0000:19:00.0,nvlink=18/18,nvlink_errors=1/0/2/0",
+         1);
   testing::CommandResult r = testing::RunBinary(
       NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "storage", "--force", "--soak",
                          "4s", "--profile", profile, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
-  ASSERT_EQ(report.results_size(), 2) << r.out;
+  unsetenv("NODEPROBE_NVML_LIBRARY");
+  unsetenv("FAKE_NVML_GPUS");
+  ASSERT_EQ(report.results_size(), 3) << r.out;
   const v1::ProbeResult& soak = report.results(1);
+  const v1::ProbeResult& counters = report.results(2);
+  EXPECT_EQ(counters.probe(), "soak-counters");
+  EXPECT_EQ(counters.verdict(), v1::PASS) << counters.DebugString();
+  EXPECT_TRUE(absl::StrContains(counters.evidence().at("fault-counters.window"), "growth since"))
+      << counters.DebugString();
   EXPECT_EQ(soak.probe(), "soak");
   // Judged (a tiny checkpoint on a shared disk is noisy: the bars are wide).
   EXPECT_TRUE(soak.verdict() == v1::PASS || soak.verdict() == v1::WARN) << soak.DebugString();

@@ -233,14 +233,14 @@ std::function<int()> AddRunCommand(CLI::App& app) {
       return controlplane::kExitUsage;
     }
     if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);
-    // Multi-node stages, and single-node on named nodes, go through a
-    // coordinator; plain single-node runs here, in-process.
     if (f->multi.soak_s > 0 && f->run.stage == "preflight") {
       return controlplane::ErrorExit(
           "--soak repeats the single-node, two-node and cluster stages' measurements; a "
           "pre-flight is one look before a job",
           controlplane::kExitUsage);
     }
+    // Multi-node stages, and single-node on named nodes, go through a
+    // coordinator; plain single-node runs here, in-process.
     const bool here = f->run.stage == "single-node" || f->run.stage == "preflight";
     f->run.soak_s = f->multi.soak_s;
     if (!here || !f->multi.nodes.empty() || f->multi.all_nodes) {

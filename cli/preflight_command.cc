@@ -1,6 +1,8 @@
 // File: preflight_command.cc
 #include "cli/preflight_command.h"
 
+#include <arpa/inet.h>
+
 #include <iostream>
 #include <memory>
 
@@ -8,6 +10,8 @@
 #include "cli/run_command.h"
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
+#include "platform/socket.h"
+#include "probes/mtu/path_mtu.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -49,7 +53,17 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
                 "transfer on each ACTIVE RDMA port, path MTU to --mtu-peer (seconds, not ms)");
   cmd->add_option("--mtu-peer", o->mtu_peer,
                   "With --active: IPv4[:PORT] of a peer running `nodeprobe mtu serve` (or its "
-                  "agent) on the job's network");
+                  "agent) on the job's network")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            absl::StatusOr<platform::HostPort> peer =
+                platform::ParseHostPort(text, mtu::kDefaultMtuPort);
+            in_addr addr;
+            if (peer.ok() && inet_pton(AF_INET, peer->host.c_str(), &addr) == 1) return "";
+            return "not an IPv4 address[:PORT] (give the peer's address on the job's network, "
+                   "e.g. 10.0.0.2 or 10.0.0.2:18516)";
+          },
+          "IPv4[:PORT]"));
   auto upload = std::make_shared<UploadOptions>();
   controlplane::AddControlFlags(cmd, &upload->coordinator, &upload->tls);
   cmd->add_option("--job", upload->job,

@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "cli/log_input.h"
 #include "coordinator/soak_profile.h"
+#include "probes/builtin_probes.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/soak_series.h"
 #include "probes/framework/stage_runner.h"
@@ -34,10 +35,14 @@ struct Series {
 };
 using SeriesMap = std::map<std::string, Series>;
 
-// A probe's bandwidth figures of one round, each under its series' name.
+// The intrusive probes' bandwidth figures of one round, each under its
+// series' name (a port's rate or a link's width is not measured again).
 void Collect(const v1::StageReport& round, double at_s, SeriesMap* series,
              std::set<std::string>* measuring) {
+  static const ProbeRegistry registry = BuiltinProbes();
   for (const v1::ProbeResult& r : round.results()) {
+    const Probe* probe = registry.Find(r.probe());
+    if (probe == nullptr || !probe->intrusive()) continue;
     for (const v1::Measurement& m : r.measurements()) {
       if (m.unit() != "Gb/s" && m.unit() != "GB/s") continue;
       std::vector<std::string> labels;

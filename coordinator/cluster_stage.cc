@@ -161,8 +161,8 @@ void RunRetests(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
     for (const Retest& t : now) jobs.push_back(t.job);
     progress(absl::StrCat("retest ", retest_round - run->rounds(), ": ", now.size() - (free_good.size() >= 2),
                           " suspects", free_good.size() >= 2 ? " and a control pair" : ""));
-    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty, false,
-             ClusterRulesOf(profile).latency);
+    RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
+             /*latency=*/ClusterRulesOf(profile).latency, /*path_mtu=*/false);
     for (const Retest& t : now) {
       if (t.control) continue;
       (*partner)[t.suspect] = t.known_good;
@@ -204,7 +204,8 @@ void RetestGaps(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
       it = wanted.erase(it);
     }
     progress(absl::StrCat("retest of ", jobs.size(), " pair(s) with a gap"));
-    RunPairs(run, nodes, jobs, ++round, true, request, deadline, progress, chatty, false, false);
+    RunPairs(run, nodes, jobs, ++round, true, request, deadline, progress, chatty,
+             /*latency=*/false, /*path_mtu=*/false);
   }
 }
 
@@ -247,7 +248,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs",
                           kept ? absl::StrCat(" (", kept, " kept from before)") : ""));
     RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
-             chatty, ClusterRulesOf(profile).latency, /*path_mtu=*/true);
+             chatty, /*latency=*/ClusterRulesOf(profile).latency, /*path_mtu=*/true);
     run->set_rounds(static_cast<uint32_t>(r + 1));
     checkpoint(*run);
   }
@@ -434,7 +435,7 @@ void RunClusterSoak(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSe
                                rounds.size(), absl::ToDoubleSeconds(until - absl::Now())));
       // Bandwidth only: the path MTU and latency were the first pass's.
       RunPairs(run, nodes, jobs, ++round, false, request, deadline, progress,
-               nodes.size() <= kChattyUpTo, false, false);
+               nodes.size() <= kChattyUpTo, /*latency=*/false, /*path_mtu=*/false);
     }
     checkpoint(*run);
     if (run->pairs_size() == before) return;  // nothing measured: the nodes said why

@@ -23,12 +23,12 @@ namespace {
 constexpr uint64_t kDefaultBuffSize = 4 << 20;   // NCCL_BUFFSIZE's default
 constexpr uint64_t kSegmentAtDefault = 5967872;  // the captured segment at that size
 
+}  // namespace
+
 std::string Get(const Env& env, const std::string& key) {
   auto it = env.find(key);
   return it == env.end() ? "" : it->second;
 }
-
-}  // namespace
 
 Env ProcessEnvironment() {
   Env env;
@@ -58,8 +58,8 @@ int CountGpuList(const std::string& raw) {
   return n;
 }
 
-LocalRanks RanksOf(const Env& env, int granted, int visible) {
-  if (granted > 0) return {granted, absl::StrCat("--gpus ", granted)};
+LocalRanks GrantOf(const Env& env, int flag) {
+  if (flag > 0) return {flag, absl::StrCat("--gpus ", flag)};
   if (const std::string step = Get(env, "SLURM_STEP_GPUS"); !step.empty()) {
     return {std::max(0, CountGpuList(step)), "SLURM_STEP_GPUS=" + step};
   }
@@ -67,6 +67,11 @@ LocalRanks RanksOf(const Env& env, int granted, int visible) {
   if (const std::string on = Get(env, "SLURM_GPUS_ON_NODE"); absl::SimpleAtoi(on, &n) && n >= 0) {
     return {n, "SLURM_GPUS_ON_NODE=" + on};
   }
+  return {-1, ""};
+}
+
+LocalRanks RanksOf(const Env& env, int granted, int visible) {
+  if (LocalRanks grant = GrantOf(env, granted); grant.count >= 0) return grant;
   for (const char* key : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}) {
     if (env.count(key) == 0) continue;
     const int listed = CountGpuList(Get(env, key));

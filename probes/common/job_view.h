@@ -15,16 +15,21 @@ using Env = std::map<std::string, std::string>;
 
 // This process's environment.
 Env ProcessEnvironment();
+// `key`'s value, "" when unset.
+std::string Get(const Env& env, const std::string& key);
 
 struct LocalRanks {
   int count = 0;
   std::string source;  // "--gpus 8", "SLURM_STEP_GPUS=0,1", ..., "4 visible GPUs"
 };
 
-// The first that says: the --gpus flag (`granted` > 0), Slurm's
-// SLURM_STEP_GPUS (a list) or SLURM_GPUS_ON_NODE (a count),
-// CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES (a list; "all" defers to
-// the visible count), else `visible` (the GPUs this container can open).
+// What the scheduler granted: the --gpus flag (`flag` > 0), else Slurm's
+// SLURM_STEP_GPUS (a list) or SLURM_GPUS_ON_NODE (a count); count -1 when
+// nothing states a grant.
+LocalRanks GrantOf(const Env& env, int flag);
+// The grant, else CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES (a list;
+// "all" defers to the visible count), else `visible` (the GPUs this
+// container can open).
 LocalRanks RanksOf(const Env& env, int granted, int visible);
 
 // How many items a GPU list names: "0,1,3" is 3, "GPU-uuid" 1; "", "-1",

@@ -4,7 +4,6 @@
 #include <map>
 #include <optional>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,10 +16,7 @@ namespace {
 
 using locality::PathClass;
 
-std::string Get(const job::Env& env, const std::string& key) {
-  auto it = env.find(key);
-  return it == env.end() ? "" : it->second;
-}
+using job::Get;
 
 // How many GPUs CUDA will enumerate from CUDA_VISIBLE_DEVICES: it stops at
 // the first index that does not exist (UUID and MIG entries are taken as
@@ -38,22 +34,24 @@ int CudaUsable(const std::string& list, int seen, std::string* bad) {
   return std::min(n, seen);
 }
 
-// NCCL_NET_GDR_LEVEL by name or its legacy number; nullopt for LOC (never).
-std::optional<std::optional<PathClass>> GdrLevel(const std::string& v) {
-  static const std::map<std::string, std::optional<PathClass>> kLevels = {
-      {"LOC", std::nullopt},    {"0", std::nullopt},      {"PIX", PathClass::kPix},
-      {"1", PathClass::kPix},   {"PXB", PathClass::kPxb}, {"2", PathClass::kPxb},
-      {"PHB", PathClass::kPhb}, {"3", PathClass::kPhb},   {"SYS", PathClass::kSys},
-      {"4", PathClass::kSys},   {"5", PathClass::kSys}};
+// The farthest path class NCCL_NET_GDR_LEVEL lets GPUDirect RDMA take,
+// by name or legacy number; -1 for LOC (never); nullopt when it is not a
+// level (nccl-env says so).
+std::optional<int> GdrLimit(const std::string& v) {
+  static const std::map<std::string, int> kLevels = {{"LOC", -1},
+                                                     {"0", -1},
+                                                     {"PIX", static_cast<int>(PathClass::kPix)},
+                                                     {"1", static_cast<int>(PathClass::kPix)},
+                                                     {"PXB", static_cast<int>(PathClass::kPxb)},
+                                                     {"2", static_cast<int>(PathClass::kPxb)},
+                                                     {"PHB", static_cast<int>(PathClass::kPhb)},
+                                                     {"3", static_cast<int>(PathClass::kPhb)},
+                                                     {"SYS", static_cast<int>(PathClass::kSys)},
+                                                     {"4", static_cast<int>(PathClass::kSys)},
+                                                     {"5", static_cast<int>(PathClass::kSys)}};
   auto it = kLevels.find(v);
-  if (it == kLevels.end()) return std::nullopt;  // not a level: nccl-env says so
+  if (it == kLevels.end()) return std::nullopt;
   return it->second;
-}
-
-// "0000:19:00.0" whatever NVML's or hwloc's domain width.
-std::string BusKey(const std::string& bus) {
-  std::string s = absl::AsciiStrToLower(bus);
-  return s.size() > 12 ? s.substr(s.size() - 12) : s;
 }
 
 std::string RailText(const RdmaRail& rail) {
@@ -63,8 +61,8 @@ std::string RailText(const RdmaRail& rail) {
 
 void JudgeGdrLevel(const std::string& gpu, const RdmaRail& rail, const std::string& level,
                    v1::ProbeResult* r) {
-  const std::optional<std::optional<PathClass>> limit = GdrLevel(level);
-  if (!limit || !rail.path || (*limit && *rail.path <= **limit)) return;
+  const std::optional<int> limit = GdrLimit(level);
+  if (!limit || !rail.path || static_cast<int>(*rail.path) <= *limit) return;
   AddFinding(
       r, "NCCL_GDR_LEVEL_EXCLUDES_NIC", gpu,
       absl::StrCat("GPU ", gpu, " reaches ", RailText(rail), " and NCCL_NET_GDR_LEVEL=", level,
@@ -73,18 +71,6 @@ void JudgeGdrLevel(const std::string& gpu, const RdmaRail& rail, const std::stri
 }
 
 }  // namespace
-
-job::LocalRanks GrantOf(const job::Env& env, int flag) {
-  if (flag > 0) return {flag, absl::StrCat("--gpus ", flag)};
-  if (const std::string v = Get(env, "SLURM_STEP_GPUS"); !v.empty()) {
-    return {job::CountGpuList(v), "SLURM_STEP_GPUS=" + v};
-  }
-  int n = 0;
-  if (const std::string v = Get(env, "SLURM_GPUS_ON_NODE"); absl::SimpleAtoi(v, &n) && n >= 0) {
-    return {n, "SLURM_GPUS_ON_NODE=" + v};
-  }
-  return {-1, ""};
-}
 
 void JudgeGrant(const job::Env& env, const job::LocalRanks& grant, const Seen& seen,
                 v1::ProbeResult* r) {
@@ -137,11 +123,9 @@ void JudgeRails(const platform::PciTopology& topology, const std::set<std::strin
   }
   const std::map<std::string, RdmaRail> host = RdmaRails(topology);
   const std::map<std::string, RdmaRail> here = RdmaRails(seen);
-  std::set<std::string> wanted;
-  for (const std::string& g : gpus) wanted.insert(BusKey(g));
   const std::string level = Get(env, "NCCL_NET_GDR_LEVEL");
   for (const auto& [gpu, rail] : host) {
-    if (!wanted.empty() && !wanted.count(BusKey(gpu))) continue;
+    if (!gpus.empty() && !gpus.count(gpu)) continue;
     const RdmaRail& mine = here.at(gpu);
     std::string text =
         mine.path ? absl::StrCat("nearest visible NIC ", RailText(mine)) : "no visible RDMA NIC";

@@ -26,16 +26,16 @@ struct Seen {
   std::string source;  // "NVML" or "/dev/nvidiaN"
 };
 
-// The grant: `flag` (> 0), else SLURM_STEP_GPUS, else SLURM_GPUS_ON_NODE;
-// count -1 when nothing granted a number.
-job::LocalRanks GrantOf(const job::Env& env, int flag);
+// The scheduler's grant (count -1 when nothing states one): job_view.h.
+using job::GrantOf;
 
 // Counts judged; evidence gpu.seen / gpu.usable / gpu.granted.
 void JudgeGrant(const job::Env& env, const job::LocalRanks& grant, const Seen& seen,
                 v1::ProbeResult* result);
 
-// Per GPU of `topology` (only those in `gpus`, PCI bus ids, when not
-// empty): its nearest NIC among `visible_rdma` and the host's nearest.
+// Per GPU of `topology` (only those in `gpus`, PCI bus ids as NVML's
+// inventory gives them, "0000:19:00.0", when not empty): its nearest NIC among `visible_rdma` and
+// the host's nearest.
 void JudgeRails(const platform::PciTopology& topology, const std::set<std::string>& gpus,
                 const std::set<std::string>& visible_rdma, bool uses_rdma, const job::Env& env,
                 v1::ProbeResult* result);

@@ -3,35 +3,18 @@
 
 #include <unistd.h>
 
-#include <filesystem>
-
 #include "absl/strings/str_cat.h"
 #include "platform/hwloc_topology.h"
 #include "platform/nvml.h"
-#include "probes/common/job_view.h"
-#include "probes/common/preflight_profile.h"
-#include "probes/common/rdma_view.h"
+#include "probes/common/preflight_view.h"
 #include "probes/framework/result_util.h"
 #include "probes/gpu_view/gpu_view.h"
 #include "probes/locality/locality_probe.h"
 
 namespace nodeprobe {
-namespace {
-
-// hwloc reads the live host, or a capture's root (the directory holding sys/).
-absl::StatusOr<platform::PciTopology> Topology(const platform::HostPaths& host) {
-  platform::TopologySource source;
-  source.xml_path = host.topology_xml;
-  if (source.xml_path.empty() && !host.IsLiveSysfs()) {
-    source.fsroot = std::filesystem::path(host.sys_root).parent_path().string();
-  }
-  return platform::LoadPciTopology(source);
-}
-
-}  // namespace
-
 absl::StatusOr<v1::ProbeResult> GpuViewProbe::Run(const ProbeContext& ctx) {
-  const job::Env env = job::ProcessEnvironment();
+  const preflight::View view = preflight::ViewOf(ctx);
+  const job::Env& env = view.env;
   gpu_view::Seen seen;
   std::set<std::string> buses;
   absl::StatusOr<v1::GpuReport> nvml = platform::ReadNvmlGpus();
@@ -52,17 +35,16 @@ absl::StatusOr<v1::ProbeResult> GpuViewProbe::Run(const ProbeContext& ctx) {
   gpu_view::JudgeGrant(env, grant, seen, &r);
   if (seen.count == 0) return r;
 
-  absl::StatusOr<platform::PciTopology> topo = Topology(ctx.host);
+  absl::StatusOr<platform::TopologySource> source = TopologySourceOf(ctx.host);
+  absl::StatusOr<platform::PciTopology> topo =
+      source.ok() ? platform::LoadPciTopology(*source) : source.status();
   if (!topo.ok()) {
     AddEvidence(&r, "topology", absl::StrCat("not read: ", topo.status().message()));
     return r;
   }
   std::set<std::string> visible;
-  const std::vector<rdma_view::Device> devices = rdma_view::DevicesHere(ctx.host);
-  for (const rdma_view::Device& d : devices) visible.insert(d.name);
-  const job::RdmaUse use = job::RdmaUseOf(env, static_cast<int>(devices.size()),
-                                          PreflightRulesOf(*ctx.profile).expect_rdma);
-  gpu_view::JudgeRails(*topo, buses, visible, use.uses, env, &r);
+  for (const rdma_view::Device& d : view.devices) visible.insert(d.name);
+  gpu_view::JudgeRails(*topo, buses, visible, view.rdma.uses, env, &r);
   // An unreadable file is nccl-env's NCCL_ENV_INVALID; a readable one is
   // compared with this node, as the locality probe does on the host.
   if (auto it = env.find("NCCL_TOPO_FILE");

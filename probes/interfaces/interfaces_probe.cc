@@ -1,14 +1,12 @@
 // File: interfaces_probe.cc
 #include "probes/interfaces/interfaces_probe.h"
 
-#include <fstream>
-#include <sstream>
+#include <map>
 
 #include "platform/netlink_links.h"
 #include "platform/route.h"
-#include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
-#include "probes/common/rdma_view.h"
+#include "probes/common/preflight_view.h"
 #include "probes/framework/result_util.h"
 #include "probes/interfaces/interfaces.h"
 
@@ -20,27 +18,24 @@ absl::StatusOr<v1::ProbeResult> InterfacesProbe::Run(const ProbeContext& ctx) {
   if (all.empty()) {
     return SkipResult("interfaces", "no network interface but loopback in this namespace");
   }
-  std::ifstream route(ctx.host.proc_root + "/net/route");
-  std::stringstream text;
-  text << route.rdbuf();
-  const std::string primary = interfaces::DefaultRouteInterface(text.str());
+  const std::string primary = interfaces::DefaultRouteInterface(
+      platform::FileTree(ctx.host.proc_root).ReadBytes("net/route", 1 << 20).value_or(""));
 
-  const PreflightRules& rules = PreflightRulesOf(*ctx.profile);
-  const job::RdmaUse use =
-      job::RdmaUseOf(job::ProcessEnvironment(),
-                     static_cast<int>(rdma_view::DevicesHere(ctx.host).size()), rules.expect_rdma);
+  const preflight::View view = preflight::ViewOf(ctx);
   interfaces::Rules judge;
-  judge.mtu = rules.interface_mtu;
-  judge.rdma_expected = use.uses;
-  judge.rdma_why = use.why;
+  judge.mtu = PreflightRulesOf(*ctx.profile).interface_mtu;
+  judge.rdma_expected = view.rdma.uses;
+  judge.rdma_why = view.rdma.why;
   judge.addresses_known = !ctx.host.IsCaptured();
   if (judge.addresses_known) {
-    absl::StatusOr<std::vector<platform::NetLink>> links = platform::ReadLinks();
+    std::map<std::string, std::string> kinds;  // rtnetlink's kind by name
+    for (const platform::NetLink& l :
+         platform::ReadLinks().value_or(std::vector<platform::NetLink>{})) {
+      kinds[l.name] = l.kind;
+    }
     for (interfaces::Interface& i : all) {
       i.ipv4 = platform::Ipv4AddressesOf(i.name);
-      for (const platform::NetLink& l : links.value_or(std::vector<platform::NetLink>{})) {
-        if (l.name == i.name) i.kind = l.kind;
-      }
+      i.kind = kinds[i.name];
     }
   }
   v1::ProbeResult r;

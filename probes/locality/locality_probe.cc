@@ -303,26 +303,34 @@ void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciT
   }
 }
 
-absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
+absl::StatusOr<platform::TopologySource> TopologySourceOf(const platform::HostPaths& host) {
   platform::TopologySource source;
-  source.xml_path = ctx.host.topology_xml;
-  if (source.xml_path.empty() && !ctx.host.IsLiveSysfs()) {
+  source.xml_path = host.topology_xml;
+  if (source.xml_path.empty() && !host.IsLiveSysfs()) {
     // A captured node is judged from its own tree, never from the machine
     // that happens to read it: hwloc reads the capture's root (the
     // directory holding its sys/ and proc/).
-    const std::filesystem::path sys(ctx.host.sys_root);
+    const std::filesystem::path sys(host.sys_root);
     const std::filesystem::path root = sys.filename() == "sys" ? sys.parent_path() : "";
     if (root.empty() || !std::filesystem::is_directory(root / "sys")) {
-      v1::ProbeResult skipped;
-      skipped.set_verdict(v1::SKIP);
-      skipped.set_reason(absl::StrCat(
-          "topology not captured: --sysfs-root ", ctx.host.sys_root,
+      return absl::NotFoundError(absl::StrCat(
+          "topology not captured: --sysfs-root ", host.sys_root,
           " is not a directory named sys/ inside a capture, and no --topology-xml was given"));
-      return skipped;
     }
     source.fsroot = root.string();
   }
-  absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(source);
+  return source;
+}
+
+absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
+  absl::StatusOr<platform::TopologySource> source = TopologySourceOf(ctx.host);
+  if (!source.ok()) {
+    v1::ProbeResult skipped;
+    skipped.set_verdict(v1::SKIP);
+    skipped.set_reason(std::string(source.status().message()));
+    return skipped;
+  }
+  absl::StatusOr<platform::PciTopology> topo = platform::LoadPciTopology(*source);
   if (!topo.ok()) return topo.status();
   v1::ProbeResult result = JudgeLocality(*topo, *ctx.profile);
   // NCCL trusts NCCL_TOPO_FILE over the hardware: a file made for another

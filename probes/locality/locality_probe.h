@@ -47,6 +47,10 @@ std::map<std::string, std::set<std::string>> NearestRdmaNics(const platform::Pci
 void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciTopology& file,
                          const std::string& path, v1::ProbeResult* result);
 bool IsNic(const platform::TopoPciDevice& dev);
+// Where hwloc reads this host from: --topology-xml, a capture's root (the
+// directory holding its sys/), or the live machine; NOT_FOUND saying why
+// for a captured sysfs root that is not inside a capture.
+absl::StatusOr<platform::TopologySource> TopologySourceOf(const platform::HostPaths& host);
 // NCCL_TOPO_FILE `path` read and compared with `live`: NCCL_TOPO_FILE_MISMATCH
 // (ERROR when it does not parse), and the file named in the evidence.
 void CheckNcclTopoFile(const platform::PciTopology& live, const std::string& path,

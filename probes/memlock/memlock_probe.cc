@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
-#include "platform/rdma_sysfs.h"
 #include "platform/verbs_qp.h"
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
+#include "probes/common/preflight_view.h"
 #include "probes/common/rdma_view.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_exposure/rdma_exposure.h"
@@ -49,14 +49,15 @@ namespace {
 // queue pair, as NCCL will. Pinned-page accounting, a device's MKey limits
 // (tests/fixtures/pod-rdma/issue-ucx6264-*) and ibv_create_qp in a
 // container (issue-nccl562-*) all fail here first.
-void RegisterNeed(const ProbeContext& ctx, uint64_t need, v1::ProbeResult* r) {
+void RegisterNeed(const ProbeContext& ctx, const std::vector<rdma_view::Device>& devices,
+                  uint64_t need, v1::ProbeResult* r) {
   constexpr uint64_t kMaxTry = uint64_t{4} << 30;  // pins real memory: bounded
   std::set<std::string> openable;
   for (const rdma_exposure::Uverbs& u :
        rdma_exposure::ReadUverbs("/dev/infiniband", platform::FileTree(ctx.host.sys_root))) {
     if (u.openable) openable.insert(u.device);
   }
-  for (const rdma_view::Device& d : rdma_view::DevicesHere(ctx.host)) {
+  for (const rdma_view::Device& d : devices) {
     if (!openable.count(d.name)) continue;
     for (const rdma_view::Port& p : d.ports) {
       if (!p.active) continue;
@@ -81,12 +82,10 @@ void RegisterNeed(const ProbeContext& ctx, uint64_t need, v1::ProbeResult* r) {
 }  // namespace
 
 absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
-  const job::Env env = job::ProcessEnvironment();
+  const preflight::View view = preflight::ViewOf(ctx);
+  const job::Env& env = view.env;
+  const job::RdmaUse& use = view.rdma;
   const PreflightRules& rules = PreflightRulesOf(*ctx.profile);
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices =
-      platform::ReadRdmaDevices(platform::FileTree(ctx.host.sys_root));
-  const job::RdmaUse use =
-      job::RdmaUseOf(env, devices.ok() ? static_cast<int>(devices->size()) : 0, rules.expect_rdma);
   if (!use.uses) {
     return SkipResult("memlock", absl::StrCat("the job uses no RDMA here (", use.why,
                                               "): locked memory does not limit it"));
@@ -114,7 +113,7 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
   v1::ProbeResult r;
   r.set_probe("memlock");
   preflight::JudgeMemlock(limit, need, why, use.why, &r);
-  if (limit >= need && !ctx.host.IsCaptured()) RegisterNeed(ctx, need, &r);
+  if (limit >= need && !ctx.host.IsCaptured()) RegisterNeed(ctx, view.devices, need, &r);
   return r;
 }
 

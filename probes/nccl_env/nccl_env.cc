@@ -15,10 +15,7 @@
 namespace nodeprobe::nccl_env {
 namespace {
 
-std::string Get(const job::Env& env, const std::string& key) {
-  auto it = env.find(key);
-  return it == env.end() ? "" : it->second;
-}
+using job::Get;
 
 bool Matches(const List& l, const Entry& e, const std::string& name, int port) {
   const bool name_ok = l.exact ? name == e.name : name.rfind(e.name, 0) == 0;

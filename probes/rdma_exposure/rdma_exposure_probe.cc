@@ -3,8 +3,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "platform/rdma_netlink.h"
-#include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
+#include "probes/common/preflight_view.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_exposure/rdma_exposure.h"
 
@@ -14,10 +14,9 @@ absl::StatusOr<v1::ProbeResult> RdmaExposureProbe::Run(const ProbeContext& ctx) 
   if (ctx.host.IsCaptured()) {
     return SkipResult("rdma-exposure", "a captured node: device nodes are checked live");
   }
-  const std::vector<rdma_view::Device> devices = rdma_view::DevicesHere(ctx.host);
-  const job::RdmaUse use =
-      job::RdmaUseOf(job::ProcessEnvironment(), static_cast<int>(devices.size()),
-                     PreflightRulesOf(*ctx.profile).expect_rdma);
+  const preflight::View view = preflight::ViewOf(ctx);
+  const std::vector<rdma_view::Device>& devices = view.devices;
+  const job::RdmaUse& use = view.rdma;
   if (!use.uses && devices.empty()) {
     return SkipResult("rdma-exposure", absl::StrCat("the job uses no RDMA here (", use.why, ")"));
   }

@@ -1,0 +1,17 @@
+// File: preflight_view.cc
+#include "probes/common/preflight_view.h"
+
+#include "probes/common/preflight_profile.h"
+
+namespace nodeprobe::preflight {
+
+View ViewOf(const ProbeContext& ctx) {
+  View v;
+  v.env = job::ProcessEnvironment();
+  v.devices = rdma_view::DevicesHere(ctx.host);
+  v.rdma = job::RdmaUseOf(v.env, static_cast<int>(v.devices.size()),
+                          PreflightRulesOf(*ctx.profile).expect_rdma);
+  return v;
+}
+
+}  // namespace nodeprobe::preflight

@@ -201,6 +201,12 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
           "section), and every kernel event in the window. --timeout defaults to DURATION + "
           "10 minutes")
       ->type_name("DURATION");
+  run_cmd
+      ->add_option("--kmsg", f.run.kmsg_path,
+                   "Single-node --soak: the kernel log it watches for Xid, AER and link events "
+                   "in its window (/dev/kmsg, readable with CAP_SYSLOG; a FIFO or file for tests "
+                   "and captures)")
+      ->capture_default_str();
   run_cmd->add_flag("--storage-storm", f.multi.storage_storm,
                     "Cluster stage: every node writes its checkpoint to the profile's first "
                     "storage.paths entry (a shared filesystem) at the same moment, after one "

@@ -33,6 +33,7 @@ struct RunOptions {
   // Single-node: repeat the stage's intrusive bandwidth probes for this
   // long and judge their figures over time (cli/single_node_soak.h).
   double soak_s = 0;
+  std::string kmsg_path = "/dev/kmsg";  // the kernel log a soak watches
   // Called with the report before it is printed (preflight: record it at
   // the coordinator).
   std::function<void(const v1::StageReport&)> on_report;

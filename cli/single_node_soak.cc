@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "agent/kernel_watch.h"
 #include "cli/log_input.h"
 #include "coordinator/soak_profile.h"
 #include "probes/builtin_probes.h"
@@ -135,6 +136,42 @@ class WindowCounters {
   std::string dir_;
 };
 
+// The kernel log over the soak's window, followed from its start (what
+// came before is stamped before it and left out): a `soak-kernel-events`
+// result, or why it could not be read.
+class WindowEvents {
+ public:
+  explicit WindowEvents(const std::string& path) : start_(absl::Now()) {
+    agent::KernelWatch::Options o;
+    o.path = path;
+    o.sys_root = "";  // the counters are WindowCounters'
+    o.sample_every = absl::InfiniteDuration();
+    absl::StatusOr<std::unique_ptr<agent::KernelWatch>> w = agent::KernelWatch::Start(o);
+    if (w.ok()) {
+      watch_ = std::move(*w);
+    } else {
+      why_ = absl::StrCat(path, ": ", w.status().message());
+    }
+  }
+  v1::ProbeResult Finish(const Profile& profile) {
+    if (watch_ == nullptr) {
+      v1::ProbeResult r = SkipResult(
+          "soak-kernel-events",
+          absl::StrCat("the kernel log was not read (", why_, "): run as root or with CAP_SYSLOG"));
+      return r;
+    }
+    v1::ProbeResult r = watch_->Window(absl::Now() - start_, profile);
+    r.set_probe("soak-kernel-events");
+    FinalizeResult(profile, &r);
+    return r;
+  }
+
+ private:
+  absl::Time start_;
+  std::unique_ptr<agent::KernelWatch> watch_;
+  std::string why_;
+};
+
 }  // namespace
 
 absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
@@ -142,6 +179,7 @@ absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
   if (!profile.ok()) return profile.status();
   const absl::Time start = absl::Now();
   const absl::Time until = start + absl::Seconds(options.soak_s);
+  WindowEvents events(options.kmsg_path);  // from the first round on
   absl::StatusOr<v1::StageReport> first = RunStageHere(options);
   if (!first.ok()) return first.status();
   SeriesMap series;
@@ -168,6 +206,7 @@ absl::StatusOr<v1::StageReport> RunSingleNodeSoak(const RunOptions& options) {
   }
   *first->add_results() = Judge(series, rounds, options.soak_s, *profile);
   if (std::optional<v1::ProbeResult> grew = counters.Finish()) *first->add_results() = *grew;
+  *first->add_results() = events.Finish(*profile);
   FinalizeReport(&*first);
   return first;
 }

@@ -138,17 +138,31 @@ else
   echo "busy-node guard: no PyTorch here to hold the GPU; not checked"
 fi
 
-# 6. gpu-diag: dcgmi diag -r 1 where DCGM is installed (judged from its
-# table), else SKIP with the reason. nodeprobe's own memory/bandwidth/GEMM
-# kernels are not built yet, so there is no reference to compare with.
-printf 'gpu_diag:\n  level: 1\n' > "$OUTDIR/diag-profile.yaml"
+# 6. gpu-diag: nodeprobe's own tests (memory patterns over half the free
+# memory, triad, cuBLAS bf16 GEMM), and dcgmi diag -r 1 beside them where
+# DCGM is installed; then GPU 0's triad beside a plain copy kernel and its
+# GEMM beside cuBLAS called directly (hwtests/gpu_diag_reference.cu;
+# target: within 5%).
+printf 'gpu_diag:\n  level: 1\n  memory_fraction: 0.5\n' > "$OUTDIR/diag-profile.yaml"
+start=$(date +%s.%N)
 timeout 300 "$NP" run --stage single-node --probe gpu-diag --force \
   --profile "$OUTDIR/diag-profile.yaml" --format json > "$OUTDIR/gpu-diag.json"
-echo "gpu-diag: exit $?; $(python3 -c "
+echo "gpu-diag: exit $? in $(elapsed "$start") s; $(python3 -c "
 import json, sys
 r = json.load(open('$OUTDIR/gpu-diag.json'))['results'][0]
-print(r.get('verdict'), '-', r.get('reason', '') or '; '.join(f['code'] for f in r.get('findings', [])))
+print(r.get('verdict'), '-', r.get('reason', '') or '; '.join(f['code'] + ' ' + f.get('message', '')[:160] for f in r.get('findings', [])))
 " 2>&1)"
+diag_ref="$DIR/bin/gpu_diag_reference"
+if [ ! -x "$diag_ref" ]; then
+  diag_ref=/tmp/np-gpu-diag-ref
+  /usr/local/cuda/bin/nvcc -O2 "$HERE/gpu_diag_reference.cu" -lcublas \
+    -Xlinker -rpath -Xlinker /usr/local/cuda/lib64 -o "$diag_ref" 2>"$OUTDIR/diag-ref.err" || diag_ref=""
+fi
+if [ -n "$diag_ref" ] && diag_out=$(timeout 120 "$diag_ref") && read -r ref_copy ref_gemm <<< "$diag_out"; then
+  python3 "$HERE/gpu_table.py" diag "$OUTDIR/gpu-diag.json" "$ref_copy" "$ref_gemm"
+else
+  echo "gpu-diag reference did not run: $(head -1 "$OUTDIR/diag-ref.err" 2>/dev/null)"
+fi
 
 # 7. storage: the probe on a scratch directory, with its cuFile (GPUDirect
 # Storage) read of one shard beside the plain reads, and fio beside it

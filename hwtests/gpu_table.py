@@ -5,6 +5,7 @@
   gpu_table.py pcie    STAGE.json H2D_GBPS D2H_GBPS     (cudaMemcpy reference)
   gpu_table.py nccl    NCCL.json [ALL_REDUCE_PERF.txt]
   gpu_table.py busy    BUSY.json FORCED.json HOLDER_PID BUSY_EXIT FORCED_EXIT
+  gpu_table.py diag    GPU_DIAG.json COPY_GBPS GEMM_TFLOPS (copy kernel, cuBLAS)
 """
 import json
 import sys
@@ -104,6 +105,22 @@ def busy(busy_path, forced_path, holder, busy_rc, forced_rc):
         print(f"  {p['probe']:22} {p['verdict']:6} {' '.join(codes)} {extra[:150]}")
 
 
+def diag(path, copy_gbps, gemm_tflops):
+    ref = {"hbm_triad_gbps": ("copy kernel", float(copy_gbps)),
+           "gemm_tflops": ("cuBLAS direct", float(gemm_tflops))}
+    r = json.load(open(path))["results"][0]
+    first = None
+    for m in r.get("measurements", []):
+        gpu = m.get("labels", {}).get("gpu", "")
+        first = first or gpu
+        if m["name"] not in ref or gpu != first:
+            continue  # CUDA ordinal 0 is the first GPU the probe measured
+        name, value = ref[m["name"]]
+        ratio = m["value"] / value if value > 0 else 0
+        print(f"gpu-diag {gpu} {m['name']}: {m['value']:.1f}, {name} {value:.1f}, "
+              f"ratio {ratio:.3f} ({'within' if abs(ratio - 1) <= 0.05 else 'OUTSIDE'} 5%)")
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"stage": stage, "pcie": pcie, "nccl": nccl, "busy": busy}[cmd](*args)
+    {"stage": stage, "pcie": pcie, "nccl": nccl, "busy": busy, "diag": diag}[cmd](*args)

@@ -8,6 +8,7 @@
 #                              machine's newer system already has and which
 #                              libnccl must share with it
 #   OUT/bin/memcpy_reference   the cudaMemcpyAsync loop gpu-pcie-bw is held to
+#   OUT/bin/gpu_diag_reference a copy kernel and cuBLAS, gpu-diag's references
 #   OUT/bin/all_reduce_perf    nccl-tests, when its source tree is given
 #   OUT/bin/ib_*_bw, ib_write_lat  perftest, when installed here (rdma_rxe.sh)
 #   OUT/lib/ibverbs/librxe-*.so    the soft-RoCE verbs provider (rdma_rxe.sh)
@@ -37,6 +38,8 @@ done
 
 "$CUDA/bin/nvcc" -O2 -gencode=arch=compute_90,code=sm_90 hwtests/memcpy_reference.cc \
   -o "$OUT/bin/memcpy_reference" -Xlinker -rpath -Xlinker "$CUDA/lib64"
+"$CUDA/bin/nvcc" -O2 -gencode=arch=compute_90,code=sm_90 hwtests/gpu_diag_reference.cu -lcublas \
+  -o "$OUT/bin/gpu_diag_reference" -Xlinker -rpath -Xlinker "$CUDA/lib64"
 
 if [ -n "$NCCL_TESTS" ]; then
   # One binary, Hopper only: the full nccl-tests build for every arch takes

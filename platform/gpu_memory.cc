@@ -1,7 +1,6 @@
 // File: gpu_memory.cc
 #include "platform/gpu_memory.h"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,116 +8,18 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "platform/cuda_driver.h"
 
 namespace nodeprobe::platform {
 namespace {
 
-// The few driver API entry points used, with the driver's ABI (cuda.h):
-// CUresult is an int, CUdeviceptr a 64-bit integer, CUdevice an int.
-using CuInit = int (*)(unsigned int);
-using CuDeviceGet = int (*)(int*, int);
-using CuPrimaryCtxRetain = int (*)(void**, int);
-using CuPrimaryCtxRelease = int (*)(int);
-using CuCtxSetCurrent = int (*)(void*);
-using CuMemAlloc = int (*)(uint64_t*, size_t);
-using CuMemFree = int (*)(uint64_t);
-using CuPointerSetAttribute = int (*)(const void*, int, uint64_t);
-using CuMemGetHandleForAddressRange = int (*)(void*, uint64_t, size_t, int, unsigned long long);
-using CuDeviceGetAttribute = int (*)(int*, int, int);
-using CuDeviceGetByPciBusId = int (*)(int*, const char*);
-using CuDeviceGetCount = int (*)(int*);
-using CuDeviceGetPciBusId = int (*)(char*, int, int);
-using CuMemHostAlloc = int (*)(void**, size_t, unsigned int);
-using CuMemFreeHost = int (*)(void*);
-using CuMemcpyHtoDAsync = int (*)(uint64_t, const void*, size_t, void*);
-using CuMemcpyDtoHAsync = int (*)(void*, uint64_t, size_t, void*);
-using CuStreamCreate = int (*)(void**, unsigned int);
-using CuStreamDestroy = int (*)(void*);
-using CuEventCreate = int (*)(void**, unsigned int);
-using CuEventRecord = int (*)(void*, void*);
-using CuEventSynchronize = int (*)(void*);
-using CuEventElapsedTime = int (*)(float*, void*, void*);
-using CuEventDestroy = int (*)(void*);
-using CuStreamWaitEvent = int (*)(void*, void*, unsigned int);
+using Driver = CudaDriver;
+const Driver* LoadDriver() { return LoadCudaDriver(); }
+absl::Status Check(int rc, const char* what) { return CudaCheck(rc, what); }
 
 constexpr int kDeviceAttributeDmaBufSupported = 124;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
-
 constexpr int kPointerAttributeSyncMemops = 6;    // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
 constexpr int kMemRangeHandleTypeDmaBufFd = 0x1;  // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
-
-struct Driver {
-  void* lib = nullptr;
-  CuInit init = nullptr;
-  CuDeviceGet device_get = nullptr;
-  CuPrimaryCtxRetain retain = nullptr;
-  CuPrimaryCtxRelease release = nullptr;
-  CuCtxSetCurrent set_current = nullptr;
-  CuMemAlloc alloc = nullptr;
-  CuMemFree free = nullptr;
-  CuPointerSetAttribute set_attribute = nullptr;
-  CuMemGetHandleForAddressRange handle = nullptr;  // CUDA 11.7+
-  CuDeviceGetAttribute attribute = nullptr;
-  CuDeviceGetByPciBusId by_bus_id = nullptr;
-  // Copy bandwidth (all in the driver API since CUDA 3.2).
-  CuDeviceGetCount device_count = nullptr;
-  CuDeviceGetPciBusId pci_bus_id = nullptr;
-  CuMemHostAlloc host_alloc = nullptr;
-  CuMemFreeHost free_host = nullptr;
-  CuMemcpyHtoDAsync htod = nullptr;
-  CuMemcpyDtoHAsync dtoh = nullptr;
-  CuStreamCreate stream_create = nullptr;
-  CuStreamDestroy stream_destroy = nullptr;
-  CuEventCreate event_create = nullptr;
-  CuEventRecord event_record = nullptr;
-  CuEventSynchronize event_sync = nullptr;
-  CuEventElapsedTime event_elapsed = nullptr;
-  CuEventDestroy event_destroy = nullptr;
-  CuStreamWaitEvent stream_wait = nullptr;
-};
-
-// Loaded once per process; left loaded (CUDA's destructors misbehave on
-// dlclose).
-const Driver* LoadDriver() {
-  static const Driver* driver = [] {
-    auto* d = new Driver();
-    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (d->lib == nullptr) return d;
-    auto sym = [&](const char* name) { return dlsym(d->lib, name); };
-    d->init = reinterpret_cast<CuInit>(sym("cuInit"));
-    d->device_get = reinterpret_cast<CuDeviceGet>(sym("cuDeviceGet"));
-    d->retain = reinterpret_cast<CuPrimaryCtxRetain>(sym("cuDevicePrimaryCtxRetain"));
-    d->release = reinterpret_cast<CuPrimaryCtxRelease>(sym("cuDevicePrimaryCtxRelease_v2"));
-    d->set_current = reinterpret_cast<CuCtxSetCurrent>(sym("cuCtxSetCurrent"));
-    d->alloc = reinterpret_cast<CuMemAlloc>(sym("cuMemAlloc_v2"));
-    d->free = reinterpret_cast<CuMemFree>(sym("cuMemFree_v2"));
-    d->set_attribute = reinterpret_cast<CuPointerSetAttribute>(sym("cuPointerSetAttribute"));
-    d->handle =
-        reinterpret_cast<CuMemGetHandleForAddressRange>(sym("cuMemGetHandleForAddressRange"));
-    d->attribute = reinterpret_cast<CuDeviceGetAttribute>(sym("cuDeviceGetAttribute"));
-    d->by_bus_id = reinterpret_cast<CuDeviceGetByPciBusId>(sym("cuDeviceGetByPCIBusId"));
-    d->device_count = reinterpret_cast<CuDeviceGetCount>(sym("cuDeviceGetCount"));
-    d->pci_bus_id = reinterpret_cast<CuDeviceGetPciBusId>(sym("cuDeviceGetPCIBusId"));
-    d->host_alloc = reinterpret_cast<CuMemHostAlloc>(sym("cuMemHostAlloc"));
-    d->free_host = reinterpret_cast<CuMemFreeHost>(sym("cuMemFreeHost"));
-    d->htod = reinterpret_cast<CuMemcpyHtoDAsync>(sym("cuMemcpyHtoDAsync_v2"));
-    d->dtoh = reinterpret_cast<CuMemcpyDtoHAsync>(sym("cuMemcpyDtoHAsync_v2"));
-    d->stream_create = reinterpret_cast<CuStreamCreate>(sym("cuStreamCreate"));
-    d->stream_destroy = reinterpret_cast<CuStreamDestroy>(sym("cuStreamDestroy_v2"));
-    d->event_create = reinterpret_cast<CuEventCreate>(sym("cuEventCreate"));
-    d->event_record = reinterpret_cast<CuEventRecord>(sym("cuEventRecord"));
-    d->event_sync = reinterpret_cast<CuEventSynchronize>(sym("cuEventSynchronize"));
-    d->event_elapsed = reinterpret_cast<CuEventElapsedTime>(sym("cuEventElapsedTime"));
-    d->event_destroy = reinterpret_cast<CuEventDestroy>(sym("cuEventDestroy_v2"));
-    d->stream_wait = reinterpret_cast<CuStreamWaitEvent>(sym("cuStreamWaitEvent"));
-    return d;
-  }();
-  return driver;
-}
-
-absl::Status Check(int rc, const char* what) {
-  if (rc == 0) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(what, " failed with CUDA error ", rc));
-}
 
 size_t HostPage() {
   const long page = sysconf(_SC_PAGESIZE);
@@ -157,24 +58,15 @@ absl::StatusOr<int> GpuMemory::OrdinalOfPciBus(const std::string& bus_id) {
 
 absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_t bytes) {
   const Driver* d = LoadDriver();
-  if (d->lib == nullptr || d->init == nullptr || d->alloc == nullptr || d->retain == nullptr) {
+  if (d->alloc == nullptr) {
     return absl::FailedPreconditionError(
         "no NVIDIA driver (libcuda.so.1) on this host: GPU memory is unavailable");
   }
-  absl::Status s = Check(d->init(0), "cuInit");
   int dev = 0;
-  if (s.ok() && d->device_get == nullptr) s = absl::FailedPreconditionError("no cuDeviceGet");
-  if (s.ok()) s = Check(d->device_get(&dev, device), absl::StrCat("cuDeviceGet ", device).c_str());
-  void* ctx = nullptr;
-  if (s.ok()) s = Check(d->retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  if (!s.ok()) return s;
-  // From here the retained context is released on every error path.
-  s = d->set_current ? Check(d->set_current(ctx), "cuCtxSetCurrent")
-                     : absl::FailedPreconditionError("the CUDA driver lacks cuCtxSetCurrent");
-  if (!s.ok()) {
-    if (d->release) d->release(dev);
-    return s;
-  }
+  if (absl::Status s = CudaUseDevice(*d, device, &dev); !s.ok()) return s;
+  // From here the retained context is released on every error path (the
+  // destructor).
+  absl::Status s;
   std::unique_ptr<GpuMemory> m(new GpuMemory());
   m->device_ = dev;
   m->size_ = bytes;
@@ -194,7 +86,7 @@ absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_
 GpuMemory::~GpuMemory() {
   const Driver* d = LoadDriver();
   if (ptr_ != 0 && d->free) d->free(ptr_);
-  if (d->release) d->release(device_);
+  CudaReleaseContext(*d, device_);
 }
 
 DmaBufRange GpuMemory::range() const { return AlignForDmaBuf(ptr_, size_, HostPage()); }

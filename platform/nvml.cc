@@ -23,6 +23,9 @@ constexpr unsigned kNvlinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
 constexpr int kUncorrected = 1;           // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr int kVolatile = 0;              // NVML_VOLATILE_ECC
 constexpr int kAggregate = 1;             // NVML_AGGREGATE_ECC
+constexpr int kClockSm = 1;               // NVML_CLOCK_SM
+constexpr int kClockMem = 2;              // NVML_CLOCK_MEM
+constexpr int kTemperatureGpu = 0;        // NVML_TEMPERATURE_GPU
 
 // nvmlPciInfo_t (nvmlDeviceGetPciInfo_v3).
 struct PciInfo {
@@ -73,6 +76,11 @@ struct Api {
   int (*nvlink_version)(Device, unsigned, unsigned*) = nullptr;
   int (*nvlink_errors)(Device, unsigned, int, unsigned long long*) = nullptr;
   int (*processes)(Device, unsigned*, ProcessInfo*) = nullptr;
+  int (*max_clock)(Device, int, unsigned*) = nullptr;
+  int (*clock)(Device, int, unsigned*) = nullptr;
+  int (*bus_width)(Device, unsigned*) = nullptr;
+  int (*power)(Device, unsigned*) = nullptr;
+  int (*temperature)(Device, int, unsigned*) = nullptr;
 };
 
 template <typename F>
@@ -109,6 +117,18 @@ void ReadNvlinkErrors(const Api& api, Device d, unsigned link, v1::GpuInfo* g) {
   e->set_recovery(v[1]);
   e->set_crc_flit(v[2]);
   e->set_crc_data(v[3]);
+}
+
+// Clocks, power and temperature; a query the GPU does not support leaves 0.
+void ReadClocks(const Api& api, Device d, v1::GpuInfo* g) {
+  unsigned v = 0;
+  if (api.max_clock && api.max_clock(d, kClockMem, &v) == kSuccess) g->set_memory_clock_max_mhz(v);
+  if (api.bus_width && api.bus_width(d, &v) == kSuccess) g->set_memory_bus_width_bits(v);
+  if (api.clock && api.clock(d, kClockSm, &v) == kSuccess) g->set_sm_clock_mhz(v);
+  if (api.power && api.power(d, &v) == kSuccess) g->set_power_mw(v);
+  if (api.temperature && api.temperature(d, kTemperatureGpu, &v) == kSuccess) {
+    g->set_temperature_c(v);
+  }
 }
 
 void ReadGpu(const Api& api, unsigned index, Device d, v1::GpuInfo* g) {
@@ -167,6 +187,7 @@ void ReadGpu(const Api& api, unsigned index, Device d, v1::GpuInfo* g) {
       g->add_nvlinks_down(link);
     }
   }
+  ReadClocks(api, d, g);
   // Asked with no room: SUCCESS means none, INSUFFICIENT_SIZE sets the
   // count; then asked again with room (a few more, as processes come and
   // go) for their pids, which the busy-node guard names.
@@ -216,6 +237,11 @@ absl::StatusOr<v1::GpuReport> ReadNvmlGpus() {
   Bind(api.lib, "nvmlDeviceGetNvLinkVersion", &api.nvlink_version);
   Bind(api.lib, "nvmlDeviceGetNvLinkErrorCounter", &api.nvlink_errors);
   Bind(api.lib, "nvmlDeviceGetComputeRunningProcesses_v3", &api.processes);
+  Bind(api.lib, "nvmlDeviceGetMaxClockInfo", &api.max_clock);
+  Bind(api.lib, "nvmlDeviceGetClockInfo", &api.clock);
+  Bind(api.lib, "nvmlDeviceGetMemoryBusWidth", &api.bus_width);
+  Bind(api.lib, "nvmlDeviceGetPowerUsage", &api.power);
+  Bind(api.lib, "nvmlDeviceGetTemperature", &api.temperature);
   if (api.init == nullptr || api.count == nullptr || api.handle == nullptr) {
     dlclose(api.lib);
     return absl::FailedPreconditionError(

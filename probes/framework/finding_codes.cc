@@ -549,9 +549,26 @@ const std::vector<FindingCode>& FindingCodes() {
        "read the test's warning (dcgmi diag's table) and rerun at a higher level "
        "(gpu_diag.level) before taking the GPU into production"},
       {"GPU_DIAG_NOT_RUN", v1::ERROR, "gpu-diag",
-       "dcgmi diag did not run to the end or printed no result",
+       "dcgmi diag, or one of nodeprobe's own GPU tests, did not run to the end",
        "check that nv-hostengine runs (systemctl status nvidia-dcgm), that no other diagnostic "
-       "holds the GPUs, and that the stage's --timeout covers the level"},
+       "or job holds the GPUs, that the driver is at least as new as the CUDA nodeprobe was "
+       "built with, and that the stage's --timeout covers the tests"},
+      {"GPU_MEMORY_TEST_ERRORS", v1::FAIL, "gpu-diag",
+       "GPU memory read back other than what was written (nodeprobe's pattern test)",
+       "check `nvidia-smi -q -d ECC,ROW_REMAPPER` and the kernel log for Xid 48/63/64/94/95; "
+       "reset the GPU and test again; a GPU that fails again goes to RMA"},
+      {"GPU_HBM_BANDWIDTH_LOW", v1::FAIL, "gpu-diag",
+       "a GPU's memory bandwidth (triad) is far below what its memory clock and bus width allow",
+       "check `nvidia-smi -q -d CLOCK,PERFORMANCE` for a lowered memory clock or a throttle "
+       "reason, and that nothing else runs on the GPU; reset it and test again, then RMA"},
+      {"GPU_GEMM_BELOW_EXPECTED", v1::WARN, "gpu-diag",
+       "a GPU's GEMM throughput (cuBLAS, bf16) is below the bar for its model",
+       "check power limits (`nvidia-smi -q -d POWER`), application clocks, cooling and throttle "
+       "reasons; compare with the other GPUs of the node"},
+      {"GPU_THROTTLED_UNDER_LOAD", v1::WARN, "gpu-diag",
+       "a thermal or power fault held a GPU's clocks down while it was loaded",
+       "check the GPU's cooling (fans, airflow, inlet temperature) and the power supply; a "
+       "hw_slowdown or power brake under load is often a PSU or board fault"},
       // Pre-flight, from where the job runs (probes/memlock, shm, nccl_env)
       {"MEMLOCK_TOO_LOW", v1::FAIL, "memlock",
        "the job's locked-memory limit (RLIMIT_MEMLOCK) is below what its RDMA registers",

@@ -24,6 +24,8 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
       "NODEPROBE_FORCE_NO_DMABUF",
       "NODEPROBE_FORCE_NO_IOVA2",
       "NODEPROBE_NVML_LIBRARY",
+      "NODEPROBE_CUDA_LIBRARY",
+      "NODEPROBE_CUBLAS_LIBRARY",
       "PRETTY_NAME",
       "VERSION_ID",    // os-release keys
       "ACTIVE_DEFER",  // an IB port state

@@ -5,9 +5,13 @@
 // thermal warning while 1-7 pass). The probe SKIPs here, without dcgmi.
 #include "probes/gpu_diag/dcgmi_diag.h"
 
+#include <dlfcn.h>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "probes/framework/profile.h"
 #include "probes/gpu_diag/gpu_diag_probe.h"
+#include "probes/gpu_diag/gpu_diag_profile.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::gpu_diag {
@@ -100,6 +104,10 @@ TEST(GpuDiagProbeTest, WithoutDcgmiItSkipsAndSaysWhy) {
   if (!FindOnPath("dcgmi", "/usr/bin:/usr/local/bin").empty()) {
     GTEST_SKIP() << "DCGM is installed here";
   }
+  if (void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(cuda);
+    GTEST_SKIP() << "a CUDA driver is installed: hwtests/gpu_checks.sh runs the probe";
+  }
   Profile profile;
   ProbeContext ctx;
   ctx.profile = &profile;
@@ -108,11 +116,23 @@ TEST(GpuDiagProbeTest, WithoutDcgmiItSkipsAndSaysWhy) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->verdict(), v1::SKIP);
   EXPECT_NE(r->reason().find("no dcgmi"), std::string::npos) << r->reason();
+  EXPECT_NE(r->reason().find("no NVIDIA driver (libcuda.so.1)"), std::string::npos) << r->reason();
   EXPECT_TRUE(probe.intrusive());
 }
 
-TEST(GpuDiagProfileTest, TheLevelIsOneToFour) {
-  EXPECT_TRUE(ParseProfile("gpu_diag:\n  level: 3\n", "p.yaml").ok());
+TEST(GpuDiagProfileTest, TheLevelIsOneToFourAndTheBarsAreChecked) {
+  absl::StatusOr<Profile> good = ParseProfile(
+      "gpu_diag:\n  level: 3\n  memory_fraction: 0.8\n  gemm_n: 4096\n  gemm_min_tflops: 600\n",
+      "p.yaml");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(GpuDiagRulesOf(*good).memory_fraction, 0.8);
+  EXPECT_EQ(GpuDiagRulesOf(*good).gemm_n, 4096);
+  EXPECT_EQ(GpuDiagRulesOf(*good).gemm_min_tflops, 600);
+  for (const char* bad_key : {"memory_fraction: 0.99", "gemm_n: 100", "hbm_min_fraction: 0",
+                              "memory_passes: 1.5", "gemm_min_tflops: -1"}) {
+    EXPECT_FALSE(ParseProfile(absl::StrCat("gpu_diag:\n  ", bad_key, "\n"), "p.yaml").ok())
+        << bad_key;
+  }
   absl::StatusOr<Profile> bad = ParseProfile("gpu_diag:\n  level: 5\n", "p.yaml");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("p.yaml:2"), std::string::npos) << bad.status();

@@ -1,11 +1,13 @@
 // File: gpu_diag_probe.h
 // Probe `gpu-diag` (intrusive: it loads every GPU for minutes): active GPU
-// diagnostics. Where NVIDIA DCGM is installed, `dcgmi diag -r LEVEL` runs
-// (the profile's gpu_diag.level, 2 by default: a few minutes, and the level
-// that finds most faulty GPUs) and its table is judged (dcgmi_diag.h).
-// Without dcgmi it SKIPs and says so: nodeprobe's own memory, bandwidth and
-// GEMM tests are not built yet. Only our fixed arguments reach dcgmi; the
-// profile gives a level 1-4, never a command.
+// diagnostics. nodeprobe's own tests on every GPU the driver sees
+// (own_diag.h: memory patterns, HBM triad, cuBLAS GEMM, with NVML sampled
+// during the load), and where NVIDIA DCGM is installed `dcgmi diag -r
+// LEVEL` beside them (the profile's gpu_diag.level, 2 by default: a few
+// minutes, and the level that finds most faulty GPUs), its table judged
+// (dcgmi_diag.h). SKIP, saying why, only with neither a driver nor dcgmi.
+// Only our fixed arguments reach dcgmi; the profile gives a level 1-4,
+// never a command.
 #pragma once
 
 #include <string>
@@ -20,7 +22,8 @@ class GpuDiagProbe : public Probe {
   bool intrusive() const override { return true; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
   std::string_view purpose() const override {
-    return "active GPU diagnostics (DCGM's dcgmi diag where installed): memory, stress, PCIe";
+    return "active GPU diagnostics: memory patterns, HBM bandwidth, GEMM (and dcgmi diag where "
+           "installed)";
   }
   absl::StatusOr<v1::ProbeResult> Run(const ProbeContext& ctx) override;
 };

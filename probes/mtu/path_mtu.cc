@@ -48,14 +48,6 @@ uint32_t RdmaActiveMtuOn(const std::string& netdev) {
   return 0;
 }
 
-// The outcome of probing one size.
-struct Try {
-  bool arrived = false;
-  int icmp_mtu = 0;     // a "too big" error named this MTU
-  std::string hop;      // ... and came from this router ("" = local)
-  bool silent = false;  // every try vanished without an error
-};
-
 class Prober {
  public:
   Prober(DfUdpSocket* socket, sockaddr_in peer, const PathProbeOptions& o)
@@ -63,8 +55,12 @@ class Prober {
 
   // Sends `type` and waits for the reply whose seq matches.
   absl::StatusOr<v1::MtuDatagram> Exchange(v1::MtuDatagram msg, int ip_size,
-                                           v1::MtuDatagram::Type want, Try* t) {
-    for (int attempt = 0; attempt < o_.tries; ++attempt) {
+                                           v1::MtuDatagram::Type want, SizeTry* t) {
+    // Patient: each try waits three times as long (a responder that a busy
+    // host did not schedule for a second still answers in time).
+    const int tries = o_.tries;
+    const absl::Duration per_try = patient_ ? 3 * o_.per_try : o_.per_try;
+    for (int attempt = 0; attempt < tries; ++attempt) {
       if (absl::Now() > o_.deadline) break;
       msg.set_seq(++seq_);
       ++sent_;
@@ -74,7 +70,7 @@ class Prober {
         return absl::OutOfRangeError("local MTU");
       }
       if (!s.ok()) return s;
-      absl::Time until = std::min(o_.deadline, absl::Now() + o_.per_try);
+      absl::Time until = std::min(o_.deadline, absl::Now() + per_try);
       while (true) {
         absl::StatusOr<UdpEvent> ev = socket_->Receive(until);
         if (!ev.ok()) break;  // this try timed out
@@ -95,8 +91,8 @@ class Prober {
     return absl::DeadlineExceededError("no reply");
   }
 
-  Try Forward(int size) {
-    Try t;
+  SizeTry Forward(int size) {
+    SizeTry t;
     v1::MtuDatagram msg;
     msg.set_type(v1::MtuDatagram::PROBE);
     msg.set_size(static_cast<uint32_t>(size));
@@ -104,8 +100,8 @@ class Prober {
     return t;
   }
 
-  Try Reverse(int size, uint64_t cookie) {
-    Try t;
+  SizeTry Reverse(int size, uint64_t cookie) {
+    SizeTry t;
     v1::MtuDatagram msg;
     msg.set_type(v1::MtuDatagram::REVERSE);
     msg.set_size(static_cast<uint32_t>(size));
@@ -115,8 +111,11 @@ class Prober {
   }
 
   int sent() const { return sent_; }
+  // The probes sent while this is set wait longer and try more.
+  void set_patient(bool patient) { patient_ = patient; }
 
  private:
+  bool patient_ = false;
   DfUdpSocket* socket_;
   sockaddr_in peer_;
   const PathProbeOptions& o_;
@@ -124,57 +123,74 @@ class Prober {
   int sent_ = 0;
 };
 
-// Largest size in [kMinIpv4Mtu, hi] for which `probe` arrives.
-template <typename ProbeFn>
-v1::PathMtu Search(int hi, ProbeFn probe) {
+}  // namespace
+
+v1::PathMtu SearchPathMtu(int hi, const std::function<SizeTry(int)>& probe,
+                          const std::function<SizeTry(int)>& confirm) {
   hi = std::min(hi, 65535);  // an IPv4 packet's length field is 16 bits
   v1::PathMtu out;
   out.set_iface_mtu(static_cast<uint32_t>(hi));
-  bool silent_loss = false;
-  auto note = [&](const Try& t) {
+  auto note = [&](const SizeTry& t) {
     if (t.icmp_mtu > 0) {
       out.set_icmp_mtu(static_cast<uint32_t>(t.icmp_mtu));
       if (!t.hop.empty()) out.set_limiting_hop(t.hop);
     }
-    if (t.silent) silent_loss = true;
   };
-  Try top = probe(hi);
+  SizeTry top = probe(hi);
+  if (!top.arrived && top.silent) top = confirm(hi);
   if (top.arrived) {
     out.set_path_mtu(static_cast<uint32_t>(hi));
     return out;
   }
   note(top);
-  int good = 0, bad = hi;
-  Try low = probe(kMinIpv4Mtu);
+  SizeTry low = probe(kMinIpv4Mtu);
+  if (!low.arrived) low = confirm(kMinIpv4Mtu);
   if (!low.arrived) return out;  // path_mtu 0: nothing gets through
-  good = kMinIpv4Mtu;
+  int good = kMinIpv4Mtu, bad = hi;
+  bool bad_silent = top.silent && top.icmp_mtu <= 0;  // how `bad` failed
+  auto failed = [&](int size, const SizeTry& t) {
+    bad = size;
+    bad_silent = t.silent && t.icmp_mtu <= 0;
+  };
   // An ICMP-reported MTU is the likely answer: try it first.
   if (top.icmp_mtu > good && top.icmp_mtu < bad) {
-    Try at = probe(top.icmp_mtu);
+    SizeTry at = probe(top.icmp_mtu);
     note(at);
-    if (at.arrived) good = top.icmp_mtu; else bad = top.icmp_mtu;
+    if (at.arrived)
+      good = top.icmp_mtu;
+    else
+      failed(top.icmp_mtu, at);
   }
-  while (bad - good > 1) {
-    int mid = good + (bad - good) / 2;
-    Try t = probe(mid);
-    note(t);
-    if (t.arrived) {
-      good = mid;
-    } else {
-      bad = mid;
+  for (int confirmations = 0;; ++confirmations) {
+    while (bad - good > 1) {
+      const int mid = good + (bad - good) / 2;
+      SizeTry t = probe(mid);
+      note(t);
+      if (t.arrived) {
+        good = mid;
+        continue;
+      }
+      failed(mid, t);
       if (t.icmp_mtu > good && t.icmp_mtu < bad) {
-        Try at = probe(t.icmp_mtu);
+        SizeTry at = probe(t.icmp_mtu);
         note(at);
-        if (at.arrived) good = t.icmp_mtu; else bad = t.icmp_mtu;
+        if (at.arrived)
+          good = t.icmp_mtu;
+        else
+          failed(t.icmp_mtu, at);
       }
     }
+    if (!bad_silent || confirmations == 3) break;
+    SizeTry again = confirm(bad);
+    if (!again.arrived) break;  // it vanishes again: a real limit
+    good = bad;                 // it was a lost datagram: search above it
+    if (good == hi) break;
+    failed(hi, top);  // hi failed (confirmed) at the start
   }
   out.set_path_mtu(static_cast<uint32_t>(good));
-  out.set_blackhole(silent_loss && out.icmp_mtu() == 0);
+  out.set_blackhole(bad_silent && out.icmp_mtu() == 0);
   return out;
 }
-
-}  // namespace
 
 std::string EncodeDatagram(const v1::MtuDatagram& d, int ip_size) {
   std::string body = d.SerializeAsString();
@@ -215,7 +231,7 @@ absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& o) {
   report.set_peer(absl::StrCat(o.peer_ip, ":", o.port));
   report.set_egress_interface(egress->netdev);
   report.set_source_ip(egress->source_ip);
-  Try hello_try;
+  SizeTry hello_try;
   v1::MtuDatagram hello;
   hello.set_type(v1::MtuDatagram::HELLO);
   absl::StatusOr<v1::MtuDatagram> reply =
@@ -230,12 +246,22 @@ absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& o) {
   report.set_peer_rdma_active_mtu(reply->rdma_active_mtu());
   report.set_local_rdma_active_mtu(RdmaActiveMtuOn(egress->netdev));
 
-  v1::PathMtu forward = Search(iface_mtu, [&](int size) { return prober.Forward(size); });
+  // The same probe, patiently: what a silent size is confirmed with.
+  auto patiently = [&prober](auto fn) {
+    return [&prober, fn](int size) {
+      prober.set_patient(true);
+      SizeTry t = fn(size);
+      prober.set_patient(false);
+      return t;
+    };
+  };
+  auto forward_probe = [&](int size) { return prober.Forward(size); };
+  v1::PathMtu forward = SearchPathMtu(iface_mtu, forward_probe, patiently(forward_probe));
   forward.set_direction("here -> peer");
   const int peer_mtu = reply->iface_mtu() ? static_cast<int>(reply->iface_mtu()) : iface_mtu;
   const uint64_t cookie = reply->cookie();
-  v1::PathMtu reverse =
-      Search(peer_mtu, [&](int size) { return prober.Reverse(size, cookie); });
+  auto reverse_probe = [&](int size) { return prober.Reverse(size, cookie); };
+  v1::PathMtu reverse = SearchPathMtu(peer_mtu, reverse_probe, patiently(reverse_probe));
   reverse.set_direction("peer -> here");
   // ICMP for the reverse direction goes to the peer, not here: what is
   // visible is whether the data arrived.

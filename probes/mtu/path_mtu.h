@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -29,6 +30,23 @@ struct PathProbeOptions {
   int tries = 3;
   absl::Time deadline = absl::InfiniteFuture();
 };
+
+// The outcome of probing one size.
+struct SizeTry {
+  bool arrived = false;
+  int icmp_mtu = 0;     // a "too big" error named this MTU (-1: the local interface refused)
+  std::string hop;      // ... and came from this router ("" = local)
+  bool silent = false;  // every try vanished without an error
+};
+
+// The largest size in [576, hi] for which `probe` arrives. A size that
+// vanished without an ICMP error is probed once more, patiently
+// (`confirm`), before it bounds the answer: a datagram lost on a busy host
+// or a lossy hop is not a blackhole (nothing is FAIL from one sample);
+// confirmed, the search goes on above it. `blackhole`: the limit is a
+// confirmed silent drop with no ICMP error seen.
+v1::PathMtu SearchPathMtu(int hi, const std::function<SizeTry(int)>& probe,
+                          const std::function<SizeTry(int)>& confirm);
 
 // Fills peer, egress, both PathMtu entries and the peer's interface MTU.
 absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& options);

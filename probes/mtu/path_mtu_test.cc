@@ -1,5 +1,6 @@
 #include "probes/mtu/path_mtu.h"
 
+#include <set>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -50,6 +51,54 @@ TEST(PathMtuTest, NoResponderIsUnavailableWithinDeadline) {
   auto report = MeasurePathMtu(o);
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+}
+
+// A path whose datagrams above `limit` vanish without an ICMP error, and
+// that loses the first datagram of each size in `lost_once` (a busy host, a
+// lossy hop): only the patient second look decides.
+struct LossyPath {
+  int limit = 65535;
+  std::set<int> lost_once;
+  int confirmations = 0;
+  SizeTry Probe(int size) {
+    SizeTry t;
+    t.arrived = size <= limit && lost_once.erase(size) == 0;
+    t.silent = !t.arrived;
+    return t;
+  }
+  SizeTry Confirm(int size) {
+    ++confirmations;
+    SizeTry t;
+    t.arrived = size <= limit;
+    t.silent = !t.arrived;
+    return t;
+  }
+  v1::PathMtu Search(int hi) {
+    return SearchPathMtu(
+        hi, [this](int s) { return Probe(s); }, [this](int s) { return Confirm(s); });
+  }
+};
+
+TEST(SearchPathMtuTest, OneLostDatagramIsNotABlackhole) {
+  LossyPath top{9000, {9000}};  // the first look at the interface's MTU lost
+  v1::PathMtu p = top.Search(9000);
+  EXPECT_EQ(p.path_mtu(), 9000u);
+  EXPECT_FALSE(p.blackhole());
+  EXPECT_EQ(top.confirmations, 1);
+  LossyPath floor{9000, {576, 9000}};  // and the smallest: still not unreachable
+  EXPECT_EQ(floor.Search(9000).path_mtu(), 9000u);
+}
+
+TEST(SearchPathMtuTest, ARealSilentLimitIsFoundPastALostDatagramBelowIt) {
+  // Nothing above 8000 arrives; one datagram of 4788 (the search's first
+  // midpoint) is lost on the way.
+  LossyPath path{8000, {4788}};
+  v1::PathMtu p = path.Search(9000);
+  EXPECT_EQ(p.path_mtu(), 8000u);
+  EXPECT_TRUE(p.blackhole());
+  EXPECT_EQ(path.confirmations, 3);  // 9000, 4788 (arrived), 8001 (lost again)
+  LossyPath dead{0, {}};
+  EXPECT_EQ(dead.Search(1500).path_mtu(), 0u);  // nothing gets through, even patiently
 }
 
 TEST(JudgePathTest, FindingsForEachKindOfPath) {

@@ -2,7 +2,9 @@
 // bandwidth probe that measures here: storage, on a test directory, with
 // a checkpoint small enough for many rounds. Each figure becomes a series
 // in a `soak` result, the error counters over the window (NVLink through
-// NVML's test double) a `soak-counters` one; a pre-flight takes no --soak.
+// NVML's test double) a `soak-counters` one, the kernel log over the window
+// (--kmsg: a file here) a `soak-kernel-events` one, FAIL with a captured
+// Xid 48 in it; a pre-flight takes no --soak.
 #include <google/protobuf/util/json_util.h>
 
 #include <cstdlib>
@@ -29,17 +31,21 @@ TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
   setenv("NODEPROBE_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
   setenv("FAKE_NVML_GPUS", "name=NVIDIA H100,bus=0000:19:00.0,nvlink=18/18,nvlink_errors=1/0/2/0",
          1);
+  const std::string kmsg = dir.path() + "/kmsg";
+  testing::WriteFile(kmsg, "");
   testing::CommandResult r = testing::RunBinary(
       NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "storage", "--force", "--soak",
-                         "4s", "--profile", profile, "--format", "json"});
+                         "4s", "--profile", profile, "--format", "json", "--kmsg", kmsg});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
   unsetenv("NODEPROBE_NVML_LIBRARY");
   unsetenv("FAKE_NVML_GPUS");
-  ASSERT_EQ(report.results_size(), 3) << r.out;
+  ASSERT_EQ(report.results_size(), 4) << r.out;
   const v1::ProbeResult& soak = report.results(1);
   const v1::ProbeResult& counters = report.results(2);
+  EXPECT_EQ(report.results(3).probe(), "soak-kernel-events");
+  EXPECT_EQ(report.results(3).verdict(), v1::PASS) << report.results(3).DebugString();
   EXPECT_EQ(counters.probe(), "soak-counters");
   EXPECT_EQ(counters.verdict(), v1::PASS) << counters.DebugString();
   EXPECT_TRUE(absl::StrContains(counters.evidence().at("fault-counters.window"), "growth since"))
@@ -62,11 +68,38 @@ TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
   // Nothing left behind by the rounds.
   int entries = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-    entries += e.path() != profile;
+    entries += e.path() != profile && e.path() != kmsg;
   EXPECT_EQ(entries, 0);
   // A pre-flight is one look: no --soak.
   r = testing::RunBinary(NODEPROBE_BINARY, {"run", "--stage", "preflight", "--soak", "4s"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
+// An Xid 48 (double-bit ECC error) during the soak: its window's result is
+// FAIL with the GPU named, and so is the run.
+TEST(SingleNodeSoakTest, AnXidInTheWindowFailsTheSoak) {
+  testing::TempDir dir;
+  const std::string profile = dir.path() + "/storage.yaml";
+  testing::WriteFile(profile, "storage:\n  paths: [" + dir.path() +
+                                  "]\n  shard_mb: 2\n  writers: 1\n  metadata_files: 0\n"
+                                  "soak:\n  max_spread: 0.99\n  max_drift: 0.99\n");
+  const std::string kmsg = dir.path() + "/kmsg";
+  testing::WriteFile(kmsg,
+                     testing::ReadFixture("xid/issue-gpuoperator1146-xid48-dbe-xid64-syslog.txt"));
+  testing::CommandResult r = testing::RunBinary(
+      NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "storage", "--force", "--soak",
+                         "2s", "--profile", profile, "--format", "json", "--kmsg", kmsg});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  v1::StageReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
+  const v1::ProbeResult& events = report.results(report.results_size() - 1);
+  ASSERT_EQ(events.probe(), "soak-kernel-events") << r.out;
+  EXPECT_EQ(events.verdict(), v1::FAIL) << events.DebugString();
+  bool xid48 = false;
+  for (const v1::Finding& f : events.findings()) {
+    xid48 |= f.code() == "GPU_XID" && absl::StrContains(f.device(), "0000:07:00");
+  }
+  EXPECT_TRUE(xid48) << events.DebugString();
 }
 
 }  // namespace

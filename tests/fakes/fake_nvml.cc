@@ -9,7 +9,8 @@
 //   absent: no NVLink), nvlink_version, nvlink_errors (replay/recovery/
 //   crc_flit/crc_data on every link), procs (a count), pids (123/456;
 //   else 4000, 4001...), lost (1: the handle fails
-//   with GPU_IS_LOST).
+//   with GPU_IS_LOST), mem_clock_max (MHz), bus_width (bits), sm_clock
+//   (MHz), power (mW), temp (C) (absent: not supported).
 // $FAKE_NVML_INIT_RC makes nvmlInit_v2 fail with that code.
 #include <cstdio>
 #include <cstdlib>
@@ -193,5 +194,21 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* h, unsigned* count, void* info
   *count = n;
   return kSuccess;
 }
+
+// A number of the spec, or NOT_SUPPORTED where the spec leaves it out.
+int Unsigned(void* h, const char* key, unsigned* out) {
+  if (!Has(At(h), key)) return kNotSupported;
+  *out = static_cast<unsigned>(Num(At(h), key));
+  return kSuccess;
+}
+int nvmlDeviceGetMaxClockInfo(void* h, int type, unsigned* mhz) {
+  return type == 2 ? Unsigned(h, "mem_clock_max", mhz) : kNotSupported;  // NVML_CLOCK_MEM
+}
+int nvmlDeviceGetClockInfo(void* h, int type, unsigned* mhz) {
+  return type == 1 ? Unsigned(h, "sm_clock", mhz) : kNotSupported;  // NVML_CLOCK_SM
+}
+int nvmlDeviceGetMemoryBusWidth(void* h, unsigned* bits) { return Unsigned(h, "bus_width", bits); }
+int nvmlDeviceGetPowerUsage(void* h, unsigned* mw) { return Unsigned(h, "power", mw); }
+int nvmlDeviceGetTemperature(void* h, int, unsigned* c) { return Unsigned(h, "temp", c); }
 
 }  // extern "C"

@@ -67,6 +67,13 @@ std::string Summary(const v1::StageRun& run) {
   for (const v1::Finding& f : run.findings()) {
     absl::StrAppend(&out, " | ", v1::Verdict_Name(f.severity()), " ", f.code(), " ", f.device());
   }
+  // A pair's own findings (path MTU, bars, asymmetry) decide the verdict too.
+  for (const v1::PairResult& p : run.pairs()) {
+    for (const v1::Finding& f : p.result().findings()) {
+      absl::StrAppend(&out, " | ", p.from_node().substr(4), ">", p.to_node().substr(4), " ",
+                      v1::Verdict_Name(f.severity()), " ", f.code());
+    }
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -24,6 +25,7 @@
 #include "controlplane/signals.h"
 #include "nodeprobe_version.h"
 #include "platform/identifiers.h"
+#include "tasks/task_launcher.h"
 
 namespace nodeprobe::agent {
 
@@ -44,6 +46,27 @@ void ExecAgentBinary(char** argv) {
 }
 
 namespace {
+
+// The GPUs' NVLink counters for the kernel watch's samples, read by the
+// `gpu` probe in a worker (NVML never loads in the agent). A node where it
+// SKIPs (no driver, no GPU) is asked once, not every minute.
+std::function<std::optional<v1::GpuReport>()> GpuCounterReader(const std::string& self_exe) {
+  auto none = std::make_shared<std::atomic<bool>>(false);
+  return [self_exe, none]() -> std::optional<v1::GpuReport> {
+    if (none->load()) return std::nullopt;
+    v1::Task task;
+    task.set_task_id("nvlink-counters");
+    task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
+    task.mutable_run_probes()->add_probes("gpu");
+    const v1::TaskResult result = tasks::RunTask(self_exe, task, absl::Now() + absl::Seconds(30));
+    for (const v1::ProbeResult& r : result.report().results()) {
+      if (r.probe() != "gpu") continue;
+      if (r.verdict() == v1::SKIP) none->store(true);
+      if (r.has_gpu() && r.gpu().gpus_size() > 0) return r.gpu();
+    }
+    return std::nullopt;
+  };
+}
 
 // The agent until a signal: its metrics endpoint, the loopback health
 // service, and the session with the coordinator.
@@ -66,6 +89,7 @@ int ServeAgent(AgentOptions o, const std::string& health, const std::string& met
   if (!kmsg.empty()) {
     KernelWatch::Options w;
     w.path = kmsg;
+    w.read_gpus = GpuCounterReader(o.self_exe);
     if (o.metrics) w.on_event = [m = o.metrics](const v1::KernelEvent& e) { m->KernelEvent(e); };
     absl::StatusOr<std::unique_ptr<KernelWatch>> started = KernelWatch::Start(std::move(w));
     if (started.ok()) {

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "probes/fault_counters/counter_baseline.h"
 #include "probes/framework/result_util.h"
 #include "probes/kernel_events/kernel_log.h"
 #include "probes/kernel_events/kernel_log_judge.h"
@@ -98,8 +99,16 @@ absl::StatusOr<std::unique_ptr<KernelWatch>> KernelWatch::Start(Options options)
   auto w = std::make_unique<KernelWatch>(std::move(options));
   w->fd_ = fd;
   w->stop_fd_ = stop;
-  w->SampleCounters();  // the baseline for the first stage
-  w->reader_ = std::thread([p = w.get()] { p->Follow(); });
+  // The baseline for the first stage: sysfs now; the GPUs' (a worker that
+  // may take seconds to load NVML) first thing on the reader's thread.
+  if (!w->options_.sys_root.empty()) {
+    platform::MutexLock l(&w->mu_);
+    w->Keep(absl::Now(), w->ReadCounters(/*with_gpus=*/false));
+  }
+  w->reader_ = std::thread([p = w.get()] {
+    if (p->options_.read_gpus) p->SampleCounters();
+    p->Follow();
+  });
   return w;
 }
 
@@ -187,14 +196,24 @@ void KernelWatch::AddLine(absl::string_view line, absl::Time at) {
   if (e.kind() != "aer_bit" && options_.on_event) options_.on_event(e);
 }
 
-KernelWatch::Counters KernelWatch::ReadCounters() const {
-  if (options_.sys_root.empty()) return Counters();
-  const platform::FileTree sys(options_.sys_root);
-  return Counters{kernel::ReadAerCounters(sys), kernel::ReadPortErrorCounters(sys)};
+KernelWatch::Counters KernelWatch::ReadCounters(bool with_gpus) const {
+  Counters c;
+  if (!options_.sys_root.empty()) {
+    const platform::FileTree sys(options_.sys_root);
+    c.aer = kernel::ReadAerCounters(sys);
+    c.ports = kernel::ReadPortErrorCounters(sys);
+  }
+  if (with_gpus && options_.read_gpus) c.gpus = options_.read_gpus();
+  if (c.gpus) {
+    for (const v1::GpuInfo& g : c.gpus->gpus()) {
+      for (const v1::NvLinkErrors& e : g.nvlink_errors()) c.nvlink += e.SerializeAsString();
+    }
+  }
+  return c;
 }
 
 void KernelWatch::SampleCounters() {
-  if (options_.sys_root.empty()) return;  // nothing to sample
+  if (!Samples()) return;  // nothing to sample
   Counters now = ReadCounters();
   platform::MutexLock l(&mu_);
   Keep(absl::Now(), std::move(now));
@@ -240,7 +259,7 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
       if (!baseline || s.first <= since) baseline = s;
       if (s.first > since) break;
     }
-    if (!options_.sys_root.empty()) Keep(now, counters);
+    if (Samples()) Keep(now, counters);
     ClearReappeared();
     for (const auto& [device, s] : sticky_) {
       if (s.first.at >= since) continue;  // in the window anyway
@@ -265,9 +284,22 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
     kernel::JudgeAerGrowth(baseline->second.aer, counters.aer, over, FaultRulesOf(profile), &r);
     kernel::JudgePortGrowth(baseline->second.ports, counters.ports, over,
                             profile.transfer.error_counters_grew, &r);
+    int links = 0;
+    if (counters.gpus) {
+      for (const v1::GpuInfo& g : counters.gpus->gpus()) links += g.nvlink_errors_size();
+    }
+    // NVLink growth once a reading before the window exists (the first is
+    // taken on the reader's thread, moments after the agent starts).
+    if (baseline->second.gpus && counters.gpus) {
+      counters::JudgeNvlinkGrowth(
+          counters::MakeBaseline(baseline->first, "", {}, {}, &*baseline->second.gpus),
+          counters::MakeBaseline(now, "", {}, {}, &*counters.gpus), over, FaultRulesOf(profile),
+          &r);
+    }
     (*r.mutable_evidence())["kernel-events.counters"] = absl::StrFormat(
-        "%d PCIe functions with AER counters and %d RDMA ports, growth over the last %.0f s",
-        counters.aer.size(), counters.ports.size(), absl::ToDoubleSeconds(over));
+        "%d PCIe functions with AER counters, %d RDMA ports and %d NVLinks, growth over the last "
+        "%.0f s",
+        counters.aer.size(), counters.ports.size(), links, absl::ToDoubleSeconds(over));
   }
   (*r.mutable_evidence())["kernel-events.source"] = options_.path;
   (*r.mutable_evidence())["kernel-events.window"] =

@@ -29,12 +29,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "nodeprobe/v1/gpu.pb.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/mutex.h"
 #include "probes/framework/profile.h"
@@ -67,6 +69,9 @@ class KernelWatch {
     absl::Duration sample_every = absl::Seconds(60);
     // Every recognised event as it arrives (the agent's /metrics).
     std::function<void(const v1::KernelEvent&)> on_event;
+    // The GPUs' NVLink error counters, sampled with the others: NVML as a
+    // worker reads it (the agent never loads NVML); nullopt: none here.
+    std::function<std::optional<v1::GpuReport>()> read_gpus;
   };
 
   // Opens `options.path` and follows it on a thread of its own until the
@@ -93,9 +98,15 @@ class KernelWatch {
   struct Counters {
     kernel::AerSnapshot aer;
     kernel::PortSnapshot ports;
-    bool operator==(const Counters& o) const { return aer == o.aer && ports == o.ports; }
+    std::optional<v1::GpuReport> gpus;  // their NVLink error counters
+    std::string nvlink;                 // the same, comparable
+    bool operator==(const Counters& o) const {
+      return aer == o.aer && ports == o.ports && nvlink == o.nvlink;
+    }
   };
-  Counters ReadCounters() const;
+  // Whether there are counters to sample at all.
+  bool Samples() const { return !options_.sys_root.empty() || options_.read_gpus != nullptr; }
+  Counters ReadCounters(bool with_gpus = true) const;
   struct Seen {
     absl::Time at;
     std::string line;

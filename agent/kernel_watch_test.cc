@@ -176,6 +176,38 @@ TEST(KernelWatchTest, AerCountersThatGrowDuringTheWindowAreJudged) {
   EXPECT_EQ(w.Window(absl::Minutes(1)).findings_size(), 0);
 }
 
+// NVLink error counters, as the agent's worker reads them through NVML,
+// judged over each stage's window like the AER counters: a recovery (the
+// link retrained) during the stage is GPU_NVLINK_ERRORS on that link.
+TEST(KernelWatchTest, NvlinkErrorsThatGrowDuringTheWindowAreJudged) {
+  uint64_t recovery = 0;
+  int reads = 0;
+  KernelWatch::Options o;
+  o.sys_root = "";  // no sysfs counters: only the GPUs'
+  o.read_gpus = [&]() -> std::optional<v1::GpuReport> {
+    ++reads;
+    v1::GpuReport report;
+    v1::GpuInfo* g = report.add_gpus();
+    g->set_bus_id("0000:19:00.0");
+    v1::NvLinkErrors* e = g->add_nvlink_errors();
+    e->set_link(5);
+    e->set_replay(3);
+    e->set_recovery(recovery);
+    return report;
+  };
+  KernelWatch w(o);
+  w.SampleCounters();  // the baseline
+  v1::ProbeResult quiet = w.Window(absl::Minutes(1));
+  EXPECT_EQ(quiet.findings_size(), 0) << quiet.DebugString();
+  EXPECT_NE(quiet.evidence().at("kernel-events.counters").find("1 NVLinks"), std::string::npos)
+      << quiet.DebugString();
+  recovery = 1;
+  v1::ProbeResult retrained = w.Window(absl::Minutes(1));
+  ASSERT_TRUE(HasCode(retrained, "GPU_NVLINK_ERRORS")) << retrained.DebugString();
+  EXPECT_NE(retrained.findings(0).device().find("0000:19:00.0"), std::string::npos);
+  EXPECT_EQ(reads, 3);
+}
+
 TEST(KernelWatchTest, APortThatFlappedOrTookSymbolErrorsBetweenTransfersIsSaid) {
   testing::TempDir sys;
   const std::string counters = sys.path() + "/class/infiniband/mlx5_0/ports/1/counters/";

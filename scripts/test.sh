@@ -26,6 +26,13 @@ print_steps() {
     STEPS+=("$(printf '%-8s %5d s (failed here)' next $((now - step_start)))")
   echo "test.sh: step times (exit $rc):" >&2
   printf '  %s\n' "${STEPS[@]}" "$(printf '%-8s %5d s' total $((now - run_start)))" >&2
+  # Last, so that a log's tail says what failed: each failed assertion's
+  # place, its values and the first line of its message.
+  if [ -n "${FAILED_LOG:-}" ] && [ -f "$FAILED_LOG" ]; then
+    echo "test.sh: the first failed assertions ($FAILED_LOG):" >&2
+    grep -A4 -E ': Failure$' "$FAILED_LOG" | grep -v -e '^--$' | cut -c1-300 |
+      head -12 >&2 || true
+  fi
   return $rc
 }
 trap print_steps EXIT
@@ -71,6 +78,7 @@ if [ "${NODEPROBE_FUZZ_SECONDS:-10}" != 0 ] || [ "${NODEPROBE_TSAN:-1}" != 0 ]; 
 fi
 suite_rc=0
 (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@") || suite_rc=$?
+[ "$suite_rc" = 0 ] || FAILED_LOG="$dir/Testing/Temporary/LastTest.log"
 step_done suite
 if [ -n "$ahead_pid" ]; then
   if [ "$suite_rc" != 0 ]; then

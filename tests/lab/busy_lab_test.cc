@@ -90,16 +90,20 @@ TEST_F(BusyClusterTest, AHealthyClusterIsNeverFailAndBlamesNobody) {
     std::string out;
     const int rc = Cluster({"--all"}, &out);
     const v1::StageRun run = ParseRun(out);
+    // The summary first: a CI log's tail shows a failure's first line.
+    const std::string said =
+        absl::StrCat("run ", i + 1, " (exit ", rc, "): ", Summary(run), "\n", out);
     std::cerr << "healthy run " << i + 1 << ": " << Summary(run) << "\n";
-    EXPECT_NE(rc, 1) << out;
-    EXPECT_NE(run.verdict(), v1::FAIL) << out;
-    EXPECT_EQ(CountFail(run), 0) << out;
-    EXPECT_FALSE(HasFinding(run, "SUSPECT_NODE", "gpu-a") || HasFinding(run, "SUSPECT_NODE", "gpu-b") ||
-                 HasFinding(run, "SUSPECT_NODE", "gpu-d") || HasFinding(run, "SUSPECT_NODE", "gpu-e"))
-        << out;
+    EXPECT_NE(rc, 1) << said;
+    EXPECT_NE(run.verdict(), v1::FAIL) << said;
+    EXPECT_EQ(CountFail(run), 0) << said;
+    EXPECT_FALSE(
+        HasFinding(run, "SUSPECT_NODE", "gpu-a") || HasFinding(run, "SUSPECT_NODE", "gpu-b") ||
+        HasFinding(run, "SUSPECT_NODE", "gpu-d") || HasFinding(run, "SUSPECT_NODE", "gpu-e"))
+        << said;
     for (const v1::Suspect& s : run.suspects()) {
-      EXPECT_NE(s.kind(), "node") << out;
-      EXPECT_FALSE(s.confirmed()) << out;
+      EXPECT_NE(s.kind(), "node") << said;
+      EXPECT_FALSE(s.confirmed()) << said;
     }
   }
 }

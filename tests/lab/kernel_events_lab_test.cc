@@ -51,7 +51,15 @@ TEST_F(ControlPlaneLabTest, AnXidDuringAStageIsInItsResultAndCounted) {
   const std::string fifo = dir_.path() + "/kmsg-a";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   port_ = StartCoordinator(false);
+  // gpu-a's GPU, through NVML's test double in the agent's workers: its
+  // NVLink counters are sampled with the AER ones (the agent never loads
+  // NVML itself).
+  setenv("NODEPROBE_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  setenv("FAKE_NVML_GPUS", "name=NVIDIA H100,bus=0000:07:00.0,nvlink=18/18,nvlink_errors=1/0/2/0",
+         1);
   StartAgent("a", "gpu-a", false, "", {"--kmsg", fifo});
+  unsetenv("NODEPROBE_NVML_LIBRARY");
+  unsetenv("FAKE_NVML_GPUS");
   agent_b_ = StartAgent("b", "gpu-b", false);
   // A stage before the Xid: clean, and no kernel-events result.
   ASSERT_TRUE(WaitForAgent("gpu-a", false) && WaitForAgent("gpu-b", false));
@@ -78,6 +86,8 @@ TEST_F(ControlPlaneLabTest, AnXidDuringAStageIsInItsResultAndCounted) {
   EXPECT_TRUE(HasCode(*events, "GPU_XID")) << events->DebugString();
   EXPECT_TRUE(HasCode(*events, "GPU_RESET_REQUIRED")) << events->DebugString();
   EXPECT_EQ(events->verdict(), v1::FAIL);
+  EXPECT_NE(events->evidence().at("kernel-events.counters").find("18 NVLinks"), std::string::npos)
+      << events->DebugString();
   EXPECT_EQ(KernelEventsOf(run, "gpu-b"), nullptr);  // its kernel said nothing
   EXPECT_GT(run.pairs_size(), 0) << out;             // and the transfers still ran
 

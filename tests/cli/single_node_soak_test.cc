@@ -20,22 +20,32 @@
 namespace nodeprobe {
 namespace {
 
+// `run --stage single-node --probe storage --soak SOAK` on `dir` with a
+// storage section of `storage` (YAML keys), wide soak bars, and `kmsg` as
+// the kernel log it watches.
+testing::CommandResult Soak(const testing::TempDir& dir, const std::string& storage,
+                            const std::string& kmsg, const std::string& soak) {
+  const std::string profile = dir.path() + "/storage.yaml";
+  testing::WriteFile(profile, "storage:\n  paths: [" + dir.path() + "]\n" + storage +
+                                  "soak:\n  max_spread: 0.99\n  max_drift: 0.99\n");
+  testing::WriteFile(dir.path() + "/kmsg", kmsg);
+  return testing::RunBinary(NODEPROBE_BINARY,
+                            {"run", "--stage", "single-node", "--probe", "storage", "--force",
+                             "--soak", soak, "--profile", profile, "--format", "json", "--kmsg",
+                             dir.path() + "/kmsg"});
+}
+
 TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
   testing::TempDir dir;
   const std::string profile = dir.path() + "/storage.yaml";
-  testing::WriteFile(profile, "storage:\n  paths: [" + dir.path() +
-                                  "]\n  shard_mb: 4\n  writers: 2\n  metadata_files: 20\n"
-                                  "soak:\n  max_spread: 0.99\n  max_drift: 0.99\n");
+  const std::string kmsg = dir.path() + "/kmsg";
   // NVML's test double: one GPU whose 18 NVLinks have error counters, so the
   // soak's own window of counters is read (and, unchanged, passes).
   setenv("NODEPROBE_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
   setenv("FAKE_NVML_GPUS", "name=NVIDIA H100,bus=0000:19:00.0,nvlink=18/18,nvlink_errors=1/0/2/0",
          1);
-  const std::string kmsg = dir.path() + "/kmsg";
-  testing::WriteFile(kmsg, "");
-  testing::CommandResult r = testing::RunBinary(
-      NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "storage", "--force", "--soak",
-                         "4s", "--profile", profile, "--format", "json", "--kmsg", kmsg});
+  testing::CommandResult r =
+      Soak(dir, "  shard_mb: 4\n  writers: 2\n  metadata_files: 20\n", "", "4s");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;
@@ -79,16 +89,9 @@ TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
 // FAIL with the GPU named, and so is the run.
 TEST(SingleNodeSoakTest, AnXidInTheWindowFailsTheSoak) {
   testing::TempDir dir;
-  const std::string profile = dir.path() + "/storage.yaml";
-  testing::WriteFile(profile, "storage:\n  paths: [" + dir.path() +
-                                  "]\n  shard_mb: 2\n  writers: 1\n  metadata_files: 0\n"
-                                  "soak:\n  max_spread: 0.99\n  max_drift: 0.99\n");
-  const std::string kmsg = dir.path() + "/kmsg";
-  testing::WriteFile(kmsg,
-                     testing::ReadFixture("xid/issue-gpuoperator1146-xid48-dbe-xid64-syslog.txt"));
-  testing::CommandResult r = testing::RunBinary(
-      NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "storage", "--force", "--soak",
-                         "2s", "--profile", profile, "--format", "json", "--kmsg", kmsg});
+  testing::CommandResult r =
+      Soak(dir, "  shard_mb: 2\n  writers: 1\n  metadata_files: 0\n",
+           testing::ReadFixture("xid/issue-gpuoperator1146-xid48-dbe-xid64-syslog.txt"), "2s");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   v1::StageReport report;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out;

@@ -206,6 +206,7 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
                    "Single-node --soak: the kernel log it watches for Xid, AER and link events "
                    "in its window (/dev/kmsg, readable with CAP_SYSLOG; a FIFO or file for tests "
                    "and captures)")
+      ->type_name("PATH")
       ->capture_default_str();
   run_cmd->add_flag("--storage-storm", f.multi.storage_storm,
                     "Cluster stage: every node writes its checkpoint to the profile's first "
@@ -239,6 +240,13 @@ std::function<int()> AddRunCommand(CLI::App& app) {
       return controlplane::kExitUsage;
     }
     if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);
+    if (run_cmd->get_option("--kmsg")->count() > 0 &&
+        (f->multi.soak_s <= 0 || f->run.stage != "single-node")) {
+      return controlplane::ErrorExit(
+          "--kmsg is the kernel log a single-node --soak watches on this node: add --soak "
+          "DURATION (agents watch their own, with the agent's --kmsg)",
+          controlplane::kExitUsage);
+    }
     if (f->multi.soak_s > 0 && f->run.stage == "preflight") {
       return controlplane::ErrorExit(
           "--soak repeats the single-node, two-node and cluster stages' measurements; a "

@@ -83,6 +83,10 @@ TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
   // A pre-flight is one look: no --soak.
   r = testing::RunBinary(NODEPROBE_BINARY, {"run", "--stage", "preflight", "--soak", "4s"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  // --kmsg is the soak's: alone it would be silently unused.
+  r = testing::RunBinary(NODEPROBE_BINARY, {"run", "--stage", "single-node", "--kmsg", kmsg});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "add --soak")) << r.err;
 }
 
 // An Xid 48 (double-bit ECC error) during the soak: its window's result is

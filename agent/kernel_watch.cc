@@ -203,10 +203,14 @@ KernelWatch::Counters KernelWatch::ReadCounters(bool with_gpus) const {
     c.aer = kernel::ReadAerCounters(sys);
     c.ports = kernel::ReadPortErrorCounters(sys);
   }
-  if (with_gpus && options_.read_gpus) c.gpus = options_.read_gpus();
-  if (c.gpus) {
-    for (const v1::GpuInfo& g : c.gpus->gpus()) {
-      for (const v1::NvLinkErrors& e : g.nvlink_errors()) c.nvlink += e.SerializeAsString();
+  std::optional<v1::GpuReport> read;
+  if (with_gpus && options_.read_gpus) read = options_.read_gpus();
+  if (read) {
+    c.gpus.emplace();
+    for (const v1::GpuInfo& g : read->gpus()) {
+      v1::GpuInfo* kept = c.gpus->add_gpus();
+      kept->set_bus_id(g.bus_id());
+      *kept->mutable_nvlink_errors() = g.nvlink_errors();
     }
   }
   return c;

@@ -98,10 +98,12 @@ class KernelWatch {
   struct Counters {
     kernel::AerSnapshot aer;
     kernel::PortSnapshot ports;
-    std::optional<v1::GpuReport> gpus;  // their NVLink error counters
-    std::string nvlink;                 // the same, comparable
+    // Each GPU's bus id and NVLink error counters, nothing else (so that
+    // equal counters compare equal).
+    std::optional<v1::GpuReport> gpus;
     bool operator==(const Counters& o) const {
-      return aer == o.aer && ports == o.ports && nvlink == o.nvlink;
+      return aer == o.aer && ports == o.ports && gpus.has_value() == o.gpus.has_value() &&
+             (!gpus || gpus->SerializeAsString() == o.gpus->SerializeAsString());
     }
   };
   // Whether there are counters to sample at all.

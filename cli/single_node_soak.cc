@@ -155,10 +155,8 @@ class WindowEvents {
   }
   v1::ProbeResult Finish(const Profile& profile) {
     if (watch_ == nullptr) {
-      v1::ProbeResult r = SkipResult(
-          "soak-kernel-events",
-          absl::StrCat("the kernel log was not read (", why_, "): run as root or with CAP_SYSLOG"));
-      return r;
+      return SkipResult("soak-kernel-events", absl::StrCat("the kernel log was not read (", why_,
+                                                           "): run as root or with CAP_SYSLOG"));
     }
     v1::ProbeResult r = watch_->Window(absl::Now() - start_, profile);
     r.set_probe("soak-kernel-events");

@@ -1,65 +1,56 @@
 // File: cuda_driver.cc
 #include "platform/cuda_driver.h"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "platform/shared_library.h"
 
 namespace nodeprobe::platform {
-namespace {
-
-template <typename F>
-void Bind(void* lib, const char* name, F* out) {
-  *out = reinterpret_cast<F>(dlsym(lib, name));
-}
-
-}  // namespace
-
 const CudaDriver* LoadCudaDriver() {
   static const CudaDriver* driver = [] {
     auto* d = new CudaDriver();
-    const char* forced = getenv("NODEPROBE_CUDA_LIBRARY");
-    d->lib = dlopen(forced != nullptr && *forced != '\0' ? forced : "libcuda.so.1",
-                    RTLD_NOW | RTLD_LOCAL);
+    std::string path;
+    std::vector<std::string> tried;
+    d->lib = OpenFirstLibrary("NODEPROBE_CUDA_LIBRARY", {"libcuda.so.1"}, &path, &tried);
     if (d->lib == nullptr) return d;
     void* l = d->lib;
-    Bind(l, "cuInit", &d->init);
-    Bind(l, "cuDeviceGet", &d->device_get);
-    Bind(l, "cuDevicePrimaryCtxRetain", &d->retain);
-    Bind(l, "cuDevicePrimaryCtxRelease_v2", &d->release);
-    Bind(l, "cuCtxSetCurrent", &d->set_current);
-    Bind(l, "cuMemAlloc_v2", &d->alloc);
-    Bind(l, "cuMemFree_v2", &d->free);
-    Bind(l, "cuPointerSetAttribute", &d->set_attribute);
-    Bind(l, "cuMemGetHandleForAddressRange", &d->handle);
-    Bind(l, "cuDeviceGetAttribute", &d->attribute);
-    Bind(l, "cuDeviceGetByPCIBusId", &d->by_bus_id);
-    Bind(l, "cuDeviceGetCount", &d->device_count);
-    Bind(l, "cuDeviceGetPCIBusId", &d->pci_bus_id);
-    Bind(l, "cuMemHostAlloc", &d->host_alloc);
-    Bind(l, "cuMemFreeHost", &d->free_host);
-    Bind(l, "cuMemcpyHtoDAsync_v2", &d->htod);
-    Bind(l, "cuMemcpyDtoHAsync_v2", &d->dtoh);
-    Bind(l, "cuStreamCreate", &d->stream_create);
-    Bind(l, "cuStreamDestroy_v2", &d->stream_destroy);
-    Bind(l, "cuEventCreate", &d->event_create);
-    Bind(l, "cuEventRecord", &d->event_record);
-    Bind(l, "cuEventSynchronize", &d->event_sync);
-    Bind(l, "cuEventElapsedTime", &d->event_elapsed);
-    Bind(l, "cuEventDestroy_v2", &d->event_destroy);
-    Bind(l, "cuStreamWaitEvent", &d->stream_wait);
-    Bind(l, "cuModuleLoadData", &d->module_load_data);
-    Bind(l, "cuModuleUnload", &d->module_unload);
-    Bind(l, "cuModuleGetFunction", &d->module_get_function);
-    Bind(l, "cuLaunchKernel", &d->launch_kernel);
-    Bind(l, "cuMemsetD32_v2", &d->memset_d32);
-    Bind(l, "cuMemcpyDtoH_v2", &d->memcpy_dtoh);
-    Bind(l, "cuMemcpyHtoD_v2", &d->memcpy_htod);
-    Bind(l, "cuCtxSynchronize", &d->ctx_synchronize);
-    Bind(l, "cuMemGetInfo_v2", &d->mem_get_info);
-    Bind(l, "cuDeviceGetName", &d->device_name);
+    BindSymbol(l, "cuInit", &d->init);
+    BindSymbol(l, "cuDeviceGet", &d->device_get);
+    BindSymbol(l, "cuDevicePrimaryCtxRetain", &d->retain);
+    BindSymbol(l, "cuDevicePrimaryCtxRelease_v2", &d->release);
+    BindSymbol(l, "cuCtxSetCurrent", &d->set_current);
+    BindSymbol(l, "cuMemAlloc_v2", &d->alloc);
+    BindSymbol(l, "cuMemFree_v2", &d->free);
+    BindSymbol(l, "cuPointerSetAttribute", &d->set_attribute);
+    BindSymbol(l, "cuMemGetHandleForAddressRange", &d->handle);
+    BindSymbol(l, "cuDeviceGetAttribute", &d->attribute);
+    BindSymbol(l, "cuDeviceGetByPCIBusId", &d->by_bus_id);
+    BindSymbol(l, "cuDeviceGetCount", &d->device_count);
+    BindSymbol(l, "cuDeviceGetPCIBusId", &d->pci_bus_id);
+    BindSymbol(l, "cuMemHostAlloc", &d->host_alloc);
+    BindSymbol(l, "cuMemFreeHost", &d->free_host);
+    BindSymbol(l, "cuMemcpyHtoDAsync_v2", &d->htod);
+    BindSymbol(l, "cuMemcpyDtoHAsync_v2", &d->dtoh);
+    BindSymbol(l, "cuStreamCreate", &d->stream_create);
+    BindSymbol(l, "cuStreamDestroy_v2", &d->stream_destroy);
+    BindSymbol(l, "cuEventCreate", &d->event_create);
+    BindSymbol(l, "cuEventRecord", &d->event_record);
+    BindSymbol(l, "cuEventSynchronize", &d->event_sync);
+    BindSymbol(l, "cuEventElapsedTime", &d->event_elapsed);
+    BindSymbol(l, "cuEventDestroy_v2", &d->event_destroy);
+    BindSymbol(l, "cuStreamWaitEvent", &d->stream_wait);
+    BindSymbol(l, "cuModuleLoadData", &d->module_load_data);
+    BindSymbol(l, "cuModuleUnload", &d->module_unload);
+    BindSymbol(l, "cuModuleGetFunction", &d->module_get_function);
+    BindSymbol(l, "cuLaunchKernel", &d->launch_kernel);
+    BindSymbol(l, "cuMemsetD32_v2", &d->memset_d32);
+    BindSymbol(l, "cuMemcpyDtoH_v2", &d->memcpy_dtoh);
+    BindSymbol(l, "cuMemcpyHtoD_v2", &d->memcpy_htod);
+    BindSymbol(l, "cuCtxSynchronize", &d->ctx_synchronize);
+    BindSymbol(l, "cuMemGetInfo_v2", &d->mem_get_info);
+    BindSymbol(l, "cuDeviceGetName", &d->device_name);
     return d;
   }();
   return driver;

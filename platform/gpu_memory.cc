@@ -13,10 +13,6 @@
 namespace nodeprobe::platform {
 namespace {
 
-using Driver = CudaDriver;
-const Driver* LoadDriver() { return LoadCudaDriver(); }
-absl::Status Check(int rc, const char* what) { return CudaCheck(rc, what); }
-
 constexpr int kDeviceAttributeDmaBufSupported = 124;  // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
 constexpr int kPointerAttributeSyncMemops = 6;    // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
 constexpr int kMemRangeHandleTypeDmaBufFd = 0x1;  // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
@@ -43,21 +39,22 @@ DmaBufRange AlignForDmaBuf(uint64_t ptr, size_t size, size_t page) {
 }
 
 absl::StatusOr<int> GpuMemory::OrdinalOfPciBus(const std::string& bus_id) {
-  const Driver* d = LoadDriver();
+  const CudaDriver* d = LoadCudaDriver();
   if (d->lib == nullptr || d->init == nullptr || d->by_bus_id == nullptr) {
     return absl::FailedPreconditionError(
         "no NVIDIA driver (libcuda.so.1) on this host: GPU memory is unavailable");
   }
-  absl::Status s = Check(d->init(0), "cuInit");
+  absl::Status s = CudaCheck(d->init(0), "cuInit");
   int dev = -1;
-  if (s.ok()) s = Check(d->by_bus_id(&dev, bus_id.c_str()),
-                        absl::StrCat("cuDeviceGetByPCIBusId ", bus_id).c_str());
+  if (s.ok())
+    s = CudaCheck(d->by_bus_id(&dev, bus_id.c_str()),
+                  absl::StrCat("cuDeviceGetByPCIBusId ", bus_id).c_str());
   if (!s.ok()) return s;
   return dev;  // a CUdevice is its ordinal
 }
 
 absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_t bytes) {
-  const Driver* d = LoadDriver();
+  const CudaDriver* d = LoadCudaDriver();
   if (d->alloc == nullptr) {
     return absl::FailedPreconditionError(
         "no NVIDIA driver (libcuda.so.1) on this host: GPU memory is unavailable");
@@ -71,7 +68,7 @@ absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_
   m->device_ = dev;
   m->size_ = bytes;
   // Whole pages, so the dma-buf range around the buffer is ours.
-  s = Check(d->alloc(&m->ptr_, RoundUpToPage(bytes, HostPage())), "cuMemAlloc");
+  s = CudaCheck(d->alloc(&m->ptr_, RoundUpToPage(bytes, HostPage())), "cuMemAlloc");
   if (!s.ok()) {
     m->ptr_ = 0;
     return s;  // the destructor releases the context
@@ -84,7 +81,7 @@ absl::StatusOr<std::unique_ptr<GpuMemory>> GpuMemory::Allocate(int device, size_
 }
 
 GpuMemory::~GpuMemory() {
-  const Driver* d = LoadDriver();
+  const CudaDriver* d = LoadCudaDriver();
   if (ptr_ != 0 && d->free) d->free(ptr_);
   CudaReleaseContext(*d, device_);
 }
@@ -92,7 +89,7 @@ GpuMemory::~GpuMemory() {
 DmaBufRange GpuMemory::range() const { return AlignForDmaBuf(ptr_, size_, HostPage()); }
 
 absl::StatusOr<int> GpuMemory::DmaBufFd() const {
-  const Driver* d = LoadDriver();
+  const CudaDriver* d = LoadCudaDriver();
   if (d->handle == nullptr) {
     return absl::FailedPreconditionError("the CUDA driver cannot export dma-buf (CUDA < 11.7)");
   }
@@ -105,21 +102,21 @@ absl::StatusOr<int> GpuMemory::DmaBufFd() const {
   }
   const DmaBufRange r = range();
   int fd = -1;
-  absl::Status s = Check(d->handle(&fd, r.base, r.size, kMemRangeHandleTypeDmaBufFd, 0),
-                         "cuMemGetHandleForAddressRange");
+  absl::Status s = CudaCheck(d->handle(&fd, r.base, r.size, kMemRangeHandleTypeDmaBufFd, 0),
+                             "cuMemGetHandleForAddressRange");
   if (!s.ok()) return s;
   return fd;
 }
 
 absl::StatusOr<std::vector<std::string>> CudaDeviceBusIds() {
-  const Driver* d = LoadDriver();
+  const CudaDriver* d = LoadCudaDriver();
   if (d->lib == nullptr || d->init == nullptr || d->device_count == nullptr ||
       d->pci_bus_id == nullptr) {
     return absl::FailedPreconditionError("no NVIDIA driver (libcuda.so.1) on this host");
   }
-  if (absl::Status s = Check(d->init(0), "cuInit"); !s.ok()) return s;
+  if (absl::Status s = CudaCheck(d->init(0), "cuInit"); !s.ok()) return s;
   int n = 0;
-  if (absl::Status s = Check(d->device_count(&n), "cuDeviceGetCount"); !s.ok()) return s;
+  if (absl::Status s = CudaCheck(d->device_count(&n), "cuDeviceGetCount"); !s.ok()) return s;
   std::vector<std::string> out;
   for (int i = 0; i < n && i < 64; ++i) {
     char bus[32] = {};
@@ -138,7 +135,7 @@ absl::StatusOr<std::vector<std::string>> CudaDeviceBusIds() {
 
 namespace {
 
-bool HasCopyApi(const Driver& d) {
+bool HasCopyApi(const CudaDriver& d) {
   return d.host_alloc && d.free_host && d.htod && d.dtoh && d.stream_create &&
          d.stream_destroy && d.event_create && d.event_record && d.event_sync &&
          d.event_elapsed && d.event_destroy && d.stream_wait;
@@ -147,7 +144,7 @@ bool HasCopyApi(const Driver& d) {
 // The host buffers, streams and events of one measurement, released in one
 // place; the device buffers are GpuMemory (which holds the GPU's context).
 struct CopySession {
-  const Driver* d;
+  const CudaDriver* d;
   void* host[2] = {nullptr, nullptr};
   void* stream[2] = {nullptr, nullptr};
   void* event[3] = {nullptr, nullptr, nullptr};
@@ -159,10 +156,10 @@ struct CopySession {
 };
 
 // Milliseconds between two recorded events once the second completed.
-absl::StatusOr<float> Elapsed(const Driver* d, void* from, void* to) {
-  if (absl::Status s = Check(d->event_sync(to), "cuEventSynchronize"); !s.ok()) return s;
+absl::StatusOr<float> Elapsed(const CudaDriver* d, void* from, void* to) {
+  if (absl::Status s = CudaCheck(d->event_sync(to), "cuEventSynchronize"); !s.ok()) return s;
   float ms = 0;
-  if (absl::Status s = Check(d->event_elapsed(&ms, from, to), "cuEventElapsedTime"); !s.ok()) {
+  if (absl::Status s = CudaCheck(d->event_elapsed(&ms, from, to), "cuEventElapsedTime"); !s.ok()) {
     return s;
   }
   return ms;
@@ -171,7 +168,7 @@ absl::StatusOr<float> Elapsed(const Driver* d, void* from, void* to) {
 }  // namespace
 
 absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int iterations) {
-  const Driver* d = LoadDriver();
+  const CudaDriver* d = LoadCudaDriver();
   if (d->lib == nullptr) {
     return absl::FailedPreconditionError("no NVIDIA driver (libcuda.so.1) on this host");
   }
@@ -189,10 +186,11 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int
   CopySession c{d};
   absl::Status s = absl::OkStatus();
   for (int i = 0; s.ok() && i < 2; ++i) {
-    s = Check(d->host_alloc(&c.host[i], bytes, 0), "cuMemHostAlloc");  // pinned
-    if (s.ok()) s = Check(d->stream_create(&c.stream[i], 1), "cuStreamCreate");  // non-blocking
+    s = CudaCheck(d->host_alloc(&c.host[i], bytes, 0), "cuMemHostAlloc");            // pinned
+    if (s.ok()) s = CudaCheck(d->stream_create(&c.stream[i], 1), "cuStreamCreate");  // non-blocking
   }
-  for (int i = 0; s.ok() && i < 3; ++i) s = Check(d->event_create(&c.event[i], 0), "cuEventCreate");
+  for (int i = 0; s.ok() && i < 3; ++i)
+    s = CudaCheck(d->event_create(&c.event[i], 0), "cuEventCreate");
   if (!s.ok()) return s;
   void* s0 = c.stream[0];
   void* s1 = c.stream[1];
@@ -201,10 +199,10 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int
     auto copy = [&]() {
       return h2d ? d->htod(dev[0], c.host[0], bytes, s0) : d->dtoh(c.host[0], dev[0], bytes, s0);
     };
-    absl::Status st = Check(copy(), "cuMemcpyAsync");
-    if (st.ok()) st = Check(d->event_record(c.event[0], s0), "cuEventRecord");
-    for (int i = 0; st.ok() && i < iterations; ++i) st = Check(copy(), "cuMemcpyAsync");
-    if (st.ok()) st = Check(d->event_record(c.event[1], s0), "cuEventRecord");
+    absl::Status st = CudaCheck(copy(), "cuMemcpyAsync");
+    if (st.ok()) st = CudaCheck(d->event_record(c.event[0], s0), "cuEventRecord");
+    for (int i = 0; st.ok() && i < iterations; ++i) st = CudaCheck(copy(), "cuMemcpyAsync");
+    if (st.ok()) st = CudaCheck(d->event_record(c.event[1], s0), "cuEventRecord");
     if (!st.ok()) return st;
     absl::StatusOr<float> ms = Elapsed(d, c.event[0], c.event[1]);
     if (!ms.ok()) return ms.status();
@@ -216,14 +214,14 @@ absl::StatusOr<CopyBandwidth> MeasureCopyBandwidth(int device, size_t bytes, int
   if (!d2h.ok()) return d2h.status();
   // Both at once: stream 1 waits for stream 0's start event, so the two
   // copy engines start together; the time runs to the later end.
-  s = Check(d->event_record(c.event[0], s0), "cuEventRecord");
-  if (s.ok()) s = Check(d->stream_wait(s1, c.event[0], 0), "cuStreamWaitEvent");
+  s = CudaCheck(d->event_record(c.event[0], s0), "cuEventRecord");
+  if (s.ok()) s = CudaCheck(d->stream_wait(s1, c.event[0], 0), "cuStreamWaitEvent");
   for (int i = 0; s.ok() && i < iterations; ++i) {
-    s = Check(d->htod(dev[0], c.host[0], bytes, s0), "cuMemcpyHtoDAsync");
-    if (s.ok()) s = Check(d->dtoh(c.host[1], dev[1], bytes, s1), "cuMemcpyDtoHAsync");
+    s = CudaCheck(d->htod(dev[0], c.host[0], bytes, s0), "cuMemcpyHtoDAsync");
+    if (s.ok()) s = CudaCheck(d->dtoh(c.host[1], dev[1], bytes, s1), "cuMemcpyDtoHAsync");
   }
-  if (s.ok()) s = Check(d->event_record(c.event[1], s0), "cuEventRecord");
-  if (s.ok()) s = Check(d->event_record(c.event[2], s1), "cuEventRecord");
+  if (s.ok()) s = CudaCheck(d->event_record(c.event[1], s0), "cuEventRecord");
+  if (s.ok()) s = CudaCheck(d->event_record(c.event[2], s1), "cuEventRecord");
   if (!s.ok()) return s;
   absl::StatusOr<float> ms0 = Elapsed(d, c.event[0], c.event[1]);
   absl::StatusOr<float> ms1 = Elapsed(d, c.event[0], c.event[2]);

@@ -1,8 +1,6 @@
 // File: gpu_stress.cc
 #include "platform/gpu_stress.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -10,8 +8,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "platform/cuda_driver.h"
+#include "platform/shared_library.h"
 
 namespace nodeprobe::platform {
 namespace {
@@ -38,25 +38,18 @@ struct Cublas {
 const Cublas& LoadCublas() {
   static const Cublas* cublas = [] {
     auto* c = new Cublas();
-    std::vector<std::string> names = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
-                                      "/usr/local/cuda/lib64/libcublas.so"};
-    if (const char* forced = getenv("NODEPROBE_CUBLAS_LIBRARY"); forced && *forced) {
-      names = {forced};  // only it: a test must never reach the real one
+    std::vector<std::string> tried;
+    void* lib = OpenFirstLibrary("NODEPROBE_CUBLAS_LIBRARY",
+                                 {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                                  "/usr/local/cuda/lib64/libcublas.so"},
+                                 &c->path, &tried);
+    if (lib == nullptr) {
+      c->error = absl::StrJoin(tried, "; ");
+      return c;
     }
-    void* lib = nullptr;
-    for (const std::string& name : names) {
-      lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) {
-        c->path = name;
-        break;
-      }
-      const char* err = dlerror();
-      absl::StrAppend(&c->error, c->error.empty() ? "" : "; ", err ? err : name);
-    }
-    if (lib == nullptr) return c;
-    c->create = reinterpret_cast<decltype(c->create)>(dlsym(lib, "cublasCreate_v2"));
-    c->destroy = reinterpret_cast<decltype(c->destroy)>(dlsym(lib, "cublasDestroy_v2"));
-    c->gemm_ex = reinterpret_cast<decltype(c->gemm_ex)>(dlsym(lib, "cublasGemmEx"));
+    BindSymbol(lib, "cublasCreate_v2", &c->create);
+    BindSymbol(lib, "cublasDestroy_v2", &c->destroy);
+    BindSymbol(lib, "cublasGemmEx", &c->gemm_ex);
     if (!c->create || !c->destroy || !c->gemm_ex) {
       c->error = absl::StrCat(c->path, " lacks cublasCreate_v2, cublasDestroy_v2 or cublasGemmEx");
       c->create = nullptr;

@@ -10,89 +10,62 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "platform/shared_library.h"
 
 namespace nodeprobe::platform {
 namespace {
 
-// The first library of `names` that loads; `tried` collects the errors.
-void* OpenFirst(const char* env, const std::vector<std::string>& names, std::string* path,
-                std::vector<std::string>* tried) {
-  std::vector<std::string> candidates;
-  if (const char* forced = getenv(env); forced != nullptr && *forced != '\0') {
-    candidates.push_back(forced);  // only it: a test must never get the real one by accident
-  } else {
-    candidates = names;
-  }
-  for (const std::string& name : candidates) {
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) {
-      *path = name;
-      return lib;
-    }
-    const char* err = dlerror();
-    tried->push_back(err != nullptr ? err : name);
-  }
-  return nullptr;
-}
-
-template <typename Fn>
-bool Bind(void* lib, const char* name, Fn* fn, std::vector<std::string>* missing) {
-  *fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (*fn == nullptr) missing->push_back(name);
-  return *fn != nullptr;
-}
-
 absl::StatusOr<const NcclApi*> Load() {
   auto api = std::make_unique<NcclApi>();
   std::vector<std::string> tried;
-  void* cudart = OpenFirst("NODEPROBE_CUDART_LIBRARY",
-                           {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                            "libcudart.so.11.0", "/usr/local/cuda/lib64/libcudart.so"},
-                           &api->cudart_path, &tried);
+  void* cudart = OpenFirstLibrary("NODEPROBE_CUDART_LIBRARY",
+                                  {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                                   "libcudart.so.11.0", "/usr/local/cuda/lib64/libcudart.so"},
+                                  &api->cudart_path, &tried);
   if (cudart == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "no CUDA runtime (libcudart) on this host: ", absl::StrJoin(tried, "; ")));
   }
   tried.clear();
-  void* nccl = OpenFirst("NODEPROBE_NCCL_LIBRARY",
-                         {"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"},
-                         &api->nccl_path, &tried);
+  void* nccl = OpenFirstLibrary("NODEPROBE_NCCL_LIBRARY",
+                                {"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"},
+                                &api->nccl_path, &tried);
   if (nccl == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("no NCCL (libnccl.so.2) on this host: ", absl::StrJoin(tried, "; ")));
   }
   std::vector<std::string> missing;
   NcclApi& a = *api;
-  Bind(cudart, "cudaGetDeviceCount", &a.cudaGetDeviceCount, &missing);
-  Bind(cudart, "cudaSetDevice", &a.cudaSetDevice, &missing);
-  Bind(cudart, "cudaDeviceGetPCIBusId", &a.cudaDeviceGetPCIBusId, &missing);
-  Bind(cudart, "cudaMalloc", &a.cudaMalloc, &missing);
-  Bind(cudart, "cudaFree", &a.cudaFree, &missing);
-  Bind(cudart, "cudaMemcpy", &a.cudaMemcpy, &missing);
-  Bind(cudart, "cudaStreamCreate", &a.cudaStreamCreate, &missing);
-  Bind(cudart, "cudaStreamQuery", &a.cudaStreamQuery, &missing);
-  Bind(cudart, "cudaStreamDestroy", &a.cudaStreamDestroy, &missing);
-  Bind(cudart, "cudaEventCreate", &a.cudaEventCreate, &missing);
-  Bind(cudart, "cudaEventRecord", &a.cudaEventRecord, &missing);
-  Bind(cudart, "cudaEventElapsedTime", &a.cudaEventElapsedTime, &missing);
-  Bind(cudart, "cudaEventDestroy", &a.cudaEventDestroy, &missing);
-  Bind(cudart, "cudaGetErrorString", &a.cudaGetErrorString, &missing);
-  Bind(nccl, "ncclGetVersion", &a.ncclGetVersion, &missing);
-  Bind(nccl, "ncclGetUniqueId", &a.ncclGetUniqueId, &missing);
-  Bind(nccl, "ncclCommInitRank", &a.ncclCommInitRank, &missing);
-  Bind(nccl, "ncclCommAbort", &a.ncclCommAbort, &missing);
-  Bind(nccl, "ncclCommDestroy", &a.ncclCommDestroy, &missing);
-  Bind(nccl, "ncclCommGetAsyncError", &a.ncclCommGetAsyncError, &missing);
-  Bind(nccl, "ncclGetErrorString", &a.ncclGetErrorString, &missing);
-  Bind(nccl, "ncclAllReduce", &a.ncclAllReduce, &missing);
-  Bind(nccl, "ncclAllGather", &a.ncclAllGather, &missing);
-  Bind(nccl, "ncclReduceScatter", &a.ncclReduceScatter, &missing);
-  Bind(nccl, "ncclBroadcast", &a.ncclBroadcast, &missing);
-  Bind(nccl, "ncclReduce", &a.ncclReduce, &missing);
-  Bind(nccl, "ncclSend", &a.ncclSend, &missing);
-  Bind(nccl, "ncclRecv", &a.ncclRecv, &missing);
-  Bind(nccl, "ncclGroupStart", &a.ncclGroupStart, &missing);
-  Bind(nccl, "ncclGroupEnd", &a.ncclGroupEnd, &missing);
+  BindSymbol(cudart, "cudaGetDeviceCount", &a.cudaGetDeviceCount, &missing);
+  BindSymbol(cudart, "cudaSetDevice", &a.cudaSetDevice, &missing);
+  BindSymbol(cudart, "cudaDeviceGetPCIBusId", &a.cudaDeviceGetPCIBusId, &missing);
+  BindSymbol(cudart, "cudaMalloc", &a.cudaMalloc, &missing);
+  BindSymbol(cudart, "cudaFree", &a.cudaFree, &missing);
+  BindSymbol(cudart, "cudaMemcpy", &a.cudaMemcpy, &missing);
+  BindSymbol(cudart, "cudaStreamCreate", &a.cudaStreamCreate, &missing);
+  BindSymbol(cudart, "cudaStreamQuery", &a.cudaStreamQuery, &missing);
+  BindSymbol(cudart, "cudaStreamDestroy", &a.cudaStreamDestroy, &missing);
+  BindSymbol(cudart, "cudaEventCreate", &a.cudaEventCreate, &missing);
+  BindSymbol(cudart, "cudaEventRecord", &a.cudaEventRecord, &missing);
+  BindSymbol(cudart, "cudaEventElapsedTime", &a.cudaEventElapsedTime, &missing);
+  BindSymbol(cudart, "cudaEventDestroy", &a.cudaEventDestroy, &missing);
+  BindSymbol(cudart, "cudaGetErrorString", &a.cudaGetErrorString, &missing);
+  BindSymbol(nccl, "ncclGetVersion", &a.ncclGetVersion, &missing);
+  BindSymbol(nccl, "ncclGetUniqueId", &a.ncclGetUniqueId, &missing);
+  BindSymbol(nccl, "ncclCommInitRank", &a.ncclCommInitRank, &missing);
+  BindSymbol(nccl, "ncclCommAbort", &a.ncclCommAbort, &missing);
+  BindSymbol(nccl, "ncclCommDestroy", &a.ncclCommDestroy, &missing);
+  BindSymbol(nccl, "ncclCommGetAsyncError", &a.ncclCommGetAsyncError, &missing);
+  BindSymbol(nccl, "ncclGetErrorString", &a.ncclGetErrorString, &missing);
+  BindSymbol(nccl, "ncclAllReduce", &a.ncclAllReduce, &missing);
+  BindSymbol(nccl, "ncclAllGather", &a.ncclAllGather, &missing);
+  BindSymbol(nccl, "ncclReduceScatter", &a.ncclReduceScatter, &missing);
+  BindSymbol(nccl, "ncclBroadcast", &a.ncclBroadcast, &missing);
+  BindSymbol(nccl, "ncclReduce", &a.ncclReduce, &missing);
+  BindSymbol(nccl, "ncclSend", &a.ncclSend, &missing);
+  BindSymbol(nccl, "ncclRecv", &a.ncclRecv, &missing);
+  BindSymbol(nccl, "ncclGroupStart", &a.ncclGroupStart, &missing);
+  BindSymbol(nccl, "ncclGroupEnd", &a.ncclGroupEnd, &missing);
   if (!missing.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat(api->cudart_path, " / ", api->nccl_path, " lack ",

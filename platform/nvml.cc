@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "platform/shared_library.h"
 
 namespace nodeprobe::platform {
 namespace {
@@ -82,11 +83,6 @@ struct Api {
   int (*power)(Device, unsigned*) = nullptr;
   int (*temperature)(Device, int, unsigned*) = nullptr;
 };
-
-template <typename F>
-void Bind(void* lib, const char* name, F* out) {
-  *out = reinterpret_cast<F>(dlsym(lib, name));
-}
 
 std::string Text(int (*fn)(Device, char*, unsigned), Device d) {
   char buf[96] = {};
@@ -218,30 +214,30 @@ absl::StatusOr<v1::GpuReport> ReadNvmlGpus() {
     return absl::FailedPreconditionError(
         absl::StrCat("no NVIDIA driver: ", path, " cannot be loaded"));
   }
-  Bind(api.lib, "nvmlInit_v2", &api.init);
-  Bind(api.lib, "nvmlShutdown", &api.shutdown);
-  Bind(api.lib, "nvmlSystemGetDriverVersion", &api.driver_version);
-  Bind(api.lib, "nvmlDeviceGetCount_v2", &api.count);
-  Bind(api.lib, "nvmlDeviceGetHandleByIndex_v2", &api.handle);
-  Bind(api.lib, "nvmlDeviceGetName", &api.name);
-  Bind(api.lib, "nvmlDeviceGetPciInfo_v3", &api.pci);
-  Bind(api.lib, "nvmlDeviceGetVbiosVersion", &api.vbios);
-  Bind(api.lib, "nvmlDeviceGetPersistenceMode", &api.persistence);
-  Bind(api.lib, "nvmlDeviceGetMigMode", &api.mig);
-  Bind(api.lib, "nvmlDeviceGetEccMode", &api.ecc_mode);
-  Bind(api.lib, "nvmlDeviceGetTotalEccErrors", &api.ecc_errors);
-  Bind(api.lib, "nvmlDeviceGetRemappedRows", &api.remapped);
-  Bind(api.lib, "nvmlDeviceGetRetiredPagesPendingStatus", &api.retired_pending);
-  Bind(api.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle);
-  Bind(api.lib, "nvmlDeviceGetNvLinkState", &api.nvlink);
-  Bind(api.lib, "nvmlDeviceGetNvLinkVersion", &api.nvlink_version);
-  Bind(api.lib, "nvmlDeviceGetNvLinkErrorCounter", &api.nvlink_errors);
-  Bind(api.lib, "nvmlDeviceGetComputeRunningProcesses_v3", &api.processes);
-  Bind(api.lib, "nvmlDeviceGetMaxClockInfo", &api.max_clock);
-  Bind(api.lib, "nvmlDeviceGetClockInfo", &api.clock);
-  Bind(api.lib, "nvmlDeviceGetMemoryBusWidth", &api.bus_width);
-  Bind(api.lib, "nvmlDeviceGetPowerUsage", &api.power);
-  Bind(api.lib, "nvmlDeviceGetTemperature", &api.temperature);
+  BindSymbol(api.lib, "nvmlInit_v2", &api.init);
+  BindSymbol(api.lib, "nvmlShutdown", &api.shutdown);
+  BindSymbol(api.lib, "nvmlSystemGetDriverVersion", &api.driver_version);
+  BindSymbol(api.lib, "nvmlDeviceGetCount_v2", &api.count);
+  BindSymbol(api.lib, "nvmlDeviceGetHandleByIndex_v2", &api.handle);
+  BindSymbol(api.lib, "nvmlDeviceGetName", &api.name);
+  BindSymbol(api.lib, "nvmlDeviceGetPciInfo_v3", &api.pci);
+  BindSymbol(api.lib, "nvmlDeviceGetVbiosVersion", &api.vbios);
+  BindSymbol(api.lib, "nvmlDeviceGetPersistenceMode", &api.persistence);
+  BindSymbol(api.lib, "nvmlDeviceGetMigMode", &api.mig);
+  BindSymbol(api.lib, "nvmlDeviceGetEccMode", &api.ecc_mode);
+  BindSymbol(api.lib, "nvmlDeviceGetTotalEccErrors", &api.ecc_errors);
+  BindSymbol(api.lib, "nvmlDeviceGetRemappedRows", &api.remapped);
+  BindSymbol(api.lib, "nvmlDeviceGetRetiredPagesPendingStatus", &api.retired_pending);
+  BindSymbol(api.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle);
+  BindSymbol(api.lib, "nvmlDeviceGetNvLinkState", &api.nvlink);
+  BindSymbol(api.lib, "nvmlDeviceGetNvLinkVersion", &api.nvlink_version);
+  BindSymbol(api.lib, "nvmlDeviceGetNvLinkErrorCounter", &api.nvlink_errors);
+  BindSymbol(api.lib, "nvmlDeviceGetComputeRunningProcesses_v3", &api.processes);
+  BindSymbol(api.lib, "nvmlDeviceGetMaxClockInfo", &api.max_clock);
+  BindSymbol(api.lib, "nvmlDeviceGetClockInfo", &api.clock);
+  BindSymbol(api.lib, "nvmlDeviceGetMemoryBusWidth", &api.bus_width);
+  BindSymbol(api.lib, "nvmlDeviceGetPowerUsage", &api.power);
+  BindSymbol(api.lib, "nvmlDeviceGetTemperature", &api.temperature);
   if (api.init == nullptr || api.count == nullptr || api.handle == nullptr) {
     dlclose(api.lib);
     return absl::FailedPreconditionError(

@@ -55,12 +55,12 @@ class Prober {
 
   // Sends `type` and waits for the reply whose seq matches.
   absl::StatusOr<v1::MtuDatagram> Exchange(v1::MtuDatagram msg, int ip_size,
-                                           v1::MtuDatagram::Type want, SizeTry* t) {
+                                           v1::MtuDatagram::Type want, SizeTry* t,
+                                           bool patient = false) {
     // Patient: each try waits three times as long (a responder that a busy
     // host did not schedule for a second still answers in time).
-    const int tries = o_.tries;
-    const absl::Duration per_try = patient_ ? 3 * o_.per_try : o_.per_try;
-    for (int attempt = 0; attempt < tries; ++attempt) {
+    const absl::Duration per_try = patient ? 3 * o_.per_try : o_.per_try;
+    for (int attempt = 0; attempt < o_.tries; ++attempt) {
       if (absl::Now() > o_.deadline) break;
       msg.set_seq(++seq_);
       ++sent_;
@@ -91,31 +91,28 @@ class Prober {
     return absl::DeadlineExceededError("no reply");
   }
 
-  SizeTry Forward(int size) {
+  SizeTry Forward(int size, bool patient) {
     SizeTry t;
     v1::MtuDatagram msg;
     msg.set_type(v1::MtuDatagram::PROBE);
     msg.set_size(static_cast<uint32_t>(size));
-    (void)Exchange(msg, size, v1::MtuDatagram::ACK, &t);
+    (void)Exchange(msg, size, v1::MtuDatagram::ACK, &t, patient);
     return t;
   }
 
-  SizeTry Reverse(int size, uint64_t cookie) {
+  SizeTry Reverse(int size, uint64_t cookie, bool patient) {
     SizeTry t;
     v1::MtuDatagram msg;
     msg.set_type(v1::MtuDatagram::REVERSE);
     msg.set_size(static_cast<uint32_t>(size));
     msg.set_cookie(cookie);
-    (void)Exchange(msg, 0, v1::MtuDatagram::REVERSE_DATA, &t);
+    (void)Exchange(msg, 0, v1::MtuDatagram::REVERSE_DATA, &t, patient);
     return t;
   }
 
   int sent() const { return sent_; }
-  // The probes sent while this is set wait longer and try more.
-  void set_patient(bool patient) { patient_ = patient; }
 
  private:
-  bool patient_ = false;
   DfUdpSocket* socket_;
   sockaddr_in peer_;
   const PathProbeOptions& o_;
@@ -246,22 +243,16 @@ absl::StatusOr<v1::MtuReport> MeasurePathMtu(const PathProbeOptions& o) {
   report.set_peer_rdma_active_mtu(reply->rdma_active_mtu());
   report.set_local_rdma_active_mtu(RdmaActiveMtuOn(egress->netdev));
 
-  // The same probe, patiently: what a silent size is confirmed with.
-  auto patiently = [&prober](auto fn) {
-    return [&prober, fn](int size) {
-      prober.set_patient(true);
-      SizeTry t = fn(size);
-      prober.set_patient(false);
-      return t;
-    };
-  };
-  auto forward_probe = [&](int size) { return prober.Forward(size); };
-  v1::PathMtu forward = SearchPathMtu(iface_mtu, forward_probe, patiently(forward_probe));
+  // A silent size is confirmed with the same probe, patiently.
+  v1::PathMtu forward = SearchPathMtu(
+      iface_mtu, [&](int size) { return prober.Forward(size, false); },
+      [&](int size) { return prober.Forward(size, true); });
   forward.set_direction("here -> peer");
   const int peer_mtu = reply->iface_mtu() ? static_cast<int>(reply->iface_mtu()) : iface_mtu;
   const uint64_t cookie = reply->cookie();
-  auto reverse_probe = [&](int size) { return prober.Reverse(size, cookie); };
-  v1::PathMtu reverse = SearchPathMtu(peer_mtu, reverse_probe, patiently(reverse_probe));
+  v1::PathMtu reverse = SearchPathMtu(
+      peer_mtu, [&](int size) { return prober.Reverse(size, cookie, false); },
+      [&](int size) { return prober.Reverse(size, cookie, true); });
   reverse.set_direction("peer -> here");
   // ICMP for the reverse direction goes to the peer, not here: what is
   // visible is whether the data arrived.

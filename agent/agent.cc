@@ -28,6 +28,8 @@
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/counter_deltas.h"
+#include "platform/verbs_port.h"
+#include "probes/transfer/expectations.h"
 #include "probes/transfer/gid_select.h"
 #include "tasks/task_launcher.h"
 
@@ -61,6 +63,24 @@ void Agent::Stop() {
   tasks_cv_.SignalAll();
 }
 
+namespace {
+
+// The rail's goodput as the transfer bar derives it (active MTU through
+// verbs; without it the link layer's default MTU, said in the basis).
+void SetRailGoodput(v1::Rail* rail) {
+  absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(rail->rdma_device(), rail->port());
+  const transfer::LinkFacts facts = transfer::RdmaLinkFacts(
+      "/sys", rail->rdma_device(), rail->port(), mtu.ok() ? static_cast<int>(*mtu) : 0);
+  std::string basis;
+  const double goodput = transfer::GoodputGbps(facts, v1::RDMA, &basis);
+  if (goodput <= 0) return;
+  rail->set_goodput_gbps(goodput);
+  rail->set_goodput_basis(mtu.ok() ? basis : absl::StrCat(basis, " (active MTU unread: ",
+                                                          mtu.status().message(), ")"));
+}
+
+}  // namespace
+
 v1::Registration Agent::BuildRegistration() const {
   v1::Registration reg;
   reg.set_node_name(options_.node_name);
@@ -88,6 +108,7 @@ v1::Registration Agent::BuildRegistration() const {
       rail->set_port(p.port);
       rail->set_link_layer(p.link_layer);
       rail->set_rate_gbps(p.rate_gbps);
+      SetRailGoodput(rail);
       rail->set_gpu_local(c.gpu_local);
       if (!c.netdev.empty()) rail->set_netdev(c.netdev);
       for (const std::string& ip : p.ipv4) rail->add_ipv4(ip);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/rail_rate.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/nccl/collective_judge.h"
@@ -126,13 +127,23 @@ void RunCollectivesOnAgents(v1::StageRun* run,
       bool rdma = false;
       for (const v1::Rail& rail : n->registration().rails()) rdma |= !rail.rdma_device().empty();
       ctx.rdma_expected &= rdma;
-      // The rails NCCL is given (NCCL_IB_HCA): the RDMA ones where there are.
-      nccl::NodeRails& mine = rails.emplace_back(nccl::NodeRails{n->node(), {}});
+      // The rails NCCL is given (NCCL_IB_HCA): the RDMA ones where there are,
+      // each at the goodput the transfer bar uses.
+      nccl::NodeRails& mine = rails.emplace_back(nccl::NodeRails{n->node(), {}, ""});
+      double least = 0;
       for (const v1::Rail& rail : n->registration().rails()) {
-        if (!rdma || !rail.rdma_device().empty()) mine.rate_gbits.push_back(rail.rate_gbps());
+        if (rdma && rail.rdma_device().empty()) continue;
+        std::string basis;
+        const double gbits = RailGoodputGbps(rail, &basis);
+        mine.rate_gbits.push_back(gbits);
+        if (mine.rate_basis.empty() || gbits < least) {
+          least = gbits;
+          mine.rate_basis = basis;
+        }
       }
     }
-    ctx.hardware = nccl::RailBound(rails);
+    ctx.run_shape = nccl::ShapeOfRun(answers, nodes.size());
+    ctx.run_shape.rails = nccl::RailBound(rails);
     ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
     v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
     if (result.has_collective())

@@ -12,6 +12,7 @@
 #include "coordinator/agent_tasks.h"
 #include "coordinator/congestion_profile.h"
 #include "coordinator/peer_judgement.h"
+#include "coordinator/rail_rate.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
@@ -67,6 +68,7 @@ std::vector<v1::PairResult> AllAtOnce(v1::StageRun* part,
     AgentSession& to = *nodes[f.to];
     v1::Task go =
         TransferTask(from, to, kFirstRail, ports[i], RailOp(from, to, kFirstRail), seconds);
+    SetTrafficClass(ap, &go);  // the class and SL NCCL will use, as two-node's
     f.go_id = go.task_id();
     if (absl::Status s = Send(from, go, deadline, ap); !s.ok()) {
       NodeFailed(part, from.node(), s, "a congestion flow");
@@ -121,9 +123,10 @@ v1::CongestionResult Received(const std::string& pattern, const AgentSession& re
   return r;
 }
 
-double RailRate(const AgentSession& s) {
-  return s.registration().rails_size() > kFirstRail ? s.registration().rails(kFirstRail).rate_gbps()
-                                                    : 0;
+// The receiving rail's goodput (coordinator/rail_rate.h) and its basis.
+double RailRate(const AgentSession& s, std::string* basis) {
+  if (s.registration().rails_size() <= kFirstRail) return 0;
+  return RailGoodputGbps(s.registration().rails(kFirstRail), basis);
 }
 
 // The group's episodes, one after another.
@@ -151,7 +154,9 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
       v1::CongestionResult r = Received("incast", receiver, std::move(got));
       if (idle) *r.mutable_idle_latency() = *idle;
       if (loaded) *r.mutable_loaded_latency() = *loaded;
-      JudgeCongestion(profile, RailRate(receiver), &r);
+      std::string basis;
+      const double rate = RailRate(receiver, &basis);
+      JudgeCongestion(profile, rate, &r, basis);
       *part->add_congestion() = std::move(r);
     }
   }
@@ -171,7 +176,9 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
         if (p.to_node() == nodes[b]->node()) into.push_back(p);
       }
       v1::CongestionResult r = Received("all-to-all", *nodes[b], std::move(into));
-      JudgeCongestion(profile, RailRate(*nodes[b]), &r);
+      std::string basis;
+      const double rate = RailRate(*nodes[b], &basis);
+      JudgeCongestion(profile, rate, &r, basis);
       *part->add_congestion() = std::move(r);
     }
   }
@@ -195,6 +202,7 @@ std::optional<v1::LatencyStats> LatencyProbe(v1::StageRun* part, AgentSession& f
     return std::nullopt;
   }
   v1::Task go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), v1::RR_LAT, seconds);
+  SetTrafficClass(part->profile(), &go);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, part->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {
@@ -229,7 +237,8 @@ std::vector<std::vector<int>> CongestionGroups(int n, int size) {
   return groups;
 }
 
-void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r) {
+void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r,
+                     const std::string& rail_basis) {
   std::vector<double> bw;
   v1::Transport transport = v1::TCP;
   v1::TransferOp op = v1::STREAM_BW;
@@ -255,8 +264,10 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
                                        "stream's bar under load"));
   } else if (rail_rate_gbps > 0) {
     r->set_expected_gbps(rail_rate_gbps * bars.min_fraction_of_line_rate);
-    r->set_expected_basis(absl::StrFormat("the receiver rail's %.0f Gb/s x %.2f",
-                                          rail_rate_gbps, bars.min_fraction_of_line_rate));
+    r->set_expected_basis(absl::StrFormat(
+        "the receiver rail's goodput %.1f Gb/s x %.2f (transfer.min_fraction_of_line_rate)%s",
+        rail_rate_gbps, bars.min_fraction_of_line_rate,
+        rail_basis.empty() ? "" : absl::StrCat("; ", rail_basis)));
   } else {
     r->set_expected_basis(
         "no bar: the receiver's link speed is unknown (veth, a virtual NIC); set "

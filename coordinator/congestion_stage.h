@@ -40,9 +40,11 @@ double JainIndex(const std::vector<double>& x);
 std::vector<std::vector<int>> CongestionGroups(int n, int size);
 
 // Fills aggregate, fairness, findings and verdict of `r` from its flows
-// and latencies. `rail_rate_gbps`: the receiver rail's signalling rate (0:
-// unknown).
-void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r);
+// and latencies.
+// `rail_rate_gbps`: the receiving rail's goodput (RailGoodputGbps), 0 when
+// unknown; `rail_basis` how it was derived, for the bar's basis.
+void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r,
+                     const std::string& rail_basis = "");
 
 // One latency probe from `from` to `to` (a server of its own on `to`'s
 // first rail), `seconds` long; nullopt when a node failed it (said in

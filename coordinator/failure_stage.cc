@@ -32,6 +32,7 @@ bool GoodTransfer(AgentSession& from, AgentSession& to, const v1::AcceptanceProf
   if (!ready.ok() || !ready->has_endpoint()) return false;
   v1::Task go =
       TransferTask(from, to, kFirstRail, ready->endpoint().port(), RailOp(from, to, kFirstRail), 1);
+  SetTrafficClass(profile, &go);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, profile);
   Cancel(to, serve.task_id());
   if (!result.ok()) return false;
@@ -97,6 +98,7 @@ bool StartHitTransfer(v1::StageRun* run, const Scenario& sc, AgentSession& from,
   }
   *go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), RailOp(from, to, kFirstRail),
                      seconds);
+  SetTrafficClass(ap, go);
   if (absl::Status s = Send(from, *go, deadline, ap); !s.ok()) {
     NodeFailed(run, from.node(), s, "the failure stage's transfer");
     Cancel(to, serve->task_id());

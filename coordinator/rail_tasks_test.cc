@@ -8,7 +8,6 @@
 
 namespace nodeprobe::coordinator {
 
-void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go);
 int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
 std::vector<std::string> RailPlan(const v1::AcceptanceProfile& profile);
 bool RailSelected(const v1::RunStageRequest& req, const std::vector<std::string>& plan,

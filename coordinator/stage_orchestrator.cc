@@ -34,7 +34,6 @@ namespace nodeprobe::coordinator {
 
 // A transfer task runs in the class NCCL will (the profile's NCCL_IB_TC /
 // NCCL_IB_SL); the peer's rail of the same name as `a`'s rail `rail`.
-void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go);
 int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
 
 namespace {

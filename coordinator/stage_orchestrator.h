@@ -78,6 +78,11 @@ v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail
 v1::Task TransferTask(const AgentSession& from, int from_rail, const AgentSession& to,
                       int to_rail, uint32_t server_port, v1::TransferOp op, double seconds);
 
+// An RDMA transfer task runs in the traffic class and service level NCCL
+// will use (the profile's designed RoCE class, NCCL_IB_SL): every stage's
+// transfers, not only two-node's, measure the class the job gets.
+void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go);
+
 // The index of the rail called `rail_name` among `session`'s rails (a
 // PairResult names the receiving end's rail); 0 for "tcp".
 int RailIndex(const AgentSession& session, const std::string& rail_name);

@@ -146,9 +146,11 @@ const std::vector<FindingCode>& FindingCodes() {
        "run on the live host as root (rdma_cm's configfs group needs it), with the NIC's "
        "driver exposing dcbnl and ECN sysfs; or drop the key the message names"},
       // RDMA devices
-      {"RDMA_PORT_DOWN", v1::FAIL, "rdma-devices", "an RDMA port is not ACTIVE",
+      {"RDMA_PORT_DOWN", kVaries, "rdma-devices", "an RDMA port is not ACTIVE",
        "check the cable and the switch port, then `ibstat`/`rdma link`; a Disabled port needs "
-       "enabling on the switch or with `ibportstate`"},
+       "enabling on the switch or with `ibportstate`",
+       "FAIL for a compute rail's port (a GPU's nearest RDMA NIC; every physical port on a node "
+       "without GPUs); WARN for the rest (front-end, storage, an unused port)"},
       {"RDMA_DRIVER_NOT_BOUND", kVaries, "rdma-devices",
        "an RDMA-capable PCI function has no RDMA device (driver)",
        "load the NIC's RDMA driver (modprobe, the driver named in the message), then check `rdma "

@@ -133,11 +133,16 @@ std::vector<GpuNicPath> GpuNicPaths(
     }
     if (best_nic.empty()) continue;
     const auto& nu = devices.at(best_nic).upstream;
+    // Only the bridges below the deepest common one can redirect the pair's
+    // peer traffic (Linux's p2pdma.c counts ACS redirects below the common
+    // upstream bridge). With none in common the traffic crosses the root
+    // complex (NCCL's PHB/SYS) whatever ACS says.
     std::set<std::string> bridges;
-    size_t from = best_common == 0 ? 0 : best_common - 1;
-    for (size_t k = from; k < gu.size(); ++k) bridges.insert(gu[k]);
-    for (size_t k = from; k < nu.size(); ++k) bridges.insert(nu[k]);
-    out.push_back({gpu, best_nic, {bridges.begin(), bridges.end()}});
+    if (best_common > 0) {
+      for (size_t k = best_common; k < gu.size(); ++k) bridges.insert(gu[k]);
+      for (size_t k = best_common; k < nu.size(); ++k) bridges.insert(nu[k]);
+    }
+    out.push_back({gpu, best_nic, {bridges.begin(), bridges.end()}, best_common == 0});
   }
   return out;
 }
@@ -193,7 +198,10 @@ void JudgeAcs(const platform::FileTree& sys, const ProbeContext& ctx,
   std::set<std::string> checked;
   for (const GpuNicPath& path : GpuNicPaths(devices, gpus, nics)) {
     AddEvidence(result, absl::StrCat("path ", path.gpu, " -> ", path.nic),
-                absl::StrJoin(path.bridges, " "));
+                path.through_root_complex
+                    ? "through the root complex (PHB/SYS): no PCIe bridge in common, so "
+                      "peer traffic goes through the CPU whatever ACS says; not judged"
+                    : absl::StrJoin(path.bridges, " "));
     for (const std::string& bridge : path.bridges) {
       if (!checked.insert(bridge).second) continue;
       absl::StatusOr<std::string> config = platform::ReadPciConfig(sys, devices.at(bridge));

@@ -35,7 +35,8 @@ class GpuDirectProbe : public Probe {
 struct GpuNicPath {
   std::string gpu;
   std::string nic;
-  std::vector<std::string> bridges;
+  std::vector<std::string> bridges;  // below their deepest common bridge
+  bool through_root_complex = false;  // no bridge in common (root ports)
 };
 std::vector<GpuNicPath> GpuNicPaths(
     const std::map<std::string, platform::RawPciDevice>& devices,

@@ -89,8 +89,32 @@ class GpuDirectTest : public ::testing::Test {
 TEST_F(GpuDirectTest, AcsOffAndPeermemLoadedPasses) {
   v1::ProbeResult r = Run();
   EXPECT_EQ(r.verdict(), v1::PASS) << r.DebugString();
-  EXPECT_EQ(r.evidence().at("path 0000:03:00.0 -> 0000:04:00.0"),
-            "0000:01:00.0 0000:02:00.0 0000:02:01.0");
+  // The bridges below the common upstream port: its downstream ports.
+  EXPECT_EQ(r.evidence().at("path 0000:03:00.0 -> 0000:04:00.0"), "0000:02:00.0 0000:02:01.0");
+}
+
+// A switch-less server: the GPU and the NIC each on a root port with ACS
+// redirect on (as firmware leaves it). P2P between root ports crosses the
+// root complex whatever ACS says: evidence, not a FAIL.
+TEST_F(GpuDirectTest, AcsOnRootPortsWithNoCommonBridgeIsNotJudged) {
+  std::filesystem::remove_all(sys_ + "/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/"
+                                     "0000:04:00.0");
+  std::filesystem::remove(sys_ + "/bus/pci/devices/0000:04:00.0");
+  std::filesystem::remove(sys_ + "/class/infiniband/mlx5_0");
+  const std::string rp = "devices/pci0000:80/0000:80:01.0";
+  Add(rp, "0x8086", "0x060400");
+  Add(rp + "/0000:81:00.0", "0x15b3", "0x020700");
+  WriteFile(sys_ + "/" + rp + "/0000:81:00.0/infiniband/mlx5_0/fw_ver", "28.39.1002\n");
+  symlink(("../../" + rp + "/0000:81:00.0/infiniband/mlx5_0").c_str(),
+          (sys_ + "/class/infiniband/mlx5_0").c_str());
+  symlink("../../../0000:81:00.0",
+          (sys_ + "/" + rp + "/0000:81:00.0/infiniband/mlx5_0/device").c_str());
+  WriteFile(sys_ + "/" + rp + "/config", AcsConfig(0x000d));
+  WriteFile(sys_ + "/devices/pci0000:00/0000:00:01.0/config", AcsConfig(0x000d));
+  v1::ProbeResult r = Run();
+  EXPECT_EQ(r.verdict(), v1::PASS) << r.DebugString();
+  EXPECT_NE(r.evidence().at("path 0000:03:00.0 -> 0000:81:00.0").find("through the root complex"),
+            std::string::npos);
 }
 
 TEST_F(GpuDirectTest, AcsRedirectOnTheSwitchPortFails) {

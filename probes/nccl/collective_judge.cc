@@ -1,6 +1,7 @@
 // File: collective_judge.cc
 #include "probes/nccl/collective_judge.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -100,12 +101,12 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
       continue;
     }
     // With one rank nothing crosses a link, so the hardware says nothing.
-    const bool hardware = ctx.hardware.gbps > 0 && report.nranks() >= 2;
-    const double share = hardware ? row->busbw_gbps() / ctx.hardware.gbps : 0;
+    const HardwareBound bound = CollectiveBound(c, report.nranks(), ctx.run_shape);
+    const bool hardware = bound.gbps > 0 && report.nranks() >= 2;
+    const double share = hardware ? row->busbw_gbps() / bound.gbps : 0;
     const std::string of_hardware =
         hardware ? absl::StrFormat("busbw %.2f GB/s is %.0f%% of the hardware's %.1f GB/s (%s)",
-                                   row->busbw_gbps(), 100 * share, ctx.hardware.gbps,
-                                   ctx.hardware.basis)
+                                   row->busbw_gbps(), 100 * share, bound.gbps, bound.basis)
                  : "";
     if (bar == ctx.busbw_min_gbps.end() && hardware) {
       AddEvidence(out, absl::StrCat("expected.", c),
@@ -127,8 +128,9 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
                   "no bar: the profile sets no nccl." + c + "_busbw_min_gbps, and " +
                       (report.nranks() < 2 ? std::string("one rank crosses no link")
                                            : std::string("what the links carry is not known "
-                                                         "(NVLink version, PCIe links or rail "
-                                                         "rates unreadable)")));
+                                                         "for it (NVLink version, PCIe links or "
+                                                         "rail rates unreadable, or no formula "
+                                                         "for this collective)")));
       continue;
     }
     AddEvidence(out, absl::StrCat("expected.", c),
@@ -166,6 +168,44 @@ std::vector<const v1::CollectiveRow*> LargestRows(const v1::CollectiveReport& re
     }
   }
   return out;
+}
+
+RunShape ShapeOfRun(const std::vector<RankAnswer>& answers, size_t nodes) {
+  RunShape shape;
+  shape.nodes = static_cast<uint32_t>(nodes);
+  std::map<std::string, std::vector<GpuPath>> by_node;
+  bool known = true;
+  for (const RankAnswer& a : answers) {
+    std::vector<GpuPath>& paths = by_node[a.node];
+    if (!a.result.has_value() || !a.result->has_collective() ||
+        a.result->collective().ranks_size() == 0) {
+      known = false;
+      continue;
+    }
+    const v1::CollectiveRank& r = a.result->collective().ranks(0);
+    GpuPath& p = paths.emplace_back();
+    p.bus_id = r.bus_id();
+    p.nvlinks_active = r.nvlinks_active();
+    p.nvlink_version = r.nvlink_version();
+    if (r.pcie_gts() > 0 && r.pcie_width() > 0) p.pcie = pcie::PcieLink{r.pcie_gts(), r.pcie_width()};
+  }
+  for (const auto& [node, paths] : by_node) {
+    shape.ranks_per_node = std::max(shape.ranks_per_node, static_cast<uint32_t>(paths.size()));
+    if (!known) continue;
+    HardwareBound b = LocalBound(paths);
+    if (b.gbps <= 0) {
+      known = false;
+      shape.intra = {};
+      continue;
+    }
+    if (shape.intra.gbps <= 0 || b.gbps < shape.intra.gbps) {
+      if (!node.empty()) absl::StrAppend(&b.basis, " on ", node);
+      shape.intra = b;
+    }
+  }
+  // A node with one rank has no hop inside it to bound.
+  if (shape.ranks_per_node < 2) shape.intra = {};
+  return shape;
 }
 
 v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,

@@ -35,6 +35,12 @@ inline constexpr absl::Duration kRankGrace = absl::Seconds(5);
 // The largest size run of each collective, in the order they ran.
 std::vector<const v1::CollectiveRow*> LargestRows(const v1::CollectiveReport& report);
 
+// Where the answers' ranks sat: nodes, the most ranks on one node, and the
+// bound of their hops inside a node (each node's LocalBound over its ranks'
+// reported GPU links; the lowest node's; gbps 0 when a rank did not say).
+// `nodes` is how many nodes took part. Rails are the caller's to add.
+RunShape ShapeOfRun(const std::vector<RankAnswer>& answers, size_t nodes);
+
 // probe "nccl", detail.collective; verdict left to FinalizeResult. SKIP
 // when rank 0 skipped (no CUDA, NCCL or GPU). `rank_order` is recorded.
 v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,

@@ -2,6 +2,7 @@
 #include "probes/nccl/collective_math.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 
@@ -121,6 +122,27 @@ float InputValue(int rank, uint64_t i) {
   return static_cast<float>((static_cast<uint64_t>(rank) + i) % 17 + 1);
 }
 
+// Bits 0x3f800000 | ((rank + i x K) mod 2^23): a float in [1, 2) whose
+// mantissa, for one element, differs for every rank below 2^23 (the map
+// rank -> mantissa is a shift modulo 2^23), and that varies along the
+// buffer. Copied, never summed, so any bit pattern is exact.
+float UniqueInputValue(int rank, uint64_t i) {
+  const uint32_t mantissa =
+      static_cast<uint32_t>((static_cast<uint64_t>(rank) + i * 0x9E3779B1ull) & 0x7fffff);
+  const uint32_t bits = 0x3f800000u | mantissa;
+  float out;
+  memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+
+bool Reduces(std::string_view c) {
+  return c == "all_reduce" || c == "reduce" || c == "reduce_scatter";
+}
+
+float InputFor(std::string_view c, int rank, uint64_t i) {
+  return Reduces(c) ? InputValue(rank, i) : UniqueInputValue(rank, i);
+}
+
 // The sum over ranks 0..n-1 of InputValue(r, i), in closed form.
 uint64_t InputSum(int nranks, uint64_t i) {
   const uint64_t n = static_cast<uint64_t>(std::max(1, nranks));
@@ -136,19 +158,20 @@ std::optional<float> ExpectedValue(std::string_view c, const CollectiveShape& s,
   auto sum_at = [&](uint64_t j) { return static_cast<float>(InputSum(n, j)); };
   if (c == "all_reduce") return sum_at(i);
   if (c == "reduce") return rank == 0 ? std::optional<float>(sum_at(i)) : std::nullopt;
-  if (c == "broadcast") return InputValue(0, i);
+  if (c == "broadcast") return UniqueInputValue(0, i);
   if (c == "all_gather") {
     if (s.param == 0) return std::nullopt;
-    return InputValue(static_cast<int>(i / s.param), i % s.param);
+    return UniqueInputValue(static_cast<int>(i / s.param), i % s.param);
   }
   if (c == "reduce_scatter") return sum_at(static_cast<uint64_t>(rank) * s.param + i);
   if (c == "alltoall") {
     if (s.param == 0) return std::nullopt;
     // Chunk p came from rank p: the part of its send buffer meant for us.
     const uint64_t from = i / s.param;
-    return InputValue(static_cast<int>(from), static_cast<uint64_t>(rank) * s.param + i % s.param);
+    return UniqueInputValue(static_cast<int>(from),
+                            static_cast<uint64_t>(rank) * s.param + i % s.param);
   }
-  if (c == "sendrecv") return InputValue((rank - 1 + n) % n, i);
+  if (c == "sendrecv") return UniqueInputValue((rank - 1 + n) % n, i);
   return std::nullopt;
 }
 

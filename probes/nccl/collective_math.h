@@ -45,6 +45,14 @@ CollectiveShape ShapeOf(std::string_view collective, uint64_t size_bytes, int nr
 // What rank `rank` puts at element `i` of its send buffer: 1..17, so every
 // partial float sum over up to ~986 000 ranks is exact in any order.
 float InputValue(int rank, uint64_t i);
+// For collectives that only move data (broadcast, all_gather, alltoall,
+// sendrecv): a value unique to the rank at every element (for up to 2^23
+// ranks), so a chunk from the wrong rank or a missed in-place write shows;
+// InputValue repeats every 17 ranks.
+float UniqueInputValue(int rank, uint64_t i);
+// What rank `rank` puts at element `i` for `collective`: InputValue for the
+// reducing ones (exact sums), UniqueInputValue for the rest.
+float InputFor(std::string_view collective, int rank, uint64_t i);
 // The exact sum of InputValue over ranks 0..nranks-1 at element `i`.
 uint64_t InputSum(int nranks, uint64_t i);
 // What rank `rank` must hold at element `i` of its receive buffer after

@@ -1,6 +1,9 @@
 // File: collective_math_test.cc
 #include "probes/nccl/collective_math.h"
 
+#include <cstring>
+#include <set>
+
 #include <vector>
 
 #include <random>
@@ -74,16 +77,46 @@ TEST(ExpectedValue, IsWhatEachCollectiveDefines) {
   EXPECT_EQ(*ExpectedValue("all_reduce", ar, n, 2, 15), 16.0f + 17 + 1 + 2);
   EXPECT_FALSE(ExpectedValue("reduce", ar, n, 1, 0).has_value());
   EXPECT_EQ(*ExpectedValue("reduce", ar, n, 0, 0), 10.0f);
-  EXPECT_EQ(*ExpectedValue("broadcast", ar, n, 3, 5), InputValue(0, 5));
-  EXPECT_EQ(*ExpectedValue("sendrecv", ar, n, 0, 5), InputValue(3, 5));  // from the previous rank
+  EXPECT_EQ(*ExpectedValue("broadcast", ar, n, 3, 5), UniqueInputValue(0, 5));
+  // sendrecv: from the previous rank.
+  EXPECT_EQ(*ExpectedValue("sendrecv", ar, n, 0, 5), UniqueInputValue(3, 5));
   const CollectiveShape ag = ShapeOf("all_gather", 1024, n);
-  EXPECT_EQ(*ExpectedValue("all_gather", ag, n, 0, 64 * 2 + 1), InputValue(2, 1));
+  EXPECT_EQ(*ExpectedValue("all_gather", ag, n, 0, 64 * 2 + 1), UniqueInputValue(2, 1));
   const CollectiveShape a2a = ShapeOf("alltoall", 1024, n);
   // Rank 1's chunk from rank 3 is rank 3's chunk for rank 1.
-  EXPECT_EQ(*ExpectedValue("alltoall", a2a, n, 1, 64 * 3 + 7), InputValue(3, 64 * 1 + 7));
+  EXPECT_EQ(*ExpectedValue("alltoall", a2a, n, 1, 64 * 3 + 7), UniqueInputValue(3, 64 * 1 + 7));
   const CollectiveShape rs = ShapeOf("reduce_scatter", 1024, n);
   EXPECT_EQ(*ExpectedValue("reduce_scatter", rs, n, 2, 0),
             *ExpectedValue("all_reduce", ar, n, 0, 2 * 64));
+}
+
+// Data that is only moved is unique to its rank at every element: chunks
+// of ranks 17 apart swapped, or an in-place broadcast that missed its write
+// on rank 17 (its own input left), no longer read as correct.
+TEST(ExpectedValue, MovedDataIsUniqueToItsRank) {
+  const int n = 40;
+  const CollectiveShape ag = ShapeOf("all_gather", 40 * 256, n);
+  for (uint64_t i = 0; i < ag.param; ++i) {
+    EXPECT_NE(*ExpectedValue("all_gather", ag, n, 0, 17 * ag.param + i),
+              *ExpectedValue("all_gather", ag, n, 0, 0 * ag.param + i))
+        << i;
+  }
+  const CollectiveShape bc = ShapeOf("broadcast", 4096, n);
+  for (uint64_t i = 0; i < bc.param; ++i) {
+    EXPECT_NE(InputFor("broadcast", 17, i), *ExpectedValue("broadcast", bc, n, 17, i)) << i;
+    EXPECT_EQ(InputFor("broadcast", 0, i), *ExpectedValue("broadcast", bc, n, 17, i)) << i;
+  }
+  // For one element, every rank of a large job holds its own value.
+  std::set<uint32_t> seen;
+  for (int r = 0; r < 100000; ++r) {
+    const float v = UniqueInputValue(r, 12345);
+    uint32_t bits = 0;
+    memcpy(&bits, &v, sizeof(bits));
+    EXPECT_TRUE(seen.insert(bits).second) << r;
+    EXPECT_TRUE(v >= 1.0f && v < 2.0f) << v;
+  }
+  // The reducing collectives keep the exact small integers.
+  EXPECT_EQ(InputFor("all_reduce", 3, 2), InputValue(3, 2));
 }
 
 // 2048 simulated ranks reduced in float, in three orders (ascending, a

@@ -20,16 +20,37 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "platform/file_tree.h"
 #include "platform/nccl_api.h"
+#include "platform/nvml.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_math.h"
 #include "probes/nccl/nccl_log.h"
+#include "probes/pcie/pcie_link.h"
 
 extern char** environ;
 
 namespace nodeprobe::nccl {
 namespace {
+
+// The rank's GPU links (what bounds the ranks' hops inside its node), read
+// before NCCL starts so nothing is measured around it: the PCIe link from
+// sysfs, NVLink from NVML where it loads.
+void RecordGpuLinks(v1::CollectiveRank* me) {
+  if (std::optional<pcie::PcieLink> link =
+          pcie::ReadCurrentLink(platform::FileTree("/sys"), "bus/pci/devices/" + me->bus_id())) {
+    me->set_pcie_gts(link->gts);
+    me->set_pcie_width(link->width);
+  }
+  absl::StatusOr<v1::GpuReport> gpus = platform::ReadNvmlGpus();
+  if (!gpus.ok()) return;
+  for (const v1::GpuInfo& g : gpus->gpus()) {
+    if (absl::AsciiStrToLower(g.bus_id()) != me->bus_id()) continue;
+    me->set_nvlinks_active(g.nvlinks_active());
+    me->set_nvlink_version(g.nvlink_version());
+  }
+}
 
 using platform::NcclApi;
 
@@ -272,9 +293,9 @@ class Rank {
     aborted_ = true;
   }
 
-  absl::Status Fill(const CollectiveShape& s, const Buffers& b) {
+  absl::Status Fill(const std::string& c, const CollectiveShape& s, const Buffers& b) {
     std::vector<float> in(s.send);
-    for (uint64_t i = 0; i < s.send; ++i) in[i] = InputValue(r_, i);
+    for (uint64_t i = 0; i < s.send; ++i) in[i] = InputFor(c, r_, i);
     return Cuda(a_.cudaMemcpy(b.in, in.data(), s.send * 4, platform::kCudaMemcpyHostToDevice),
                 "cudaMemcpy to the GPU");
   }
@@ -282,7 +303,7 @@ class Rank {
   absl::Status Measure(const std::string& c, const CollectiveShape& s, bool in_place,
                        const v1::CollectiveOptions& o, absl::Time deadline, double* time_us) {
     const Buffers b = Layout(c, s, in_place);
-    absl::Status st = Fill(s, b);
+    absl::Status st = Fill(c, s, b);
     for (uint32_t i = 0; st.ok() && i < o.warmup_iters(); ++i) st = Launch(c, s, b);
     if (st.ok()) st = Wait(deadline);
     if (st.ok()) st = Cuda(a_.cudaEventRecord(start_, stream_), "cudaEventRecord");
@@ -308,7 +329,7 @@ class Rank {
                                          platform::kCudaMemcpyHostToDevice),
                            "cudaMemcpy to the GPU");
     if (!st.ok()) return st;
-    st = Fill(s, b);
+    st = Fill(c, s, b);
     if (st.ok()) st = Launch(c, s, b);
     if (st.ok()) st = Wait(deadline);
     std::vector<float> out(s.recv);
@@ -412,6 +433,7 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   char bus[32] = {0};
   if (a.cudaDeviceGetPCIBusId(bus, sizeof(bus), static_cast<int>(task.gpu())) == 0) {
     me->set_bus_id(absl::AsciiStrToLower(bus));
+    RecordGpuLinks(me);
   }
 
   platform::NcclUniqueId id{};

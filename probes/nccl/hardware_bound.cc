@@ -69,9 +69,50 @@ HardwareBound RailBound(const std::vector<NodeRails>& nodes) {
   }
   if (least == nullptr) return out;
   out.gbps = least_gbps;
-  out.basis = absl::StrFormat("rails: %zu x %.0f Gb/s (the slowest rail) on %s = %.1f GB/s per "
+  out.rails = least->rate_gbits.size();
+  out.rail_gbps = least_rail / 8;
+  out.basis = absl::StrFormat("rails: %zu x %.1f Gb/s (the slowest rail%s) on %s = %.1f GB/s per "
                               "direction (the node with the least)",
-                              least->rate_gbits.size(), least_rail, least->node, out.gbps);
+                              least->rate_gbits.size(), least_rail,
+                              least->rate_basis.empty() ? "" : ", " + least->rate_basis,
+                              least->node, out.gbps);
+  return out;
+}
+
+HardwareBound CollectiveBound(const std::string& collective, uint32_t nranks,
+                              const RunShape& shape) {
+  if (shape.nodes <= 1) return shape.intra;
+  const HardwareBound& rails = shape.rails;
+  HardwareBound out;
+  if (rails.gbps <= 0) return out;
+  const double n = nranks, g = shape.ranks_per_node;
+  if (collective == "all_reduce" || collective == "all_gather" ||
+      collective == "reduce_scatter" || collective == "broadcast" || collective == "reduce") {
+    out.gbps = rails.gbps;
+    out.basis = absl::StrCat("ring across nodes: ", rails.basis);
+  } else if (collective == "alltoall") {
+    if (g <= 0 || n <= g) return out;
+    out.gbps = rails.gbps * (n - 1) / (g * (n - g));
+    out.basis = absl::StrFormat(
+        "alltoall across nodes: R.B.(n-1)/(G.(n-G)) = %.1f GB/s x %.0f / (%.0f x %.0f) = %.1f "
+        "GB/s (n %.0f ranks, G %.0f per node; nccl-tests AlltoAllGetBw); %s",
+        rails.gbps, n - 1, g, n - g, out.gbps, n, g, rails.basis);
+  } else if (collective == "sendrecv") {
+    out.gbps = rails.rail_gbps;
+    out.basis = absl::StrFormat(
+        "sendrecv across nodes: one rank pair crosses each node boundary over one rail: %.1f "
+        "GB/s (the slowest rail of %s)",
+        out.gbps, rails.basis);
+  } else {
+    return out;
+  }
+  if (shape.intra.gbps > 0 && shape.intra.gbps < out.gbps) {
+    const double across = out.gbps;
+    out.gbps = shape.intra.gbps;
+    out.basis = absl::StrFormat("the ranks' hops inside a node: %s (below %.1f GB/s across "
+                                "nodes)",
+                                shape.intra.basis, across);
+  }
   return out;
 }
 

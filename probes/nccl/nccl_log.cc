@@ -60,12 +60,15 @@ const RE2& Ansi() {
 }
 // "host:pid:tid [dev] NCCL INFO message"; the host may follow any prefix,
 // and a WARN names where NCCL raised it first ("ibvwrap.c:130 NCCL WARN",
-// "register_mr_buffers:647 NCCL WARN").
+// "register_mr_buffers:647 NCCL WARN"), since NCCL 2.30 with the function
+// too ("misc/ibvwrap.cc:213 (wrap_ibv_reg_mr_iova2) NCCL WARN": debug.cc's
+// "[%d] %s:%d (%s) NCCL WARN %s" when a function name is known).
 const RE2& Prefixed() {
   // The host starts the line or follows a prefix's delimiter (a space,
   // "<stdout>:", a Ray prefix's ")"), not the middle of a spliced word.
   static const RE2 re(
-      "(?:^|[\\s)>:\\]])([A-Za-z0-9._-]+):(\\d+):\\d+ \\[\\d+\\] (?:[\\w./-]+:\\d+ )?"
+      "(?:^|[\\s)>:\\]])([A-Za-z0-9._-]+):(\\d+):\\d+ \\[\\d+\\] "
+      "(?:[\\w./-]+:\\d+ (?:\\([\\w:~<>]*\\) )?)?"
       "NCCL (INFO|WARN) (.*)");
   return re;
 }
@@ -90,23 +93,28 @@ const RE2& Repeated() {
 
 // "NET/IB/0/GDRDMA" -> transport NET/IB, device 0, gdr; "P2P/IPC/read" ->
 // P2P/IPC; "SHM/direct/direct" -> SHM; "NVLS", "CollNet/..." -> the first part.
+// PXN (NCCL >= 2.12, net.cc's "via NET/%s/%d(%d)%s%s"): "NET/IB/0(8)/GDRDMA"
+// is device 0 of rank 8, the proxy on the same node whose GPU the data is
+// moved to over NVLink before it leaves.
 struct Via {
   std::string transport;
   bool network = false;
   int device = -1;
+  int proxy_rank = -1;  // -1: the sending rank's own NIC
   bool gdr = false;
 };
 
 Via ParseVia(std::string_view via) {
-  static const RE2 net("^NET/([^/]+)/(\\d+)(/GDRDMA)?");
+  static const RE2 net("^NET/([^/]+)/(\\d+)(?:\\((\\d+)\\))?(/GDRDMA)?");
   // A line cut by another process's output ("via P") names no transport.
   static const RE2 other("^(P2P/[^/]+|SHM|NVLS|CollNet)");
   Via v;
-  std::string device, gdr;
-  if (RE2::PartialMatch(Piece(via), net, &v.transport, &device, &gdr)) {
+  std::string device, proxy, gdr;
+  if (RE2::PartialMatch(Piece(via), net, &v.transport, &device, &proxy, &gdr)) {
     v.transport = "NET/" + v.transport;
     v.network = true;
     v.device = atoi(device.c_str());
+    v.proxy_rank = proxy.empty() ? -1 : atoi(proxy.c_str());
     v.gdr = !gdr.empty();
   } else if (!RE2::PartialMatch(Piece(via), other, &v.transport)) {
     v.transport.clear();
@@ -122,6 +130,18 @@ std::string DeviceName(const v1::NcclLogReport& r, const std::string& transport,
     if (d.network() == list && static_cast<int>(d.index()) == index) return d.name();
   }
   return "";
+}
+
+// The GPU of `rank` on `host` by the init lines, in its largest
+// communicator (a PXN proxy is a rank of the communicator that printed the
+// channel; the world's is the one every rank is in); "" when not printed.
+std::string RankBusId(const v1::NcclLogReport& r, const std::string& host, int rank) {
+  const v1::NcclRank* best = nullptr;
+  for (const v1::NcclRank& x : r.ranks()) {
+    if (x.host() != host || static_cast<int>(x.rank()) != rank) continue;
+    if (best == nullptr || x.nranks() > best->nranks()) best = &x;
+  }
+  return best == nullptr ? "" : best->bus_id();
 }
 
 }  // namespace
@@ -422,7 +442,7 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
   // The sender's GPU: a bus id in older NCCL ("1[101d0]"), the device
   // number in newer ("0[0]"), resolved in Report().
   const std::string gpu(from_gpu);
-  if (!First(absl::StrCat("path\x1f", host, "\x1f", gpu, "\x1f", key),
+  if (!First(absl::StrCat("path\x1f", host, "\x1f", gpu, "\x1f", key, "\x1f", via.proxy_rank),
              report_.net_paths_size())) {
     return;
   }
@@ -432,6 +452,7 @@ void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gp
   p->set_net_device(via.device);
   p->set_transport(via.transport);
   p->set_gdr(via.gdr);
+  if (via.proxy_rank >= 0) p->set_proxy_rank(via.proxy_rank);
 }
 
 // Lines of two processes spliced together leave host names cut at the
@@ -482,6 +503,7 @@ v1::NcclLogReport NcclLogParser::Report() const {
       p.set_gpu_bus_id("");
     }
     p.set_device_name(DeviceName(out, p.transport(), p.net_device()));
+    if (p.has_proxy_rank()) p.set_proxy_gpu_bus_id(RankBusId(out, p.host(), p.proxy_rank()));
   }
   for (v1::NcclTransportUse& t : *out.mutable_transports()) {
     if (t.network()) t.set_device_name(DeviceName(out, t.transport(), t.net_device()));

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -14,6 +15,13 @@
 
 namespace nodeprobe::nccl {
 namespace {
+
+// The GPU whose rail carried a path: a PXN path leaves through its proxy
+// rank's NIC, so that GPU's rail is the one to judge; "" when the log does
+// not name it.
+const std::string& RailGpu(const v1::NcclNetPath& p) {
+  return p.has_proxy_rank() ? p.proxy_gpu_bus_id() : p.gpu_bus_id();
+}
 
 uint32_t Connections(const v1::NcclLogReport& r, bool (*match)(const v1::NcclTransportUse&)) {
   uint32_t n = 0;
@@ -67,9 +75,9 @@ void GdrOff(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult
   // Which sending GPUs went without GDR, and whether their rail allows it.
   std::set<std::string> gpus, expected_gpus;
   for (const v1::NcclNetPath& p : r.net_paths()) {
-    if (p.transport() == "NET/Socket" || p.gdr() || p.gpu_bus_id().empty()) continue;
-    gpus.insert(p.gpu_bus_id());
-    if (c.gdr_by_default.count(p.gpu_bus_id())) expected_gpus.insert(p.gpu_bus_id());
+    if (p.transport() == "NET/Socket" || p.gdr() || RailGpu(p).empty()) continue;
+    gpus.insert(RailGpu(p));
+    if (c.gdr_by_default.count(RailGpu(p))) expected_gpus.insert(RailGpu(p));
   }
   const bool sure = c.gdr_expected || !expected_gpus.empty();
   std::string detail;
@@ -97,26 +105,30 @@ void HcaMismatch(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
   if (c.rails.empty()) return;
   std::set<std::string> seen;
   for (const v1::NcclNetPath& p : r.net_paths()) {
-    if (p.transport() == "NET/Socket" || p.gpu_bus_id().empty() || p.device_name().empty()) {
-      continue;
-    }
-    auto rail = c.rails.find(p.gpu_bus_id());
+    const std::string& gpu = RailGpu(p);
+    if (p.transport() == "NET/Socket" || gpu.empty() || p.device_name().empty()) continue;
+    auto rail = c.rails.find(gpu);
     if (rail == c.rails.end() || rail->second.empty() || rail->second.count(p.device_name())) {
       continue;
     }
-    const std::string key = absl::StrCat(p.host(), p.gpu_bus_id(), p.device_name());
+    const std::string key = absl::StrCat(p.host(), gpu, p.device_name());
     if (!seen.insert(key).second) continue;
+    const std::string proxied =
+        p.has_proxy_rank() ? absl::StrCat(" (PXN: for GPU ", p.gpu_bus_id(), " through rank ",
+                                          p.proxy_rank(), ")")
+                           : "";
     AddFinding(out, "NCCL_HCA_MISMATCH", p.device_name(),
-               absl::StrCat("GPU ", p.gpu_bus_id(), p.host().empty() ? "" : " on ", p.host(),
-                            " sent over ", p.device_name(), ", which is not its rail (",
+               absl::StrCat("GPU ", gpu, p.host().empty() ? "" : " on ", p.host(), " sent over ",
+                            p.device_name(), proxied, ", which is not its rail (",
                             absl::StrJoin(rail->second, ", "), " in ", c.topology_source, ")"));
   }
 }
 
 bool WrongCount(const std::string& column) {
-  // "0" and "N/A" are clean; any other count is elements that differ.
-  return !column.empty() && column != "0" && column != "N/A" &&
-         column.find_first_not_of("0123456789") == std::string::npos;
+  // "0" and "N/A" are clean; any other count is elements that differ,
+  // printed with "%6g" (1048576 wrong elements is "1.04858e+06").
+  double n = 0;
+  return !column.empty() && column != "N/A" && absl::SimpleAtod(column, &n) && n > 0;
 }
 
 bool ValidFigure(double x) { return std::isfinite(x) && x >= 0; }

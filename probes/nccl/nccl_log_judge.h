@@ -32,9 +32,10 @@ struct NcclLogContext {
   // The profile's nccl.<collective>_busbw_min_gbps bars.
   std::map<std::string, double> busbw_min_gbps;
   std::string profile_source;
-  // What the hardware could carry (gbps 0: unknown). Held against busbw
-  // when the profile sets no bar: below hardware_min_fraction of it is WARN.
-  HardwareBound hardware;
+  // Where the ranks sat and what their links carry: each collective's
+  // bound (CollectiveBound; gbps 0: unknown) is held against its busbw
+  // when the profile sets no bar: below hardware_min_fraction is WARN.
+  RunShape run_shape;
   double hardware_min_fraction = kDefaultNcclHardwareMinFraction;
 };
 

@@ -445,6 +445,71 @@ TEST(NcclLogEventsTest, NoIbDeviceWhenAHcaWasAskedForIsATransportFailure) {
   EXPECT_NE(f->message().find("NCCL_IB_HCA=mlx5_0"), std::string::npos);
 }
 
+// PXN (NCCL >= 2.12, the default on NVSwitch nodes): rank 9 (GPU 1) sends
+// through rank 8's NIC ("NET/IB/0(8)/GDRDMA", as a public 2 x 8 GPU log
+// prints it). Its GDR is on and the NIC is GPU 0's rail, not GPU 1's.
+TEST(NcclLogTest, PxnPathsAreGdrAndJudgedAgainstTheProxyGpusRail) {
+  const std::string log =
+      "tpgds-aihub0008:181411:181411 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE "
+      "[1]mlx5_1:1/RoCE [RO]; OOB eth0:10.1.0.8<0>\n"
+      "tpgds-aihub0008:181412:181412 [1] NCCL INFO Channel 00/0 : 9[1] -> 0[0] [send] via "
+      "NET/IB/0(8)/GDRDMA\n"
+      "tpgds-aihub0008:181411:181411 [0] NCCL INFO Channel 00/0 : 1[1] -> 8[0] [receive] via "
+      "NET/IB/0/GDRDMA\n"
+      "tpgds-aihub0008:181411:181411 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] [send] via "
+      "NET/IB/0/GDRDMA\n"
+      "tpgds-aihub0008:181411:181411 [0] NCCL INFO ncclCommInitRank comm 0x5584f0195160 rank 8 "
+      "nranks 16 cudaDev 0 nvmlDev 0 busId 18000 commId 0x45a3a89de169ea18 - Init COMPLETE\n"
+      "tpgds-aihub0008:181412:181412 [1] NCCL INFO ncclCommInitRank comm 0x556e4ac80ae0 rank 9 "
+      "nranks 16 cudaDev 1 nvmlDev 1 busId 2a000 commId 0x45a3a89de169ea18 - Init COMPLETE\n";
+  const v1::NcclLogReport r = ParseNcclLog(log);
+  EXPECT_EQ(Connections(r, "NET/IB", true), 3u);
+  EXPECT_EQ(Connections(r, "NET/IB", false), 0u);
+  const v1::NcclNetPath* pxn = nullptr;
+  for (const v1::NcclNetPath& p : r.net_paths()) {
+    if (p.gpu_bus_id() == "0000:2a:00.0") pxn = &p;
+  }
+  ASSERT_NE(pxn, nullptr) << r.DebugString();
+  EXPECT_TRUE(pxn->gdr());
+  EXPECT_EQ(pxn->device_name(), "mlx5_0");
+  ASSERT_TRUE(pxn->has_proxy_rank());
+  EXPECT_EQ(pxn->proxy_rank(), 8);
+  EXPECT_EQ(pxn->proxy_gpu_bus_id(), "0000:18:00.0");
+  NcclLogContext c;
+  c.gdr_expected = true;
+  c.rails = {{"0000:18:00.0", {"mlx5_0"}}, {"0000:2a:00.0", {"mlx5_1"}}};
+  c.topology_source = "test topology";
+  const v1::ProbeResult healthy = JudgeNcclLog(r, c);
+  EXPECT_EQ(healthy.findings_size(), 0) << healthy.DebugString();
+  // The proxy's GPU on another rail is still a mismatch, and says PXN.
+  c.rails["0000:18:00.0"] = {"mlx5_1"};
+  const v1::ProbeResult wrong = JudgeNcclLog(r, c);
+  const v1::Finding* f = Find(wrong, "NCCL_HCA_MISMATCH");
+  ASSERT_NE(f, nullptr) << wrong.DebugString();
+  EXPECT_NE(f->message().find("PXN: for GPU 0000:2a:00.0 through rank 8"), std::string::npos)
+      << f->message();
+}
+
+// NCCL 2.30 puts the function after file:line in a WARN's prefix
+// ("[%d] %s:%d (%s) NCCL WARN %s"): host, pid and rank still come through.
+TEST(NcclLogEventsTest, WarningsWithTheFunctionInTheirPrefixKeepHostAndRank) {
+  const std::string log =
+      "worker-0:862519:862519 [0] NCCL INFO comm 0x55d0 rank 3 nranks 16 cudaDev 0 nvmlDev 0 "
+      "busId 18000 commId 0x1 - Init COMPLETE\n"
+      "worker-0:862519:862553 [0] misc/ibvwrap.cc:213 (wrap_ibv_reg_mr_iova2) NCCL WARN Call to "
+      "ibv_reg_mr_iova2 failed with error Cannot allocate memory\n"
+      "worker-0:862519:862553 [0] NCCL INFO transport/net_ib/reg.cc:81 "
+      "(ncclIbRegMrDmaBufInternal) -> 2\n";
+  const v1::NcclLogReport r = ParseNcclLog(log);
+  EXPECT_EQ(r.nccl_lines(), 3u);
+  ASSERT_EQ(r.hosts_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.hosts(0), "worker-0");
+  ASSERT_EQ(r.events_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.events(0).host(), "worker-0");
+  EXPECT_EQ(r.events(0).pid(), 862519u);
+  EXPECT_EQ(r.events(0).rank(), 3);
+}
+
 // CR-only line ends (a log written through a progress bar) hide nothing,
 // and CRLF split across pieces is one line end.
 TEST(NcclLogEventsTest, AnyLineEndingIsALineEnd) {

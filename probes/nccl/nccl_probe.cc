@@ -81,7 +81,7 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
   log_context.busbw_min_gbps = ctx.profile->nccl_busbw_min_gbps;
   log_context.profile_source = ctx.profile->source;
   // One rank crosses no link: the bound (NVML, sysfs) is read only for more.
-  if (answers.size() > 1) log_context.hardware = LocalHardware(answers, ctx.host);
+  if (answers.size() > 1) log_context.run_shape.intra = LocalHardware(answers, ctx.host);
   log_context.hardware_min_fraction = ctx.profile->nccl_hardware_min_fraction;
   return nccl::JudgeCollectiveRun(answers, log_context, nccl::kLocalRankOrder);
 }

@@ -106,15 +106,18 @@ void NcclTestsParser::AddRow(const re2::StringPiece& l) {
   // A figure: a number as printed, or what nccl-tests prints when it is
   // not one (nan, inf, a negative value): kept and judged invalid.
   static const std::string kFig = "(-?[\\d.]+(?:[eE][-+]?\\d+)?|-?nan|-?inf)";
+  // #wrong is printed with "%6g": past 999999 it is "1.04858e+06", not an
+  // integer (nccl-tests common.cu), so it is read as a float.
+  static const std::string kWrong = "(\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|N/A)";
   static const RE2 with_root("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+" + kFig +
                              "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" +
-                             kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
+                             kFig + "\\s+" + kFig + "\\s+" + kWrong);
   static const RE2 without_root("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+" + kFig + "\\s+" +
                                 kFig + "\\s+" + kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" + kFig +
                                 "\\s+" + kFig + "\\s+(\\S+)");
   // A row cut by NCCL output: its head, then each half's four figures.
   static const RE2 head("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)");
-  static const RE2 half("^\\s*" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\d+|N/A)");
+  static const RE2 half("^\\s*" + kFig + "\\s+" + kFig + "\\s+" + kFig + "\\s+" + kWrong);
 
   std::string a, b, c, d, e, f, g, h, i, j, k, m, n;
   v1::NcclTestsRun* run = Current();

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "probes/nccl/nccl_log.h"
+#include "probes/nccl/nccl_log_judge.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::nccl {
@@ -89,6 +90,33 @@ TEST(NcclTestsOutputTest, OlderTablesWithAnErrorColumn) {
   EXPECT_EQ(e.tests(0).rows_size(), 30);
   EXPECT_DOUBLE_EQ(e.tests(0).avg_busbw_gbps(), 11.2432);
   ExpectFactor(e.tests(0), BusBwFactor("all_reduce", 16));
+}
+
+// nccl-tests prints #wrong with "%6g": a million wrong elements is
+// "1.04858e+06". The H100 table's first row with that count in both halves
+// is wrong, not "1" (in place) and not a clean row (out of place).
+TEST(NcclTestsOutputTest, WrongCountsInExponentFormAreCounted) {
+  std::ifstream in(testing::FixturePath("nccl/nccl-tests_1node-8xh100_v2.17.8.log"));
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  const std::string row =
+      "    33554432       4194304    double     sum      -1   182.87  183.49  321.10       0   "
+      "182.88  183.48  321.08       0";
+  const size_t at = text.find(row);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, row.size(),
+               "    33554432       4194304    double     sum      -1   182.87  183.49  321.10 "
+               "1.04858e+06   182.88  183.48  321.08 1.04858e+06");
+  const v1::NcclLogReport r = ParseNcclLog(text);
+  ASSERT_GE(r.tests_size(), 1);
+  ASSERT_GE(r.tests(0).rows_size(), 1);
+  EXPECT_EQ(r.tests(0).rows(0).wrong(), "1.04858e+06");
+  EXPECT_EQ(r.tests(0).rows(0).in_place_wrong(), "1.04858e+06");
+  const v1::ProbeResult j = JudgeNcclLog(r, {});
+  bool wrong = false;
+  for (const v1::Finding& f : j.findings()) wrong |= f.code() == "NCCL_WRONG_RESULT";
+  EXPECT_TRUE(wrong) << j.DebugString();
 }
 
 TEST(NcclTestsOutputTest, RowsSplitByNcclInfoLinesAreReassembled) {

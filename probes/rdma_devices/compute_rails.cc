@@ -29,26 +29,13 @@ size_t CommonPrefix(const std::vector<std::string>& a, const std::vector<std::st
   return n;
 }
 
-// The PCI addresses of the RDMA NICs nearest to some GPU (deepest shared
-// bridge; ties all count), or empty when there is no GPU.
+// The PCI addresses of the RDMA NICs nearest to some GPU, or empty when
+// there is no GPU.
 std::set<std::string> GpuLocalNics(const platform::FileTree& sys,
                                    const std::vector<platform::RawRdmaDevice>& devices) {
-  std::set<std::string> out;
   absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci = platform::ReadPciDevices(sys);
-  if (!pci.ok()) return out;
-  std::vector<const platform::RawPciDevice*> nics;
-  for (const platform::RawRdmaDevice& d : devices) {
-    if (auto it = pci->find(d.pci_address); it != pci->end()) nics.push_back(&it->second);
-  }
-  for (const auto& [addr, dev] : *pci) {
-    if (!IsNvidiaGpu(dev) || nics.empty()) continue;
-    size_t best = 0;
-    for (const auto* nic : nics) best = std::max(best, CommonPrefix(dev.upstream, nic->upstream));
-    for (const auto* nic : nics) {
-      if (CommonPrefix(dev.upstream, nic->upstream) == best) out.insert(nic->address);
-    }
-  }
-  return out;
+  if (!pci.ok()) return {};
+  return GpuLocalNicAddresses(*pci, devices);
 }
 
 // The interface of the port's IPv4 GID: a RoCE address on a VLAN is on the
@@ -67,6 +54,25 @@ std::string AddressNetdev(const platform::RawRdmaDevice& dev, uint32_t port,
 }
 
 }  // namespace
+
+std::set<std::string> GpuLocalNicAddresses(
+    const std::map<std::string, platform::RawPciDevice>& pci,
+    const std::vector<platform::RawRdmaDevice>& devices) {
+  std::set<std::string> out;
+  std::vector<const platform::RawPciDevice*> nics;
+  for (const platform::RawRdmaDevice& d : devices) {
+    if (auto it = pci.find(d.pci_address); it != pci.end()) nics.push_back(&it->second);
+  }
+  for (const auto& [addr, dev] : pci) {
+    if (!IsNvidiaGpu(dev) || nics.empty()) continue;
+    size_t best = 0;
+    for (const auto* nic : nics) best = std::max(best, CommonPrefix(dev.upstream, nic->upstream));
+    for (const auto* nic : nics) {
+      if (CommonPrefix(dev.upstream, nic->upstream) == best) out.insert(nic->address);
+    }
+  }
+  return out;
+}
 
 std::vector<ComputeRail> ComputeRails(const std::vector<platform::RawRdmaDevice>& devices,
                                       const platform::FileTree& sys,

@@ -9,10 +9,13 @@
 // routable address is on (a VLAN's, not the base netdev's).
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "platform/file_tree.h"
+#include "platform/pci_sysfs.h"
 #include "platform/rdma_sysfs.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 
@@ -23,6 +26,13 @@ struct ComputeRail {
   std::string netdev;  // the interface of its IPv4 address, else its first
   bool gpu_local = false;
 };
+
+// The PCI addresses of the RDMA NICs nearest to some GPU (deepest shared
+// bridge; ties all count), whatever their ports' state; empty when there is
+// no GPU.
+std::set<std::string> GpuLocalNicAddresses(
+    const std::map<std::string, platform::RawPciDevice>& pci,
+    const std::vector<platform::RawRdmaDevice>& devices);
 
 // `left_out` says which ports are not rails and why ("mlx5_3:1 (DOWN)").
 std::vector<ComputeRail> ComputeRails(const std::vector<platform::RawRdmaDevice>& devices,

@@ -10,8 +10,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "gtest/gtest.h"
+#include "platform/pci_sysfs.h"
+#include "probes/framework/profile.h"
+#include "probes/rdma_devices/rdma_devices_probe.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::rdma {
@@ -100,6 +105,35 @@ TEST_F(ComputeRailsTest, OnlyTheGpusActivePhysicalNicIsARail) {
                               "/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0");
   std::filesystem::remove(sys_ + "/bus/pci/devices/0000:03:00.0");
   EXPECT_EQ(ComputeRails(*devs, sys).size(), 2u);
+}
+
+// A down port fails where it is a compute rail's (mlx5_3, a port of the
+// GPU's nearest NIC kind, under its switch) and warns elsewhere (the
+// storage NIC mlx5_1 on the other root complex).
+TEST_F(ComputeRailsTest, ADownPortFailsOnlyOnAComputeRail) {
+  WriteFile(sys_ + "/devices/pci0000:80/0000:80:01.0/0000:81:00.0/infiniband/mlx5_1/ports/1/state",
+            "1: DOWN\n");
+  const platform::FileTree sys(sys_);
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
+  ASSERT_TRUE(devs.ok()) << devs.status();
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci = platform::ReadPciDevices(sys);
+  ASSERT_TRUE(pci.ok()) << pci.status();
+  EXPECT_EQ(GpuLocalNicAddresses(*pci, *devs),
+            (std::set<std::string>{"0000:04:00.0", "0000:04:00.1", "0000:04:00.2"}));
+  const v1::ProbeResult r = JudgeRdmaDevices(*devs, Profile(), false, *pci);
+  std::map<std::string, v1::Verdict> down;
+  for (const v1::Finding& f : r.findings()) {
+    if (f.code() == "RDMA_PORT_DOWN") down[f.device()] = f.severity();
+  }
+  EXPECT_EQ(down, (std::map<std::string, v1::Verdict>{{"mlx5_1:1", v1::WARN},
+                                                      {"mlx5_3:1", v1::FAIL}}))
+      << r.DebugString();
+  // Without a GPU nothing tells rails apart: every down port fails.
+  pci->erase("0000:03:00.0");
+  const v1::ProbeResult no_gpu = JudgeRdmaDevices(*devs, Profile(), false, *pci);
+  for (const v1::Finding& f : no_gpu.findings()) {
+    if (f.code() == "RDMA_PORT_DOWN") EXPECT_EQ(f.severity(), v1::FAIL) << f.device();
+  }
 }
 
 }  // namespace

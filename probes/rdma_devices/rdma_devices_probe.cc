@@ -11,6 +11,7 @@
 #include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
 #include "probes/pcie/pcie_link.h"
+#include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_capable_nics.h"
 #include "probes/rdma_devices/rdma_profile.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
@@ -132,8 +133,10 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
              device, absl::StrCat("error counters are non-zero: ", nonzero));
 }
 
+// `compute_rail`: the port is a GPU's nearest RDMA NIC's, or the node has
+// no GPU to tell rails by (a port that is down there FAILs).
 void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
-               const Profile& profile, bool query_verbs, v1::RdmaPort* port,
+               const Profile& profile, bool query_verbs, bool compute_rail, v1::RdmaPort* port,
                v1::ProbeResult* result) {
   const std::string device = absl::StrCat(dev_name, ":", raw.port);
   port->set_port(raw.port);
@@ -181,9 +184,12 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
                  "InfiniBand link is up but the port stays INIT: no subnet "
                  "manager has configured it");
     } else {
-      AddFinding(result, "RDMA_PORT_DOWN", device,
+      AddFinding(result, "RDMA_PORT_DOWN", compute_rail ? v1::FAIL : v1::WARN, device,
                  absl::StrCat("port state is ", state->name, ", physical state ", phys->name,
-                              " (ACTIVE and LinkUp expected)"));
+                              " (ACTIVE and LinkUp expected)",
+                              compute_rail ? ""
+                                           : "; not a compute rail (no GPU's nearest RDMA "
+                                             "NIC): WARN"));
     }
   } else if (active && ib && sm_lid && *sm_lid == 0) {
     AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
@@ -282,6 +288,8 @@ v1::ProbeResult JudgeRdmaDevices(
     return result;
   }
   v1::RdmaDevices* detail = result.mutable_rdma_devices();
+  // A down port fails where it is a compute rail (compute_rails.h).
+  const std::set<std::string> rail_nics = rdma::GpuLocalNicAddresses(pci, devices);
   for (const platform::RawRdmaDevice& raw : devices) {
     v1::RdmaDevice* dev = detail->add_devices();
     dev->set_name(raw.name);
@@ -305,8 +313,9 @@ v1::ProbeResult JudgeRdmaDevices(
                               " has no ports under its ports/ "
                               "directory: the driver did not finish setting it up"));
     }
+    const bool compute_rail = rail_nics.empty() || rail_nics.count(raw.pci_address) > 0;
     for (const platform::RawRdmaPort& raw_port : raw.ports) {
-      JudgePort(raw_port, raw.name, profile, query_verbs, dev->add_ports(),
+      JudgePort(raw_port, raw.name, profile, query_verbs, compute_rail, dev->add_ports(),
                 &result);
     }
   }

@@ -6,7 +6,8 @@
 // under 1% of a 2 us RDMA round trip, so the clock stays (no TSC rate to
 // calibrate, no dependence on constant_tsc). A clocksource the vDSO cannot read
 // (hpet, acpi_pm: an unstable TSC) makes each read a syscall of a
-// microsecond or more, and the latency figures then include it:
+// microsecond or more. The measured cost is subtracted from the figures
+// (SubtractClockCost) and said in the evidence; a slow clock still warns:
 //   CLOCK_READ_SLOW  one read costs more than kSlowClockReadNs: WARN,
 //                    naming the clocksource and the cost per round trip
 #pragma once
@@ -25,6 +26,11 @@ struct ClockCost {
 };
 
 ClockCost MeasureClockCost(const std::string& sys_root = "/sys");
+
+// Takes one read's cost out of every latency figure of `report` (each
+// round trip holds one read; the figures are one-way, so half of it):
+// "measure and subtract", said in the evidence by JudgeClockCost.
+void SubtractClockCost(const ClockCost& cost, v1::TransferReport* report);
 
 // Evidence of the cost, and CLOCK_READ_SLOW when it is above the bar.
 void JudgeClockCost(const ClockCost& cost, v1::ProbeResult* result);

@@ -22,15 +22,43 @@ namespace {
 const std::set<std::string>& HwErrorCounters() {
   static const std::set<std::string> k = {
       "hw:out_of_sequence",       "hw:packet_seq_err",    "hw:local_ack_timeout_err",
-      "hw:rnr_nak_retry_err",     "hw:implied_nak_seq_err", "hw:roce_adp_retrans",
-      "hw:duplicate_request",     "hw:rx_icrc_encapsulated"};
+      "hw:implied_nak_seq_err",   "hw:roce_adp_retrans",  "hw:duplicate_request",
+      "hw:rx_icrc_encapsulated"};
   return k;
 }
 
+// rnr_nak_retry_err counts RNR NAKs received: the peer had no receive
+// posted yet (SEND flow control) and the QP retried within its limit -- a
+// receiver falling behind, not a failure (an exhausted limit is a
+// completion error the transfer itself reports).
 const std::set<std::string>& CongestionCounters() {
   static const std::set<std::string> k = {"port_xmit_wait", "hw:np_cnp_sent",
-                                          "hw:rp_cnp_handled", "hw:np_ecn_marked_roce_packets"};
+                                          "hw:rp_cnp_handled", "hw:np_ecn_marked_roce_packets",
+                                          "hw:rnr_nak_retry_err"};
   return k;
+}
+
+// The width of an InfiniBand PMA PortCounters field as sysfs counters/
+// shows it (IBA vol. 1, PortCounters; the kernel's sysfs.c): such a
+// counter stops at all ones, so from there its growth cannot be seen.
+// 0: not a fixed-width PMA field (64-bit data counters, hw_counters).
+int PmaCounterBits(const std::string& name) {
+  static const std::map<std::string, int> k = {
+      {"symbol_error", 16},
+      {"link_error_recovery", 8},
+      {"link_downed", 8},
+      {"port_rcv_errors", 16},
+      {"port_rcv_remote_physical_errors", 16},
+      {"port_rcv_switch_relay_errors", 16},
+      {"port_xmit_discards", 16},
+      {"port_xmit_constraint_errors", 8},
+      {"port_rcv_constraint_errors", 8},
+      {"local_link_integrity_errors", 4},
+      {"excessive_buffer_overrun_errors", 4},
+      {"VL15_dropped", 16},
+      {"port_xmit_wait", 32}};
+  auto it = k.find(name);
+  return it == k.end() ? 0 : it->second;
 }
 
 void ReadDir(const platform::FileTree& sys, const std::string& dir, const std::string& prefix,
@@ -140,6 +168,13 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
     const auto& [delta, kind] = value;
     std::map<std::string, std::string> labels = {{"port", port}, {"counter", counter}};
     if (!side.empty()) labels["side"] = side;
+    if (kind == "saturated") {
+      AddEvidence(result, absl::StrCat(where, " ", counter, " during ", sum.during),
+                  absl::StrCat("saturated: not judged (at its PMA width's maximum before the "
+                               "window, so growth cannot be seen; reset the port's counters, "
+                               "e.g. perfquery -R, or read the extended counters)"));
+      continue;
+    }
     AddMeasurement(result, "counter_delta", static_cast<double>(delta), "count", labels);
     if (delta == 0) continue;
     if (kind == "error") {
@@ -204,6 +239,11 @@ std::vector<v1::CounterDelta> ClassifiedDeltas(const PortCounters& before,
     d.set_delta(end - it->second);
     d.set_seconds(seconds);
     d.set_kind(error ? "error" : storm ? "storm" : "congestion");
+    if (const int bits = rdma ? PmaCounterBits(name) : 0;
+        bits > 0 && it->second == (uint64_t{1} << bits) - 1) {
+      d.set_kind("saturated");  // stuck at its maximum: growth cannot be seen
+      d.set_delta(0);
+    }
     out.push_back(std::move(d));
   }
   return out;

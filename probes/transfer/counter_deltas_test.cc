@@ -3,6 +3,7 @@
 #include "probes/transfer/counter_deltas.h"
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "platform/netdev_stats.h"
@@ -81,6 +82,46 @@ TEST_F(CounterDeltasTest, QuietPortsAndAbsentCountersAddNothing) {
   v1::ProbeResult reset;
   JudgeCounterDeltas(before, after, 1.0, Profile(), &reset);
   EXPECT_EQ(reset.findings_size(), 0);
+}
+
+// Received RNR NAKs retried within the limit are SEND flow control (a
+// receiver behind), congestion evidence, not an error.
+TEST_F(CounterDeltasTest, RnrNakRetriesAreCongestionNotErrors) {
+  testing::WriteFile(port_ + "/hw_counters/rnr_nak_retry_err", "10\n");
+  PortCounters before = Snap();
+  testing::WriteFile(port_ + "/hw_counters/rnr_nak_retry_err", "410\n");
+  PortCounters after = Snap();
+  v1::ProbeResult r;
+  JudgeCounterDeltas(before, after, 2.0, Profile(), &r);
+  EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
+  EXPECT_EQ(r.evidence().at("mlx4_0:1 rnr_nak_retry_err during the transfer"),
+            "+400 (200.0/s over 2.00 s)");
+}
+
+// A 16-bit (or 8-bit) PMA counter stuck at all ones hides growth: said,
+// not judged as quiet.
+TEST_F(CounterDeltasTest, ASaturatedPmaCounterIsNotJudged) {
+  testing::WriteFile(port_ + "/counters/symbol_error", "65535\n");
+  testing::WriteFile(port_ + "/counters/link_downed", "255\n");
+  PortCounters before = Snap();
+  PortCounters after = Snap();
+  v1::ProbeResult r;
+  JudgeCounterDeltas(before, after, 1.0, Profile(), &r);
+  EXPECT_EQ(r.findings_size(), 0) << r.DebugString();
+  for (const char* c : {"symbol_error", "link_downed"}) {
+    auto it = r.evidence().find(absl::StrCat("mlx4_0:1 ", c, " during the transfer"));
+    ASSERT_NE(it, r.evidence().end()) << c << "\n" << r.DebugString();
+    EXPECT_NE(it->second.find("saturated: not judged"), std::string::npos) << it->second;
+  }
+  // One below the maximum is still judged.
+  testing::WriteFile(port_ + "/counters/symbol_error", "65534\n");
+  before = Snap();
+  testing::WriteFile(port_ + "/counters/symbol_error", "65535\n");
+  after = Snap();
+  v1::ProbeResult grew;
+  JudgeCounterDeltas(before, after, 1.0, Profile(), &grew);
+  ASSERT_EQ(grew.findings_size(), 1) << grew.DebugString();
+  EXPECT_EQ(grew.findings(0).code(), "RDMA_ERROR_COUNTERS_GREW");
 }
 
 TEST(NetdevDeltasTest, ErrorsFailPausesWarnAboveTheRateAndDropsAreIgnored) {

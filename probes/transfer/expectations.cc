@@ -128,6 +128,35 @@ LinkFacts RdmaLinkFacts(const std::string& sys_root, const std::string& device, 
   return f;
 }
 
+double GoodputGbps(const LinkFacts& facts, v1::Transport transport, std::string* basis) {
+  if (facts.line_gbps <= 0) return 0;
+  double fraction = 0;
+  std::string overhead;
+  if (transport == v1::TCP) {
+    fraction = TcpGoodputFraction(facts.mtu > 0 ? facts.mtu : 1500);
+    overhead = absl::StrFormat("TCP/IPv4 at MTU %d: %.4f", facts.mtu > 0 ? facts.mtu : 1500,
+                               fraction);
+  } else if (facts.link_layer == "InfiniBand") {
+    fraction = IbGoodputFraction(facts.mtu > 0 ? facts.mtu : 4096);
+    overhead = absl::StrFormat("InfiniBand headers at MTU %d: %.4f",
+                               facts.mtu > 0 ? facts.mtu : 4096, fraction);
+  } else {
+    fraction = RoceGoodputFraction(facts.mtu > 0 ? facts.mtu : 1024);
+    overhead = absl::StrFormat("RoCE v2 headers at MTU %d: %.4f",
+                               facts.mtu > 0 ? facts.mtu : 1024, fraction);
+  }
+  double wire = facts.line_gbps;
+  std::string limit = absl::StrFormat("%s %g Gb/s", facts.link, facts.line_gbps);
+  if (!facts.encoding.empty()) absl::StrAppend(&limit, " (", facts.encoding, ")");
+  if (facts.pcie_gbps > 0 && facts.pcie_gbps < wire) {
+    wire = facts.pcie_gbps;
+    limit = absl::StrFormat("%s's PCIe link %.1f Gb/s (below its %g Gb/s port)", facts.link,
+                            facts.pcie_gbps, facts.line_gbps);
+  }
+  if (basis != nullptr) *basis = absl::StrCat(limit, " x ", overhead);
+  return wire * fraction;
+}
+
 void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
                              v1::ProbeResult* result) {
   v1::TransferReport* t = result->mutable_transfer();
@@ -146,37 +175,15 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
     t->set_expected_basis(facts.unknown_why.empty() ? "the link's speed is unknown"
                                                     : facts.unknown_why);
   } else {
-    double fraction = 0;
-    std::string overhead;
-    if (t->transport() == v1::TCP) {
-      fraction = TcpGoodputFraction(facts.mtu > 0 ? facts.mtu : 1500);
-      overhead = absl::StrFormat("TCP/IPv4 at MTU %d: %.4f", facts.mtu > 0 ? facts.mtu : 1500,
-                                 fraction);
-    } else if (facts.link_layer == "InfiniBand") {
-      fraction = IbGoodputFraction(facts.mtu > 0 ? facts.mtu : 4096);
-      overhead = absl::StrFormat("InfiniBand headers at MTU %d: %.4f",
-                                 facts.mtu > 0 ? facts.mtu : 4096, fraction);
-    } else {
-      fraction = RoceGoodputFraction(facts.mtu > 0 ? facts.mtu : 1024);
-      overhead = absl::StrFormat("RoCE v2 headers at MTU %d: %.4f",
-                                 facts.mtu > 0 ? facts.mtu : 1024, fraction);
-    }
-    double wire = facts.line_gbps;
-    std::string limit = absl::StrFormat("%s %g Gb/s", facts.link, facts.line_gbps);
-    if (!facts.encoding.empty()) absl::StrAppend(&limit, " (", facts.encoding, ")");
-    if (facts.pcie_gbps > 0 && facts.pcie_gbps < wire) {
-      wire = facts.pcie_gbps;
-      limit = absl::StrFormat("%s's PCIe link %.1f Gb/s (below its %g Gb/s port)", facts.link,
-                              facts.pcie_gbps, facts.line_gbps);
-    }
+    std::string limit;
+    const double goodput = GoodputGbps(facts, t->transport(), &limit);
     // Bidirectional figures are the sum of both ways (a full-duplex link).
     const double expected =
-        wire * fraction * profile.transfer.min_fraction_of_line_rate * facts.directions;
+        goodput * profile.transfer.min_fraction_of_line_rate * facts.directions;
     t->set_expected(expected);
     t->set_expected_source("hardware");
-    t->set_expected_basis(absl::StrFormat("%s x %s x %.2f (transfer.min_fraction_of_line_rate)%s",
-                                          limit, overhead,
-                                          profile.transfer.min_fraction_of_line_rate,
+    t->set_expected_basis(absl::StrFormat("%s x %.2f (transfer.min_fraction_of_line_rate)%s",
+                                          limit, profile.transfer.min_fraction_of_line_rate,
                                           facts.directions == 2 ? " x 2 directions" : ""));
   }
   if (t->expected() <= 0) return;

@@ -71,6 +71,12 @@ LinkFacts TcpLinkFacts(const std::string& sys_root, const std::string& netdev);
 LinkFacts RdmaLinkFacts(const std::string& sys_root, const std::string& device, uint32_t port,
                         int active_mtu);
 
+// What the link carries as payload, Gb/s per direction: the lower of the
+// line's data rate and the NIC's PCIe link, times the protocol's per-packet
+// share at the MTU (TCP for `transport` TCP, else the link layer's RDMA
+// headers). 0 when the line rate is unknown. `basis` gets the derivation.
+double GoodputGbps(const LinkFacts& facts, v1::Transport transport, std::string* basis);
+
 // Sets the report's expectation (value, source, basis) from the profile or
 // the hardware, and adds TRANSFER_BELOW_EXPECTED (FAIL) or
 // LATENCY_ABOVE_EXPECTED (FAIL) when the measurement misses it.

@@ -150,28 +150,30 @@ BandwidthFigures BandwidthRecord::Figures(uint64_t size) const {
 v1::LatencyStats ComputeLatency(std::vector<int64_t> round_trips_ns) {
   v1::LatencyStats s;
   std::sort(round_trips_ns.begin(), round_trips_ns.end());
-  // perftest drops the two largest samples when it has enough of them.
-  if (round_trips_ns.size() > 2) round_trips_ns.resize(round_trips_ns.size() - 2);
-  const size_t n = round_trips_ns.size();
-  if (n == 0) return s;
+  // perftest's print_report_lat: of N sorted samples it counts
+  // m = N - 2 (LAT_MEASURE_TAIL) for the median and the average, and reads
+  // t_max at index m and p99/p99.9 at ceil(0.99 m)/ceil(0.999 m), 0-based,
+  // in the whole sorted array -- so t_max is the second largest sample,
+  // not the third. With two samples or fewer, all of them count.
+  const size_t total = round_trips_ns.size();
+  if (total == 0) return s;
+  const size_t n = total > 2 ? total - 2 : total;
   auto us = [](double rtt_ns) { return rtt_ns / 2.0 / 1000.0; };
-  // perftest's print_report_lat: the median of an even count is the mean
-  // of the two middle values (get_median); p99 and p99.9 are the sorted
-  // samples at index ceil(0.99 n) and ceil(0.999 n), 0-based (clamped to
-  // the last).
   auto at = [&](double p) {
     const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
-    return static_cast<double>(round_trips_ns[std::min(k, n - 1)]);
+    return static_cast<double>(round_trips_ns[std::min(k, total - 1)]);
   };
+  // get_median: the mean of the two middle values of an even count.
   const double median = n % 2 == 0 ? (static_cast<double>(round_trips_ns[n / 2]) +
                                       static_cast<double>(round_trips_ns[n / 2 - 1])) / 2
                                    : static_cast<double>(round_trips_ns[n / 2]);
   s.set_samples(n);
   s.set_min_us(us(static_cast<double>(round_trips_ns.front())));
-  s.set_max_us(us(static_cast<double>(round_trips_ns.back())));
+  s.set_max_us(us(static_cast<double>(round_trips_ns[std::min(n, total - 1)])));
   s.set_median_us(us(median));
   s.set_p99_us(us(at(0.99)));
   s.set_p999_us(us(at(0.999)));
+  round_trips_ns.resize(n);
   double sum = std::accumulate(round_trips_ns.begin(), round_trips_ns.end(), 0.0);
   s.set_avg_us(sum / static_cast<double>(n) / 2.0 / 1000.0);
   return s;

@@ -126,8 +126,9 @@ TEST(BandwidthRecordTest, MemoryIsFixedBeforeTheRun) {
 }
 
 TEST(ComputeLatencyTest, HalvesRoundTripsAndDropsTwoLargest) {
-  // RTTs 2..20 µs step 2 plus two outliers; after dropping 1000 and 900 the
-  // ten samples are 2,4,...,20 µs RTT -> 1..10 µs one-way.
+  // RTTs 2..20 µs step 2 plus two outliers: the ten smallest (1..10 µs
+  // one-way) make the median and the average; perftest reads t_max and the
+  // percentiles in the whole sorted array at index m = 10: the 900 µs RTT.
   std::vector<int64_t> rtt;
   for (int i = 1; i <= 10; ++i) rtt.push_back(i * 2000);
   rtt.push_back(1000000);
@@ -135,17 +136,17 @@ TEST(ComputeLatencyTest, HalvesRoundTripsAndDropsTwoLargest) {
   v1::LatencyStats s = ComputeLatency(rtt);
   EXPECT_EQ(s.samples(), 10u);
   EXPECT_DOUBLE_EQ(s.min_us(), 1.0);
-  EXPECT_DOUBLE_EQ(s.max_us(), 10.0);
+  EXPECT_DOUBLE_EQ(s.max_us(), 450.0);
   EXPECT_DOUBLE_EQ(s.avg_us(), 5.5);
-  // perftest: an even count's median is the mean of the middle two (5, 6
-  // µs); p99 is index ceil(9.9) = 10, clamped to the last: 10 µs.
+  // An even count's median is the mean of the middle two (5, 6 µs); p99
+  // is index ceil(9.9) = 10.
   EXPECT_DOUBLE_EQ(s.median_us(), 5.5);
-  EXPECT_DOUBLE_EQ(s.p99_us(), 10.0);
-  EXPECT_DOUBLE_EQ(s.p999_us(), 10.0);
+  EXPECT_DOUBLE_EQ(s.p99_us(), 450.0);
+  EXPECT_DOUBLE_EQ(s.p999_us(), 450.0);
 }
 
 TEST(ComputeLatencyTest, PercentilesOnAThousandSamples) {
-  // RTT k µs for k = 1..1000, plus two dropped outliers: one-way k/2 µs.
+  // RTT k µs for k = 1..1000, plus two outliers: one-way k/2 µs; m = 1000.
   std::vector<int64_t> rtt;
   for (int k = 1; k <= 1000; ++k) rtt.push_back(k * 1000);
   rtt.push_back(5000000);
@@ -154,7 +155,20 @@ TEST(ComputeLatencyTest, PercentilesOnAThousandSamples) {
   EXPECT_DOUBLE_EQ(s.median_us(), 250.25);  // mean of the 500th and 501st: 500.5 µs RTT
   EXPECT_DOUBLE_EQ(s.p99_us(), 495.5);      // index 990 (0-based): 991 µs RTT, as perftest
   EXPECT_DOUBLE_EQ(s.p999_us(), 500.0);     // index 999: 1000 µs RTT
-  EXPECT_DOUBLE_EQ(s.max_us(), 500.0);
+  EXPECT_DOUBLE_EQ(s.max_us(), 2500.0);     // index m = 1000: the smaller outlier
+}
+
+// perftest's rank for t_max and p99.9 (print_report_lat: delta[m] and
+// delta[ceil(0.999 m)] with m = N - 2), one rank above what dropping the
+// two largest and clamping to the last would give.
+TEST(ComputeLatencyTest, TmaxAndP999AreAtPerftestsRank) {
+  std::vector<int64_t> rtt;
+  for (int k = 1; k <= 1000; ++k) rtt.push_back(k * 1000);  // m = 998
+  v1::LatencyStats s = ComputeLatency(rtt);
+  EXPECT_DOUBLE_EQ(s.max_us(), 499.5);   // index 998: 999 µs RTT (not 998)
+  EXPECT_DOUBLE_EQ(s.p999_us(), 499.5);  // index ceil(997.002) = 998 (not 997)
+  EXPECT_DOUBLE_EQ(s.p99_us(), 495.0);   // index ceil(988.02) = 989: 990 µs RTT
+  EXPECT_EQ(s.samples(), 998u);
 }
 
 TEST(BidirectionalTest, TheReverseDirectionIsAddedMessageRateToo) {

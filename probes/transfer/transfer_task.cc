@@ -130,7 +130,11 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   result.mutable_transfer()->set_traffic_class(plan.request.traffic_class());
   JudgeTransferCounters(result.transfer(), plan.request.bidirectional(), profile, &result);
   // A latency figure includes one clock read per round trip: say what it costs.
-  if (IsLatencyOp(plan.request.op())) JudgeClockCost(MeasureClockCost(), &result);
+  if (IsLatencyOp(plan.request.op())) {
+    const ClockCost cost = MeasureClockCost();
+    SubtractClockCost(cost, result.mutable_transfer());
+    JudgeClockCost(cost, &result);
+  }
   LinkFacts facts;
   if (plan.request.transport() == v1::RDMA) {
     // The port's own active MTU: the RoCE/IB header share depends on it

@@ -277,22 +277,22 @@ void Agent::KernelEventsTask(const v1::Task& task) {
 
 namespace {
 
-// This node's RDMA ports read when a collective rank starts; Finish() puts
-// their error and congestion growth in the rank's result (judged by the
-// coordinator: counter_deltas.h's JudgeCollectiveCounters). Live /sys:
-// the traffic is this host's even when probes read a capture.
+// This node's compute rails (the ports NCCL is given: compute_rails.h)
+// read when a collective rank starts; Finish() puts their error and
+// congestion growth in the rank's result (judged by the coordinator:
+// counter_deltas.h's JudgeCollectiveCounters). A storage or front-end NIC's
+// counters are not the job's. Live /sys: the traffic is this host's even
+// when probes read a capture.
 class RankCounters {
  public:
   explicit RankCounters(const std::string& node) {
-    absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices =
-        platform::ReadRdmaDevices(platform::FileTree("/sys"));
+    const platform::FileTree sys("/sys");
+    absl::StatusOr<std::vector<platform::RawRdmaDevice>> devices = platform::ReadRdmaDevices(sys);
     if (!devices.ok()) return;
-    for (const platform::RawRdmaDevice& d : *devices) {
-      for (const platform::RawRdmaPort& p : d.ports) {
-        sources_.push_back(std::make_unique<transfer::CounterSource>(
-            transfer::RdmaCounterSource("/sys", d.name, p.port)));
-        windows_.push_back(std::make_unique<transfer::CounterWindow>(*sources_.back(), node));
-      }
+    for (const rdma::ComputeRail& rail : rdma::ComputeRails(*devices, sys)) {
+      sources_.push_back(std::make_unique<transfer::CounterSource>(
+          transfer::RdmaCounterSource("/sys", rail.port.device, rail.port.port)));
+      windows_.push_back(std::make_unique<transfer::CounterWindow>(*sources_.back(), node));
     }
   }
   void Finish(v1::ProbeResult* result) const {

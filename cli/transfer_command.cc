@@ -29,6 +29,7 @@ struct TransferServeOptions {
   std::string device;
   uint32_t ib_port = 0;
   int gid_index = -1;
+  int gpu = -1;
 };
 
 struct TransferRunOptions {
@@ -71,6 +72,7 @@ int ServeTransfer(const TransferServeOptions& o) {
   }
   transfer::RdmaServeChoice choice{o.device, o.ib_port, std::nullopt};
   if (o.gid_index >= 0) choice.gid_index = static_cast<uint32_t>(o.gid_index);
+  choice.gpu = o.gpu;
   (*server)->set_rdma_choice(choice);
   (*server)->set_counter_root(o.sys_root);
   std::cout << "nodeprobe transfer server listening on "
@@ -206,6 +208,11 @@ CLI::App* AddServeFlags(CLI::App& transfer, const std::shared_ptr<TransferServeO
   serve_cmd->add_option("--gid-index", serve->gid_index,
                         "RoCE GID index (default: chosen from the client's interface)")
       ->check(CLI::Range(0, 65535));
+  serve_cmd->add_option("--gpu", serve->gpu,
+                        "RDMA: put the served buffer on GPU N, so the NIC writes into (or "
+                        "reads from) GPU memory as NCCL's receive side does (dma-buf, else "
+                        "nvidia_peermem)")
+      ->check(CLI::Range(0, 1023));
   serve_cmd->add_option("--sysfs-root", serve->sys_root,
                         "Read the port counters sent back with each run from this tree "
                         "(the host's /sys mounted elsewhere, e.g. /host/sys in a container)")

@@ -66,8 +66,7 @@ std::vector<v1::PairResult> AllAtOnce(v1::StageRun* part,
     if (!f.alive) continue;
     AgentSession& from = *nodes[f.from];
     AgentSession& to = *nodes[f.to];
-    v1::Task go =
-        TransferTask(from, to, kFirstRail, ports[i], RailOp(from, to, kFirstRail), seconds);
+    v1::Task go = IntoRailTask(from, to, kFirstRail, ports[i], false, seconds);
     SetTrafficClass(ap, &go);  // the class and SL NCCL will use, as two-node's
     f.go_id = go.task_id();
     if (absl::Status s = Send(from, go, deadline, ap); !s.ok()) {
@@ -201,7 +200,7 @@ std::optional<v1::LatencyStats> LatencyProbe(v1::StageRun* part, AgentSession& f
     NodeFailed(part, to.node(), ready.status(), "a latency probe's set-up");
     return std::nullopt;
   }
-  v1::Task go = TransferTask(from, to, kFirstRail, ready->endpoint().port(), v1::RR_LAT, seconds);
+  v1::Task go = IntoRailTask(from, to, kFirstRail, ready->endpoint().port(), true, seconds);
   SetTrafficClass(part->profile(), &go);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, part->profile());
   Cancel(to, serve.task_id());
@@ -237,9 +236,50 @@ std::vector<std::vector<int>> CongestionGroups(int n, int size) {
   return groups;
 }
 
+std::vector<double> CommonWindowRates(const std::vector<const v1::TransferResult*>& rows,
+                                      std::string* basis) {
+  constexpr int64_t kInterval = 100'000'000;  // transfer_stats.h kIntervalNs
+  int64_t from = 0, to = 0;
+  for (const v1::TransferResult* row : rows) {
+    if (row->intervals_start_unix_ns() <= 0 || row->interval_gbps_size() == 0) {
+      *basis = "each flow over its own run (a flow has no stamped 100 ms rates: an older agent)";
+      return {};
+    }
+    const int64_t start = row->intervals_start_unix_ns();
+    const int64_t end = start + row->interval_gbps_size() * kInterval;
+    from = from == 0 ? start : std::max(from, start);
+    to = to == 0 ? end : std::min(to, end);
+  }
+  // A 100 ms interval counts when most of it lies in the window (clocks of
+  // synced hosts agree within a few ms).
+  std::vector<double> out;
+  for (const v1::TransferResult* row : rows) {
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < row->interval_gbps_size(); ++k) {
+      const int64_t mid = row->intervals_start_unix_ns() + k * kInterval + kInterval / 2;
+      if (mid < from || mid > to) continue;
+      sum += row->interval_gbps(k);
+      ++n;
+    }
+    if (n < 2) {
+      *basis = absl::StrFormat("each flow over its own run (the flows shared only %.0f ms: "
+                               "started too far apart to line up)",
+                               std::max<double>(0, (to - from) / 1e6));
+      return {};
+    }
+    out.push_back(sum / n);
+  }
+  *basis = absl::StrFormat("the %.1f s every flow ran in, lined up by each flow's first post "
+                           "(its 100 ms rates there, averaged)",
+                           (to - from) / 1e9);
+  return out;
+}
+
 void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r,
                      const std::string& rail_basis) {
   std::vector<double> bw;
+  std::vector<const v1::TransferResult*> rows;
   v1::Transport transport = v1::TCP;
   v1::TransferOp op = v1::STREAM_BW;
   for (const v1::PairResult& p : r->flows()) {
@@ -247,9 +287,17 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
     double g = 0;
     if (!BandwidthFigure(p, &kind, &g)) continue;
     bw.push_back(g);
+    rows.push_back(&p.result().transfer().results(0));
     transport = p.result().transfer().transport();
     op = p.result().transfer().op();
   }
+  // A flow that started late runs partly alone and fast: the sum and the
+  // fairness are taken over the window all flows shared.
+  std::string basis;
+  if (std::vector<double> aligned = CommonWindowRates(rows, &basis); !aligned.empty()) {
+    bw = std::move(aligned);
+  }
+  r->set_window_basis(basis);
   r->set_aggregate_gbps(std::accumulate(bw.begin(), bw.end(), 0.0));
   r->set_fairness(JainIndex(bw));
 

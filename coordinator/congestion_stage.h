@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -41,6 +42,12 @@ std::vector<std::vector<int>> CongestionGroups(int n, int size);
 
 // Fills aggregate, fairness, findings and verdict of `r` from its flows
 // and latencies.
+// Each flow's rate over the window all of them ran in (lined up by their
+// stamped first post, their 100 ms rates inside it averaged); empty, with
+// `basis` saying why, when they cannot be lined up. `basis` says which.
+std::vector<double> CommonWindowRates(const std::vector<const v1::TransferResult*>& rows,
+                                      std::string* basis);
+
 // `rail_rate_gbps`: the receiving rail's goodput (RailGoodputGbps), 0 when
 // unknown; `rail_basis` how it was derived, for the bar's basis.
 void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r,

@@ -31,6 +31,38 @@ const v1::Finding* Find(const v1::CongestionResult& r, const std::string& code) 
   return nullptr;
 }
 
+// Two flows share a 10 Gb/s receiver for 2 s; a third starts 1.5 s late
+// and runs its last second alone at full rate. Its average over its own run
+// (7.5) would make the sum 17.5 and hide the unfairness; over the window
+// all three shared, each had 3.3.
+TEST(CongestionTest, TheSumAndFairnessAreTakenOverTheWindowTheFlowsShared) {
+  v1::CongestionResult r = Incast({5, 5, 7.5});
+  const int64_t t0 = 1'800'000'000'000'000'000;
+  auto stamp = [&](int flow, int64_t start, const std::vector<double>& rates) {
+    v1::TransferResult* row =
+        r.mutable_flows(flow)->mutable_result()->mutable_transfer()->mutable_results(0);
+    row->set_intervals_start_unix_ns(start);
+    for (double g : rates) row->add_interval_gbps(g);
+  };
+  std::vector<double> early(15, 5.0);  // 0 .. 1.5 s: two flows at 5
+  early.insert(early.end(), 5, 10.0 / 3);  // 1.5 .. 2.0 s: three at 3.33
+  stamp(0, t0, early);
+  stamp(1, t0, early);
+  std::vector<double> late(5, 10.0 / 3);  // 1.5 .. 2.0 s shared
+  late.insert(late.end(), 10, 10.0);      // 2.0 .. 3.0 s alone
+  stamp(2, t0 + 1'500'000'000, late);
+  JudgeCongestion(Profile(), 0, &r);
+  EXPECT_NEAR(r.aggregate_gbps(), 10.0, 1e-9);
+  EXPECT_NEAR(r.fairness(), 1.0, 1e-9);
+  EXPECT_NE(r.window_basis().find("the 0.5 s every flow ran in"), std::string::npos)
+      << r.window_basis();
+  // Without stamps (an older agent) each flow's own average is used, said so.
+  v1::CongestionResult old = Incast({5, 5, 7.5});
+  JudgeCongestion(Profile(), 0, &old);
+  EXPECT_NEAR(old.aggregate_gbps(), 17.5, 1e-9);
+  EXPECT_NE(old.window_basis().find("each flow over its own run"), std::string::npos);
+}
+
 TEST(CongestionTest, JainsIndexIsOneForEqualSharesAndOneOverNForOneHog) {
   EXPECT_DOUBLE_EQ(JainIndex({3, 3, 3}), 1.0);
   EXPECT_DOUBLE_EQ(JainIndex({9, 0, 0}), 1.0 / 3);

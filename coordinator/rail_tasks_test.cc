@@ -12,6 +12,8 @@ int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
 std::vector<std::string> RailPlan(const v1::AcceptanceProfile& profile);
 bool RailSelected(const v1::RunStageRequest& req, const std::vector<std::string>& plan,
                   const AgentSession& a, const AgentSession& b, int rail, int rails);
+std::string UnmeasurableRail(const AgentSession& a, int ar, const AgentSession& b, int br);
+bool RailHasAddress(const AgentSession& s, int rail);
 
 namespace {
 
@@ -75,13 +77,56 @@ TEST(RailTasksTest, TheProfilesNcclClassRidesOnRdmaTransfersOnly) {
   EXPECT_EQ(designed.run_transfer().request().traffic_class(), 98u);
 }
 
+// A RoCE rail without IPv4 cannot be measured as itself: it is
+// RAIL_NOT_MEASURED, never a TCP stream over the management network in its
+// name; an IB rail without IPoIB is measured (by LID) but has no path MTU
+// of its own.
+TEST(RailTasksTest, ARoceRailWithoutAnAddressIsNotMeasuredInItsName) {
+  v1::Rail bare = Ib("mlx5_1");
+  bare.set_link_layer("Ethernet");
+  v1::Rail addressed = Ib("mlx5_1", "192.168.1.4");
+  addressed.set_link_layer("Ethernet");
+  auto a = Node("gpu-a", "10.0.0.1", {addressed});
+  auto b = Node("gpu-b", "10.0.0.2", {bare});
+  const std::string why = UnmeasurableRail(*a, 0, *b, 0);
+  EXPECT_NE(why.find("mlx5_1:1 on gpu-b has no IPv4 address"), std::string::npos) << why;
+  EXPECT_NE(why.find("management network"), std::string::npos) << why;
+  EXPECT_EQ(UnmeasurableRail(*a, 0, *a, 0), "");
+  auto c = Node("gpu-c", "10.0.0.3", {Ib("mlx5_0")});
+  auto d = Node("gpu-d", "10.0.0.4", {Ib("mlx5_0")});
+  EXPECT_EQ(UnmeasurableRail(*c, 0, *d, 0), "");
+  EXPECT_FALSE(RailHasAddress(*d, 0));
+  EXPECT_TRUE(RailHasAddress(*a, 0));
+  auto tcp = Node("cpu-e", "10.0.0.5", {});
+  EXPECT_TRUE(RailHasAddress(*tcp, 0));  // no rails: the management path by design
+}
+
 TEST(RailTasksTest, RailsPairByNameNotPosition) {
   auto a = Node("gpu-a", "10.0.0.1", {Ib("mlx5_0"), Ib("mlx5_1")});
   auto b = Node("gpu-b", "10.0.0.2", {Ib("mlx5_1"), Ib("mlx5_0")});
   EXPECT_EQ(PeerRail(*a, 0, *b), 1);
   EXPECT_EQ(PeerRail(*a, 1, *b), 0);
+  // A node missing a rail: no pairing across rails by position.
   auto c = Node("gpu-c", "10.0.0.3", {Ib("mlx5_4")});
-  EXPECT_EQ(PeerRail(*a, 0, *c), 0);  // no rail of that name: by position
+  EXPECT_EQ(PeerRail(*a, 0, *c), -1);
+  EXPECT_EQ(PeerRail(*a, 1, *c), -1);
+  auto short_b = Node("gpu-b2", "10.0.0.6", {Ib("mlx5_1")});
+  EXPECT_EQ(PeerRail(*a, 0, *short_b), -1);  // mlx5_0 is missing there
+  EXPECT_EQ(PeerRail(*a, 1, *short_b), 0);
+  // As many rails, other names (enumerated differently): by position.
+  auto e = Node("gpu-e", "10.0.0.7", {Ib("mlx5_4"), Ib("mlx5_5")});
+  EXPECT_EQ(PeerRail(*a, 1, *e), 1);
+  // A node without rails: the one TCP path.
+  auto f = Node("cpu-f", "10.0.0.8", {});
+  EXPECT_EQ(PeerRail(*a, 0, *f), 0);
+  // The congestion and failure stages: into b's first rail (mlx5_1) from
+  // a's rail of the same name, not a's first.
+  EXPECT_EQ(SenderRail(*a, *b, kFirstRail), 1);
+  const v1::Task go = IntoRailTask(*a, *b, kFirstRail, 18515, false, 3);
+  EXPECT_EQ(go.run_transfer().device(), "mlx5_1");
+  EXPECT_EQ(go.run_transfer().request().op(), v1::WRITE_BW);
+  EXPECT_EQ(IntoRailTask(*a, *b, kFirstRail, 18515, true, 1).run_transfer().request().op(),
+            v1::WRITE_LAT);
 }
 
 v1::Rail Roce(const std::string& device, const std::string& netdev) {

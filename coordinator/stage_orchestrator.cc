@@ -228,10 +228,6 @@ bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail) {
   return RdmaRail(from, rail, to, rail);
 }
 
-v1::TransferOp RailOp(const AgentSession& from, const AgentSession& to, int rail) {
-  return RdmaRail(from, to, rail) ? v1::WRITE_BW : v1::STREAM_BW;
-}
-
 v1::Task ServeTask(const AgentSession& to, int rail) {
   v1::Task serve;
   serve.set_task_id(NewTaskId());
@@ -295,24 +291,62 @@ void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
   }
 }
 
+std::string RailName(const AgentSession& s, int rail) {
+  return rail < s.registration().rails_size() ? s.registration().rails(rail).name() : "tcp";
+}
+
+// Whether `rail` of `s` has an IPv4 address of its own (else RailAddress
+// is the agent's management address). A node without rails is "tcp" over
+// its management address by design.
+bool RailHasAddress(const AgentSession& s, int rail) {
+  const auto& rails = s.registration().rails();
+  return rail >= rails.size() || rails[rail].ipv4_size() > 0;
+}
+
+// Why rail `ar` of `a` and `br` of `b` cannot be measured as themselves,
+// or "": both are RDMA rails, yet RDMA cannot run between them (a RoCE
+// rail without IPv4 has no routable GID), and TCP would go over the
+// management network under the rail's name.
+std::string UnmeasurableRail(const AgentSession& a, int ar, const AgentSession& b, int br) {
+  const auto& x = a.registration().rails();
+  const auto& y = b.registration().rails();
+  if (ar >= x.size() || br >= y.size()) return "";
+  if (x[ar].rdma_device().empty() || y[br].rdma_device().empty()) return "";
+  if (RdmaRail(a, ar, b, br) && RdmaRail(b, br, a, ar)) return "";
+  std::vector<std::string> bare;
+  if (x[ar].ipv4_size() == 0) bare.push_back(absl::StrCat(x[ar].name(), " on ", a.node()));
+  if (y[br].ipv4_size() == 0) bare.push_back(absl::StrCat(y[br].name(), " on ", b.node()));
+  return absl::StrCat(absl::StrJoin(bare, " and "),
+                      " has no IPv4 address (a RoCE rail needs one for a routable GID); a TCP "
+                      "transfer would cross the management network, not this rail");
+}
+
+// The rail of `b` that is `rail` of `a`: the one of the same name; by
+// position only when the two nodes have as many rails (names that differ
+// between two otherwise alike nodes); -1 when `b` has no such rail (a node
+// missing a rail is not paired across rails by position).
 int PeerRail(const AgentSession& a, int rail, const AgentSession& b) {
   const auto& ar = a.registration().rails();
   const auto& br = b.registration().rails();
+  if (ar.empty() || br.empty()) return rail;  // a node without rails: TCP by design
   if (rail < ar.size()) {
     for (int i = 0; i < br.size(); ++i) {
       if (br[i].name() == ar[rail].name()) return i;
     }
   }
-  return rail;
+  return ar.size() == br.size() ? rail : -1;
 }
 
 void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
                  const v1::RunStageRequest& request, absl::Time deadline,
                  const ProgressFn& progress, const std::vector<int>& only_rails, bool latency,
                  bool path_mtu) {
-  const int rails =
-      std::max(1, std::min(a.registration().rails_size(), b.registration().rails_size()));
+  const int a_rails = a.registration().rails_size(), b_rails = b.registration().rails_size();
+  // Every rail of `a` when both have rails (each paired by identity), else
+  // the one TCP path between the nodes.
+  const int rails = a_rails > 0 && b_rails > 0 ? a_rails : 1;
   const std::vector<std::string> plan = RailPlan(run->profile());
+  std::vector<bool> b_paired(static_cast<size_t>(b_rails), false);
   for (int r = 0; r < rails; ++r) {
     if (!RailSelected(request, plan, a, b, r, rails)) continue;
     if (!only_rails.empty() &&
@@ -322,12 +356,28 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
     // Rails pair by identity: the peer's rail of the same name, else the
     // same position.
     const int pr = PeerRail(a, r, b);
+    if (pr < 0) {
+      AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(a, r),
+                 absl::StrCat("rail ", RailName(a, r), " of ", a.node(), " not measured: ",
+                              b.node(), " has no rail of that name (", b_rails, " rails against ",
+                              a_rails, "); rails are paired by name, not across by position"));
+      continue;
+    }
+    if (pr < b_rails) b_paired[pr] = true;
+    if (std::string why = UnmeasurableRail(a, r, b, pr); !why.empty()) {
+      AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(a, r),
+                 absl::StrCat("rail ", RailName(a, r), " between ", a.node(), " and ", b.node(),
+                              " not measured: ", why));
+      continue;
+    }
     const std::pair<AgentSession*, int> ends[2] = {{&a, r}, {&b, pr}};
     for (int dir = 0; dir < 2; ++dir) {
       AgentSession& from = *ends[dir].first;
       AgentSession& to = *ends[1 - dir].first;
       const int fr = ends[dir].second, tr = ends[1 - dir].second;
-      if (path_mtu) {
+      // A rail without an address of its own (InfiniBand without IPoIB)
+      // has no IP path: the management address's MTU is not the rail's.
+      if (path_mtu && RailHasAddress(to, tr)) {
         progress(absl::StrCat("path MTU ", from.node(), " -> ", to.node(), " rail ", r));
         PathMtu(run, from, to, tr, deadline);
       }
@@ -336,6 +386,29 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
       if (latency && !Transfer(run, from, fr, to, tr, request, deadline, true).ok()) return;
     }
   }
+  // Rails of `b` no rail of `a` paired with (`a` is missing them), when
+  // the stage ran every rail.
+  if (request.rails_size() > 0 || !only_rails.empty() || a_rails == 0) return;
+  for (int i = 0; i < b_rails; ++i) {
+    if (b_paired[i] || !RailSelected(request, plan, b, a, i, b_rails)) continue;
+    AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(b, i),
+               absl::StrCat("rail ", RailName(b, i), " of ", b.node(), " not measured: ",
+                            a.node(), " has no rail of that name"));
+  }
+}
+
+int SenderRail(const AgentSession& from, const AgentSession& to, int to_rail) {
+  const int r = PeerRail(to, to_rail, from);
+  return r < 0 ? to_rail : r;
+}
+
+v1::Task IntoRailTask(const AgentSession& from, const AgentSession& to, int to_rail,
+                      uint32_t server_port, bool latency, double seconds) {
+  const int fr = SenderRail(from, to, to_rail);
+  const v1::TransferOp op = latency                                  ? v1::RR_LAT
+                            : RdmaRail(from, fr, to, to_rail) ? v1::WRITE_BW
+                                                                     : v1::STREAM_BW;
+  return TransferTask(from, fr, to, to_rail, server_port, op, seconds);
 }
 
 int RailIndex(const AgentSession& session, const std::string& rail_name) {

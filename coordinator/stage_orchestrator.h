@@ -60,7 +60,8 @@ void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& 
 // about a node once, however many parts it ended.
 void AppendOnce(v1::StageRun* run, v1::StageRun part);
 
-// The rail the congestion and failure stages load on each node: its first.
+// The rail the congestion and failure stages load on each receiver: its
+// first; each sender sends from its rail of the same name (SenderRail).
 inline constexpr int kFirstRail = 0;
 
 // Tasks for one direction of a rail: `to` serves (ServeTask; its first
@@ -71,12 +72,20 @@ inline constexpr int kFirstRail = 0;
 bool RdmaRail(const AgentSession& from, const AgentSession& to, int rail);
 // Rails of two nodes paired by identity (the same name), not by position.
 bool RdmaRail(const AgentSession& from, int from_rail, const AgentSession& to, int to_rail);
-v1::TransferOp RailOp(const AgentSession& from, const AgentSession& to, int rail);
 v1::Task ServeTask(const AgentSession& to, int rail);
 v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail,
                       uint32_t server_port, v1::TransferOp op, double seconds);
 v1::Task TransferTask(const AgentSession& from, int from_rail, const AgentSession& to,
                       int to_rail, uint32_t server_port, v1::TransferOp op, double seconds);
+
+// The rail of `from` whose traffic goes into rail `to_rail` of `to`: the
+// one of the same name (rails pair by identity), else the same position.
+int SenderRail(const AgentSession& from, const AgentSession& to, int to_rail);
+// A transfer from `from`'s SenderRail into `to`'s `to_rail`: WRITE_BW when
+// RDMA can run between them, else STREAM_BW; RR_LAT (WRITE_LAT on RDMA)
+// with `latency`. What the congestion and failure stages load.
+v1::Task IntoRailTask(const AgentSession& from, const AgentSession& to, int to_rail,
+                      uint32_t server_port, bool latency, double seconds);
 
 // An RDMA transfer task runs in the traffic class and service level NCCL
 // will use (the profile's designed RoCE class, NCCL_IB_SL): every stage's

@@ -52,9 +52,11 @@ NP="$(cd "$BUILD" && pwd)/bin/nodeprobe"
 remote() { ssh "$PEER" "nohup $1 >/dev/null 2>&1 & echo \$!"; }
 stop() { ssh "$PEER" "kill -TERM $1 2>/dev/null; true"; }
 
-# One comparison: NAME PERFTEST_TOOL PERFTEST_ARGS NODEPROBE_ARGS SIZE FIELD
+# One comparison: NAME PERFTEST_TOOL PERFTEST_ARGS NODEPROBE_ARGS SIZE FIELD [SERVE_ARGS]
+# (perftest's args apply to both its ends; SERVE_ARGS gives our server the
+# same, e.g. --gpu 0 beside --use_cuda=0).
 compare() {
-  local name="$1" tool="$2" pargs="$3" nargs="$4" size="$5" kind="$6" pt np pid
+  local name="$1" tool="$2" pargs="$3" nargs="$4" size="$5" kind="$6" sargs="${7:-}" pt np pid
   pid=$(remote "$tool -d $DEV -x $GID -s $size -F $pargs")
   sleep 2
   if [ "$kind" = lat ]; then
@@ -64,7 +66,7 @@ compare() {
          awk -v s="$size" '$1 == s {print $4}')
   fi
   stop "$pid"
-  pid=$(remote "$NP transfer serve --port 18515 --device $DEV --gid-index $GID")
+  pid=$(remote "$NP transfer serve --port 18515 --device $DEV --gid-index $GID $sargs")
   sleep 2
   np=$("$NP" transfer run --peer "$PEER:18515" --transport rdma --device "$DEV" \
          --gid-index "$GID" --size "$size" --format json $nargs |
@@ -82,7 +84,8 @@ for size in $SIZES; do
   compare "write_bw -b Gb/s" ib_write_bw "-D 5 -b" "--op write_bw --duration 5 --bidirectional" "$size" bw
   compare "write_bw rdma_cm Gb/s" ib_write_bw "-D 5 -R" "--op write_bw --duration 5 --rdma-cm" "$size" bw
   if [ -e /proc/driver/nvidia/version ]; then
-    compare "write_bw gpu0 Gb/s" ib_write_bw "-D 5 --use_cuda=0" "--op write_bw --duration 5 --gpu 0" "$size" bw
+    compare "write_bw gpu0 Gb/s" ib_write_bw "-D 5 --use_cuda=0" "--op write_bw --duration 5 --gpu 0" \
+      "$size" bw "--gpu 0"
   fi
 done
 compare "write_lat median us" ib_write_lat "-n 1000" "--op write_lat --iterations 1000" 2 lat

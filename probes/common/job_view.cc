@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -58,6 +59,28 @@ int CountGpuList(const std::string& raw) {
   return n;
 }
 
+int CudaVisibleCount(const std::string& raw, std::string* stopped_at) {
+  if (stopped_at != nullptr) stopped_at->clear();
+  int n = 0;
+  bool mig = false;
+  for (absl::string_view e : absl::StrSplit(raw, ',')) {
+    e = absl::StripAsciiWhitespace(e);
+    int ordinal = 0;
+    const bool ok = (absl::SimpleAtoi(e, &ordinal) && ordinal >= 0) ||
+                    absl::StartsWith(e, "GPU-") || absl::StartsWith(e, "MIG-");
+    if (!ok) {
+      if (stopped_at != nullptr) *stopped_at = std::string(e);
+      break;
+    }
+    if (absl::StartsWith(e, "MIG-")) {
+      if (mig) continue;  // one MIG instance per process
+      mig = true;
+    }
+    ++n;
+  }
+  return n;
+}
+
 LocalRanks GrantOf(const Env& env, int flag) {
   if (flag > 0) return {flag, absl::StrCat("--gpus ", flag)};
   if (const std::string step = Get(env, "SLURM_STEP_GPUS"); !step.empty()) {
@@ -72,20 +95,34 @@ LocalRanks GrantOf(const Env& env, int flag) {
 
 LocalRanks RanksOf(const Env& env, int granted, int visible) {
   if (LocalRanks grant = GrantOf(env, granted); grant.count >= 0) return grant;
-  for (const char* key : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}) {
-    if (env.count(key) == 0) continue;
-    const int listed = CountGpuList(Get(env, key));
-    if (listed >= 0) return {listed, absl::StrCat(key, "=", Get(env, key))};
+  if (env.count("CUDA_VISIBLE_DEVICES") > 0) {
+    const std::string cvd = Get(env, "CUDA_VISIBLE_DEVICES");
+    return {CudaVisibleCount(cvd, nullptr), "CUDA_VISIBLE_DEVICES=" + cvd};
+  }
+  if (env.count("NVIDIA_VISIBLE_DEVICES") > 0) {
+    const int listed = CountGpuList(Get(env, "NVIDIA_VISIBLE_DEVICES"));
+    if (listed >= 0) {
+      return {listed, "NVIDIA_VISIBLE_DEVICES=" + Get(env, "NVIDIA_VISIBLE_DEVICES")};
+    }
   }
   return {visible, absl::StrCat(visible, " visible GPUs (/dev/nvidiaN)")};
+}
+
+uint64_t Product(std::initializer_list<uint64_t> factors) {
+  uint64_t out = 1;
+  for (uint64_t f : factors) {
+    if (__builtin_mul_overflow(out, f, &out)) return std::numeric_limits<uint64_t>::max();
+  }
+  return out;
 }
 
 uint64_t ConnectionBytes(const Env& env) {
   uint64_t buff = kDefaultBuffSize;
   uint64_t set = 0;
   if (absl::SimpleAtoi(Get(env, "NCCL_BUFFSIZE"), &set) && set > 0) buff = set;
-  // The LL and LL128 buffers ride along in the same proportion.
-  return kSegmentAtDefault / (kDefaultBuffSize / 4096) * (buff / 4096);
+  // The LL and LL128 buffers ride along in the same proportion; checked, so
+  // an absurd NCCL_BUFFSIZE saturates instead of wrapping to a tiny need.
+  return Product({kSegmentAtDefault / (kDefaultBuffSize / 4096), buff / 4096});
 }
 
 int Channels(const Env& env) {
@@ -96,6 +133,13 @@ int Channels(const Env& env) {
 
 RdmaUse RdmaUseOf(const Env& env, int devices, bool expected) {
   if (expected) return {true, "the profile's preflight.expect_rdma"};
+  // NCCL picks its network by name, case-insensitively (ncclNetInit's
+  // strcasecmp): a forced IB fails at init ("network IB not found") when no
+  // device is usable, whatever NCCL_IB_DISABLE says (nccl-env judges that
+  // contradiction).
+  if (absl::AsciiStrToLower(Get(env, "NCCL_NET")) == "ib") {
+    return {true, "NCCL_NET=" + Get(env, "NCCL_NET") + " forces NCCL's IB transport"};
+  }
   if (Get(env, "NCCL_IB_DISABLE") == "1") return {false, "NCCL_IB_DISABLE=1"};
   if (absl::AsciiStrToLower(Get(env, "NCCL_NET")) == "socket") return {false, "NCCL_NET=Socket"};
   if (!Get(env, "NCCL_IB_HCA").empty()) return {true, "NCCL_IB_HCA=" + Get(env, "NCCL_IB_HCA")};
@@ -105,6 +149,7 @@ RdmaUse RdmaUseOf(const Env& env, int devices, bool expected) {
 
 std::string Bytes(uint64_t b) {
   if (b == std::numeric_limits<uint64_t>::max()) return "unlimited";
+  if (b >= (1ull << 50)) return absl::StrFormat("%.1f PiB", static_cast<double>(b) / (1ull << 50));
   if (b < (1u << 20)) return absl::StrFormat("%d KiB", b >> 10);
   if (b < (1ull << 30)) return absl::StrFormat("%.1f MiB", static_cast<double>(b) / (1 << 20));
   return absl::StrFormat("%.1f GiB", static_cast<double>(b) / (1 << 30));

@@ -1,5 +1,7 @@
 #include "probes/common/job_view.h"
 
+#include <limits>
+
 #include "gtest/gtest.h"
 
 namespace nodeprobe::job {
@@ -35,6 +37,23 @@ TEST(JobViewTest, BuffersFollowNcclBuffsizeAndChannels) {
   EXPECT_EQ(Channels({}), 2);
   EXPECT_EQ(Channels({{"NCCL_MIN_NCHANNELS", "16"}}), 16);
   EXPECT_EQ(Channels({{"NCCL_MIN_NCHANNELS", "x"}}), 2);
+  // An NCCL_BUFFSIZE whose product overflows saturates, never wraps small.
+  const uint64_t huge = ConnectionBytes({{"NCCL_BUFFSIZE", "18446744073709551615"}});
+  EXPECT_EQ(huge, std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(Product({8, 64, 2, huge}), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(Product({1ull << 40, 1ull << 30}), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(Product({8, 2, 2, 5967872}), 8u * 2 * 2 * 5967872);
+}
+
+// A forced IB transport expects RDMA even with NCCL_IB_DISABLE=1 (nccl-env
+// judges the contradiction): NCCL fails at init without a device.
+TEST(JobViewTest, NcclNetIbExpectsRdma) {
+  EXPECT_TRUE(RdmaUseOf({{"NCCL_NET", "IB"}}, 0, false).uses);
+  EXPECT_TRUE(RdmaUseOf({{"NCCL_NET", "ib"}, {"NCCL_IB_DISABLE", "1"}}, 0, false).uses);
+  EXPECT_NE(RdmaUseOf({{"NCCL_NET", "IB"}}, 0, false).why.find("forces NCCL's IB transport"),
+            std::string::npos);
+  EXPECT_FALSE(RdmaUseOf({{"NCCL_IB_DISABLE", "1"}}, 3, false).uses);
+  EXPECT_FALSE(RdmaUseOf({{"NCCL_NET", "Socket"}}, 3, false).uses);
 }
 
 }  // namespace

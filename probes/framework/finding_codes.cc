@@ -100,9 +100,15 @@ const std::vector<FindingCode>& FindingCodes() {
        "a GPU is in a state that lasts until it is reset",
        "drain the node's jobs, reset the GPU (nvidia-smi -r -i N) or reboot, then rerun the "
        "single-node stage"},
-      {"NVSWITCH_SXID", v1::WARN, "kernel-log", "an NVSwitch logged an SXid",
+      {"NVSWITCH_SXID", kVaries, "kernel-log", "an NVSwitch logged an SXid",
        "look the SXid up in NVIDIA's catalog; fatal ones need the fabric manager restarted "
-       "and the node's GPUs reset"},
+       "and the node's GPUs reset",
+       "FAIL for a Fatal SXid, WARN otherwise"},
+      {"NIC_MODULE_EVENT", v1::WARN, "kernel-log",
+       "a NIC's transceiver module reported trouble (unplugged, power budget exceeded, an "
+       "unrecognized or bad cable, high temperature)",
+       "check the cable and transceiver the message names (seated, supported, within the "
+       "port's power class), then `mlxlink -d DEV -m` for the module's state"},
       {"PCIE_AER_UNCORRECTED", v1::FAIL, "kernel-log",
        "a PCIe device reported an uncorrected (non-fatal or fatal) error",
        "drain the node; the device or its slot/riser/cable is failing: reseat, then replace; "
@@ -515,6 +521,11 @@ const std::vector<FindingCode>& FindingCodes() {
        "check that rail's cable, optics and switch port on the node named (the other rails of the"
        " node are fine)",
        "WARN; FAIL when its retest confirms it"},
+      {"RAIL_NOT_MEASURED", v1::WARN, "two-node stage",
+       "a rail of both nodes could not be measured as itself (a RoCE rail without an IPv4 "
+       "address, so no routable GID), and no other path is measured in its name",
+       "give the rail's interface its address (or the RoCE GID its IPv4), then run the stage "
+       "again"},
       {"SUSPECT_LINK", kVaries, "cluster stage",
        "one pair measured low while both ends were fine with others",
        "check the path between the two: the cable or a switch port they share, or a route only "
@@ -588,6 +599,12 @@ const std::vector<FindingCode>& FindingCodes() {
        "give the pod the RDMA device plugin's resource (rdma/...) or the SR-IOV VF, expose "
        "/dev/infiniband to the container, set `rdma system set netns shared` or move the device "
        "into the pod's namespace, and give its interface an address (RoCE v2 GIDs need one)"},
+      {"NCCL_ENV_IGNORED", v1::WARN, "nccl-env",
+       "an NCCL_* level variable has a value NCCL does not read, so NCCL keeps its default",
+       "use a level NCCL knows (LOC, NVL, NVB, C2C, PIX, PXB, PXN, P2C, PHB, SYS) or a number"},
+      {"NCCL_SOCKET_LOOPBACK_ONLY", v1::WARN, "nccl-env",
+       "NCCL_SOCKET_IFNAME leaves only loopback: ranks on other nodes cannot reach this one",
+       "name the interface of the job's network (e.g. NCCL_SOCKET_IFNAME=eth0, or ^lo,docker)"},
       {"NCCL_ENV_INVALID", v1::FAIL, "nccl-env",
        "an NCCL_* variable names devices, interfaces, GIDs or files this container does not "
        "have, or a value NCCL does not take",

@@ -19,19 +19,25 @@ using locality::PathClass;
 using job::Get;
 
 // How many GPUs CUDA will enumerate from CUDA_VISIBLE_DEVICES: it stops at
-// the first index that does not exist (UUID and MIG entries are taken as
-// given); `bad` is that index.
+// the first entry that is not an ordinal or a UUID (job::CudaVisibleCount)
+// or an index that does not exist (UUID and MIG entries are taken as
+// given); `bad` is that entry.
 int CudaUsable(const std::string& list, int seen, std::string* bad) {
+  std::string invalid;
+  const int valid = job::CudaVisibleCount(list, &invalid);
   int n = 0;
-  for (absl::string_view e : absl::StrSplit(list, ',', absl::SkipWhitespace())) {
+  for (absl::string_view e : absl::StrSplit(list, ',')) {
+    if (n == valid) break;
+    e = absl::StripAsciiWhitespace(e);
     int index = 0;
-    if (absl::SimpleAtoi(e, &index) && (index < 0 || index >= seen)) {
+    if (absl::SimpleAtoi(e, &index) && index >= seen) {
       *bad = std::string(e);
-      break;
+      return std::min(n, seen);
     }
     ++n;
   }
-  return std::min(n, seen);
+  if (!invalid.empty()) *bad = invalid;
+  return std::min(valid, seen);
 }
 
 // The farthest path class NCCL_NET_GDR_LEVEL lets GPUDirect RDMA take,
@@ -78,7 +84,8 @@ void JudgeGrant(const job::Env& env, const job::LocalRanks& grant, const Seen& s
   std::string usable_why = seen.source;
   std::string bad;
   const std::string cvd = Get(env, "CUDA_VISIBLE_DEVICES");
-  if (env.count("CUDA_VISIBLE_DEVICES") && job::CountGpuList(cvd) >= 0) {
+  if (env.count("CUDA_VISIBLE_DEVICES")) {
+    // "", "-1", "NoDevFiles": no GPU, on purpose.
     usable = job::CountGpuList(cvd) == 0 ? 0 : CudaUsable(cvd, seen.count, &bad);
     usable_why = "CUDA_VISIBLE_DEVICES=" + cvd;
   }

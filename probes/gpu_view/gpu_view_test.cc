@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "probes/framework/profile.h"
 #include "probes/gpu_view/gpu_view_probe.h"
@@ -57,9 +58,35 @@ TEST(GpuGrantTest, MoreUsableThanGrantedWarnsAndAMatchPasses) {
             std::vector<std::string>{"GPU_GRANT_EXCEEDED"});
   EXPECT_TRUE(
       Codes(Granted({{"SLURM_STEP_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "0,1"}}, 0, 8)).empty());
-  EXPECT_TRUE(Codes(Granted({{"CUDA_VISIBLE_DEVICES", "all"}}, 8, 8)).empty());
   EXPECT_TRUE(Codes(Granted({}, 0, 8)).empty()) << "no grant stated: nothing to compare";
   EXPECT_EQ(Granted({}, 0, 8).evidence().at("gpu.granted"), "not stated");
+}
+
+// The CUDA runtime's reading of CUDA_VISIBLE_DEVICES, not the container
+// runtime's: "all" and "abc" are no GPU, it stops at the first entry that
+// is neither an ordinal nor a UUID, and a process sees one MIG instance.
+TEST(GpuGrantTest, GpusCudaWillNotSeeAreNotCounted) {
+  for (const char* cvd : {"all", "abc"}) {
+    v1::ProbeResult r = Granted({{"CUDA_VISIBLE_DEVICES", cvd}}, 8, 8);
+    EXPECT_EQ(r.evidence().at("gpu.usable"), absl::StrCat("0 (CUDA_VISIBLE_DEVICES=", cvd, ")"));
+    ASSERT_FALSE(r.findings().empty()) << cvd;
+    EXPECT_EQ(r.findings(0).code(), "GPU_GRANT_NOT_VISIBLE");
+    EXPECT_NE(r.findings(0).message().find(absl::StrCat("names GPU ", cvd)), std::string::npos)
+        << r.findings(0).message();
+  }
+  v1::ProbeResult partial = Granted({{"CUDA_VISIBLE_DEVICES", "0,abc,1"}}, 3, 4);
+  EXPECT_EQ(partial.evidence().at("gpu.usable"), "1 (CUDA_VISIBLE_DEVICES=0,abc,1)");
+  v1::ProbeResult mig = Granted(
+      {{"CUDA_VISIBLE_DEVICES", "MIG-4b0e5c2a-1111-2222-3333-444455556666,"
+                                "MIG-9a7d2b3c-1111-2222-3333-444455556666"}},
+      2, 8);
+  EXPECT_EQ(Codes(mig), std::vector<std::string>{"GPU_GRANT_NOT_VISIBLE"});
+  EXPECT_EQ(job::CudaVisibleCount("0,1,GPU-8f6e2f1c-aaaa", nullptr), 3);
+  std::string stopped;
+  EXPECT_EQ(job::CudaVisibleCount("0,-1,2", &stopped), 1);
+  EXPECT_EQ(stopped, "-1");
+  // On purpose: no GPU, and no finding about an entry.
+  EXPECT_TRUE(Codes(Granted({{"CUDA_VISIBLE_DEVICES", "-1"}}, 0, 8)).empty());
 }
 
 class LassenRailsTest : public ::testing::Test {

@@ -153,8 +153,15 @@ bool ParseAerBit(absl::string_view line, v1::KernelEvent* e) {
   return !e->text().empty();
 }
 
+// A module event that needs a look: anything but a cable being plugged in
+// (unplugged, power budget exceeded, an unrecognized or bad cable, high
+// temperature).
+bool ModuleTrouble(absl::string_view text) {
+  return !absl::StrContains(absl::AsciiStrToLower(text), "cable plugged");
+}
+
 // mlx5's "mlx5_core 0000:41:00.0 enp65s0f0np0: Link up" and "Port module
-// event: module 0, Cable plugged".
+// event: module 0, Cable plugged" (code 1 when ModuleTrouble).
 bool ParseNicEvent(absl::string_view line, v1::KernelEvent* e) {
   const size_t at = line.find("mlx5_core ");
   if (at == absl::string_view::npos) return false;
@@ -170,16 +177,65 @@ bool ParseNicEvent(absl::string_view line, v1::KernelEvent* e) {
       return true;
     }
   }
-  const size_t module = rest.find("Port module event: ");
+  // "Port module event: module 0, ..." and "Port module event[error]: ...".
+  const size_t module = rest.find("Port module event");
   if (module == absl::string_view::npos) return false;
+  const size_t colon = rest.find(": ", module);
+  if (colon == absl::string_view::npos) return false;
   e->set_kind("module");
   e->set_device(PciAddress(rest));
-  e->set_text(std::string(absl::StripAsciiWhitespace(rest.substr(module + 19))));
+  e->set_text(std::string(absl::StripAsciiWhitespace(rest.substr(colon + 2))));
+  e->set_code(ModuleTrouble(e->text()) ? 1 : 0);
   e->set_when(When(line.substr(0, at)));
   return true;
 }
 
 }  // namespace
+
+std::string Normalized(absl::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    // ESC [ params letter: dmesg --color=always wraps prefixes in SGR codes.
+    if (raw[i] == '\x1b' && i + 1 < raw.size() && raw[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < raw.size() && (std::isdigit(static_cast<unsigned char>(raw[j])) || raw[j] == ';')) {
+        ++j;
+      }
+      if (j < raw.size() && std::isalpha(static_cast<unsigned char>(raw[j]))) {
+        i = j;
+        continue;
+      }
+    }
+    out += raw[i] == '\t' ? ' ' : raw[i];  // "NVRM:<TAB>Xid"
+  }
+  return out;
+}
+
+std::string SyslogTag(absl::string_view line) {
+  absl::string_view s = line;
+  if (s.size() > 3 && s[0] == '<') {  // "<6>" priority
+    const size_t close = s.find('>');
+    if (close != absl::string_view::npos && close < 5) s.remove_prefix(close + 1);
+  }
+  // "Dec  2 11:38:47 host tag[pid]: message" (RFC 3164).
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  if (s.size() < 16 || s[3] != ' ' ||
+      std::find(std::begin(kMonths), std::end(kMonths), s.substr(0, 3)) == std::end(kMonths)) {
+    return "";
+  }
+  std::vector<absl::string_view> words = absl::StrSplit(s, ' ', absl::SkipEmpty());
+  if (words.size() < 5 || words[2].size() != 8 || words[2][2] != ':' || words[2][5] != ':') {
+    return "";
+  }
+  absl::string_view tag = words[4];
+  if (!absl::ConsumeSuffix(&tag, ":")) return "";
+  if (const size_t bracket = tag.find('['); bracket != absl::string_view::npos) {
+    tag = tag.substr(0, bracket);
+  }
+  return std::string(tag);
+}
 
 v1::KernelEvent ParseKernelLine(absl::string_view line) {
   v1::KernelEvent e;
@@ -193,8 +249,9 @@ v1::KernelEvent ParseKernelLine(absl::string_view line) {
     e.set_when(When(line.substr(0, line.find("NVRM:"))));
     return e;
   }
+  // The driver's wording varies in case ("Reset required", "Reset Required").
   if (absl::StrContains(line, "NVRM:") &&
-      (absl::StrContains(line, "Reset Required") || absl::StrContains(line, "reset required"))) {
+      absl::StrContains(absl::AsciiStrToLower(line), "reset required")) {
     e.set_kind("reset_required");
     e.set_device(GpuAddress(line));
     e.set_text(std::string(absl::StripAsciiWhitespace(line.substr(line.find("NVRM:") + 5))));
@@ -216,9 +273,15 @@ std::map<std::string, uint64_t> ParseAerCounters(absl::string_view text) {
   return out;
 }
 
-void KernelLogReader::AddLine(absl::string_view line) {
+void KernelLogReader::AddLine(absl::string_view raw) {
   report_.set_lines(report_.lines() + 1);
-  absl::ConsumeSuffix(&line, "\r");
+  absl::ConsumeSuffix(&raw, "\r");
+  const std::string line = Normalized(raw);
+  // A program's syslog line quoting a fault is not the kernel's.
+  if (const std::string tag = SyslogTag(line); !tag.empty() && tag != "kernel") {
+    report_.set_user_space_lines(report_.user_space_lines() + 1);
+    return;
+  }
   v1::KernelEvent e = ParseKernelLine(line);
   if (e.kind().empty()) return;
   e.set_line(report_.lines());

@@ -29,6 +29,14 @@
 namespace nodeprobe::kernel {
 
 // One line's event, or none (kind empty).
+// A line as the parsers read it: SGR colour codes (dmesg --color=always)
+// removed, tabs made spaces.
+std::string Normalized(absl::string_view raw);
+// The program tag of an RFC 3164 syslog line ("Dec  2 11:38:47 host
+// kernel: ..." is "kernel", "... host root: ..." is "root"); "" when the
+// line is not one.
+std::string SyslogTag(absl::string_view line);
+
 v1::KernelEvent ParseKernelLine(absl::string_view line);
 
 // A PCIe function's AER counters (sysfs aer_dev_correctable, _nonfatal,

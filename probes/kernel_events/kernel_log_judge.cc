@@ -2,8 +2,12 @@
 #include "probes/kernel_events/kernel_log_judge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -66,6 +70,16 @@ void JudgeAer(const std::string& device, int code, const KernelLogReader::Tally&
   }
 }
 
+// Link events this early after boot are the interface being brought up.
+constexpr double kBringUpSeconds = 120;
+
+// A "when" on the kernel's own clock (seconds since boot, as dmesg and
+// /dev/kmsg print it), not a wall-clock time.
+bool IsBootClock(const std::string& when) {
+  double s = 0;
+  return absl::SimpleAtod(when, &s);
+}
+
 }  // namespace
 
 v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader, const FaultRules& rules) {
@@ -95,16 +109,30 @@ v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader, const FaultRules& 
       AddFinding(&result, "GPU_RESET_REQUIRED", device,
                  absl::StrCat("GPU ", device, ": the driver asks for a reset; ", First(t)));
     } else if (kind == "sxid") {
-      AddFinding(
-          &result, "NVSWITCH_SXID", device,
-          absl::StrCat("NVSwitch ", device, ": SXid ", code, " ", Times(t.count), "; ", First(t)));
+      // The driver says "Fatal" or "Non-fatal" after the code; a fatal one
+      // needs the fabric manager restarted and the GPUs reset.
+      const bool fatal = absl::StartsWith(absl::AsciiStrToLower(t.first.text()), "fatal");
+      AddFinding(&result, "NVSWITCH_SXID", fatal ? v1::FAIL : v1::WARN, device,
+                 absl::StrCat("NVSwitch ", device, ": ", fatal ? "fatal " : "", "SXid ", code, " ",
+                              Times(t.count), "; ", First(t)));
     } else if (kind == "aer") {
       JudgeAer(device, code, t, rules, &result);
     } else if (kind == "link_down") {
       const uint64_t up = link_up.count(device) ? link_up[device] : 0;
-      AddFinding(&result, "RDMA_LINK_FLAPPED", device,
-                 absl::StrCat(device, " link went down ", Times(t.count), " and came up ",
-                              Times(up), "; ", First(t)));
+      const std::string what = absl::StrCat(device, " link went down ", Times(t.count),
+                                            " and came up ", Times(up), "; ", First(t));
+      // One down and up while the interface is brought up at boot (the
+      // kernel's clock, seconds since boot) is its bring-up, not a flap.
+      if (t.count == 1 && up >= 1 && t.last_s >= 0 && t.last_s < kBringUpSeconds &&
+          std::isfinite(t.last_s) && IsBootClock(t.first.when())) {
+        AddEvidence(&result, absl::StrCat(device, " link bring-up"), what);
+      } else {
+        AddFinding(&result, "RDMA_LINK_FLAPPED", device, what);
+      }
+    } else if (kind == "module" && code != 0) {
+      AddFinding(&result, "NIC_MODULE_EVENT", device,
+                 absl::StrCat(device, " transceiver module: ", t.first.text(), " (",
+                              Times(t.count), "); ", First(t)));
     } else if (kind == "module") {
       AddEvidence(&result, absl::StrCat(device, " module events"),
                   absl::StrCat(Times(t.count), "; ", First(t)));

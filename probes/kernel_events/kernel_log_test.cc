@@ -4,6 +4,7 @@
 #include "probes/kernel_events/kernel_log.h"
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -208,15 +209,87 @@ TEST(KernelLogTest, AHealthyNicLogPassesAndALinkDownIsAFlap) {
   auto plugged = Read("ib-link/issue-armnas16-dmesg-mlx5-port-module-cable-plugged.txt");
   EXPECT_EQ(plugged->counts, (Counts{{"module 0004:01:00.0 0", 1}}));
   EXPECT_EQ(plugged->result.verdict(), v1::PASS);
-  // The kmsg capture's line as the driver prints the link going down.
+  // The kmsg capture's line as the driver prints the link going down: at
+  // 15 s after boot, once, and up again, that is the interface's bring-up.
+  KernelLogReader boot;
+  boot.AddLine("<6>[   14.952018] mlx5_core 0000:41:00.0 enp65s0f0np0: Link down");
+  boot.AddLine("<6>[   16.100000] mlx5_core 0000:41:00.0 enp65s0f0np0: Link up");
+  const v1::ProbeResult brought_up = JudgeKernelLog(boot);
+  EXPECT_EQ(brought_up.findings_size(), 0) << brought_up.DebugString();
+  EXPECT_EQ(brought_up.evidence().count("enp65s0f0np0 link bring-up"), 1u);
+  // An hour in, it is a flap.
   KernelLogReader r;
-  r.AddLine("<6>[   14.952018] mlx5_core 0000:41:00.0 enp65s0f0np0: Link down");
-  r.AddLine("<6>[   16.100000] mlx5_core 0000:41:00.0 enp65s0f0np0: Link up");
+  r.AddLine("<6>[ 3614.952018] mlx5_core 0000:41:00.0 enp65s0f0np0: Link down");
+  r.AddLine("<6>[ 3616.100000] mlx5_core 0000:41:00.0 enp65s0f0np0: Link up");
   v1::ProbeResult res = JudgeKernelLog(r);
   ASSERT_EQ(res.findings_size(), 1);
   EXPECT_EQ(res.findings(0).code(), "RDMA_LINK_FLAPPED");
   EXPECT_NE(res.findings(0).message().find("went down once and came up once"), std::string::npos)
       << res.findings(0).message();
+}
+
+// The capture's Xid 48 line in other encodings: dmesg --color=always, a
+// tab after "NVRM:", and the driver's "Reset required" in its own case.
+TEST(KernelLogTest, ColourTabsAndCaseDoNotHideAFault) {
+  KernelLogReader r;
+  r.AddLine("\x1b[32m[ 1234.5]\x1b[0m \x1b[33mNVRM: \x1b[0mXid (PCI:0000:3b:00): 48, pid=1, "
+            "name=python, An uncorrectable double bit error (DBE) has been detected");
+  r.AddLine("[ 1235.0] NVRM:\tXid (PCI:0000:5e:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+            "fallen off the bus.");
+  r.AddLine("[ 1236.0] NVRM: GPU 0000:86:00.0: GPU Reset required");
+  const v1::ProbeResult j = JudgeKernelLog(r);
+  std::set<std::string> codes;
+  for (const v1::Finding& f : j.findings()) codes.insert(f.code() + " " + f.device());
+  EXPECT_TRUE(codes.count("GPU_XID 0000:3b:00")) << j.DebugString();
+  EXPECT_TRUE(codes.count("GPU_XID 0000:5e:00")) << j.DebugString();
+  EXPECT_TRUE(codes.count("GPU_RESET_REQUIRED 0000:86:00")) << j.DebugString();
+}
+
+// In syslog input only the kernel's lines count: a `logger` line quoting
+// an Xid is a program's words, not a fault.
+TEST(KernelLogTest, UserSpaceSyslogLinesAreNotFaults) {
+  KernelLogReader r;
+  r.AddLine("Dec  2 11:38:47 gpu01 root: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has "
+            "fallen off the bus.");
+  r.AddLine("Dec  2 11:38:48 gpu01 healthd[812]: NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=x");
+  EXPECT_EQ(JudgeKernelLog(r).findings_size(), 0);
+  EXPECT_EQ(r.report().user_space_lines(), 2u);
+  r.AddLine("Dec  2 11:38:49 gpu01 kernel: NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=x, DBE");
+  EXPECT_GE(JudgeKernelLog(r).findings_size(), 1);
+  EXPECT_EQ(SyslogTag("Dec 02 11:38:47 host kernel: x"), "kernel");
+  EXPECT_EQ(SyslogTag("[ 12.3] NVRM: Xid"), "");
+}
+
+// A Fatal SXid fails; a non-fatal one warns.
+TEST(KernelLogTest, AFatalSxidFails) {
+  KernelLogReader fatal;
+  fatal.AddLine("[ 100.0] nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 24007, Fatal, Link 46 "
+                "sourcetrack timeout error (First)");
+  const v1::ProbeResult f = JudgeKernelLog(fatal);
+  ASSERT_EQ(f.findings_size(), 1);
+  EXPECT_EQ(f.findings(0).severity(), v1::FAIL);
+  KernelLogReader soft;
+  soft.AddLine("[ 100.0] nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 20034, Non-fatal, Link 30 "
+               "LTSSM Fault Up");
+  const v1::ProbeResult s = JudgeKernelLog(soft);
+  ASSERT_EQ(s.findings_size(), 1);
+  EXPECT_EQ(s.findings(0).severity(), v1::WARN);
+}
+
+// mlx5's module events: an unplugged cable or a power budget exceeded
+// warns, naming the device and the module; a cable plugged in does not.
+TEST(KernelLogTest, TroubledTransceiverModulesWarn) {
+  KernelLogReader r;
+  r.AddLine("[ 500.1] mlx5_core 0000:41:00.0: Port module event: module 0, Cable unplugged");
+  r.AddLine("[ 500.2] mlx5_core 0000:41:00.1: Port module event[error]: module 1, Cable error, "
+            "Power budget exceeded");
+  const v1::ProbeResult j = JudgeKernelLog(r);
+  std::set<std::string> codes;
+  for (const v1::Finding& f : j.findings()) {
+    codes.insert(f.code() + " " + f.device());
+    EXPECT_EQ(f.severity(), v1::WARN);
+  }
+  EXPECT_TRUE(codes.count("NIC_MODULE_EVENT 0000:41:00.0")) << j.DebugString();
 }
 
 TEST(KernelLogTest, MemoryStaysBoundedWhateverTheLogHolds) {

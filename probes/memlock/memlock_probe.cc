@@ -105,7 +105,8 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
     const job::LocalRanks ranks = job::RanksOf(env, ctx.gpus_granted, job::VisibleGpuNodes());
     const int n = std::max(1, ranks.count);
     const int channels = job::Channels(env);
-    need = static_cast<uint64_t>(n) * channels * 2 * job::ConnectionBytes(env);
+    need = job::Product({static_cast<uint64_t>(n), static_cast<uint64_t>(channels), 2,
+                         job::ConnectionBytes(env)});
     why =
         absl::StrCat(n, " local ranks (", ranks.source, ") x ", channels, " channels x 2 x NCCL's ",
                      job::Bytes(job::ConnectionBytes(env)), " buffers");

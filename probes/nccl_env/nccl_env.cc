@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "probes/framework/result_util.h"
 
@@ -35,6 +38,12 @@ void JudgeHca(const std::string& value, const std::vector<Device>& devices, v1::
   const List l = ParseList(value);
   std::vector<std::string> here;
   for (const Device& d : devices) here.push_back(d.name);
+  if (l.entries.empty()) {
+    AddEvidence(r, "NCCL_IB_HCA", l.exclude ? "an empty exclude list: NCCL uses no device"
+                                             : "an empty list: NCCL uses every device");
+    if (l.exclude) Invalid(r, "NCCL_IB_HCA", value, "excludes every RDMA device");
+    return;
+  }
   if (l.exclude) {
     bool left = false;
     for (const Device& d : devices) left |= Selects(l, d.name);
@@ -49,7 +58,11 @@ void JudgeHca(const std::string& value, const std::vector<Device>& devices, v1::
       device = true;
       for (const Port& p : d.ports) active |= p.active && (e.port < 0 || p.port == e.port);
     }
-    const std::string entry = e.port < 0 ? e.name : absl::StrCat(e.name, ":", e.port);
+    std::string entry = e.port < 0 ? e.name : absl::StrCat(e.name, ":", e.port);
+    // NCCL does not trim: a space in an entry is part of the name.
+    if (entry.find_first_of(" \t") != std::string::npos) {
+      entry = absl::StrCat("\"", entry, "\" (NCCL does not trim spaces)");
+    }
     if (!device) {
       Invalid(r, "NCCL_IB_HCA", value,
               absl::StrCat("names ", entry,
@@ -63,25 +76,48 @@ void JudgeHca(const std::string& value, const std::vector<Device>& devices, v1::
 
 void JudgeIfname(const std::string& value, const std::vector<Link>& links, v1::ProbeResult* r) {
   const List l = ParseList(value);
-  std::vector<std::string> up;
-  bool selected = false;
+  std::vector<std::string> up, selected;
   for (const Link& k : links) {
     if (!k.up) continue;
     up.push_back(k.name);
-    selected |= Selects(l, k.name);
+    if (Selects(l, k.name)) selected.push_back(k.name);
   }
-  if (!selected) {
+  const bool spaces = value.find_first_of(" \t") != std::string::npos;
+  if (selected.empty()) {
     Invalid(r, "NCCL_SOCKET_IFNAME", value,
             absl::StrCat(l.exclude ? "leaves" : "matches", " no up interface here (up: ", Names(up),
-                         ")"));
+                         ")", spaces ? "; NCCL does not trim spaces from the names" : ""));
+    return;
+  }
+  // Only loopback: ranks on other nodes cannot reach it (bootstrap, and
+  // sockets as the fallback transport).
+  if (std::all_of(selected.begin(), selected.end(),
+                  [](const std::string& n) { return n.rfind("lo", 0) == 0; })) {
+    AddFinding(r, "NCCL_SOCKET_LOOPBACK_ONLY", "NCCL_SOCKET_IFNAME",
+               absl::StrCat("NCCL_SOCKET_IFNAME=", value, " leaves only loopback (",
+                            Names(selected), "): a job across nodes cannot bootstrap over it"));
   }
 }
 
 void JudgeGidIndex(const std::string& value, const std::string& hca,
                    const std::vector<Device>& devices, v1::ProbeResult* r) {
-  int index = -1;
-  if (!absl::SimpleAtoi(value, &index) || index < 0 || index > 255) {
-    Invalid(r, "NCCL_IB_GID_INDEX", value, "is not a GID index (0-255)");
+  // NCCL_PARAM reads it with strtoll(value, NULL, 0): hex (0x3), octal
+  // (010 is 8), a numeric prefix ("3abc" is 3), no digits at all is 0; -1
+  // (today's default) is automatic.
+  char* end = nullptr;
+  errno = 0;
+  const long long parsed = strtoll(value.c_str(), &end, 0);
+  if (errno == ERANGE || parsed < -1 || parsed > 255) {
+    Invalid(r, "NCCL_IB_GID_INDEX", value, "is not a GID index NCCL can use (-1 automatic, 0-255)");
+    return;
+  }
+  const int index = static_cast<int>(parsed);
+  if (end == value.c_str() || *end != '\0' || std::to_string(index) != value) {
+    AddEvidence(r, "NCCL_IB_GID_INDEX read as",
+                absl::StrCat(index, " (NCCL reads \"", value, "\" with strtoll base 0)"));
+  }
+  if (index < 0) {
+    AddEvidence(r, "NCCL_IB_GID_INDEX", "-1: NCCL picks the GID itself");
     return;
   }
   const List selected = ParseList(hca);
@@ -107,28 +143,37 @@ void JudgeGidIndex(const std::string& value, const std::string& hca,
 
 }  // namespace
 
+// NCCL's parseStringList (misc/utils.cc), byte for byte: nothing is
+// trimmed (" mlx5_1" is a name with a space, which no device has); an
+// entry ends at ',' or ':'; after ':' the port is atoi() of the rest, and
+// everything up to the next ',' is skipped ("mlx5_0:1:1" is port 1); empty
+// entries are dropped. The '^' and '=' come first, in that order, as the
+// callers (net_ib.cc, socket.cc) read them.
 List ParseList(const std::string& raw) {
   List l;
-  absl::string_view v = absl::StripAsciiWhitespace(raw);
+  absl::string_view v = raw;
   if (absl::ConsumePrefix(&v, "^")) l.exclude = true;
   if (absl::ConsumePrefix(&v, "=")) l.exact = true;
-  for (absl::string_view item : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-    Entry e;
-    item = absl::StripAsciiWhitespace(item);
-    const size_t colon = item.rfind(':');
-    int port = 0;
-    if (colon != absl::string_view::npos && absl::SimpleAtoi(item.substr(colon + 1), &port)) {
-      e.port = port;
-      item = item.substr(0, colon);
+  std::string name;
+  for (size_t i = 0; i <= v.size(); ++i) {
+    const char c = i < v.size() ? v[i] : '\0';
+    if (c == ':') {
+      if (!name.empty()) l.entries.push_back({name, atoi(std::string(v.substr(i + 1)).c_str())});
+      name.clear();
+      while (i < v.size() && v[i] != ',') ++i;
+    } else if (c == ',' || c == '\0') {
+      if (!name.empty()) l.entries.push_back({name, -1});
+      name.clear();
+    } else {
+      name += c;
     }
-    e.name = std::string(item);
-    l.entries.push_back(std::move(e));
   }
   return l;
 }
 
+// NCCL's matchIfList: an empty list matches every name.
 bool Selects(const List& l, const std::string& name, int port) {
-  bool any = false;
+  bool any = l.entries.empty();
   for (const Entry& e : l.entries) any |= Matches(l, e, name, port);
   return l.exclude ? !any : any;
 }
@@ -139,24 +184,45 @@ void Judge(const job::Env& env, const std::vector<Device>& devices, const std::v
     if (key.rfind("NCCL_", 0) == 0) AddEvidence(r, "env." + key, value);
   }
   const bool ib_off = Get(env, "NCCL_IB_DISABLE") == "1";
+  if (ib_off && absl::AsciiStrToLower(Get(env, "NCCL_NET")) == "ib") {
+    Invalid(r, "NCCL_NET", Get(env, "NCCL_NET"),
+            "forces the IB transport while NCCL_IB_DISABLE=1 disables it: NCCL fails at init "
+            "(\"network IB not found\")");
+  }
   if (const std::string v = Get(env, "NCCL_IB_HCA"); !v.empty() && !ib_off) JudgeHca(v, devices, r);
   if (const std::string v = Get(env, "NCCL_SOCKET_IFNAME"); !v.empty()) JudgeIfname(v, links, r);
   if (const std::string v = Get(env, "NCCL_IB_GID_INDEX"); !v.empty() && !ib_off) {
     JudgeGidIndex(v, Get(env, "NCCL_IB_HCA"), devices, r);
   }
+  // NCCL_BUFFSIZE is per connection and channel (NCCL_PARAM, strtoll base
+  // 0): past a GiB NCCL cannot allocate it for every peer and channel.
+  if (const std::string v = Get(env, "NCCL_BUFFSIZE"); !v.empty()) {
+    errno = 0;
+    const long long b = strtoll(v.c_str(), nullptr, 0);
+    if (errno == ERANGE || b <= 0 || b > (1ll << 30)) {
+      Invalid(r, "NCCL_BUFFSIZE", v,
+              "is not a buffer size NCCL can allocate per connection and channel (1 B .. 1 GiB; "
+              "the default is 4 MiB)");
+    }
+  }
   if (const std::string v = Get(env, "NCCL_TOPO_FILE");
       !v.empty() && access(v.c_str(), R_OK) != 0) {
     Invalid(r, "NCCL_TOPO_FILE", v, "is not a readable file here (mount it into the container)");
   }
-  static const char* const kLevels[] = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
+  // ncclTopoGetLevel: a name of topoPathTypeStr up to SYS (exact, upper
+  // case), or anything starting with a digit (strtol, clamped to the last
+  // old-style level); else NCCL ignores it and keeps its default.
+  static const char* const kLevels[] = {"LOC", "NVL", "NVB", "C2C", "PIX",
+                                        "PXB", "PXN", "P2C", "PHB", "SYS"};
   for (const char* var : {"NCCL_NET_GDR_LEVEL", "NCCL_P2P_LEVEL"}) {
     const std::string v = Get(env, var);
-    int n = 0;
-    if (v.empty() || (absl::SimpleAtoi(v, &n) && n >= 0 && n <= 5) ||
+    if (v.empty() || (v[0] >= '0' && v[0] <= '9') ||
         std::find(std::begin(kLevels), std::end(kLevels), v) != std::end(kLevels)) {
       continue;
     }
-    Invalid(r, var, v, "is not a level NCCL knows (LOC, NVL, PIX, PXB, PHB, SYS or 0-5)");
+    AddFinding(r, "NCCL_ENV_IGNORED", var,
+               absl::StrCat(var, "=", v, " is not a level NCCL knows (", absl::StrJoin(kLevels, ", "),
+                            " or a number): NCCL ignores it and keeps its default"));
   }
 }
 

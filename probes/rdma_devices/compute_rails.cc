@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "platform/pci_sysfs.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
@@ -21,6 +22,15 @@ uint32_t Hex(const platform::RawPciDevice& dev, const char* attr) {
 bool IsNvidiaGpu(const platform::RawPciDevice& dev) {
   const uint32_t cls = Hex(dev, "class") >> 8;
   return Hex(dev, "vendor") == 0x10de && (cls == 0x0300 || cls == 0x0302);
+}
+
+// The device's NUMA node; -1 when unknown (sysfs says -1 on one-node
+// machines and for devices the firmware did not place).
+int NumaNode(const platform::RawPciDevice& dev) {
+  auto it = dev.attrs.find("numa_node");
+  if (it == dev.attrs.end() || !it->second.value.ok()) return -1;
+  int n = -1;
+  return absl::SimpleAtoi(*it->second.value, &n) ? n : -1;
 }
 
 size_t CommonPrefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -67,8 +77,16 @@ std::set<std::string> GpuLocalNicAddresses(
     if (!IsNvidiaGpu(dev) || nics.empty()) continue;
     size_t best = 0;
     for (const auto* nic : nics) best = std::max(best, CommonPrefix(dev.upstream, nic->upstream));
+    // No NIC shares a bridge with the GPU (a switch-less server, each on its
+    // own root port): the NICs of its NUMA node are its nearest (NCCL's PHB
+    // against SYS); only when that says nothing does every NIC count.
+    const int numa = best == 0 ? NumaNode(dev) : -1;
+    bool same_node = false;
+    for (const auto* nic : nics) same_node |= numa >= 0 && NumaNode(*nic) == numa;
     for (const auto* nic : nics) {
-      if (CommonPrefix(dev.upstream, nic->upstream) == best) out.insert(nic->address);
+      if (CommonPrefix(dev.upstream, nic->upstream) != best) continue;
+      if (same_node && NumaNode(*nic) != numa) continue;
+      out.insert(nic->address);
     }
   }
   return out;

@@ -107,6 +107,38 @@ TEST_F(ComputeRailsTest, OnlyTheGpusActivePhysicalNicIsARail) {
   EXPECT_EQ(ComputeRails(*devs, sys).size(), 2u);
 }
 
+// A switch-less server: the GPU alone on a root port of socket 1, the
+// switch's NICs on socket 0 and mlx5_1 on socket 1. No NIC shares a bridge
+// with the GPU: its NUMA node's NIC is its rail, not every NIC.
+TEST_F(ComputeRailsTest, WithoutASharedBridgeTheGpusNumaNodePicksItsNic) {
+  std::filesystem::remove_all(sys_ +
+                              "/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0");
+  std::filesystem::remove(sys_ + "/bus/pci/devices/0000:03:00.0");
+  Pci("devices/pci0000:40/0000:40:01.0", "0x8086", "0x060400");
+  Pci("devices/pci0000:40/0000:40:01.0/0000:41:00.0", "0x10de", "0x030200");
+  WriteFile(sys_ + "/devices/pci0000:40/0000:40:01.0/0000:41:00.0/numa_node", "1\n");
+  WriteFile(sys_ + "/devices/pci0000:80/0000:80:01.0/0000:81:00.0/numa_node", "1\n");
+  for (const char* f : {"0000:04:00.0", "0000:04:00.1", "0000:04:00.2"}) {
+    WriteFile(sys_ + "/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/" + f +
+                  "/numa_node",
+              "0\n");
+  }
+  const platform::FileTree sys(sys_);
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
+  ASSERT_TRUE(devs.ok()) << devs.status();
+  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci = platform::ReadPciDevices(sys);
+  ASSERT_TRUE(pci.ok()) << pci.status();
+  EXPECT_EQ(GpuLocalNicAddresses(*pci, *devs), (std::set<std::string>{"0000:81:00.0"}));
+  const std::vector<ComputeRail> rails = ComputeRails(*devs, sys);
+  ASSERT_EQ(rails.size(), 1u);
+  EXPECT_EQ(rails[0].port.device, "mlx5_1");
+  // NUMA unknown (-1, a one-node machine): every NIC still counts.
+  WriteFile(sys_ + "/devices/pci0000:40/0000:40:01.0/0000:41:00.0/numa_node", "-1\n");
+  pci = platform::ReadPciDevices(sys);
+  ASSERT_TRUE(pci.ok());
+  EXPECT_EQ(GpuLocalNicAddresses(*pci, *devs).size(), 4u);
+}
+
 // A down port fails where it is a compute rail's (mlx5_3, a port of the
 // GPU's nearest NIC kind, under its switch) and warns elsewhere (the
 // storage NIC mlx5_1 on the other root complex).

@@ -57,7 +57,8 @@ absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
     const job::LocalRanks ranks = job::RanksOf(env, ctx.gpus_granted, job::VisibleGpuNodes());
     const int channels = job::Channels(env);
     if (ranks.count >= 2) {
-      need = static_cast<uint64_t>(ranks.count) * channels * job::ConnectionBytes(env);
+      need = job::Product({static_cast<uint64_t>(ranks.count), static_cast<uint64_t>(channels),
+                           job::ConnectionBytes(env)});
     }
     why = ranks.count >= 2 ? absl::StrCat(ranks.count, " local ranks (", ranks.source, ") x ",
                                           channels, " channels x NCCL's ",

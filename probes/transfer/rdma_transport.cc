@@ -330,6 +330,9 @@ RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest&
   out.result.set_bw_avg_mibps(f.avg_mibps);
   out.result.set_msg_rate_mpps(f.msg_rate_mpps);
   SetIntervals(f.interval_gbps, &out.result);
+  if (bw.record.count() > 0) {
+    out.result.set_intervals_start_unix_ns(UnixNsOfMonotonic(bw.record.first_post_ns()));
+  }
   v1::TransferDone mine;
   mine.set_bytes(out.result.bytes());
   if (!s.ok()) mine.set_error(std::string(s.message()));
@@ -362,6 +365,10 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
   if (!ip.ok()) return refuse(ip.status());
   absl::StatusOr<platform::Egress> iface = platform::InterfaceOf(*ip);
   if (!iface.ok()) return refuse(iface.status());
+  if (choice.gpu >= 0 && req.op() == v1::WRITE_LAT) {
+    return refuse(absl::InvalidArgumentError(
+        "write_lat polls its buffer from the CPU: serve --gpu with the bandwidth operations"));
+  }
   const uint32_t tx_depth = std::max<uint32_t>(req.tx_depth(), 1);
   // SEND needs receives posted before the first SEND can arrive (4x the
   // sender's depth): on the out-of-band path before Ready, on rdma_cm
@@ -388,7 +395,7 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
     reply.mutable_ready()->set_cm_port(listener->port());
     if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
     absl::StatusOr<std::unique_ptr<platform::CmConnection>> c =
-        listener->Accept(BufferBytes(req), QpOptionsFor(req, -1), absl::Now() + t.setup,
+        listener->Accept(BufferBytes(req), QpOptionsFor(req, choice.gpu), absl::Now() + t.setup,
                          [&](platform::VerbsQp& qp) {
                            absl::Status same = SameDevice(qp, choice.device, "rdma_cm");
                            return same.ok() ? post_receives(qp) : same;
@@ -400,6 +407,7 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
     absl::StatusOr<RdmaLocal> local =
         ChooseRdmaLocal(*iface, choice.device, choice.gid_index, choice.port);
     if (!local.ok()) return refuse(local.status());
+    local->gpu = choice.gpu;
     absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
     if (!agree.ok()) return refuse(agree);
     auto qp = OpenQp(*local, req);

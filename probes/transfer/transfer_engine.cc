@@ -199,11 +199,13 @@ absl::Status SendStreams(const std::vector<int>& fds, size_t size, int64_t end_n
 // the peak is the best interval, and the intervals are the run's spread.
 // Sampling starts with the first byte (the wait for the client is not the
 // link's rate).
-std::vector<double> SampleIntervals(ReceiveTally* tally, const std::atomic<bool>* done) {
+std::vector<double> SampleIntervals(ReceiveTally* tally, const std::atomic<bool>* done,
+                                    int64_t* start_unix_ns) {
   std::vector<double> out;
   while (!done->load() && tally->bytes.load() == 0) usleep(1000);
   uint64_t last_bytes = tally->bytes.load();
   int64_t last_t = NowNs();
+  *start_unix_ns = UnixNsOfMonotonic(last_t);
   while (!done->load()) {
     usleep(kIntervalNs / 1000);
     const uint64_t b = tally->bytes.load();
@@ -228,7 +230,8 @@ std::optional<v1::ControlMessage> ServeStreamBw(Fd data_listener, const v1::Tran
   ReceiveTally tally;
   std::atomic<bool> done{false};
   std::vector<double> intervals;
-  std::thread sampler([&] { intervals = SampleIntervals(&tally, &done); });
+  int64_t intervals_start = 0;
+  std::thread sampler([&] { intervals = SampleIntervals(&tally, &done, &intervals_start); });
   std::vector<int> fds;
   for (Fd& c : conns) fds.push_back(c.get());
   // --bidirectional: the server sends for the same duration on every stream.
@@ -250,6 +253,7 @@ std::optional<v1::ControlMessage> ServeStreamBw(Fd data_listener, const v1::Tran
   d->set_last_ns(tally.last_ns.load());
   d->set_peak_gbps(intervals.empty() ? 0 : *std::max_element(intervals.begin(), intervals.end()));
   for (double g : intervals) d->add_interval_gbps(g);
+  d->set_intervals_start_unix_ns(intervals_start);
   if (absl::Status e = tally.FirstError(); !e.ok()) d->set_error(std::string(e.message()));
   return msg;
 }
@@ -355,6 +359,7 @@ RowOutcome ClientStreamBw(int control, const platform::HostPort& data_peer,
     out.result.set_bw_avg_mibps(f.avg_mibps + r.avg_mibps);
     out.result.set_msg_rate_mpps(f.seconds > 0 ? out.result.iterations() / f.seconds / 1e6 : 0);
     SetIntervals({d.interval_gbps().begin(), d.interval_gbps().end()}, &out.result);
+    out.result.set_intervals_start_unix_ns(d.intervals_start_unix_ns());
     AddServerCounters(d, &out.result);
     out.result.set_tcp_retransmits(health.retransmits.load());
     if (health.streams.load() > 0) {

@@ -67,6 +67,7 @@ struct RdmaServeChoice {
   std::string device;
   uint32_t port = 0;
   std::optional<uint32_t> gid_index;
+  int gpu = -1;  // the served buffer on this GPU; -1: host memory
 };
 
 // The bytes a request would make the server hold.

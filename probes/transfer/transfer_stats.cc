@@ -15,6 +15,13 @@ int64_t NowNs() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
+int64_t UnixNsOfMonotonic(int64_t monotonic_ns) {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const int64_t now_unix = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  return now_unix - (NowNs() - monotonic_ns);
+}
+
 double Gbps(uint64_t bytes, int64_t ns) {
   return ns > 0 ? static_cast<double>(bytes) * 8.0 / static_cast<double>(ns) : 0;
 }

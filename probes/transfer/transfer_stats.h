@@ -46,6 +46,9 @@ namespace nodeprobe::transfer {
 
 // Monotonic nanoseconds (CLOCK_MONOTONIC_RAW): not slewed by NTP.
 int64_t NowNs();
+// The wall-clock (CLOCK_REALTIME) time of a NowNs() reading, for lining up
+// runs of several hosts (as good as their clocks' sync).
+int64_t UnixNsOfMonotonic(int64_t monotonic_ns);
 
 struct BandwidthFigures {
   double seconds = 0;

@@ -142,6 +142,20 @@ TEST(BadInputTest, TransferFlagsThatCouldNeverRunExitTwo) {
   }
 }
 
+// `transfer serve --gpu N` puts the served buffer on a GPU (issue 45's
+// receive half); a GPU number that cannot exist is refused at the flag.
+TEST(BadInputTest, TransferServeGpuIsCheckedAtTheFlag) {
+  for (const char* gpu : {"5000", "-1", "x"}) {
+    CommandResult r = Nodeprobe({"transfer", "serve", "--port", "0", "--gpu", gpu});
+    EXPECT_EQ(r.exit_code, 2) << gpu << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "--gpu")) << r.err;
+    EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  }
+  CommandResult help = Nodeprobe({"transfer", "serve", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(help.out, "--gpu")) << help.out;
+}
+
 TEST(BadInputTest, TimeoutMustBeAFiniteNumber) {
   for (const char* t : {"nan", "inf", "-1", "0"}) {
     CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--timeout", t});

@@ -1,12 +1,22 @@
 // File: kernel_log_command.cc
 #include "cli/kernel_log_command.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "agent/kernel_watch.h"
 #include "cli/json_output.h"
 #include "cli/log_input.h"
 #include "cli/safe_text.h"
@@ -51,13 +61,56 @@ std::string RenderKernelLog(const kernel::KernelLogReader& reader, const v1::Pro
   return TerminalSafe(out + RenderVerdictAndFindings(r));
 }
 
+// What a character device may give before it is cut off (/dev/zero never
+// ends; /dev/kmsg's ring is at most a few MiB).
+constexpr size_t kMaxDeviceBytes = 64 << 20;
+
+// /dev/kmsg, or any character device: read without blocking to its end, as
+// dmesg does (each read() of /dev/kmsg is one record, turned into a dmesg
+// line), at most kMaxDeviceBytes. nullopt when `file` is not one.
+std::optional<absl::Status> ReadKernelDevice(const std::string& file,
+                                             kernel::KernelLogReader* reader) {
+  if (file == "/proc/kmsg") {
+    return absl::InvalidArgumentError(
+        "/proc/kmsg: reading it takes the messages away from syslog and blocks; pass /dev/kmsg "
+        "(needs CAP_SYSLOG) or `dmesg | nodeprobe kernel-log -`");
+  }
+  struct stat st;
+  if (file == "-" || stat(file.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) return std::nullopt;
+  const int fd = open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": cannot be read (", strerror(errno),
+        errno == EPERM || errno == EACCES ? "; /dev/kmsg needs root or CAP_SYSLOG" : "",
+        "); or pipe it: `dmesg | nodeprobe kernel-log -`"));
+  }
+  std::vector<char> buf(64 * 1024);
+  size_t total = 0;
+  while (total < kMaxDeviceBytes) {
+    const ssize_t n = read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EPIPE) continue;  // a record overwritten while we read: skip it
+    if (n <= 0) break;                      // EAGAIN: the end of the ring; 0: end of file
+    total += static_cast<size_t>(n);
+    absl::string_view chunk(buf.data(), static_cast<size_t>(n));
+    for (absl::string_view record : absl::StrSplit(chunk, '\n', absl::SkipEmpty())) {
+      const agent::KmsgLine line = agent::FromKmsgRecord(record);
+      if (!line.line.empty()) reader->AddLine(line.line);
+    }
+  }
+  close(fd);
+  return absl::OkStatus();
+}
+
 int RunKernelLog(const KernelLogOptions& o) {
   absl::StatusOr<Profile> profile = LoadProfileWarning(o.profile_path);
   if (!profile.ok()) return controlplane::StatusExit(profile.status());
   kernel::KernelLogReader reader;
-  if (absl::Status read = ReadLogInput(o.file, ", e.g. `dmesg | nodeprobe kernel-log -`",
-                                       [&](std::istream& in) { reader.AddStream(in); });
-      !read.ok()) {
+  if (std::optional<absl::Status> device = ReadKernelDevice(o.file, &reader)) {
+    if (!device->ok()) return controlplane::StatusExit(*device);
+  } else if (absl::Status read = ReadLogInput(o.file, ", e.g. `dmesg | nodeprobe kernel-log -`",
+                                              [&](std::istream& in) { reader.AddStream(in); });
+             !read.ok()) {
     return controlplane::StatusExit(read);
   }
   v1::ProbeResult result = kernel::JudgeKernelLog(reader, FaultRulesOf(*profile));
@@ -77,7 +130,10 @@ std::function<int()> AddKernelLogCommand(CLI::App& app) {
       "journal, syslog, /dev/kmsg): NVIDIA Xid and SXid with the code's meaning and action, "
       "GPUs off the bus or needing a reset, PCIe AER errors with their bits, NIC link flaps. "
       "Exit 0 clean, 1 FAIL, 2 bad input, 3 nothing to judge.");
-  cmd->add_option("file", o->file, "The log file, or - for stdin")->required();
+  cmd->add_option("file", o->file,
+                  "The log file, - for stdin (`dmesg | nodeprobe kernel-log -`, `journalctl -k "
+                  "| ...`), or /dev/kmsg (read to its end, needs CAP_SYSLOG)")
+      ->required();
   cmd->add_option("--format", o->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -96,7 +96,7 @@ TEST(FindingCodesTest, EveryCodeHasItsSeverityOwnerMeaningAndRemediation) {
     // A fixed severity, or the rule a call site follows: never both, never neither.
     EXPECT_EQ(c.severity == kVaries, !std::string(c.severity_rule).empty()) << c.code;
   }
-  EXPECT_EQ(FindFindingCode("RDMA_PORT_DOWN")->severity, v1::FAIL);
+  EXPECT_EQ(FindFindingCode("RDMA_RATE_BELOW_EXPECTED")->severity, v1::FAIL);
   EXPECT_EQ(FindFindingCode("NOT_A_CODE"), nullptr);
 }
 

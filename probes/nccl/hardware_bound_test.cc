@@ -59,19 +59,19 @@ TEST(HardwareBoundTest, NodesAreBoundByTheirSlowestRailTimesRails) {
   EXPECT_NE(b.basis.find("n2"), std::string::npos) << b.basis;
 }
 
-// Two ranks that ran all_reduce at 1 GiB in `us` microseconds each.
-std::vector<RankAnswer> TwoRanks(double us) {
+// `n` ranks, 8 a node, that ran `collective` at 1 GiB in `us` each.
+std::vector<RankAnswer> Ranks(int n, const std::string& collective, double us) {
   std::vector<RankAnswer> answers;
-  for (uint32_t r = 0; r < 2; ++r) {
+  for (int r = 0; r < n; ++r) {
     RankAnswer a;
-    a.rank = r;
-    a.node = "n" + std::to_string(r);
+    a.rank = static_cast<uint32_t>(r);
+    a.node = "n" + std::to_string(r / 8);
     v1::ProbeResult res;
     res.set_probe("nccl");
     v1::CollectiveRank* me = res.mutable_collective()->add_ranks();
     me->set_state("done");
     v1::CollectiveRow* row = me->add_rows();
-    row->set_collective("all_reduce");
+    row->set_collective(collective);
     row->set_size(1ull << 30);
     row->set_time_us(us);
     row->set_in_place_time_us(us);
@@ -80,6 +80,9 @@ std::vector<RankAnswer> TwoRanks(double us) {
   }
   return answers;
 }
+
+// Two ranks that ran all_reduce at 1 GiB in `us` microseconds each.
+std::vector<RankAnswer> TwoRanks(double us) { return Ranks(2, "all_reduce", us); }
 
 TEST(HardwareBoundTest, JudgeWarnsBelowTheShareOfTheHardwareAndStatesTheRatio) {
   NcclLogContext ctx;
@@ -163,28 +166,6 @@ TEST(HardwareBoundTest, PcieOnlyNodesAreBoundByTheirIntraNodeHops) {
   EXPECT_NE(ring.basis.find("inside a node"), std::string::npos) << ring.basis;
   EXPECT_NEAR(CollectiveBound("alltoall", 16, shape).gbps, 57.6, 0.05);
   EXPECT_DOUBLE_EQ(CollectiveBound("sendrecv", 16, shape).gbps, 50);
-}
-
-// `n` ranks, 8 a node, that ran `collective` at 1 GiB in `us` each.
-std::vector<RankAnswer> Ranks(int n, const std::string& collective, double us) {
-  std::vector<RankAnswer> answers;
-  for (int r = 0; r < n; ++r) {
-    RankAnswer a;
-    a.rank = static_cast<uint32_t>(r);
-    a.node = "n" + std::to_string(r / 8);
-    v1::ProbeResult res;
-    res.set_probe("nccl");
-    v1::CollectiveRank* me = res.mutable_collective()->add_ranks();
-    me->set_state("done");
-    v1::CollectiveRow* row = me->add_rows();
-    row->set_collective(collective);
-    row->set_size(1ull << 30);
-    row->set_time_us(us);
-    row->set_in_place_time_us(us);
-    a.result = res;
-    answers.push_back(a);
-  }
-  return answers;
 }
 
 TEST(HardwareBoundTest, AHealthyMultiNodeAlltoallAndSendrecvAreNotBelowTheHardware) {

@@ -101,14 +101,16 @@ bool NcclTestsParser::AddPreamble(const re2::StringPiece& l) {
   return true;
 }
 
+// #wrong is printed with "%6g": past 999999 it is "1.04858e+06", not an
+// integer (nccl-tests common.cu), so it is read as a float.
+constexpr char kWrongColumn[] = "(\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|N/A)";
+
 void NcclTestsParser::AddRow(const re2::StringPiece& l) {
   // Full rows: with a root column (2.13+), then without (older).
   // A figure: a number as printed, or what nccl-tests prints when it is
   // not one (nan, inf, a negative value): kept and judged invalid.
   static const std::string kFig = "(-?[\\d.]+(?:[eE][-+]?\\d+)?|-?nan|-?inf)";
-  // #wrong is printed with "%6g": past 999999 it is "1.04858e+06", not an
-  // integer (nccl-tests common.cu), so it is read as a float.
-  static const std::string kWrong = "(\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?|N/A)";
+  static const std::string kWrong = kWrongColumn;
   static const RE2 with_root("^\\s*(\\d+)\\s+(\\d+)\\s+(\\w+)\\s+(\\w+)\\s+(-?\\d+)\\s+" + kFig +
                              "\\s+" + kFig + "\\s+" + kFig + "\\s+(\\S+)\\s+" + kFig + "\\s+" +
                              kFig + "\\s+" + kFig + "\\s+" + kWrong);

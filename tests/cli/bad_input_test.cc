@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <random>
 
+#include <unistd.h>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -154,6 +156,23 @@ TEST(BadInputTest, TransferServeGpuIsCheckedAtTheFlag) {
   CommandResult help = Nodeprobe({"transfer", "serve", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(absl::StrContains(help.out, "--gpu")) << help.out;
+}
+
+// kernel-log on a character device reads it without blocking to its end
+// (as dmesg does) and stops at a cap: /dev/kmsg and /dev/zero return;
+// /proc/kmsg (destructive, blocking) is refused with the forms that work.
+TEST(BadInputTest, KernelLogOnDevicesReturns) {
+  if (access("/dev/kmsg", R_OK) == 0) {
+    CommandResult kmsg = Nodeprobe({"kernel-log", "/dev/kmsg"});
+    EXPECT_TRUE(kmsg.exit_code == 0 || kmsg.exit_code == 1 || kmsg.exit_code == 3)
+        << kmsg.exit_code << ": " << kmsg.err;
+  }
+  CommandResult zero = Nodeprobe({"kernel-log", "/dev/zero", "--format", "json"});
+  EXPECT_EQ(zero.exit_code, 0) << zero.err;
+  CommandResult proc = Nodeprobe({"kernel-log", "/proc/kmsg"});
+  EXPECT_EQ(proc.exit_code, 2) << proc.err;
+  EXPECT_TRUE(absl::StrContains(proc.err, "/dev/kmsg")) << proc.err;
+  EXPECT_EQ(LineCount(proc.err), 1) << proc.err;
 }
 
 TEST(BadInputTest, TimeoutMustBeAFiniteNumber) {

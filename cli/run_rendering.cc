@@ -79,12 +79,16 @@ std::string CongestionLine(const v1::CongestionResult& c) {
 }
 
 std::string RenderGate(const v1::GateChecklist& gate) {
-  std::string out = absl::StrCat(
-      gate.headline(), "\n  organisational items from the profile: ", gate.profile(), "\n");
+  // Owners, rollback and the rest come from the profile: one line each.
+  std::string out =
+      absl::StrCat(EscapeControls(gate.headline()), "\n  organisational items from the profile: ",
+                   EscapeControls(gate.profile()), "\n");
   for (const v1::GateItem& g : gate.items()) {
-    absl::StrAppendFormat(&out, "  %-8s %s: %s\n", coordinator::GateStateName(g.state()), g.item(),
-                          g.why());
-    for (const std::string& v : g.values()) absl::StrAppend(&out, "             ", v, "\n");
+    absl::StrAppendFormat(&out, "  %-8s %s: %s\n", coordinator::GateStateName(g.state()),
+                          EscapeControls(g.item()), EscapeControls(g.why()));
+    for (const std::string& v : g.values()) {
+      absl::StrAppend(&out, "             ", EscapeControls(v), "\n");
+    }
     if (g.nodes_not_covered_size() > 0) {
       absl::StrAppend(
           &out, "             not covered: ", absl::StrJoin(g.nodes_not_covered(), ", "), "\n");

@@ -66,18 +66,28 @@ std::string EscapeControls(std::string_view text, bool keep_newlines) {
   return out;
 }
 
+// The SGR parameters table_renderer.cc's Colored writes, and the reset.
+bool OurColour(std::string_view params) {
+  for (const char* ours : {"0", "2", "32", "33", "31;1", "1;31", "35"}) {
+    if (params == ours) return true;
+  }
+  return false;
+}
+
 std::string TerminalSafe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   size_t from = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '\x1b') continue;
-    // ESC [ digits/';' m: a colour, kept.
+    // ESC [ digits/';' m: one of the colours the renderers write, kept;
+    // any other (ESC[8m conceals what follows, from a profile's text) is
+    // escaped with the rest.
     size_t j = i + 1;
     if (j < text.size() && text[j] == '[') {
       ++j;
       while (j < text.size() && ((text[j] >= '0' && text[j] <= '9') || text[j] == ';')) ++j;
-      if (j < text.size() && text[j] == 'm') {
+      if (j < text.size() && text[j] == 'm' && OurColour(text.substr(i + 2, j - i - 2))) {
         out += EscapeControls(text.substr(from, i - from), true);
         out.append(text.substr(i, j + 1 - i));
         from = j + 1;

@@ -19,7 +19,9 @@ namespace nodeprobe::cli {
 std::string EscapeControls(std::string_view text, bool keep_newlines = false);
 
 // A whole rendered screen: newlines kept, and the colour codes we write
-// (ESC [ digits/';' m) kept; any other escape sequence is escaped.
+// (ESC [ 0/2/32/33/31;1/35 m) kept; any other escape sequence is escaped.
+// Text from elsewhere goes into a screen's lines through EscapeControls
+// first, so that its newlines cannot make lines of their own.
 std::string TerminalSafe(std::string_view text);
 
 // A Markdown table cell: controls escaped, '|' and '\' escaped, '<', '>'

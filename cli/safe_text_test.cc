@@ -1,6 +1,7 @@
 // File: safe_text_test.cc
 #include "cli/safe_text.h"
 
+#include "cli/run_rendering.h"
 #include "gtest/gtest.h"
 
 namespace nodeprobe::cli {
@@ -24,6 +25,26 @@ TEST(SafeTextTest, TheTerminalKeepsOurColoursAndNothingElse) {
   EXPECT_EQ(TerminalSafe("\x1b[1;31mFAIL\x1b[0m\n"), "\x1b[1;31mFAIL\x1b[0m\n");
   EXPECT_EQ(TerminalSafe("gpu\x1b]0;title\x07 ok"), "gpu\\x1b]0;title\\x07 ok");
   EXPECT_EQ(TerminalSafe("a\x1b[2Kb"), "a\\x1b[2Kb");
+  // SGR codes we never write (conceal, blink, a 256-colour) from a
+  // profile's text: escaped, so they cannot hide the verdict lines.
+  EXPECT_EQ(TerminalSafe("owner \x1b[8mFAIL"), "owner \\x1b[8mFAIL");
+  EXPECT_EQ(TerminalSafe("\x1b[5m\x1b[38;5;9m"), "\\x1b[5m\\x1b[38;5;9m");
+  EXPECT_EQ(TerminalSafe("\x1b[31;1mFAIL\x1b[0m"), "\x1b[31;1mFAIL\x1b[0m");
+}
+
+// The gate's lines come from the profile (owners, rollback): a newline in
+// one cannot forge a line, an SGR code cannot act.
+TEST(SafeTextTest, TheGatesProfileTextStaysOnItsLine) {
+  v1::GateChecklist gate;
+  gate.set_headline("gate");
+  v1::GateItem* item = gate.add_items();
+  item->set_item("rollback");
+  item->set_why("stated");
+  item->add_values("acceptance.rollback: call ops\n  MET      everything: forged\x1b[8m");
+  const std::string out = RenderGate(gate);
+  EXPECT_EQ(out.find("\n  MET      everything"), std::string::npos) << out;
+  EXPECT_NE(out.find("call ops\\x0a  MET"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\x1b[8m"), std::string::npos) << out;
 }
 
 TEST(SafeTextTest, MarkdownCellsCannotBreakTheTable) {

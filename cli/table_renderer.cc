@@ -215,10 +215,10 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
       const std::string severity =
           f.severity() == v1::PASS ? "INFO" : Colored(f.severity(), color);
       absl::StrAppend(&body, "  ", severity, " ", f.code(),
-                      f.device().empty() ? "" : absl::StrCat(" [", f.device(), "]"),
-                      ": ", f.message(), "\n");
+                      f.device().empty() ? "" : absl::StrCat(" [", EscapeControls(f.device()), "]"),
+                      ": ", EscapeControls(f.message()), "\n");
       if (const std::string note = ExceptionNote(f); !note.empty()) {
-        absl::StrAppend(&body, "       ", note, "\n");
+        absl::StrAppend(&body, "       ", EscapeControls(note), "\n");
       }
       if (!f.remediation().empty()) {
         absl::StrAppend(&body, "       fix: ", f.remediation(), "\n");
@@ -234,8 +234,8 @@ std::string RenderStageTable(const v1::StageReport& report, bool color) {
 std::string RenderFindings(const v1::ProbeResult& r) {
   std::string out;
   for (const v1::Finding& f : r.findings()) {
-    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ", f.message(),
-                    "\n   fix: ", f.remediation(), "\n");
+    absl::StrAppend(&out, " ", VerdictName(f.severity()), " ", f.code(), ": ",
+                    EscapeControls(f.message()), "\n   fix: ", f.remediation(), "\n");
   }
   return out;
 }

@@ -589,6 +589,11 @@ const std::vector<FindingCode>& FindingCodes() {
        "runtime's systemd units, `--ulimit memlock=-1` for docker/podman, memlock unlimited "
        "in /etc/security/limits.conf; a Kubernetes pod needs the runtime's default raised "
        "(and IPC_LOCK where the device plugin asks for it)"},
+      {"SHM_NOT_USABLE", v1::FAIL, "shm",
+       "the job's user cannot create, size or remove a segment in /dev/shm (read-only, not "
+       "writable, no free inode)",
+       "mount /dev/shm read-write and writable by the job's user (a memory emptyDir, "
+       "--ipc=host or --shm-size), with inodes to spare"},
       {"SHM_TOO_SMALL", v1::FAIL, "shm",
        "/dev/shm is missing or has less room than NCCL's segments between local ranks need",
        "Kubernetes: mount an emptyDir with medium: Memory (and a sizeLimit) at /dev/shm; "

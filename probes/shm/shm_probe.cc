@@ -1,12 +1,16 @@
 // File: shm_probe.cc
 #include "probes/shm/shm_probe.h"
 
+#include <fcntl.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
 #include "probes/framework/result_util.h"
@@ -30,6 +34,44 @@ void JudgeShm(uint64_t size, uint64_t free_bytes, uint64_t need, const std::stri
              absl::StrCat("/dev/shm has ", Bytes(free_bytes), " free (of ", Bytes(size),
                           ") and NCCL needs about ", Bytes(need), " (", need_why,
                           "): its shared-memory transport will fail to extend its segments"));
+}
+
+absl::Status TrySegment(const std::string& dir, uint64_t bytes) {
+  const std::string path = absl::StrCat(dir, "/nodeprobe-preflight-", getpid(), "-",
+                                        absl::ToUnixNanos(absl::Now()));
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create a segment in ", dir, " as uid ", getuid(), ": ",
+                     std::strerror(errno)));
+  }
+  const int fallocated = bytes > 0 ? posix_fallocate(fd, 0, static_cast<off_t>(bytes)) : 0;
+  close(fd);
+  const int removed = unlink(path.c_str()) == 0 ? 0 : errno;
+  if (fallocated != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot size a ", Bytes(bytes),
+                                                      " segment in ", dir, ": ",
+                                                      std::strerror(fallocated)));
+  }
+  if (removed != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove a segment from ", dir, ": ", std::strerror(removed)));
+  }
+  return absl::OkStatus();
+}
+
+void JudgeShmUse(const absl::Status& segment, uint64_t free_inodes, v1::ProbeResult* r) {
+  AddEvidence(r, "shm.free_inodes", absl::StrCat(free_inodes));
+  AddEvidence(r, "shm.segment", segment.ok() ? "created, sized and removed as NCCL would"
+                                             : std::string(segment.message()));
+  if (!segment.ok()) {
+    AddFinding(r, "SHM_NOT_USABLE", kShm,
+               absl::StrCat(segment.message(), ": NCCL's shared-memory transport fails the same "
+                                               "way (\"failed to open/extend /dev/shm/nccl-...\")"));
+  } else if (free_inodes == 0) {
+    AddFinding(r, "SHM_NOT_USABLE", kShm,
+               "/dev/shm has no free inode: NCCL cannot create its segments");
+  }
 }
 
 }  // namespace preflight
@@ -67,6 +109,10 @@ absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
                                           "): no segments between local ranks");
   }
   preflight::JudgeShm(size, free_bytes, need, why, &r);
+  // One segment as NCCL makes it, no larger than the room there is (the
+  // room is SHM_TOO_SMALL's to judge).
+  const uint64_t segment = std::min<uint64_t>(job::ConnectionBytes(env), free_bytes);
+  preflight::JudgeShmUse(preflight::TrySegment(kShm, segment), vfs.f_favail, &r);
   return r;
 }
 

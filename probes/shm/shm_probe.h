@@ -4,7 +4,12 @@
 // else local ranks x channels x one connection's buffers (job_view.h). A
 // container's 64 MiB default fails NCCL with "failed to extend
 // /dev/shm/nccl-..." (tests/fixtures/pod-rdma).
-//   SHM_TOO_SMALL  FAIL  no /dev/shm, or less free than the need
+// Room is not enough: NCCL creates, posix_fallocate()s and later removes a
+// segment per connection as the job's user, so the probe does the same
+// with one segment (read-only, not writable by this user, no free inode:
+// NCCL fails the same way).
+//   SHM_TOO_SMALL   FAIL  no /dev/shm, or less free than the need
+//   SHM_NOT_USABLE  FAIL  a segment cannot be created, sized or removed here
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,12 @@ class ShmProbe : public Probe {
 namespace preflight {
 void JudgeShm(uint64_t size, uint64_t free_bytes, uint64_t need, const std::string& need_why,
               v1::ProbeResult* result);
+// Creates a segment of `bytes` in `dir` as this process's user (O_EXCL,
+// 0600), posix_fallocate()s it and removes it, as NCCL's shmOpen does; the
+// error names the step and errno. Nothing is left behind.
+absl::Status TrySegment(const std::string& dir, uint64_t bytes);
+// SHM_NOT_USABLE from TrySegment's answer and the free inodes (f_favail).
+void JudgeShmUse(const absl::Status& segment, uint64_t free_inodes, v1::ProbeResult* result);
 }  // namespace preflight
 
 }  // namespace nodeprobe

@@ -82,15 +82,26 @@ void AgentMetrics::Transfer(const v1::ProbeResult& result) {
       .Set(gbps * 1e9 / 8);
 }
 
-void AgentMetrics::KernelEvent(const v1::KernelEvent& e) {
-  const std::string code = std::to_string(e.code());
-  if (e.kind() == "xid") xid_->Add({{"gpu", e.device()}, {"code", code}}).Increment();
-  if (e.kind() == "fell_off_bus") off_bus_->Add({{"gpu", e.device()}}).Increment();
-  if (e.kind() == "sxid") sxid_->Add({{"device", e.device()}, {"code", code}}).Increment();
-  if (e.kind() == "aer") {
-    aer_->Add({{"device", e.device()}, {"severity", e.severity()}}).Increment();
+std::string AgentMetrics::Bounded(const std::string& label, const std::string& value) {
+  platform::MutexLock l(&labels_mu_);
+  std::set<std::string>& seen = label_values_[label];
+  if (seen.count(value) || seen.size() < kMaxLogLabelValues) {
+    seen.insert(value);
+    return value;
   }
-  if (e.kind() == "link_down") link_down_->Add({{"device", e.device()}}).Increment();
+  return "other";
+}
+
+void AgentMetrics::KernelEvent(const v1::KernelEvent& e) {
+  const std::string code = Bounded("code", std::to_string(e.code()));
+  const std::string device = Bounded("device", e.device());
+  if (e.kind() == "xid") xid_->Add({{"gpu", device}, {"code", code}}).Increment();
+  if (e.kind() == "fell_off_bus") off_bus_->Add({{"gpu", device}}).Increment();
+  if (e.kind() == "sxid") sxid_->Add({{"device", device}, {"code", code}}).Increment();
+  if (e.kind() == "aer") {
+    aer_->Add({{"device", device}, {"severity", Bounded("severity", e.severity())}}).Increment();
+  }
+  if (e.kind() == "link_down") link_down_->Add({{"device", device}}).Increment();
 }
 
 std::string AgentMetrics::Text() const { return controlplane::Exposition(*registry_); }

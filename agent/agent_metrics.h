@@ -16,9 +16,14 @@
 //   nodeprobe_pcie_aer_errors_total{device,severity} counter
 //   nodeprobe_nic_link_down_total{device}           counter
 // (bytes, not the bits the issue named: promtool's lint wants base units)
+// Label values taken from the log (devices, codes) are bounded: the first
+// kMaxLogLabelValues distinct ones of each label, then "other", so a
+// log full of forged addresses cannot grow the series without end.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -26,6 +31,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/gauge.h"
+#include "platform/mutex.h"
 #include "prometheus/registry.h"
 
 namespace nodeprobe::agent {
@@ -47,6 +53,8 @@ class AgentMetrics {
   // The exposition as a scrape would get it (tests).
   std::string Text() const;
 
+  static constexpr size_t kMaxLogLabelValues = 64;
+
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<prometheus::Exposer> exposer_;
@@ -61,6 +69,11 @@ class AgentMetrics {
   prometheus::Family<prometheus::Counter>* sxid_;
   prometheus::Family<prometheus::Counter>* aer_;
   prometheus::Family<prometheus::Counter>* link_down_;
+  // `value` itself while fewer than kMaxLogLabelValues distinct values of
+  // `label` were seen (or it is one of them), else "other".
+  std::string Bounded(const std::string& label, const std::string& value);
+  platform::Mutex labels_mu_;
+  std::map<std::string, std::set<std::string>> label_values_ ABSL_GUARDED_BY(labels_mu_);
 };
 
 }  // namespace nodeprobe::agent

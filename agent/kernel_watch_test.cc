@@ -331,5 +331,29 @@ TEST(AgentMetricsTest, KernelEventsAreCountedByDeviceAndCode) {
       << text;
 }
 
+// A log full of distinct (forged) addresses makes at most
+// kMaxLogLabelValues series per label, then "other".
+TEST(AgentMetricsTest, LogLabelsAreBounded) {
+  AgentMetrics m;
+  for (int i = 0; i < 3000; ++i) {
+    v1::KernelEvent e;
+    e.set_kind("aer");
+    char dev[16];
+    snprintf(dev, sizeof(dev), "0000:%02x:%02x.0", i / 256, i % 256);
+    e.set_device(dev);
+    e.set_severity("Corrected");
+    m.KernelEvent(e);
+  }
+  const std::string text = m.Text();
+  size_t series = 0;
+  for (size_t at = text.find("nodeprobe_pcie_aer_errors_total{"); at != std::string::npos;
+       at = text.find("nodeprobe_pcie_aer_errors_total{", at + 1)) {
+    ++series;
+  }
+  EXPECT_EQ(series, AgentMetrics::kMaxLogLabelValues + 1);
+  EXPECT_NE(text.find("device=\"other\""), std::string::npos);
+  EXPECT_NE(text.find("severity=\"Corrected\"} 2936"), std::string::npos) << text.substr(0, 400);
+}
+
 }  // namespace
 }  // namespace nodeprobe::agent

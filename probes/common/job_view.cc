@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "probes/framework/result_util.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 
@@ -149,10 +150,7 @@ RdmaUse RdmaUseOf(const Env& env, int devices, bool expected) {
 
 std::string Bytes(uint64_t b) {
   if (b == std::numeric_limits<uint64_t>::max()) return "unlimited";
-  if (b >= (1ull << 50)) return absl::StrFormat("%.1f PiB", static_cast<double>(b) / (1ull << 50));
-  if (b < (1u << 20)) return absl::StrFormat("%d KiB", b >> 10);
-  if (b < (1ull << 30)) return absl::StrFormat("%.1f MiB", static_cast<double>(b) / (1 << 20));
-  return absl::StrFormat("%.1f GiB", static_cast<double>(b) / (1 << 30));
+  return ByteSize(b);
 }
 
 int VisibleGpuNodes(const std::string& dev) {

@@ -4,6 +4,7 @@
 #include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "probes/framework/finding_codes.h"
 
 namespace nodeprobe {
@@ -162,6 +163,16 @@ v1::Stage StageFromName(std::string_view name) {
     if (StageName(s) == name) return s;
   }
   return v1::STAGE_UNSPECIFIED;
+}
+
+std::string ByteSize(uint64_t b) {
+  const double d = static_cast<double>(b);
+  if (b < (1u << 10)) return absl::StrCat(b, " B");
+  if (b < (1u << 20)) return absl::StrFormat("%.0f KiB", d / (1 << 10));
+  if (b < (1ull << 30)) return absl::StrFormat("%.1f MiB", d / (1 << 20));
+  if (b < (1ull << 40)) return absl::StrFormat("%.1f GiB", d / (1ull << 30));
+  if (b < (1ull << 50)) return absl::StrFormat("%.1f TiB", d / (1ull << 40));
+  return absl::StrFormat("%.1f PiB", d / (1ull << 50));
 }
 
 }  // namespace nodeprobe

@@ -59,6 +59,11 @@ void AddEvidence(v1::ProbeResult* result, const std::string& source,
 int VerdictRank(v1::Verdict verdict);
 v1::Verdict WorseVerdict(v1::Verdict a, v1::Verdict b);
 
+// A size in the unit that shows it: "512 B", "64 KiB", "8.0 MiB", "2.0 GiB",
+// "1.5 TiB" (binary units), so that a message never says "0.0 GiB" of a
+// few kilobytes.
+std::string ByteSize(uint64_t bytes);
+
 // PASS, or the worst finding severity.
 v1::Verdict VerdictFromFindings(const v1::ProbeResult& result);
 

@@ -113,21 +113,30 @@ void Measure(const std::string& dir, const storage::IoPlan& plan, int metadata_f
   }
 }
 
-// Why `dir` cannot take `need` bytes and a tenth more kept free, or "".
-// Where the free space cannot be told, nothing is written either: the
-// probe never risks filling a disk.
-std::string NoRoom(const std::string& dir, uint64_t need) {
+// Why `dir` cannot take `need` bytes and `files` files, each with a tenth
+// more kept free, or "". Where the free space cannot be told, nothing is
+// written either: the probe never risks filling a disk, nor taking its
+// last inodes (a filesystem that counts none, f_files 0, is not judged on
+// them).
+std::string NoRoom(const std::string& dir, uint64_t need, uint64_t files) {
   struct statvfs vfs;
   if (statvfs(dir.c_str(), &vfs) != 0) {
     return absl::StrCat("cannot tell the free space of ", dir, " (statvfs: ", std::strerror(errno),
                         "): nothing written");
   }
   const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-  if (free_bytes >= need + need / 10) return "";
-  return absl::StrFormat(
-      "%s has %.1f GiB free, the checkpoint needs %.1f GiB and a tenth more kept free: lower "
-      "storage.shard_mb or storage.writers, or free space",
-      dir, static_cast<double>(free_bytes) / (1 << 30), static_cast<double>(need) / (1 << 30));
+  if (free_bytes < need + need / 10) {
+    return absl::StrCat(dir, " has ", ByteSize(free_bytes), " free, the checkpoint needs ",
+                        ByteSize(need),
+                        " and a tenth more kept free: lower storage.shard_mb or "
+                        "storage.writers, or free space");
+  }
+  if (vfs.f_files > 0 && vfs.f_favail < files + files / 10) {
+    return absl::StrCat(dir, " has ", vfs.f_favail, " free inodes, the test creates ", files,
+                        " files and keeps a tenth more free: lower storage.metadata_files, or "
+                        "free inodes");
+  }
+  return "";
 }
 
 void AddMeasurements(const v1::StoragePath& p, v1::ProbeResult* r) {
@@ -194,7 +203,9 @@ absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
     }
     const uint64_t need = plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
                           static_cast<uint64_t>(rules.metadata_files) * 8192;
-    if (const std::string no_room = NoRoom(dir, need); !no_room.empty()) {
+    const uint64_t files = static_cast<uint64_t>(rules.metadata_files) +
+                           static_cast<uint64_t>(plan.writers) + 8;  // shards, scratch
+    if (const std::string no_room = NoRoom(dir, need, files); !no_room.empty()) {
       Unusable(&r, p, no_room);
       continue;
     }

@@ -4,9 +4,12 @@
 // files beside them).
 #include "probes/storage/storage_probe.h"
 
+#include <sys/mount.h>
+#include <unistd.h>
 #include <filesystem>
 
 #include "gtest/gtest.h"
+#include "probes/framework/result_util.h"
 #include "probes/framework/profile.h"
 #include "tests/testing/fixtures.h"
 
@@ -30,7 +33,7 @@ TEST(StorageProbeTest, APathWithoutRoomOrThatIsNotThereIsRefusedBeforeWriting) {
       RunWith("storage:\n  paths: [" + dir.path() + "]\n  shard_mb: 1048576\n  writers: 256\n");
   ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
   EXPECT_EQ(r.findings(0).code(), "STORAGE_PATH_UNUSABLE");
-  EXPECT_NE(r.findings(0).message().find("GiB free, the checkpoint needs 262144.1 GiB"),
+  EXPECT_NE(r.findings(0).message().find(" free, the checkpoint needs 256.0 TiB"),
             std::string::npos)
       << r.findings(0).message();
   EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "nothing written";
@@ -38,6 +41,34 @@ TEST(StorageProbeTest, APathWithoutRoomOrThatIsNotThereIsRefusedBeforeWriting) {
   ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
   EXPECT_NE(r.findings(0).message().find("is the filesystem mounted?"), std::string::npos)
       << r.findings(0).message();
+}
+
+// The metadata test's files against the free inodes: a tmpfs with few
+// inodes is refused before anything is created (as root, which CI is).
+TEST(StorageProbeTest, APathWithoutInodesForTheMetadataTestIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  testing::TempDir dir;
+  if (mount("tmpfs", dir.path().c_str(), "tmpfs", 0, "size=64m,nr_inodes=50") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  }
+  const v1::ProbeResult r = RunWith("storage:\n  paths: [" + dir.path() +
+                                    "]\n  shard_mb: 1\n  writers: 1\n  metadata_files: 1000\n");
+  const bool empty = std::filesystem::is_empty(dir.path());
+  umount2(dir.path().c_str(), MNT_DETACH);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.findings(0).code(), "STORAGE_PATH_UNUSABLE");
+  EXPECT_NE(r.findings(0).message().find("free inodes, the test creates 1009 files"),
+            std::string::npos)
+      << r.findings(0).message();
+  EXPECT_TRUE(empty) << "nothing created";
+}
+
+TEST(ByteSizeTest, SizesAreInTheUnitThatShowsThem) {
+  EXPECT_EQ(ByteSize(512), "512 B");
+  EXPECT_EQ(ByteSize(64 << 10), "64 KiB");
+  EXPECT_EQ(ByteSize(8 << 20), "8.0 MiB");
+  EXPECT_EQ(ByteSize(3ull << 30), "3.0 GiB");
+  EXPECT_EQ(ByteSize(3ull << 40), "3.0 TiB");
 }
 
 }  // namespace

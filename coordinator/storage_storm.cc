@@ -5,6 +5,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/agent_tasks.h"
@@ -38,16 +39,28 @@ v1::StoragePath PathOf(const absl::StatusOr<v1::AgentMessage>& reply, const std:
 }
 
 absl::StatusOr<v1::AgentMessage> AskStorage(AgentSession& node, bool force, absl::Time deadline,
-                                            const v1::AcceptanceProfile& profile) {
+                                            const v1::AcceptanceProfile& profile,
+                                            int writers_nodes = 1) {
   v1::Task task;
   task.set_task_id(NewTaskId());
   task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
   task.mutable_run_probes()->add_probes("storage");
   task.mutable_run_probes()->set_force(force);
+  task.mutable_run_probes()->set_storage_writers_nodes(static_cast<uint32_t>(writers_nodes));
   return Ask(node, task, deadline, profile);
 }
 
 }  // namespace
+
+bool SharedFilesystem(const std::string& type) {
+  static const char* const kShared[] = {"nfs",    "nfs4",   "lustre",  "gpfs",   "beegfs",
+                                        "ceph",   "cephfs", "glusterfs", "cifs", "smb3",
+                                        "wekafs", "9p",     "virtiofs"};
+  for (const char* t : kShared) {
+    if (type == t) return true;
+  }
+  return absl::StartsWith(type, "fuse.");
+}
 
 void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alone,
                        const std::vector<std::pair<std::string, v1::StoragePath>>& storm,
@@ -146,8 +159,12 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
         });
   }
   // Every node's task sent at once (no bound below the fleet's waits).
+  // On a shared filesystem every node's checkpoint lands in the same
+  // space: each node checks room for all of them before writing.
+  const int writers_nodes =
+      SharedFilesystem(alone.filesystem()) ? static_cast<int>(live.size()) : 1;
   platform::BoundedFor(live.size(), kMaxConcurrentAsks, [&](size_t i) {
-    replies[i] = AskStorage(*live[i], force, deadline, run->profile());
+    replies[i] = AskStorage(*live[i], force, deadline, run->profile(), writers_nodes);
   });
   if (prober.joinable()) prober.join();
   if (during) *report->mutable_storm_latency() = *during;

@@ -36,6 +36,10 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
 // The storm's figures from each node's storage result (node, the path's
 // figures), and its findings; `alone` is the baseline node's. The latency
 // probes' figures are already in run->storage_storm().
+// Filesystems whose space several nodes share (network and parallel
+// filesystems, FUSE), by /proc/mounts type.
+bool SharedFilesystem(const std::string& type);
+
 void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alone,
                        const std::vector<std::pair<std::string, v1::StoragePath>>& storm,
                        const Profile& profile, v1::StageRun* run);

@@ -86,5 +86,12 @@ TEST(StorageStormTest, LatencyThatBlowsUpDuringTheStormWarns) {
   }
 }
 
+TEST(StorageStormTest, SharedFilesystemsAreTheNetworkAndParallelOnes) {
+  for (const char* t : {"nfs4", "lustre", "beegfs", "fuse.juicefs", "wekafs"}) {
+    EXPECT_TRUE(SharedFilesystem(t)) << t;
+  }
+  for (const char* t : {"ext4", "xfs", "tmpfs", "overlay"}) EXPECT_FALSE(SharedFilesystem(t)) << t;
+}
+
 }  // namespace
 }  // namespace nodeprobe::coordinator

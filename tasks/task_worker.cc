@@ -82,6 +82,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   ctx.force = rp.force();
   ctx.gpus_granted = static_cast<int>(rp.gpus_granted());
   ctx.mtu_peer = rp.mtu_peer();
+  ctx.storage_writers_nodes = std::max(1, static_cast<int>(rp.storage_writers_nodes()));
   ctx.skip_intrusive = rp.sweep() && !profile.intrusive_in_sweep;
   ctx.what_keeps_busy = [&ctx] { return platform::WhatKeepsNodeBusy(ctx.host); };
   ctx.deadline = absl::Now() + BudgetOf(task);

@@ -37,6 +37,9 @@ struct ProbeContext {
   int gpus_granted = 0;
   // Pre-flight --active: the peer the path-MTU probe measures to ("" none).
   std::string mtu_peer;
+  // The storage storm: nodes writing the same shared filesystem at once
+  // (1: this node alone).
+  int storage_writers_nodes = 1;
 };
 
 class Probe {

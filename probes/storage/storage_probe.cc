@@ -201,11 +201,18 @@ absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
       p->set_source(m->source);
       p->set_options(m->options);
     }
-    const uint64_t need = plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
-                          static_cast<uint64_t>(rules.metadata_files) * 8192;
+    // In a storm on a shared filesystem every node's checkpoint lands here.
+    const uint64_t need =
+        (plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
+         static_cast<uint64_t>(rules.metadata_files) * 8192) *
+        static_cast<uint64_t>(std::max(1, ctx.storage_writers_nodes));
     const uint64_t files = static_cast<uint64_t>(rules.metadata_files) +
                            static_cast<uint64_t>(plan.writers) + 8;  // shards, scratch
-    if (const std::string no_room = NoRoom(dir, need, files); !no_room.empty()) {
+    if (std::string no_room = NoRoom(dir, need, files); !no_room.empty()) {
+      if (ctx.storage_writers_nodes > 1) {
+        absl::StrAppend(&no_room, " (", ctx.storage_writers_nodes,
+                        " nodes write this shared filesystem at once)");
+      }
       Unusable(&r, p, no_room);
       continue;
     }

@@ -16,12 +16,13 @@
 namespace nodeprobe {
 namespace {
 
-v1::ProbeResult RunWith(const std::string& yaml) {
+v1::ProbeResult RunWith(const std::string& yaml, int writers_nodes = 1) {
   absl::StatusOr<Profile> profile = ParseProfile(yaml, "test.yaml");
   EXPECT_TRUE(profile.ok()) << profile.status();
   StorageProbe probe;
   ProbeContext ctx;
   ctx.profile = &*profile;
+  ctx.storage_writers_nodes = writers_nodes;
   absl::StatusOr<v1::ProbeResult> r = probe.Run(ctx);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *r : v1::ProbeResult();
@@ -61,6 +62,28 @@ TEST(StorageProbeTest, APathWithoutInodesForTheMetadataTestIsRefused) {
             std::string::npos)
       << r.findings(0).message();
   EXPECT_TRUE(empty) << "nothing created";
+}
+
+// The storm on a shared filesystem: ten nodes' 8 MiB checkpoints do not
+// fit a 64 MiB filesystem although one does; refused before writing.
+TEST(StorageProbeTest, AStormChecksRoomForEveryNodeSharingTheFilesystem) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
+  testing::TempDir dir;
+  if (mount("tmpfs", dir.path().c_str(), "tmpfs", 0, "size=64m") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  }
+  const v1::ProbeResult r = RunWith("storage:\n  paths: [" + dir.path() +
+                                        "]\n  shard_mb: 8\n  writers: 1\n  metadata_files: 0\n",
+                                    10);
+  const bool empty = std::filesystem::is_empty(dir.path());
+  umount2(dir.path().c_str(), MNT_DETACH);
+  ASSERT_EQ(r.findings_size(), 1) << r.DebugString();
+  EXPECT_NE(r.findings(0).message().find("the checkpoint needs 80.0 MiB"), std::string::npos)
+      << r.findings(0).message();
+  EXPECT_NE(r.findings(0).message().find("10 nodes write this shared filesystem at once"),
+            std::string::npos)
+      << r.findings(0).message();
+  EXPECT_TRUE(empty);
 }
 
 TEST(ByteSizeTest, SizesAreInTheUnitThatShowsThem) {

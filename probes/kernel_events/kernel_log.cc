@@ -6,10 +6,14 @@
 #include <cmath>
 #include <vector>
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
@@ -95,10 +99,19 @@ bool ParseXid(absl::string_view line, absl::string_view anchor, const char* kind
   absl::ConsumePrefix(&dev, "PCI:");
   rest.remove_prefix(close + 2);
   rest = absl::StripLeadingAsciiWhitespace(rest);
+  // A code that is not a small non-negative number (negative, past
+  // INT_MAX: a corrupted or forged line) is still an event, of code -1
+  // (unknown to the catalog, which says so), never dropped.
+  const bool negative = absl::ConsumePrefix(&rest, "-");
   size_t digits = 0;
   while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+  if (digits == 0) return false;
   int code = 0;
-  if (digits == 0 || !absl::SimpleAtoi(rest.substr(0, digits), &code)) return false;
+  std::string odd;
+  if (negative || !absl::SimpleAtoi(rest.substr(0, digits), &code)) {
+    odd = absl::StrCat("code ", negative ? "-" : "", rest.substr(0, digits), " out of range; ");
+    code = -1;
+  }
   rest.remove_prefix(digits);
   absl::ConsumePrefix(&rest, ",");
   rest = absl::StripLeadingAsciiWhitespace(rest);
@@ -108,7 +121,7 @@ bool ParseXid(absl::string_view line, absl::string_view anchor, const char* kind
   e->set_device(std::string(dev));
   e->set_code(code);
   if (!pid.empty() || !name.empty()) e->set_process(absl::StrCat("pid=", pid, " ", name));
-  e->set_text(std::string(absl::StripAsciiWhitespace(rest)));
+  e->set_text(absl::StrCat(odd, absl::StripAsciiWhitespace(rest)));
   e->set_when(When(line.substr(0, at)));
   return true;
 }
@@ -191,6 +204,36 @@ bool ParseNicEvent(absl::string_view line, v1::KernelEvent* e) {
 }
 
 }  // namespace
+
+std::optional<std::string> FromJournalJson(absl::string_view line) {
+  if (line.empty() || line.front() != '{' || !absl::StrContains(line, "\"MESSAGE\"")) {
+    return std::nullopt;
+  }
+  google::protobuf::Struct entry;
+  if (!google::protobuf::util::JsonStringToMessage(std::string(line), &entry).ok()) {
+    return std::nullopt;
+  }
+  const auto& f = entry.fields();
+  auto transport = f.find("_TRANSPORT");
+  if (transport != f.end() && transport->second.string_value() != "kernel") return "";
+  auto message = f.find("MESSAGE");
+  if (message == f.end()) return std::nullopt;
+  std::string text;
+  if (message->second.has_list_value()) {  // bytes that are not UTF-8
+    for (const google::protobuf::Value& b : message->second.list_value().values()) {
+      text.push_back(static_cast<char>(static_cast<int>(b.number_value()) & 0xff));
+    }
+  } else {
+    text = message->second.string_value();
+  }
+  // The kernel's clock (microseconds since boot), as dmesg prints it.
+  auto mono = f.find("__MONOTONIC_TIMESTAMP");
+  double us = 0;
+  if (mono != f.end() && absl::SimpleAtod(mono->second.string_value(), &us)) {
+    return absl::StrFormat("[%12.6f] %s", us / 1e6, text);
+  }
+  return text;
+}
 
 std::string Normalized(absl::string_view raw) {
   std::string out;
@@ -276,7 +319,16 @@ std::map<std::string, uint64_t> ParseAerCounters(absl::string_view text) {
 void KernelLogReader::AddLine(absl::string_view raw) {
   report_.set_lines(report_.lines() + 1);
   absl::ConsumeSuffix(&raw, "\r");
-  const std::string line = Normalized(raw);
+  std::string line = Normalized(raw);
+  // journalctl -o json: the kernel's MESSAGE (a string, or an array of
+  // bytes when it is not UTF-8), a program's lines left out.
+  if (std::optional<std::string> journal = FromJournalJson(line)) {
+    if (journal->empty()) {
+      report_.set_user_space_lines(report_.user_space_lines() + 1);
+      return;
+    }
+    line = Normalized(*journal);
+  }
   // A program's syslog line quoting a fault is not the kernel's.
   if (const std::string tag = SyslogTag(line); !tag.empty() && tag != "kernel") {
     report_.set_user_space_lines(report_.user_space_lines() + 1);
@@ -363,7 +415,30 @@ void KernelLogReader::AddStream(std::istream& in) {
     cut = false;
   };
   std::streambuf* sb = in.rdbuf();
-  for (int c = sb->sbumpc(); c != std::char_traits<char>::eof(); c = sb->sbumpc()) {
+  // UTF-16 with its byte-order mark (a log saved by a Windows tool): each
+  // code unit below 0x80 is its ASCII character, the rest '?' (no fault
+  // line needs more).
+  int order = 0;  // 1 little-endian, 2 big-endian
+  const int b0 = sb->sgetc();
+  if (b0 == 0xff || b0 == 0xfe) {
+    sb->sbumpc();
+    const int b1 = sb->sgetc();
+    if ((b0 == 0xff && b1 == 0xfe) || (b0 == 0xfe && b1 == 0xff)) {
+      sb->sbumpc();
+      order = b0 == 0xff ? 1 : 2;
+    } else {
+      sb->sungetc();
+    }
+  }
+  auto next = [&]() -> int {
+    const int a = sb->sbumpc();
+    if (order == 0 || a == std::char_traits<char>::eof()) return a;
+    const int b = sb->sbumpc();
+    if (b == std::char_traits<char>::eof()) return b;
+    const int unit = order == 1 ? (a | (b << 8)) : ((a << 8) | b);
+    return unit < 0x80 ? unit : '?';
+  };
+  for (int c = next(); c != std::char_traits<char>::eof(); c = next()) {
     if (c == '\n') {
       flush();
     } else if (line.size() < kMaxLine) {

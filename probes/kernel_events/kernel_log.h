@@ -29,6 +29,11 @@
 namespace nodeprobe::kernel {
 
 // One line's event, or none (kind empty).
+// A `journalctl -o json` line: the kernel's MESSAGE (an array of bytes
+// decoded), with its monotonic time as dmesg prints it; "" for another
+// transport's line (a program's); nullopt when the line is not one.
+std::optional<std::string> FromJournalJson(absl::string_view line);
+
 // A line as the parsers read it: SGR colour codes (dmesg --color=always)
 // removed, tabs made spaces.
 std::string Normalized(absl::string_view raw);

@@ -245,6 +245,48 @@ TEST(KernelLogTest, ColourTabsAndCaseDoNotHideAFault) {
   EXPECT_TRUE(codes.count("GPU_RESET_REQUIRED 0000:86:00")) << j.DebugString();
 }
 
+// The same fault in UTF-16 (with its byte-order mark), in journal JSON
+// (MESSAGE a string, or the byte array journald writes for text that is
+// not UTF-8), and with a code no Xid has: each is read, none dropped.
+TEST(KernelLogTest, EveryEncodingOfAFaultIsRead) {
+  const std::string xid =
+      "[ 1234.5] NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=python, DBE\n";
+  std::string utf16 = "\xff\xfe";
+  for (char c : xid) utf16 += std::string{c, '\0'};
+  std::istringstream in16(utf16);
+  KernelLogReader r16;
+  r16.AddStream(in16);
+  ASSERT_EQ(r16.report().events_size(), 1) << r16.report().DebugString();
+  EXPECT_EQ(r16.report().events(0).code(), 48);
+
+  KernelLogReader journal;
+  journal.AddLine(
+      "{\"_TRANSPORT\":\"kernel\",\"__MONOTONIC_TIMESTAMP\":\"1234500000\",\"MESSAGE\":"
+      "\"NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=python, DBE\"}");
+  std::string bytes;
+  for (char c : std::string("NVRM: Xid (PCI:0000:5e:00): 79, pid=1, name=x, off the bus")) {
+    bytes += absl::StrCat(bytes.empty() ? "" : ",", static_cast<int>(c));
+  }
+  journal.AddLine(absl::StrCat("{\"_TRANSPORT\":\"kernel\",\"MESSAGE\":[", bytes, ",255]}"));
+  journal.AddLine(
+      "{\"_TRANSPORT\":\"syslog\",\"MESSAGE\":\"NVRM: Xid (PCI:0000:aa:00): 79, pid=1\"}");
+  ASSERT_EQ(journal.report().events_size(), 2) << journal.report().DebugString();
+  EXPECT_EQ(journal.report().events(0).when(), "1234.500000");
+  EXPECT_EQ(journal.report().events(1).device(), "0000:5e:00");
+  EXPECT_EQ(journal.report().user_space_lines(), 1u);
+
+  KernelLogReader odd;
+  odd.AddLine("[ 1.0] NVRM: Xid (PCI:0000:3b:00): 99999999999, pid=1, name=x");
+  odd.AddLine("[ 2.0] NVRM: Xid (PCI:0000:3b:00): -5, pid=1, name=x");
+  ASSERT_EQ(odd.report().events_size(), 2);
+  EXPECT_EQ(odd.report().events(0).code(), -1);
+  EXPECT_NE(odd.report().events(0).text().find("code 99999999999 out of range"),
+            std::string::npos);
+  const v1::ProbeResult j = JudgeKernelLog(odd);
+  ASSERT_GE(j.findings_size(), 1);
+  EXPECT_EQ(j.findings(0).code(), "GPU_XID");
+}
+
 // In syslog input only the kernel's lines count: a `logger` line quoting
 // an Xid is a program's words, not a fault.
 TEST(KernelLogTest, UserSpaceSyslogLinesAreNotFaults) {

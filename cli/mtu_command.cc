@@ -9,6 +9,7 @@
 #include "cli/json_output.h"
 #include "cli/safe_text.h"
 #include "cli/table_renderer.h"
+#include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
 #include "controlplane/signals.h"
 #include "platform/netns.h"
@@ -113,7 +114,7 @@ std::function<int()> AddMtuCommand(CLI::App& app) {
   probe->add_option("--netns", o->netns,
                     "Probe from this network namespace (name, PID or path), e.g. a pod's");
   probe->add_option("--timeout", o->timeout_s, "Deadline in seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(controlplane::SecondsCheck())
       ->capture_default_str();
   probe->add_option("--format", o->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))

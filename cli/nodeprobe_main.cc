@@ -125,7 +125,7 @@ void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
                    "Name to report for this node (default: host name)")
       ->check(controlplane::NameCheck());
   run_cmd->add_option("--timeout", f.run.timeout_s, "Deadline for the whole stage, in seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(controlplane::SecondsCheck())
       ->capture_default_str();
   run_cmd
       ->add_option("--textfile", f.run.textfile_dir,

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "absl/time/clock.h"
 #include "cli/preflight_upload.h"
 #include "cli/run_command.h"
 #include "controlplane/command_line.h"
@@ -75,8 +76,8 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
   cmd->add_option("--profile", o->profile_path,
                   "Acceptance profile (YAML): its preflight: section (expect_rdma, memlock_min_mb, "
                   "shm_min_mb)");
-  cmd->add_option("--timeout", o->timeout_s, "Deadline in seconds")
-      ->check(CLI::PositiveNumber)
+  cmd->add_option("--timeout", o->timeout_s, "Deadline in seconds (the coordinator's record too)")
+      ->check(controlplane::SecondsCheck())
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing in table format; rely on the exit code");
   return [cmd, o, upload]() -> int {
@@ -87,8 +88,10 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
       return controlplane::kExitUsage;
     }
     const std::string job = upload->job.empty() ? DefaultJobLabel() : upload->job;
-    o->on_report = [upload, job, quiet = o->quiet](const v1::StageReport& report) {
-      UploadPreflight(upload->coordinator, upload->tls, job, report, quiet);
+    // The upload shares the pre-flight's --timeout: it gets what is left.
+    const absl::Time deadline = absl::Now() + absl::Seconds(o->timeout_s);
+    o->on_report = [upload, job, quiet = o->quiet, deadline](const v1::StageReport& report) {
+      UploadPreflight(upload->coordinator, upload->tls, job, report, quiet, deadline);
     };
     return RunCommand(*o);
   };

@@ -1,11 +1,13 @@
 // File: preflight_upload.cc
 #include "cli/preflight_upload.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "cli/control_commands.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 
@@ -28,16 +30,24 @@ std::string DefaultJobLabel() {
 }
 
 void UploadPreflight(const std::string& coordinator_flag, const controlplane::TlsFiles& tls,
-                     const std::string& job, const v1::StageReport& report, bool quiet) {
+                     const std::string& job, const v1::StageReport& report, bool quiet,
+                     absl::Time deadline) {
   absl::StatusOr<std::string> address = controlplane::ResolveCoordinator(coordinator_flag);
   if (!address.ok()) return;  // none configured: pre-flight stands alone
+  // A prolog must not wait on a coordinator that is away: what is left of
+  // the pre-flight's budget, at most 5 s.
+  const absl::Time until = std::min(deadline, absl::Now() + absl::Seconds(5));
+  if (until <= absl::Now()) {
+    std::cerr << "nodeprobe: warning: the pre-flight was not recorded at " << *address
+              << ": its --timeout was spent (the verdict and exit code stand)\n";
+    return;
+  }
   absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(*address, tls);
   grpc::Status sent;
   v1::RecordPreflightResponse resp;
   if (client.ok()) {
     grpc::ClientContext ctx;
-    // A prolog must not wait on a coordinator that is away.
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    ctx.set_deadline(absl::ToChronoTime(until));
     v1::RecordPreflightRequest req;
     *req.mutable_report() = report;
     req.set_job(job);

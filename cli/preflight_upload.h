@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "absl/time/time.h"
 #include "controlplane/credentials.h"
 #include "nodeprobe/v1/result.pb.h"
 
@@ -18,7 +19,11 @@ namespace nodeprobe::cli {
 // set), else the pod's name (HOSTNAME in a Kubernetes pod), else "".
 std::string DefaultJobLabel();
 
+// The send gets what is left until `deadline` (the pre-flight's own
+// --timeout), at most 5 s, never more: a black-holed coordinator cannot
+// stretch a prolog past its budget.
 void UploadPreflight(const std::string& coordinator_flag, const controlplane::TlsFiles& tls,
-                     const std::string& job, const v1::StageReport& report, bool quiet);
+                     const std::string& job, const v1::StageReport& report, bool quiet,
+                     absl::Time deadline = absl::InfiniteFuture());
 
 }  // namespace nodeprobe::cli

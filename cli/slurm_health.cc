@@ -16,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "cli/run_command.h"
+#include "controlplane/command_line.h"
 #include "controlplane/environment.h"
 #include "controlplane/exit_codes.h"
 #include "platform/child_process.h"
@@ -196,7 +197,7 @@ std::function<int()> AddSlurmHealthCommand(CLI::App& app) {
   cmd->add_option("--probe", o->run.probes,
                   "Only this probe (repeatable; default: every single-node probe)");
   cmd->add_option("--timeout", o->run.timeout_s, "Seconds for the checks")
-      ->check(CLI::PositiveNumber)
+      ->check(controlplane::SecondsCheck())
       ->capture_default_str();
   cmd->add_option("--scontrol", o->scontrol, "The scontrol to call")->capture_default_str();
   cmd->add_option("--capture", o->capture,

@@ -1,6 +1,8 @@
 // File: command_line.cc
 #include "controlplane/command_line.h"
 
+#include <cmath>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -33,6 +35,17 @@ CLI::Validator NameCheck() {
         return s.ok() ? std::string() : std::string(s.message());
       },
       "NAME");
+}
+
+CLI::Validator SecondsCheck() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        double v = 0;
+        return absl::SimpleAtod(value, &v) && std::isfinite(v) && v > 0 && v <= 86400
+                   ? std::string()
+                   : "must be a number of seconds, 0 < N <= 86400";
+      },
+      "SECONDS");
 }
 
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, TlsFiles* tls) {

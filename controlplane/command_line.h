@@ -29,6 +29,10 @@ std::optional<int> ParseCommandLine(CLI::App& app, int argc, char** argv,
 // name or run id (platform/identifiers.h): a one-line error naming the flag.
 CLI::Validator NameCheck();
 
+// A --timeout's check: a finite number of seconds, 0 < N <= 86400; the
+// error says so in those words (not a 309-digit range).
+CLI::Validator SecondsCheck();
+
 // Adds --coordinator and the TLS flags to a command.
 void AddControlFlags(CLI::App* cmd, std::string* coordinator, TlsFiles* tls);
 

@@ -1,9 +1,12 @@
 // File: preflight_record.cc
 #include "coordinator/preflight_record.h"
 
+#include <google/protobuf/util/time_util.h>
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/record_check.h"
 #include "platform/identifiers.h"
@@ -53,6 +56,12 @@ absl::StatusOr<v1::StageRun> PreflightRun(const v1::RecordPreflightRequest& requ
   run.set_state("done");
   run.set_job(request.job());
   run.set_operator_identity(who);
+  // When it ran: the report's own times, else when it reached us (never
+  // the epoch a run without times would list as).
+  const google::protobuf::Timestamp now =
+      google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(absl::Now()));
+  *run.mutable_started() = report.has_started() ? report.started() : now;
+  *run.mutable_finished() = report.has_finished() ? report.finished() : now;
   *run.add_node_reports() = report;
   run.set_verdict(report.verdict());
   if (absl::Status s = CheckRecord(run); !s.ok()) return s;

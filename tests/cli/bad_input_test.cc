@@ -176,10 +176,17 @@ TEST(BadInputTest, KernelLogOnDevicesReturns) {
 }
 
 TEST(BadInputTest, TimeoutMustBeAFiniteNumber) {
-  for (const char* t : {"nan", "inf", "-1", "0"}) {
+  for (const char* t : {"nan", "inf", "-1", "0", "1e309"}) {
     CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--timeout", t});
     EXPECT_EQ(r.exit_code, 2) << t << ": " << r.err;
     EXPECT_TRUE(absl::StrContains(r.err, "--timeout")) << r.err;
+    // Said in words, not as a 309-digit range.
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+  }
+  for (const char* cmd : {"preflight", "slurm-health"}) {
+    CommandResult r = Nodeprobe({cmd, "--timeout", "nan"});
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "must be a number of seconds")) << r.err;
   }
 }
 

@@ -193,7 +193,15 @@ int ProfileCommand(bool explain, const std::string& check_path, const std::strin
   if (!check_path.empty()) {
     absl::StatusOr<Profile> profile = LoadProfile(check_path);
     if (!profile.ok()) return controlplane::StatusExit(profile.status());
-    std::cout << check_path << ": a valid profile\n";
+    // Valid, but said: an exception already past, one a year ahead.
+    for (const std::string& w : profile->warnings) {
+      std::cerr << "nodeprobe: warning: " << w << "\n";
+    }
+    std::cout << check_path << ": a valid profile"
+              << (profile->warnings.empty() ? ""
+                                            : absl::StrCat(" (", profile->warnings.size(),
+                                                           " warning(s) above)"))
+              << "\n";
     if (!explain) return controlplane::kExitOk;
   }
   if (!explain) {

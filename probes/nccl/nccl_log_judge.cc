@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/nccl/nccl_tests_output.h"
 
 namespace nodeprobe::nccl {
 namespace {
@@ -133,12 +134,27 @@ bool WrongCount(const std::string& column) {
 
 bool ValidFigure(double x) { return std::isfinite(x) && x >= 0; }
 
-bool ValidRow(const v1::NcclTestsRow& row) {
+// Printed to two decimals: within 2% or 0.02 of each other.
+bool Agrees(double printed, double derived) {
+  return std::fabs(printed - derived) <= std::max(0.02, 0.02 * std::fabs(derived));
+}
+
+// Figures that are measurements and agree with each other as nccl-tests
+// derives them: algbw = size / time, busbw = algbw x the collective's
+// factor for the run's ranks (a table whose busbw is 1e308 or 99999 next to
+// an ordinary algbw was not printed by nccl-tests).
+bool ValidRow(const v1::NcclTestsRow& row, const std::string& collective, uint32_t ranks) {
   for (double x : {row.time_us(), row.algbw_gbps(), row.busbw_gbps(), row.in_place_time_us(),
                    row.in_place_algbw_gbps(), row.in_place_busbw_gbps()}) {
     if (!ValidFigure(x)) return false;
   }
-  return true;
+  if (row.time_us() > 0 &&
+      !Agrees(row.algbw_gbps(), static_cast<double>(row.size()) / (row.time_us() * 1e3))) {
+    return false;
+  }
+  const double factor = ranks > 0 ? BusBwFactor(collective, static_cast<int>(ranks)) : 0;
+  return factor <= 0 || (Agrees(row.busbw_gbps(), row.algbw_gbps() * factor) &&
+                         Agrees(row.in_place_busbw_gbps(), row.in_place_algbw_gbps() * factor));
 }
 
 // The bars of the profile that no table in the log can be held to: a
@@ -180,7 +196,7 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
     const v1::NcclTestsRow* last = nullptr;
     std::vector<std::string> invalid;
     for (const v1::NcclTestsRow& row : run.rows()) {
-      if (ValidRow(row)) {
+      if (ValidRow(row, run.collective(), run.ranks())) {
         last = &row;
       } else {
         invalid.push_back(absl::StrFormat("%llu B (time %g us, busbw %g GB/s)",
@@ -192,7 +208,8 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
       AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", name,
                  absl::StrCat("nccl-tests ", name, ": ", invalid.size(),
                               " size(s) printed figures that are not measurements (NaN, "
-                              "infinite or negative): ",
+                              "infinite, negative, or not algbw = size / time and busbw = "
+                              "algbw x the collective's factor): ",
                               absl::StrJoin(invalid, "; "),
                               last ? absl::StrFormat("; judged at %llu B, the largest valid size",
                                                      static_cast<unsigned long long>(last->size()))

@@ -263,6 +263,14 @@ TEST(CliTest, ProfileExplainsEveryKeyAndChecksAFile) {
   EXPECT_TRUE(absl::StrContains(bad.err, "bad.yaml:4")) << bad.err;
   EXPECT_TRUE(absl::StrContains(bad.err, "expected")) << bad.err;
   EXPECT_EQ(Nodeprobe({"profile"}).exit_code, 2);
+  // An exception already past is valid YAML but said, not silent.
+  testing::WriteFile(dir.path() + "/past.yaml",
+                     "exceptions:\n  - code: RDMA_PORT_DOWN\n    reason: r\n    expires: "
+                     "1970-01-01\n");
+  CommandResult past = Nodeprobe({"profile", "--check", dir.path() + "/past.yaml"});
+  EXPECT_EQ(past.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(past.err, "is already past")) << past.err;
+  EXPECT_TRUE(absl::StrContains(past.out, "1 warning(s) above")) << past.out;
 }
 
 TEST(CliTest, ProbesListsNameStagesAndPurpose) {

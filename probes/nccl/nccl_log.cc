@@ -27,7 +27,7 @@ constexpr int kMaxWarnings = 20;
 constexpr int kMaxEvents = 512;
 constexpr size_t kMaxEventMessage = 512;
 constexpr size_t kMaxHostsPerVersion = 8;
-constexpr size_t kMaxVersions = 64;
+constexpr size_t kMaxVersions = kMaxNcclVersions;
 
 // Well-formed UTF-8 (no overlongs or surrogates checked: this only tells
 // the reader that the log is in some other encoding).

@@ -22,6 +22,10 @@
 
 namespace nodeprobe::nccl {
 
+// Distinct NCCL versions a report keeps (with their hosts); past it the
+// report is truncated and a count of versions is a lower bound.
+inline constexpr size_t kMaxNcclVersions = 64;
+
 struct LineEvent;
 
 inline constexpr size_t kMaxLineBytes = 64 << 10;

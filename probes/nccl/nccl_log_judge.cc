@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/nccl/nccl_log.h"
 #include "probes/nccl/nccl_tests_output.h"
 
 namespace nodeprobe::nccl {
@@ -280,8 +281,12 @@ void VersionsDiffer(const v1::NcclLogReport& r, v1::ProbeResult* out) {
     seen.resize(8);
     seen.push_back(absl::StrCat("+", total - 8, " more"));
   }
+  // Past the versions a report keeps, the count is a floor.
+  const bool more = r.truncated() && total >= kMaxNcclVersions;
   AddFinding(out, "NCCL_VERSIONS_DIFFER", "",
-             absl::StrCat(total, " NCCL versions in one log: ", absl::StrJoin(seen, "; ")));
+             absl::StrCat(more ? "at least " : "", total, " NCCL versions in one log",
+                          more ? " (more than the report keeps)" : "", ": ",
+                          absl::StrJoin(seen, "; ")));
 }
 
 // Per event class: its finding code (its severity and remediation are in

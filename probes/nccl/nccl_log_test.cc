@@ -298,6 +298,26 @@ TEST(NcclLogTest, HugeLinesAndEndlessListsStayBounded) {
   EXPECT_TRUE(r.ib_no_device());
 }
 
+// 1000 versions are more than the report keeps: the count is a floor,
+// said so, not "64".
+TEST(NcclLogTest, ManyVersionsAreCountedAsAtLeast) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) {
+    text += "h" + std::to_string(i) + ":1:1 [0] NCCL INFO NCCL version 2." + std::to_string(i) +
+            ".1+cuda12.4\n";
+  }
+  const v1::ProbeResult j = JudgeNcclLog(ParseNcclLog(text), NcclLogContext());
+  const v1::Finding* f = nullptr;
+  for (const v1::Finding& x : j.findings()) {
+    if (x.code() == "NCCL_VERSIONS_DIFFER") f = &x;
+  }
+  ASSERT_NE(f, nullptr) << j.DebugString();
+  EXPECT_EQ(f->message().rfind("at least 64 NCCL versions in one log (more than the report keeps)",
+                               0),
+            0u)
+      << f->message();
+}
+
 }  // namespace
 }  // namespace nodeprobe::nccl
 

@@ -139,12 +139,18 @@ void KernelWatch::Follow() {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
     const int n = poll(fds, 2, 1000);
     if (n < 0 && errno != EINTR) return Stopped(absl::StrCat("poll: ", strerror(errno)));
-    if (fds[1].revents != 0) return;
+    if (fds[1].revents != 0) {
+      if (!pending.empty()) line_done();  // a last line without its newline
+      return;
+    }
     if (absl::Now() - sampled >= options_.sample_every) {
       SampleCounters();
       sampled = absl::Now();
     }
     if (n == 0) {  // quiet: a good moment to look for reset GPUs
+      // A writer quiet for a second after a line without its newline (a
+      // FIFO's last line): that line is whole.
+      if (!pending.empty()) line_done();
       platform::MutexLock l(&mu_);
       ClearReappeared();
       continue;
@@ -156,6 +162,7 @@ void KernelWatch::Follow() {
       return Stopped(absl::StrCat("read: ", strerror(errno)));
     }
     if (got == 0) {  // a file's end: look again in a second, like tail -f
+      if (!pending.empty()) line_done();  // its last line, without a newline
       pollfd s{stop_fd_, POLLIN, 0};
       if (poll(&s, 1, 1000) > 0) return;
       continue;

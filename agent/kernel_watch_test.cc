@@ -299,6 +299,30 @@ TEST(KernelWatchTest, ItFollowsAFifoAsWritersComeAndGoAndStopsAtOnce) {
   EXPECT_LT(absl::Now() - stop, absl::Seconds(2));
 }
 
+// A writer's last line without its newline is whole once the FIFO goes
+// quiet: it is read, not lost.
+TEST(KernelWatchTest, AFifosLastLineWithoutANewlineIsRead) {
+  testing::TempDir dir;
+  const std::string fifo = dir.path() + "/kmsg";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<int> xids{0};
+  KernelWatch::Options o;
+  o.path = fifo;
+  o.sys_root = "";
+  o.on_event = [&](const v1::KernelEvent& e) {
+    if (e.kind() == "xid") ++xids;
+  };
+  absl::StatusOr<std::unique_ptr<KernelWatch>> w = KernelWatch::Start(o);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const std::string line = FixtureXid13();  // no newline after it
+  const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  close(fd);
+  for (int i = 0; i < 100 && xids < 1; ++i) usleep(50000);
+  EXPECT_EQ(xids.load(), 1);
+}
+
 TEST(KernelWatchTest, APathItCannotReadIsSaid) {
   KernelWatch::Options o;
   o.path = "/nonexistent/kmsg";

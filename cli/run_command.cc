@@ -1,6 +1,8 @@
 // File: run_command.cc
 #include "cli/run_command.h"
 
+#include <algorithm>
+
 #include <google/protobuf/struct.pb.h>
 #include <unistd.h>
 
@@ -64,6 +66,19 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
       if (p == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
             "unknown probe '", name, "' (valid: ", absl::StrJoin(registry.Names(), ", "), ")"));
+      }
+      // A pre-flight runs from inside the job: only its own probes (and the
+      // --active ones) belong there, never a node's intrusive checks.
+      if (stage == v1::PREFLIGHT) {
+        const std::vector<Probe*> allowed =
+            PreflightProbes(registry, registry.ForStage(v1::PREFLIGHT), true);
+        if (std::find(allowed.begin(), allowed.end(), p) == allowed.end()) {
+          std::vector<std::string> names;
+          for (const Probe* a : allowed) names.emplace_back(a->name());
+          return absl::InvalidArgumentError(
+              absl::StrCat("probe '", name, "' does not run in a pre-flight (its probes: ",
+                           absl::StrJoin(names, ", "), ")"));
+        }
       }
       probes.push_back(p);
     }

@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -155,8 +156,12 @@ class WindowEvents {
   }
   v1::ProbeResult Finish(const Profile& profile) {
     if (watch_ == nullptr) {
-      return SkipResult("soak-kernel-events", absl::StrCat("the kernel log was not read (", why_,
-                                                           "): run as root or with CAP_SYSLOG"));
+      // The privilege hint only where privilege is what was missing.
+      const bool denied = absl::StrContains(why_, "Permission denied") ||
+                          absl::StrContains(why_, "Operation not permitted");
+      return SkipResult("soak-kernel-events",
+                        absl::StrCat("the kernel log was not read (", why_, ")",
+                                     denied ? ": run as root or with CAP_SYSLOG" : ""));
     }
     v1::ProbeResult r = watch_->Window(absl::Now() - start_, profile);
     r.set_probe("soak-kernel-events");

@@ -175,6 +175,14 @@ TEST(BadInputTest, KernelLogOnDevicesReturns) {
   EXPECT_EQ(LineCount(proc.err), 1) << proc.err;
 }
 
+// A pre-flight's probes are its own: storage (intrusive, a node's) is not.
+TEST(BadInputTest, APreflightRunsOnlyPreflightProbes) {
+  CommandResult r = Nodeprobe({"run", "--stage", "preflight", "--probe", "storage"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "does not run in a pre-flight")) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+}
+
 TEST(BadInputTest, TimeoutMustBeAFiniteNumber) {
   for (const char* t : {"nan", "inf", "-1", "0", "1e309"}) {
     CommandResult r = Nodeprobe({"run", "--stage", "single-node", "--timeout", t});

@@ -89,6 +89,29 @@ TEST(SingleNodeSoakTest, StoragesFiguresBecomeSeriesJudgedOverTime) {
   EXPECT_TRUE(absl::StrContains(r.err, "add --soak")) << r.err;
 }
 
+// A --kmsg path that is not there is said as such: no privilege hint that
+// would send the operator after CAP_SYSLOG.
+TEST(SingleNodeSoakTest, AMissingKernelLogIsNotAPrivilegeProblem) {
+  testing::TempDir dir;
+  const std::string profile = dir.path() + "/storage.yaml";
+  testing::WriteFile(profile, "storage:\n  paths: [" + dir.path() +
+                                  "]\n  shard_mb: 1\n  writers: 1\n  metadata_files: 0\n");
+  testing::CommandResult r = testing::RunBinary(
+      NODEPROBE_BINARY, {"run", "--stage", "single-node", "--probe", "storage", "--force", "--soak",
+                         "1s", "--profile", profile, "--format", "json", "--kmsg",
+                         dir.path() + "/no-such-log"});
+  v1::StageReport report;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &report).ok()) << r.out << r.err;
+  const v1::ProbeResult* events = nullptr;
+  for (const v1::ProbeResult& p : report.results()) {
+    if (p.probe() == "soak-kernel-events") events = &p;
+  }
+  ASSERT_NE(events, nullptr) << r.out;
+  EXPECT_EQ(events->verdict(), v1::SKIP);
+  EXPECT_TRUE(absl::StrContains(events->reason(), "No such file")) << events->reason();
+  EXPECT_FALSE(absl::StrContains(events->reason(), "CAP_SYSLOG")) << events->reason();
+}
+
 // An Xid 48 (double-bit ECC error) during the soak: its window's result is
 // FAIL with the GPU named, and so is the run.
 TEST(SingleNodeSoakTest, AnXidInTheWindowFailsTheSoak) {

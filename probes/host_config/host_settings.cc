@@ -88,14 +88,19 @@ int JudgeNumaBalancing(const HostInputs& in, const HostRules& rules, v1::ProbeRe
 
 int JudgeGovernor(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
   std::map<std::string, std::vector<std::string>> cpus_by_governor;
+  std::vector<std::string> unreadable;
   absl::StatusOr<std::vector<std::string>> cpus = in.sys->ListDir("devices/system/cpu");
   if (cpus.ok()) {
     for (const std::string& cpu : *cpus) {
       int n = 0;
       if (cpu.rfind("cpu", 0) != 0 || !absl::SimpleAtoi(cpu.substr(3), &n)) continue;
-      absl::StatusOr<std::string> g =
-          in.sys->ReadValue(absl::StrCat("devices/system/cpu/", cpu, "/cpufreq/scaling_governor"));
-      if (g.ok()) cpus_by_governor[*g].push_back(cpu);
+      const std::string file = absl::StrCat("devices/system/cpu/", cpu, "/cpufreq/scaling_governor");
+      absl::StatusOr<std::string> g = in.sys->ReadValue(file);
+      if (g.ok()) {
+        cpus_by_governor[*g].push_back(cpu);
+      } else if (in.sys->Exists(file)) {
+        unreadable.push_back(cpu);  // there but not read: never taken as fine
+      }
     }
   }
   std::vector<std::string> summary, names;
@@ -107,6 +112,11 @@ int JudgeGovernor(const HostInputs& in, const HostRules& rules, v1::ProbeResult*
   AddEvidence(result, in.sys->Path("devices/system/cpu/*/cpufreq/scaling_governor"),
               summary.empty() ? "no cpufreq governor exposed" : absl::StrJoin(summary, ", "));
   if (rules.cpu_governor.empty()) return 0;
+  if (!unreadable.empty()) {
+    NotReadable(result, "cpufreq governor",
+                absl::StrCat(unreadable.size(), " CPU(s) expose scaling_governor but it could "
+                             "not be read (first: ", unreadable.front(), ")"));
+  }
   if (cpus_by_governor.empty()) {
     NotReadable(result, "cpufreq governor",
                 "no CPU exposes cpufreq/scaling_governor (a VM, or cpufreq disabled)");
@@ -251,12 +261,18 @@ int JudgePcieSizes(const HostInputs& in, const HostRules& rules, v1::ProbeResult
 int JudgeHugepages(const HostInputs& in, const HostRules& rules, v1::ProbeResult* result) {
   absl::StatusOr<std::string> meminfo = in.proc->ReadValue("meminfo");
   std::optional<int64_t> total;
-  std::string size = "?";
+  std::string size = "?", garbled;
   if (meminfo.ok()) {
     for (absl::string_view line : absl::StrSplit(*meminfo, '\n')) {
       std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
       int64_t n = 0;
-      if (f.size() >= 2 && f[0] == "HugePages_Total:" && absl::SimpleAtoi(f[1], &n)) total = n;
+      if (f.size() >= 1 && f[0] == "HugePages_Total:") {
+        if (f.size() >= 2 && absl::SimpleAtoi(f[1], &n) && n >= 0) {
+          total = n;
+        } else {
+          garbled = std::string(line);  // there, but not a count: not "no hugetlbfs"
+        }
+      }
       if (f.size() >= 3 && f[0] == "Hugepagesize:") size = absl::StrCat(f[1], " ", f[2]);
     }
   }
@@ -268,8 +284,9 @@ int JudgeHugepages(const HostInputs& in, const HostRules& rules, v1::ProbeResult
   if (!rules.hugepages_min) return 0;
   if (!total) {
     NotReadable(result, "HugePages_Total",
-                meminfo.ok() ? "meminfo has no HugePages_Total (a kernel without hugetlbfs)"
-                             : std::string(meminfo.status().message()));
+                !meminfo.ok()       ? std::string(meminfo.status().message())
+                : !garbled.empty() ? absl::StrCat("meminfo's line is not a count: '", garbled, "'")
+                                   : "meminfo has no HugePages_Total (a kernel without hugetlbfs)");
   } else if (*total < *rules.hugepages_min) {
     Mismatch(result, "HugePages_Total", absl::StrCat(*total, " of ", size),
              absl::StrCat("at least ", *rules.hugepages_min),
@@ -289,15 +306,21 @@ IommuMode ReadIommuMode(const platform::FileTree& sys) {
     return {"off", absl::StrCat("no IOMMU in ", sys.Path("class/iommu"))};
   }
   std::map<std::string, int> types;
+  int unreadable = 0;
   if (groups.ok()) {
     for (const std::string& g : *groups) {
       absl::StatusOr<std::string> t =
           sys.ReadValue(absl::StrCat("kernel/iommu_groups/", g, "/type"));
-      if (t.ok()) ++types[*t];
+      if (t.ok()) {
+        ++types[*t];
+      } else {
+        ++unreadable;
+      }
     }
   }
   std::vector<std::string> seen;
   for (const auto& [t, n] : types) seen.push_back(absl::StrCat(n, " groups ", t));
+  if (unreadable > 0) seen.push_back(absl::StrCat(unreadable, " groups unreadable"));
   const std::string basis =
       absl::StrCat(sys.Path("kernel/iommu_groups/*/type"), ": ",
                    seen.empty() ? "none readable" : absl::StrJoin(seen, ", "));
@@ -305,6 +328,12 @@ IommuMode ReadIommuMode(const platform::FileTree& sys) {
   for (const auto& [t, n] : types) {
     if (t.rfind("DMA", 0) == 0) return {"translated", basis};
   }
+  // Passthrough only when every group says so; a type the kernel does not
+  // write (or one not read) leaves the mode unknown, never the good value.
+  for (const auto& [t, n] : types) {
+    if (t != "identity" && t != "blocked" && t != "unmanaged") return {"", basis};
+  }
+  if (unreadable > 0) return {"", basis};
   return {"passthrough", basis};
 }
 

@@ -5,6 +5,8 @@
 // cannot be read is an ERROR, and with no rule the probe SKIPs.
 #include "probes/host_config/host_settings.h"
 
+#include <filesystem>
+
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "probes/framework/profile.h"
@@ -109,6 +111,15 @@ TEST(HostSettingsTest, TheCapturesHugePagesAreCountedAgainstTheMinimum) {
                                 "HugePages_Total is 0 of 2048 kB, the profile expects at least "
                                 "1024"))
       << Messages(r);
+  // A HugePages_Total line that is not a count is not "no hugetlbfs".
+  testing::TempDir garbled;
+  testing::WriteFile(garbled.path() + "/meminfo",
+                     "MemTotal: 100 kB\nHugePages_Total:    lots\nHugepagesize: 2048 kB\n");
+  const platform::FileTree garbled_proc(garbled.path());
+  v1::ProbeResult g;
+  JudgeHostSettings({&garbled_proc, &sys, {}, false}, rules, &g);
+  ASSERT_EQ(Count(g, "HOST_SETTING_NOT_READABLE"), 1) << Messages(g);
+  EXPECT_TRUE(absl::StrContains(Messages(g), "is not a count")) << Messages(g);
 }
 
 TEST(HostSettingsTest, TheGovernorOfEveryCapturedCpuIsJudged) {
@@ -130,6 +141,18 @@ TEST(HostSettingsTest, TheGovernorOfEveryCapturedCpuIsJudged) {
   v1::ProbeResult fine;
   EXPECT_EQ(JudgeHostSettings({&proc, &xeon_sys, {}, true}, rules, &fine), 1);
   EXPECT_EQ(fine.findings_size(), 0) << Messages(fine);
+
+  // A CPU whose governor is there but cannot be read is said, not skipped.
+  testing::TempDir odd;
+  testing::WriteFile(odd.path() + "/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+                     "performance\n");
+  std::filesystem::create_directories(odd.path() +
+                                      "/devices/system/cpu/cpu1/cpufreq/scaling_governor");
+  const platform::FileTree odd_sys(odd.path());
+  v1::ProbeResult unread;
+  JudgeHostSettings({&proc, &odd_sys, {}, true}, rules, &unread);
+  EXPECT_EQ(Count(unread, "HOST_SETTING_NOT_READABLE"), 1) << Messages(unread);
+  EXPECT_TRUE(absl::StrContains(Messages(unread), "first: cpu1")) << Messages(unread);
 }
 
 TEST(HostSettingsTest, TheIommuModeComesFromTheGroupsTheKernelMade) {
@@ -147,6 +170,22 @@ TEST(HostSettingsTest, TheIommuModeComesFromTheGroupsTheKernelMade) {
   const IommuMode mode = ReadIommuMode(sys);
   EXPECT_EQ(mode.mode, "translated");
   EXPECT_TRUE(absl::StrContains(mode.basis, "1 groups DMA-FQ, 2 groups identity")) << mode.basis;
+  {
+    // A type the kernel does not write, or a group whose type cannot be
+    // read (a FIFO in a forged capture is skipped unread): unknown, never
+    // passthrough.
+    testing::TempDir odd_dir;
+    const std::string odd = odd_dir.path();
+    testing::WriteFile(odd + "/class/iommu/dmar0/uevent", "");
+    testing::WriteFile(odd + "/kernel/iommu_groups/0/type", "identity");
+    testing::WriteFile(odd + "/kernel/iommu_groups/1/type", "sideways");
+    EXPECT_EQ(ReadIommuMode(platform::FileTree(odd)).mode, "");
+    testing::WriteFile(odd + "/kernel/iommu_groups/1/type", "identity");
+    std::filesystem::create_directories(odd + "/kernel/iommu_groups/2/type");  // not a file
+    const IommuMode unread = ReadIommuMode(platform::FileTree(odd));
+    EXPECT_EQ(unread.mode, "") << unread.basis;
+    EXPECT_TRUE(absl::StrContains(unread.basis, "1 groups unreadable")) << unread.basis;
+  }
 
   testing::TempDir proc_dir;
   const platform::FileTree proc(proc_dir.path());

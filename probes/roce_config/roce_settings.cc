@@ -158,7 +158,9 @@ void JudgeTos(const RocePort& port, int tos, const std::string& source, v1::Prob
                             ", the design's is ", tos, " (", source,
                             "): rdma_cm traffic rides another class than NCCL's"));
   }
-  if (port.traffic_class && *port.traffic_class != tos) {
+  if (!port.traffic_class_why.empty()) {
+    NotReadable(port, "the device's traffic class override", port.traffic_class_why, result);
+  } else if (port.traffic_class && *port.traffic_class != tos) {
     AddFinding(result, "ROCE_TOS_MISMATCH", port.Name(),
                absl::StrCat(port.Name(), ": the device's traffic class override is ",
                             *port.traffic_class, ", the design's ToS is ", tos, " (", source,
@@ -206,7 +208,14 @@ void ReadSysfsSettings(const platform::FileTree& sys, RocePort* port) {
     for (const std::string& p : *prios) {
       int prio = 0;
       std::optional<int> on = ReadInt(sys, dir + "/" + p);
-      if (absl::SimpleAtoi(p, &prio) && prio >= 0 && prio < 8 && on) (*into)[prio] = *on != 0;
+      if (!absl::SimpleAtoi(p, &prio) || prio < 0 || prio >= 8) continue;
+      if (!on || (*on != 0 && *on != 1)) {  // a switch is 0 or 1; anything else is not "on"
+        port->ecn_why = absl::StrCat(sys.Path(dir + "/" + p), " reads ",
+                                     on ? absl::StrCat(*on) : std::string("no number"),
+                                     ", not 0 or 1");
+        continue;
+      }
+      (*into)[prio] = *on == 1;
     }
   }
   port->cnp_dscp = ReadInt(sys, net + "/ecn/roce_np/cnp_dscp");
@@ -214,6 +223,14 @@ void ReadSysfsSettings(const platform::FileTree& sys, RocePort* port) {
           absl::StrCat("class/infiniband/", port->device, "/tc/", port->port, "/traffic_class"));
       tc.ok()) {
     port->traffic_class = ParseTrafficClass(*tc);
+    // "Global tclass=-1" is no override; anything else that is not a class
+    // is not read, never ignored.
+    if (!port->traffic_class && absl::StripAsciiWhitespace(*tc) != "Global tclass=-1") {
+      port->traffic_class_why =
+          absl::StrCat(sys.Path(absl::StrCat("class/infiniband/", port->device, "/tc/",
+                                             port->port, "/traffic_class")),
+                       " reads '", absl::StripAsciiWhitespace(*tc), "', not a traffic class");
+    }
   }
 }
 

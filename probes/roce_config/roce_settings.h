@@ -48,6 +48,7 @@ struct RocePort {
   std::string default_mode;               // "RoCE v2", ...
   std::string rdma_cm_why;                // why rdma_cm's defaults are unknown
   std::optional<int> traffic_class;       // the device's override, if set
+  std::string traffic_class_why;          // its file there but not a class
   std::map<std::string, uint64_t> storm;  // *pause_storm* counters since the driver loaded
 
   std::string Name() const;  // "mlx5_0:1"

@@ -144,6 +144,25 @@ TEST_F(RoceSettingsTest, EcnOffForTheReactionPointIsDisabled) {
             std::string::npos);
 }
 
+// An ECN switch reading 2, or a traffic class file that is not one: not
+// read, never taken as enabled or as no override.
+TEST_F(RoceSettingsTest, SwitchesAndClassesThatAreNotValuesAreNotRead) {
+  UseAttTos();
+  WriteFile(sys_ + "/class/net/eth0/ecn/roce_np/enable/3", "2\n");
+  const v1::ProbeResult ecn = Judge(LosslessPriority3());
+  EXPECT_EQ(Codes(ecn), std::vector<std::string>{"ROCE_CONFIG_NOT_READABLE"});
+  EXPECT_NE(ecn.findings(0).message().find("reads 2, not 0 or 1"), std::string::npos)
+      << ecn.findings(0).message();
+  WriteFile(sys_ + "/class/net/eth0/ecn/roce_np/enable/3", "1\n");
+  WriteFile(sys_ + "/class/infiniband/mlx5_0/tc/1/traffic_class", "Global tclass=banana\n");
+  const v1::ProbeResult tc = Judge(LosslessPriority3());
+  EXPECT_EQ(Codes(tc), std::vector<std::string>{"ROCE_CONFIG_NOT_READABLE"});
+  EXPECT_NE(tc.findings(0).message().find("not a traffic class"), std::string::npos)
+      << tc.findings(0).message();
+  WriteFile(sys_ + "/class/infiniband/mlx5_0/tc/1/traffic_class", "Global tclass=-1\n");
+  EXPECT_TRUE(Codes(Judge(LosslessPriority3())).empty());
+}
+
 TEST_F(RoceSettingsTest, NoDscpMapIsTrustMismatchAndThePriorityUnknown) {
   qos_.trust_dscp = false;
   UseAttTos();

@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace nodeprobe::platform {
@@ -49,11 +50,40 @@ namespace {
   _exit(127);
 }
 
+// This host's name as a file name's part ("host" when it has none).
+std::string ThisHost() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "host";
+  std::string out(name);
+  for (char& c : out) {
+    if (c == '/' || c == '-') c = '_';  // the separators of the name
+  }
+  return out;
+}
+
 }  // namespace
+
+int ScratchDir::RemoveStale(const std::string& parent, const std::string& prefix) {
+  const std::string mine = absl::StrCat(prefix, ThisHost(), "-");
+  std::error_code ec;
+  int removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(mine, 0) != 0 || !entry.is_directory(ec) || entry.is_symlink(ec)) continue;
+    const std::string rest = name.substr(mine.size());
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(rest.substr(0, rest.find('-')), &pid) || pid <= 0) continue;
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    std::filesystem::remove_all(entry.path(), ec);
+    if (!ec) ++removed;
+  }
+  return removed;
+}
 
 absl::StatusOr<ScratchDir> ScratchDir::Create(const std::string& parent,
                                               const std::string& prefix) {
-  std::string templ = absl::StrCat(parent, "/", prefix, "XXXXXX");
+  RemoveStale(parent, prefix);
+  std::string templ = absl::StrCat(parent, "/", prefix, ThisHost(), "-", getpid(), "-XXXXXX");
   if (mkdtemp(templ.data()) == nullptr) {
     const int e = errno;
     std::string why = std::strerror(e);

@@ -12,6 +12,10 @@
 //    only writer is this process and, when the pipe ends, executes
 //    `rm -rf --one-file-system -- DIR` (argv built before the fork, nothing
 //    but async-signal-safe calls between fork and exec).
+// Named `prefix`HOST-PID-XXXXXX, so that when both the owner and its
+// guardian die (a node's power cut, both SIGKILLed) a later Create on the
+// same host finds the ones whose process is gone and removes them; another
+// host's are never touched (its PIDs mean nothing here).
 #pragma once
 
 #include <sys/types.h>
@@ -24,9 +28,13 @@ namespace nodeprobe::platform {
 
 class ScratchDir {
  public:
-  // `parent`/`prefix`XXXXXX; an error names the parent and the reason
-  // (missing, not a directory, not writable).
+  // `parent`/`prefix`HOST-PID-XXXXXX (stale ones of this host removed
+  // first); an error names the parent and the reason (missing, not a
+  // directory, not writable).
   static absl::StatusOr<ScratchDir> Create(const std::string& parent, const std::string& prefix);
+  // Removes `parent`/`prefix`HOST-PID-* of this host whose PID is no
+  // longer a process here; how many.
+  static int RemoveStale(const std::string& parent, const std::string& prefix);
   ScratchDir(ScratchDir&& o) noexcept;
   ScratchDir& operator=(ScratchDir&&) = delete;
   ~ScratchDir();

@@ -69,6 +69,37 @@ TEST_F(ScratchDirTest, IsRemovedWhenItsOwnerIsKilledWithItsProcessGroup) {
   EXPECT_TRUE(Empty()) << "left behind under " << parent_;
 }
 
+// Both the owner and its guardian gone (a power cut): the next Create on
+// this host removes what they left; a live process's and another host's
+// directories are left alone.
+TEST_F(ScratchDirTest, StaleDirectoriesOfGoneProcessesAreRemovedByTheNext) {
+  char host[256] = {0};
+  ASSERT_EQ(gethostname(host, sizeof(host) - 1), 0);
+  std::string me(host);
+  for (char& c : me) {
+    if (c == '/' || c == '-') c = '_';
+  }
+  // A PID that is not a process: one past the kernel's largest.
+  std::ifstream max("/proc/sys/kernel/pid_max");
+  long pid_max = 0;
+  max >> pid_max;
+  ASSERT_GT(pid_max, 0);
+  const fs::path stale = parent_ / (".np-" + me + "-" + std::to_string(pid_max + 1) + "-abc123");
+  const fs::path live = parent_ / (".np-" + me + "-" + std::to_string(getpid()) + "-def456");
+  const fs::path other = parent_ / (".np-otherhost-" + std::to_string(pid_max + 1) + "-ghi789");
+  for (const fs::path& p : {stale, live, other}) fs::create_directories(p / "shard");
+  {
+    absl::StatusOr<ScratchDir> dir = ScratchDir::Create(parent_.string(), ".np-");
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    EXPECT_NE(dir->path().find(".np-" + me + "-" + std::to_string(getpid()) + "-"),
+              std::string::npos)
+        << dir->path();
+  }
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(other));
+}
+
 TEST_F(ScratchDirTest, AMissingParentIsOneErrorNamingIt) {
   absl::StatusOr<ScratchDir> dir = ScratchDir::Create(parent_.string() + "/nosuch", ".np-");
   ASSERT_FALSE(dir.ok());

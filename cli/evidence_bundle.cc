@@ -18,6 +18,7 @@
 #include "cli/output_file.h"
 #include "coordinator/acceptance_gate.h"
 #include "platform/identifiers.h"
+#include "probes/framework/coverage.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -96,8 +97,14 @@ absl::StatusOr<std::string> TarGz(const std::string& dir, const std::vector<File
 
 }  // namespace
 
-absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out,
+absl::Status WriteEvidenceBundle(const v1::StageRun& stored, const std::string& out,
                                  const std::string& sign_key, bool replace) {
+  // What is derived is derived again before any file is written, so every
+  // file of the bundle says the same (a coverage forged into the stored
+  // run does not survive in run.json beside record.html's).
+  v1::StageRun run = stored;
+  for (v1::StageReport& r : *run.mutable_node_reports()) *r.mutable_coverage() = CoverageOf(r);
+  *run.mutable_coverage() = CoverageOf(run);
   // The run id names the bundle's directory: only a valid name (no '/',
   // no "..") may reach a tar member's path.
   if (absl::Status id = platform::CheckNodeName("run id", run.run_id()); !id.ok()) {

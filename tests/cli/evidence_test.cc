@@ -95,6 +95,26 @@ TEST(EvidenceTest, TheBundleUnpacksAndItsManifestAndSignatureVerify) {
             0);
 }
 
+// A coverage forged into the stored run does not reach the bundle's
+// run.json: what is derived is derived again before any file is written.
+TEST(EvidenceTest, ForgedCoverageIsRecomputedBeforeWriting) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  v1::StageRun run = MakeRun();
+  run.mutable_coverage()->set_judged(999);
+  run.mutable_node_reports(0)->mutable_coverage()->set_judged(777);
+  CommandResult r =
+      Nodeprobe({"evidence", "--from-json", Save(run, d + "/forged.json"), "--out", d + "/b.tgz"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Shell(absl::StrCat("tar -xzf ", d, "/b.tgz -C ", d)), 0);
+  v1::StageRun bundled;
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(Slurp(d + "/nodeprobe-r-9/run.json"), &bundled)
+          .ok());
+  EXPECT_EQ(bundled.coverage().judged(), 1u) << bundled.coverage().DebugString();
+  EXPECT_EQ(bundled.node_reports(0).coverage().judged(), 1u);
+}
+
 TEST(EvidenceTest, BadInputIsOneLineAndExitTwo) {
   testing::TempDir dir;
   const std::string d = dir.path();

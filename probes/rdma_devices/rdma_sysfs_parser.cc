@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -83,6 +84,16 @@ absl::StatusOr<double> ParseRateGbps(std::string_view text) {
   if (!absl::SimpleAtod(number, &gbps) || !std::isfinite(gbps) || gbps <= 0 ||
       gbps > 3200 || !absl::StartsWith(t.substr(space + 1), "Gb/sec")) {
     return Invalid("port rate", text);
+  }
+  // After "Gb/sec": nothing, or " (WIDTHX SPEED)" and nothing after it (a
+  // NUL and garbage after a good rate is not the kernel's line).
+  absl::string_view tail = t.substr(space + 1 + 6);
+  if (!tail.empty()) {
+    if (!absl::ConsumePrefix(&tail, " (") || !absl::ConsumeSuffix(&tail, ")") ||
+        tail.find_first_not_of("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz ") !=
+            absl::string_view::npos) {
+      return Invalid("port rate", text);
+    }
   }
   return gbps;
 }

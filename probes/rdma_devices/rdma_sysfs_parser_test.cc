@@ -35,6 +35,10 @@ TEST(ParseRateGbpsTest, ParsesRatesFromFixtures) {
   EXPECT_DOUBLE_EQ(*ParseRateGbps("40 Gb/sec (4X QDR)"), 40.0);
   EXPECT_DOUBLE_EQ(*ParseRateGbps("10 Gb/sec (4X)"), 10.0);
   EXPECT_DOUBLE_EQ(*ParseRateGbps("2.5 Gb/sec (1X SDR)"), 2.5);
+  // A good rate followed by a NUL and garbage is not the kernel's line.
+  EXPECT_FALSE(ParseRateGbps(std::string("100 Gb/sec (4X EDR)\0junk", 25)).ok());
+  EXPECT_FALSE(ParseRateGbps("100 Gb/sec (4X EDR) and more").ok());
+  EXPECT_FALSE(ParseRateGbps("100 Gb/secs").ok());
   EXPECT_FALSE(ParseRateGbps("fast").ok());
   EXPECT_FALSE(ParseRateGbps("56 Mb/sec").ok());
   // Only the kernel's own number format: no exponent, sign or hex.

@@ -126,10 +126,18 @@ absl::StatusOr<std::string> FileTree::ReadValue(std::string_view rel) const {
   absl::StatusOr<std::string> raw = ReadBytes(rel, kMaxValueBytes);
   if (!raw.ok()) return raw.status();
   std::string value = *std::move(raw);
+  bool nul = false;
   while (!value.empty() &&
          (value.back() == '\n' || value.back() == ' ' || value.back() == '\t' ||
           value.back() == '\0')) {
+    nul |= value.back() == '\0';
     value.pop_back();
+  }
+  // A value is text: NUL bytes inside it, or nothing but NULs (a zeroed
+  // or forged file), are not a value to read as empty or as its prefix.
+  if (value.find('\0') != std::string::npos || (value.empty() && nul)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Path(rel), " holds NUL bytes: not a value (a damaged or forged file)"));
   }
   return ValidUtf8(value);
 }

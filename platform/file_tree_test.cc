@@ -21,6 +21,20 @@ TEST(FileTreeTest, ReadValueStripsTrailingNewline) {
   EXPECT_EQ(*v, "4: ACTIVE");
 }
 
+// NUL bytes are not text: a zeroed cmdline is not "no flags", and a rate
+// with a NUL and garbage after it is not its prefix.
+TEST(FileTreeTest, NulBytesAreNotAValue) {
+  TempDir dir;
+  WriteFile(dir.path() + "/cmdline", std::string(100000, '\0'));
+  WriteFile(dir.path() + "/rate", std::string("100 Gb/sec (4X EDR)\0junk\n", 25));
+  WriteFile(dir.path() + "/ok", std::string("value\0", 6));  // a trailing NUL, as some drivers write
+  FileTree tree(dir.path());
+  EXPECT_FALSE(tree.ReadValue("cmdline").ok());
+  EXPECT_FALSE(tree.ReadValue("rate").ok());
+  ASSERT_TRUE(tree.ReadValue("ok").ok());
+  EXPECT_EQ(*tree.ReadValue("ok"), "value");
+}
+
 TEST(FileTreeTest, MissingFileIsNotFoundAndNamesThePath) {
   TempDir dir;
   FileTree tree(dir.path());

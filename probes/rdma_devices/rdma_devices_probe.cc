@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "platform/file_tree.h"
 #include "platform/pci_sysfs.h"
 #include "platform/verbs_port.h"
@@ -121,6 +122,19 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
   }
   read(raw.counters, port->mutable_counters());
   read(raw.hw_counters, port->mutable_hw_counters());
+  // A counters/ directory without the error counters judged here is not a
+  // clean port: the ones absent were not seen.
+  if (raw.counters_status.ok()) {
+    std::vector<std::string> absent;
+    for (const std::string& name : RdmaErrorCounterNames()) {
+      if (!raw.counters.count(name)) absent.push_back(name);
+    }
+    if (!absent.empty()) {
+      AddFinding(result, "RDMA_COUNTERS_UNREADABLE", device,
+                 absl::StrCat("the port's counters/ lacks ", absl::StrJoin(absent, ", "),
+                              ": those errors were not seen"));
+    }
+  }
   std::string nonzero;
   for (const std::string& name : RdmaErrorCounterNames()) {
     auto it = port->counters().find(name);

@@ -48,7 +48,10 @@ class Tree {
     W(p + "lid", "0x12");
     W(p + "sm_lid", "0x1");
     W(p + "gids/0", "fe80:0000:0000:0000:0c42:a103:0001:0002");
-    for (const char* c : {"symbol_error", "link_downed", "port_rcv_errors"}) {
+    // Every error counter the judgement reads (an absent one is not seen).
+    for (const char* c : {"symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",
+                          "port_xmit_discards", "local_link_integrity_errors",
+                          "excessive_buffer_overrun_errors"}) {
       W(p + "counters/" + c, "0");
     }
   }

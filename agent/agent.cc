@@ -110,6 +110,7 @@ v1::Registration Agent::BuildRegistration() const {
       rail->set_rate_gbps(p.rate_gbps);
       SetRailGoodput(rail);
       rail->set_gpu_local(c.gpu_local);
+      rail->set_gpu_bus_id(c.gpu_bus_id);
       if (!c.netdev.empty()) rail->set_netdev(c.netdev);
       for (const std::string& ip : p.ipv4) rail->add_ipv4(ip);
       if (p.link_layer == "Ethernet" && !c.netdev.empty()) {

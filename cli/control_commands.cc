@@ -183,6 +183,11 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
         absl::StrCat("--storage-storm is an option of the cluster stage; --stage ", o.stage,
                      " does not take it"));
   }
+  if (o.gpu_memory && o.stage != "two-node" && o.stage != "cluster") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gpu-memory is an option of the two-node and cluster stages; --stage ",
+                     o.stage, " does not take it"));
+  }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
@@ -204,6 +209,7 @@ v1::RunStageRequest StageRequest(const MultiNodeRun& o) {
   req.set_transfer_seconds(o.transfer_seconds);
   req.set_soak_s(o.soak_s);
   req.set_storage_storm(o.storage_storm);
+  req.set_gpu_memory(o.gpu_memory);
   return req;
 }
 

@@ -56,6 +56,7 @@ struct MultiNodeRun {
   uint32_t transfer_seconds = 3;
   double soak_s = 0;  // two-node: repeat the transfers this long (coordinator/soak.h)
   bool storage_storm = false;  // cluster: every node's checkpoint at once (storage_storm.h)
+  bool gpu_memory = false;     // two-node, cluster: RDMA between the rails' GPUs' memory
   std::string format = "table";
   bool quiet = false;
   std::string profile_path;  // validated here, sent with the run

@@ -208,6 +208,9 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
                    "and captures)")
       ->type_name("PATH")
       ->capture_default_str();
+  run_cmd->add_flag("--gpu-memory", f.multi.gpu_memory,
+                    "Two-node and cluster stages: RDMA transfers between GPU buffers, each end "
+                    "on its rail's nearest GPU (GPUDirect RDMA both ways, as NCCL moves data)");
   run_cmd->add_flag("--storage-storm", f.multi.storage_storm,
                     "Cluster stage: every node writes its checkpoint to the profile's first "
                     "storage.paths entry (a shared filesystem) at the same moment, after one "

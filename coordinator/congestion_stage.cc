@@ -66,8 +66,7 @@ std::vector<v1::PairResult> AllAtOnce(v1::StageRun* part,
     if (!f.alive) continue;
     AgentSession& from = *nodes[f.from];
     AgentSession& to = *nodes[f.to];
-    v1::Task go = IntoRailTask(from, to, kFirstRail, ports[i], false, seconds);
-    SetTrafficClass(ap, &go);  // the class and SL NCCL will use, as two-node's
+    v1::Task go = IntoRailTask(ap, from, to, kFirstRail, ports[i], false, seconds);
     f.go_id = go.task_id();
     if (absl::Status s = Send(from, go, deadline, ap); !s.ok()) {
       NodeFailed(part, from.node(), s, "a congestion flow");
@@ -200,8 +199,8 @@ std::optional<v1::LatencyStats> LatencyProbe(v1::StageRun* part, AgentSession& f
     NodeFailed(part, to.node(), ready.status(), "a latency probe's set-up");
     return std::nullopt;
   }
-  v1::Task go = IntoRailTask(from, to, kFirstRail, ready->endpoint().port(), true, seconds);
-  SetTrafficClass(part->profile(), &go);
+  v1::Task go =
+      IntoRailTask(part->profile(), from, to, kFirstRail, ready->endpoint().port(), true, seconds);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, part->profile());
   Cancel(to, serve.task_id());
   if (!result.ok()) {

@@ -30,8 +30,7 @@ bool GoodTransfer(AgentSession& from, AgentSession& to, const v1::AcceptanceProf
   v1::Task serve = ServeTask(to, kFirstRail);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, profile);
   if (!ready.ok() || !ready->has_endpoint()) return false;
-  v1::Task go = IntoRailTask(from, to, kFirstRail, ready->endpoint().port(), false, 1);
-  SetTrafficClass(profile, &go);
+  v1::Task go = IntoRailTask(profile, from, to, kFirstRail, ready->endpoint().port(), false, 1);
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, profile);
   Cancel(to, serve.task_id());
   if (!result.ok()) return false;
@@ -95,8 +94,7 @@ bool StartHitTransfer(v1::StageRun* run, const Scenario& sc, AgentSession& from,
     sc.r->set_verdict(v1::ERROR);
     return false;
   }
-  *go = IntoRailTask(from, to, kFirstRail, ready->endpoint().port(), false, seconds);
-  SetTrafficClass(ap, go);
+  *go = IntoRailTask(ap, from, to, kFirstRail, ready->endpoint().port(), false, seconds);
   if (absl::Status s = Send(from, *go, deadline, ap); !s.ok()) {
     NodeFailed(run, from.node(), s, "the failure stage's transfer");
     Cancel(to, serve->task_id());

@@ -122,11 +122,18 @@ TEST(RailTasksTest, RailsPairByNameNotPosition) {
   // The congestion and failure stages: into b's first rail (mlx5_1) from
   // a's rail of the same name, not a's first.
   EXPECT_EQ(SenderRail(*a, *b, kFirstRail), 1);
-  const v1::Task go = IntoRailTask(*a, *b, kFirstRail, 18515, false, 3);
+  // ... in the class and SL NCCL will use, as two-node's transfers.
+  v1::AcceptanceProfile profile;
+  profile.set_source("fleet.yaml");
+  profile.set_yaml("nccl:\n  env: { NCCL_IB_TC: \"106\", NCCL_IB_SL: \"3\" }\n");
+  const v1::Task go = IntoRailTask(profile, *a, *b, kFirstRail, 18515, false, 3);
   EXPECT_EQ(go.run_transfer().device(), "mlx5_1");
   EXPECT_EQ(go.run_transfer().request().op(), v1::WRITE_BW);
-  EXPECT_EQ(IntoRailTask(*a, *b, kFirstRail, 18515, true, 1).run_transfer().request().op(),
-            v1::WRITE_LAT);
+  EXPECT_EQ(go.run_transfer().request().traffic_class(), 106u);
+  EXPECT_EQ(go.run_transfer().request().service_level(), 3u);
+  EXPECT_EQ(
+      IntoRailTask(profile, *a, *b, kFirstRail, 18515, true, 1).run_transfer().request().op(),
+      v1::WRITE_LAT);
 }
 
 v1::Rail Roce(const std::string& device, const std::string& netdev) {
@@ -157,6 +164,24 @@ TEST(RailTasksTest, TheProfilesRailPlanPicksTheRails) {
   auto d = Node("gpu-d", "10.0.0.4", {Roce("mlx5_4", "eth4")});
   EXPECT_TRUE(RailSelected(v1::RunStageRequest(), plan, *c, *d, 0, 1));
   EXPECT_TRUE(RailSelected(v1::RunStageRequest(), {}, *a, *b, 1, 2));
+}
+
+// --gpu-memory: each end's task names its rail's GPU by PCI address; a rail
+// without one (no GPU on the node) stays on host memory.
+TEST(RailTasksTest, GpuMemoryPutsEachEndsBufferOnItsRailsGpu) {
+  v1::Rail near = Ib("mlx5_0");
+  near.set_gpu_bus_id("0000:19:00.0");
+  auto a = Node("gpu-a", "10.0.0.1", {near});
+  auto b = Node("cpu-b", "10.0.0.2", {Ib("mlx5_0")});
+  v1::Task serve = ServeTask(*a, 0);
+  OnRailGpu(*a, 0, &serve);
+  EXPECT_EQ(serve.serve_transfer().gpu_bus_id(), "0000:19:00.0");
+  v1::Task go = TransferTask(*a, *b, 0, 18515, v1::WRITE_BW, 3);
+  OnRailGpu(*a, 0, &go);
+  EXPECT_EQ(go.run_transfer().gpu_bus_id(), "0000:19:00.0");
+  v1::Task host = TransferTask(*b, *a, 0, 18515, v1::WRITE_BW, 3);
+  OnRailGpu(*b, 0, &host);
+  EXPECT_TRUE(host.run_transfer().gpu_bus_id().empty());
 }
 
 }  // namespace

@@ -46,6 +46,10 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, Agen
                       int to_rail, const v1::RunStageRequest& req, absl::Time deadline,
                       bool latency = false) {
   v1::Task serve = ServeTask(to, to_rail);
+  // --gpu-memory: each end's buffer on its rail's GPU (bandwidth only; the
+  // latency ping-pong polls host memory).
+  const bool gpu = req.gpu_memory() && !latency && RdmaRail(from, from_rail, to, to_rail);
+  if (gpu) OnRailGpu(to, to_rail, &serve);
   absl::StatusOr<v1::AgentMessage> ready = Ask(to, serve, deadline, run->profile());
   if (!ready.ok()) {
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
@@ -59,6 +63,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, Agen
   // The class NCCL will run in (the profile's NCCL_IB_TC / NCCL_IB_SL), so
   // the rail is measured where the collectives will be.
   SetTrafficClass(run->profile(), &go);
+  if (gpu) OnRailGpu(from, from_rail, &go);
   const absl::Time asked = absl::Now();
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
   Cancel(to, serve.task_id());
@@ -397,18 +402,31 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
   }
 }
 
+void OnRailGpu(const AgentSession& node, int rail, v1::Task* task) {
+  const auto& rails = node.registration().rails();
+  if (rail >= rails.size() || rails[rail].gpu_bus_id().empty()) return;
+  if (task->has_serve_transfer()) {
+    task->mutable_serve_transfer()->set_gpu_bus_id(rails[rail].gpu_bus_id());
+  } else if (task->has_run_transfer()) {
+    task->mutable_run_transfer()->set_gpu_bus_id(rails[rail].gpu_bus_id());
+  }
+}
+
 int SenderRail(const AgentSession& from, const AgentSession& to, int to_rail) {
   const int r = PeerRail(to, to_rail, from);
   return r < 0 ? to_rail : r;
 }
 
-v1::Task IntoRailTask(const AgentSession& from, const AgentSession& to, int to_rail,
-                      uint32_t server_port, bool latency, double seconds) {
+v1::Task IntoRailTask(const v1::AcceptanceProfile& profile, const AgentSession& from,
+                      const AgentSession& to, int to_rail, uint32_t server_port, bool latency,
+                      double seconds) {
   const int fr = SenderRail(from, to, to_rail);
-  const v1::TransferOp op = latency                                  ? v1::RR_LAT
+  const v1::TransferOp op = latency                          ? v1::RR_LAT
                             : RdmaRail(from, fr, to, to_rail) ? v1::WRITE_BW
-                                                                     : v1::STREAM_BW;
-  return TransferTask(from, fr, to, to_rail, server_port, op, seconds);
+                                                              : v1::STREAM_BW;
+  v1::Task go = TransferTask(from, fr, to, to_rail, server_port, op, seconds);
+  SetTrafficClass(profile, &go);  // the class and SL NCCL will use, as two-node's
+  return go;
 }
 
 int RailIndex(const AgentSession& session, const std::string& rail_name) {

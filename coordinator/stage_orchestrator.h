@@ -78,14 +78,21 @@ v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail
 v1::Task TransferTask(const AgentSession& from, int from_rail, const AgentSession& to,
                       int to_rail, uint32_t server_port, v1::TransferOp op, double seconds);
 
+// A transfer task's buffer on the GPU nearest `node`'s rail `rail`
+// (Rail.gpu_bus_id; the node resolves it to a CUDA ordinal); unchanged when
+// the rail names none (a node without GPUs).
+void OnRailGpu(const AgentSession& node, int rail, v1::Task* task);
+
 // The rail of `from` whose traffic goes into rail `to_rail` of `to`: the
 // one of the same name (rails pair by identity), else the same position.
 int SenderRail(const AgentSession& from, const AgentSession& to, int to_rail);
 // A transfer from `from`'s SenderRail into `to`'s `to_rail`: WRITE_BW when
 // RDMA can run between them, else STREAM_BW; RR_LAT (WRITE_LAT on RDMA)
-// with `latency`. What the congestion and failure stages load.
-v1::Task IntoRailTask(const AgentSession& from, const AgentSession& to, int to_rail,
-                      uint32_t server_port, bool latency, double seconds);
+// with `latency`; in the class and SL NCCL will use (SetTrafficClass).
+// What the congestion and failure stages load.
+v1::Task IntoRailTask(const v1::AcceptanceProfile& profile, const AgentSession& from,
+                      const AgentSession& to, int to_rail, uint32_t server_port, bool latency,
+                      double seconds);
 
 // An RDMA transfer task runs in the traffic class and service level NCCL
 // will use (the profile's designed RoCE class, NCCL_IB_SL): every stage's

@@ -118,7 +118,15 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
   const v1::ServeTransfer& serve = task.serve_transfer();
   transfer::RdmaServeChoice choice{serve.device(), serve.port(), std::nullopt};
   if (serve.has_gid_index()) choice.gid_index = serve.gid_index();
-  if (serve.has_gpu()) choice.gpu = static_cast<int>(serve.gpu());
+  absl::StatusOr<int> gpu = transfer::BufferGpu(
+      serve.has_gpu() ? std::optional<uint32_t>(serve.gpu()) : std::nullopt, serve.gpu_bus_id());
+  if (!gpu.ok()) {
+    Done(task,
+         ErrorResult("transfer", "TRANSFER_GPU_NOT_USABLE", std::string(gpu.status().message())),
+         emit);
+    return;
+  }
+  choice.gpu = *gpu;
   (*server)->set_rdma_choice(choice);
   v1::TaskEvent ready;
   ready.mutable_ready()->set_task_id(task.task_id());

@@ -459,6 +459,11 @@ const std::vector<FindingCode>& FindingCodes() {
       {"TRANSFER_NO_RDMA_DEVICE", v1::ERROR, "transfer", "no RDMA device routes to the peer",
        "load the NIC's RDMA driver and give the peer's IPv4 address, or measure the Ethernet "
        "baseline with --transport tcp"},
+      {"TRANSFER_GPU_NOT_USABLE", v1::ERROR, "transfer",
+       "the GPU a transfer end's buffer was asked on (--gpu, or a rail's nearest GPU under "
+       "--gpu-memory) is not one CUDA can use here",
+       "check the driver (nvidia-smi), that CUDA sees the GPU (CUDA_VISIBLE_DEVICES) and that the "
+       "rail's nearest GPU is the one meant; or run without --gpu-memory"},
       {"TRANSFER_SERVE_FAILED", v1::ERROR, "agent", "the transfer server could not start",
        "check the node's free ports and the rail's address"},
       {"TRANSFER_BELOW_EXPECTED", v1::FAIL, "transfer",

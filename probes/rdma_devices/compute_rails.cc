@@ -41,11 +41,11 @@ size_t CommonPrefix(const std::vector<std::string>& a, const std::vector<std::st
 
 // The PCI addresses of the RDMA NICs nearest to some GPU, or empty when
 // there is no GPU.
-std::set<std::string> GpuLocalNics(const platform::FileTree& sys,
-                                   const std::vector<platform::RawRdmaDevice>& devices) {
+std::map<std::string, std::string> GpuLocalNics(
+    const platform::FileTree& sys, const std::vector<platform::RawRdmaDevice>& devices) {
   absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci = platform::ReadPciDevices(sys);
   if (!pci.ok()) return {};
-  return GpuLocalNicAddresses(*pci, devices);
+  return NearestGpuOfNics(*pci, devices);
 }
 
 // The interface of the port's IPv4 GID: a RoCE address on a VLAN is on the
@@ -69,6 +69,14 @@ std::set<std::string> GpuLocalNicAddresses(
     const std::map<std::string, platform::RawPciDevice>& pci,
     const std::vector<platform::RawRdmaDevice>& devices) {
   std::set<std::string> out;
+  for (const auto& [nic, gpu] : NearestGpuOfNics(pci, devices)) out.insert(nic);
+  return out;
+}
+
+std::map<std::string, std::string> NearestGpuOfNics(
+    const std::map<std::string, platform::RawPciDevice>& pci,
+    const std::vector<platform::RawRdmaDevice>& devices) {
+  std::map<std::string, std::string> out;
   std::vector<const platform::RawPciDevice*> nics;
   for (const platform::RawRdmaDevice& d : devices) {
     if (auto it = pci.find(d.pci_address); it != pci.end()) nics.push_back(&it->second);
@@ -86,7 +94,7 @@ std::set<std::string> GpuLocalNicAddresses(
     for (const auto* nic : nics) {
       if (CommonPrefix(dev.upstream, nic->upstream) != best) continue;
       if (same_node && NumaNode(*nic) != numa) continue;
-      out.insert(nic->address);
+      out.emplace(nic->address, addr);  // the first GPU (by address) keeps it
     }
   }
   return out;
@@ -95,7 +103,7 @@ std::set<std::string> GpuLocalNicAddresses(
 std::vector<ComputeRail> ComputeRails(const std::vector<platform::RawRdmaDevice>& devices,
                                       const platform::FileTree& sys,
                                       std::vector<std::string>* left_out) {
-  const std::set<std::string> gpu_local = GpuLocalNics(sys, devices);
+  const std::map<std::string, std::string> gpu_local = GpuLocalNics(sys, devices);
   std::vector<ComputeRail> candidates;
   auto leave = [&](const PortNetdevs& p, const std::string& why) {
     if (left_out) left_out->push_back(absl::StrCat(p.device, ":", p.port, " (", why, ")"));
@@ -117,6 +125,7 @@ std::vector<ComputeRail> ComputeRails(const std::vector<platform::RawRdmaDevice>
     r.port = p;
     r.netdev = dev ? AddressNetdev(*dev, p.port, p) : (p.netdevs.empty() ? "" : p.netdevs.front());
     r.gpu_local = dev != nullptr && gpu_local.count(dev->pci_address) > 0;
+    if (r.gpu_local) r.gpu_bus_id = gpu_local.at(dev->pci_address);
     candidates.push_back(std::move(r));
   }
   if (gpu_local.empty()) return candidates;  // no GPU: every ACTIVE port

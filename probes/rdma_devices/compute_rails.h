@@ -25,12 +25,19 @@ struct ComputeRail {
   PortNetdevs port;
   std::string netdev;  // the interface of its IPv4 address, else its first
   bool gpu_local = false;
+  std::string gpu_bus_id;  // the GPU it is nearest to, when gpu_local
 };
 
 // The PCI addresses of the RDMA NICs nearest to some GPU (deepest shared
 // bridge; ties all count), whatever their ports' state; empty when there is
 // no GPU.
 std::set<std::string> GpuLocalNicAddresses(
+    const std::map<std::string, platform::RawPciDevice>& pci,
+    const std::vector<platform::RawRdmaDevice>& devices);
+
+// Each such NIC's GPU (the first by PCI address when it is nearest to
+// several): the GPU NCCL pairs it with.
+std::map<std::string, std::string> NearestGpuOfNics(
     const std::map<std::string, platform::RawPciDevice>& pci,
     const std::vector<platform::RawRdmaDevice>& devices);
 

@@ -94,6 +94,7 @@ TEST_F(ComputeRailsTest, OnlyTheGpusActivePhysicalNicIsARail) {
   ASSERT_EQ(rails.size(), 1u) << ::testing::PrintToString(left_out);
   EXPECT_EQ(rails[0].port.device, "mlx5_0");
   EXPECT_TRUE(rails[0].gpu_local);
+  EXPECT_EQ(rails[0].gpu_bus_id, "0000:03:00.0");  // the GPU under the same switch
   // The address is on the VLAN: that is the rail's interface.
   EXPECT_EQ(rails[0].netdev, "eth0.100");
   std::sort(left_out.begin(), left_out.end());

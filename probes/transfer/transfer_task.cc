@@ -12,6 +12,7 @@
 #include "probes/framework/result_util.h"
 #include "absl/time/clock.h"
 #include "platform/file_tree.h"
+#include "platform/gpu_memory.h"
 #include "probes/transfer/clock_cost.h"
 #include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/expectations.h"
@@ -81,6 +82,17 @@ absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run) 
   return absl::OkStatus();
 }
 
+absl::StatusOr<int> BufferGpu(std::optional<uint32_t> ordinal, const std::string& bus_id) {
+  if (ordinal) return static_cast<int>(*ordinal);
+  if (bus_id.empty()) return -1;
+  absl::StatusOr<int> found = platform::GpuMemory::OrdinalOfPciBus(bus_id);
+  if (!found.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the rail's GPU ", bus_id, " cannot take the buffer: ", found.status().message()));
+  }
+  return *found;
+}
+
 v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_timeout,
                                 const Profile& profile) {
   TransferPlan plan;
@@ -112,7 +124,15 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
       return result;
     }
     plan.rdma = *local;
-    plan.rdma.gpu = t.has_gpu() ? static_cast<int>(t.gpu()) : -1;
+    absl::StatusOr<int> gpu = BufferGpu(
+        t.has_gpu() ? std::optional<uint32_t>(t.gpu()) : std::nullopt, t.gpu_bus_id());
+    if (!gpu.ok()) {
+      result = ErrorResult("transfer", "TRANSFER_GPU_NOT_USABLE", std::string(gpu.status().message()));
+      result.mutable_transfer()->set_transport(v1::RDMA);
+      result.mutable_transfer()->set_op(plan.request.op());
+      return result;
+    }
+    plan.rdma.gpu = *gpu;
   }
   // The counters around each row, what the fabric did meanwhile: the RDMA
   // port's, or for TCP the egress interface's (statistics and ethtool);

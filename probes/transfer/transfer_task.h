@@ -4,6 +4,9 @@
 // transfer started by an agent is the same code as one typed by hand.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "nodeprobe/v1/task.pb.h"
@@ -16,6 +19,11 @@ namespace nodeprobe::transfer {
 // sizes, iteration counts that could not finish within `max_run` (each
 // message takes at least a microsecond), --gpu without RDMA.
 absl::Status ValidateTransfer(const v1::RunTransfer& t, absl::Duration max_run);
+
+// The CUDA ordinal a transfer end's buffer goes on: `ordinal` when set,
+// else the GPU at `bus_id` (a stage's rail's nearest GPU), else -1 (host
+// memory). An error names a bus id CUDA does not see.
+absl::StatusOr<int> BufferGpu(std::optional<uint32_t> ordinal, const std::string& bus_id);
 
 // Runs the client end: for RDMA, picks device, port and GID from the route
 // to the peer (or the ones given), then the size sweep, then judges it

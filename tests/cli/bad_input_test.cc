@@ -175,6 +175,15 @@ TEST(BadInputTest, KernelLogOnDevicesReturns) {
   EXPECT_EQ(LineCount(proc.err), 1) << proc.err;
 }
 
+// --gpu-memory belongs to the stages that move data between nodes.
+TEST(BadInputTest, GpuMemoryIsAnOptionOfTheTransferStages) {
+  CommandResult r = Nodeprobe({"run", "--stage", "congestion", "--all", "--gpu-memory"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "--gpu-memory is an option of the two-node and cluster"))
+      << r.err;
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+}
+
 // A pre-flight's probes are its own: storage (intrusive, a node's) is not.
 TEST(BadInputTest, APreflightRunsOnlyPreflightProbes) {
   CommandResult r = Nodeprobe({"run", "--stage", "preflight", "--probe", "storage"});

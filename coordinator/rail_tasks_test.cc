@@ -184,5 +184,23 @@ TEST(RailTasksTest, GpuMemoryPutsEachEndsBufferOnItsRailsGpu) {
   EXPECT_TRUE(host.run_transfer().gpu_bus_id().empty());
 }
 
+// A pair is recorded under the path it took: a rail's name only when the
+// traffic was the rail's; TCP to the agent's own address is "management".
+TEST(RailTasksTest, APairIsNamedForThePathItTook) {
+  v1::Rail roce_bare = Ib("mlx5_0");
+  roce_bare.set_link_layer("Ethernet");
+  v1::Rail roce_addressed = Ib("mlx5_0", "192.168.1.2");
+  roce_addressed.set_link_layer("Ethernet");
+  auto a = Node("gpu-a", "10.0.0.1", {roce_addressed});
+  auto bare = Node("gpu-b", "10.0.0.2", {roce_bare});
+  auto none = Node("cpu-c", "10.0.0.3", {});
+  EXPECT_EQ(MeasuredPath(*bare, 0, *a, 0), "mlx5_0:1");    // RDMA to a's address
+  EXPECT_EQ(MeasuredPath(*none, 0, *bare, 0), "management");  // TCP to the agent's address
+  EXPECT_EQ(MeasuredPath(*a, 0, *none, 0), "tcp");
+  auto ib = Node("gpu-d", "10.0.0.4", {Ib("mlx5_0")});
+  auto ib2 = Node("gpu-e", "10.0.0.5", {Ib("mlx5_0")});
+  EXPECT_EQ(MeasuredPath(*ib, 0, *ib2, 0), "mlx5_0:1");  // IB by LID, no IPoIB needed
+}
+
 }  // namespace
 }  // namespace nodeprobe::coordinator

@@ -74,8 +74,7 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, Agen
   v1::PairResult* pair = run->add_pairs();
   pair->set_from_node(from.node());
   pair->set_to_node(to.node());
-  pair->set_rail(to.registration().rails_size() > to_rail ? to.registration().rails(to_rail).name()
-                                                          : "tcp");
+  pair->set_rail(MeasuredPath(from, from_rail, to, to_rail));
   *pair->mutable_result() = result->result().result();
   // When it ran, by our clock (the run's), where the worker did not say:
   // a soak's time series is drawn from it.
@@ -294,6 +293,17 @@ void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
                                                   absl::SimpleAtoi(sl->second, &v) && v < 16) {
     req->set_service_level(v);
   }
+}
+
+std::string MeasuredPath(const AgentSession& from, int from_rail, const AgentSession& to,
+                         int to_rail) {
+  const auto& rails = to.registration().rails();
+  if (to_rail >= rails.size()) return "tcp";  // a node without rails: its one path
+  // RDMA on the rail's devices, or TCP to the rail's own address: the rail.
+  if (RdmaRail(from, from_rail, to, to_rail) || rails[to_rail].ipv4_size() > 0) {
+    return rails[to_rail].name();
+  }
+  return "management";  // TCP to the agent's address: not the rail's path
 }
 
 std::string RailName(const AgentSession& s, int rail) {

@@ -78,6 +78,13 @@ v1::Task TransferTask(const AgentSession& from, const AgentSession& to, int rail
 v1::Task TransferTask(const AgentSession& from, int from_rail, const AgentSession& to,
                       int to_rail, uint32_t server_port, v1::TransferOp op, double seconds);
 
+// What a transfer from `from`'s `from_rail` into `to`'s `to_rail` is
+// recorded under: the rail's name when the traffic is the rail's (RDMA on
+// its devices, or TCP to its own address), "management" when TCP would go
+// to the agent's address instead, "tcp" for a node without rails.
+std::string MeasuredPath(const AgentSession& from, int from_rail, const AgentSession& to,
+                         int to_rail);
+
 // A transfer task's buffer on the GPU nearest `node`'s rail `rail`
 // (Rail.gpu_bus_id; the node resolves it to a CUDA ordinal); unchanged when
 // the rail names none (a node without GPUs).

@@ -257,18 +257,24 @@ TEST(KernelWatchTest, TheRingIsBoundedAndSaysWhatItDropped) {
   EXPECT_EQ(r.kernel_log().lines(), KernelWatch::kMaxEvents);
 }
 
-TEST(KernelWatchTest, ItFollowsAFifoAsWritersComeAndGoAndStopsAtOnce) {
-  testing::TempDir dir;
-  const std::string fifo = dir.path() + "/kmsg";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  std::atomic<int> xids{0};
+// A watch following a FIFO made at `fifo`, counting Xids into `xids`.
+absl::StatusOr<std::unique_ptr<KernelWatch>> WatchFifo(const std::string& fifo,
+                                                       std::atomic<int>* xids) {
+  if (mkfifo(fifo.c_str(), 0600) != 0) return absl::InternalError("mkfifo");
   KernelWatch::Options o;
   o.path = fifo;
   o.sys_root = "";
-  o.on_event = [&](const v1::KernelEvent& e) {
-    if (e.kind() == "xid") ++xids;
+  o.on_event = [xids](const v1::KernelEvent& e) {
+    if (e.kind() == "xid") ++*xids;
   };
-  absl::StatusOr<std::unique_ptr<KernelWatch>> w = KernelWatch::Start(o);
+  return KernelWatch::Start(o);
+}
+
+TEST(KernelWatchTest, ItFollowsAFifoAsWritersComeAndGoAndStopsAtOnce) {
+  testing::TempDir dir;
+  const std::string fifo = dir.path() + "/kmsg";
+  std::atomic<int> xids{0};
+  absl::StatusOr<std::unique_ptr<KernelWatch>> w = WatchFifo(fifo, &xids);
   ASSERT_TRUE(w.ok()) << w.status();
   // Two writers, one after the other: a kmsg record, then a dmesg line
   // split across two writes.
@@ -304,15 +310,8 @@ TEST(KernelWatchTest, ItFollowsAFifoAsWritersComeAndGoAndStopsAtOnce) {
 TEST(KernelWatchTest, AFifosLastLineWithoutANewlineIsRead) {
   testing::TempDir dir;
   const std::string fifo = dir.path() + "/kmsg";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   std::atomic<int> xids{0};
-  KernelWatch::Options o;
-  o.path = fifo;
-  o.sys_root = "";
-  o.on_event = [&](const v1::KernelEvent& e) {
-    if (e.kind() == "xid") ++xids;
-  };
-  absl::StatusOr<std::unique_ptr<KernelWatch>> w = KernelWatch::Start(o);
+  absl::StatusOr<std::unique_ptr<KernelWatch>> w = WatchFifo(fifo, &xids);
   ASSERT_TRUE(w.ok()) << w.status();
   const std::string line = FixtureXid13();  // no newline after it
   const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);

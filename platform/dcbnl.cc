@@ -67,6 +67,14 @@ absl::StatusOr<std::vector<uint32_t>> CheckedMessage(const std::string& ifname,
     return absl::DataLossError(
         absl::StrCat(ifname, ": not a dcbnl reply (netlink type ", hdr->nlmsg_type, ")"));
   }
+  // One request, one answer: a second message after it (concatenated
+  // replies) leaves which one is this interface's unknown.
+  if (raw.size() >= NLMSG_ALIGN(hdr->nlmsg_len) + NLMSG_HDRLEN) {
+    return absl::DataLossError(absl::StrCat(ifname, ": the dcbnl reply holds more than one "
+                                                    "message (",
+                                            raw.size(), " bytes, the first ", hdr->nlmsg_len,
+                                            ")"));
+  }
   return buf;
 }
 
@@ -121,6 +129,16 @@ absl::Status ReadReply(const std::string& ifname, const std::string& raw, DcbSta
   nlattr* tb[DCB_ATTR_MAX + 1] = {};
   if (int rc = nlmsg_parse(hdr, sizeof(dcbmsg), tb, DCB_ATTR_MAX, nullptr); rc < 0) {
     return absl::DataLossError(absl::StrCat(ifname, ": malformed dcbnl reply: ", nl_geterror(rc)));
+  }
+  // The reply names its interface: another one's answer is not this one's.
+  if (tb[DCB_ATTR_IFNAME] != nullptr) {
+    const std::string named(static_cast<const char*>(nla_data(tb[DCB_ATTR_IFNAME])),
+                            strnlen(static_cast<const char*>(nla_data(tb[DCB_ATTR_IFNAME])),
+                                    static_cast<size_t>(nla_len(tb[DCB_ATTR_IFNAME]))));
+    if (named != ifname) {
+      return absl::DataLossError(
+          absl::StrCat(ifname, ": the dcbnl reply is for another interface (", named, ")"));
+    }
   }
   if (tb[DCB_ATTR_IEEE]) ReadIeee(tb[DCB_ATTR_IEEE], s);
   if (tb[DCB_ATTR_DCBX] && nla_len(tb[DCB_ATTR_DCBX]) >= 1) s->dcbx = nla_get_u8(tb[DCB_ATTR_DCBX]);

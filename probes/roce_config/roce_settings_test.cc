@@ -291,6 +291,15 @@ TEST(DcbRepliesTest, KernelErrorsAndDamageAreErrorsThatSaySo) {
   reinterpret_cast<nlmsghdr*>(wrong.data())->nlmsg_type = RTM_NEWLINK;
   EXPECT_EQ(platform::ParseDcbReplies("eth0", wrong, "").status().code(),
             absl::StatusCode::kDataLoss);
+  // Another interface's answer, and two answers in one reply, are not
+  // this interface's.
+  const absl::StatusOr<platform::DcbState> other =
+      platform::ParseDcbReplies("eth0", testing::DcbIeeeReply(testing::QosState{}, "eth1"), "");
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(other.status().message().find("another interface (eth1)"), std::string::npos)
+      << other.status().message();
+  EXPECT_EQ(platform::ParseDcbReplies("eth0", good + good, "").status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(DcbRepliesTest, TheKernelAnswersForLoopbackThatItHasNoDcb) {
@@ -323,7 +332,8 @@ TEST(RoceConfigProbeTest, ACapturedNodeIsReadFromItsSavedReplies) {
   // The listing names eth0; this port's netdev is eth2.
   ASSERT_GT(testing::WriteQosQueryTree(ReadFixture(kSpiderpool), sys, "mlx4_0", "eth2"), 16);
   const std::string dcbnl = (*host)->dir.path() + "/dcbnl";
-  WriteFile(dcbnl + "/eth2.ieee", testing::DcbIeeeReply(testing::ParseMlnxQos(ReadFixture(kAtt))));
+  WriteFile(dcbnl + "/eth2.ieee",
+            testing::DcbIeeeReply(testing::ParseMlnxQos(ReadFixture(kAtt)), "eth2"));
   RoceConfigProbe probe;
   Profile profile;
   RoceDesign& d = MutableRoceDesign(profile);

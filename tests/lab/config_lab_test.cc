@@ -28,8 +28,8 @@ std::string MakeRoceNode(testing::CapturedHost& host, uint8_t extra_pfc, int mtu
   testing::QosState qos = testing::ParseMlnxQos(
       testing::ReadFixture("roce-qos/att-netarbiter-mlnx_qos-dscp-pfc3-cma_roce_tos.txt"));
   qos.pfc |= extra_pfc;
-  testing::WriteFile(dir + "/dcbnl/eth2.ieee", testing::DcbIeeeReply(qos));
-  testing::WriteFile(dir + "/dcbnl/eth2.dcbx", testing::DcbDcbxReply());
+  testing::WriteFile(dir + "/dcbnl/eth2.ieee", testing::DcbIeeeReply(qos, "eth2"));
+  testing::WriteFile(dir + "/dcbnl/eth2.dcbx", testing::DcbDcbxReply("eth2"));
   return dir;
 }
 

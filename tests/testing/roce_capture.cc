@@ -22,13 +22,13 @@ namespace {
 
 using Msg = std::unique_ptr<nl_msg, void (*)(nl_msg*)>;
 
-Msg NewReply(uint8_t cmd) {
+Msg NewReply(uint8_t cmd, const std::string& ifname) {
   Msg msg(nlmsg_alloc_simple(RTM_GETDCB, 0), nlmsg_free);
   dcbmsg d{};
   d.dcb_family = AF_UNSPEC;
   d.cmd = cmd;
   nlmsg_append(msg.get(), &d, sizeof(d), NLMSG_ALIGNTO);
-  nla_put_string(msg.get(), DCB_ATTR_IFNAME, "captured");
+  nla_put_string(msg.get(), DCB_ATTR_IFNAME, ifname.c_str());
   return msg;
 }
 
@@ -70,8 +70,8 @@ QosState ParseMlnxQos(const std::string& text) {
   return s;
 }
 
-std::string DcbIeeeReply(const QosState& state) {
-  Msg msg = NewReply(DCB_CMD_IEEE_GET);
+std::string DcbIeeeReply(const QosState& state, const std::string& ifname) {
+  Msg msg = NewReply(DCB_CMD_IEEE_GET, ifname);
   nlattr* ieee = nla_nest_start(msg.get(), DCB_ATTR_IEEE);
   ieee_ets ets{};
   ets.ets_cap = 8;
@@ -98,8 +98,8 @@ std::string DcbIeeeReply(const QosState& state) {
   return Bytes(msg.get());
 }
 
-std::string DcbDcbxReply() {
-  Msg msg = NewReply(DCB_CMD_GDCBX);
+std::string DcbDcbxReply(const std::string& ifname) {
+  Msg msg = NewReply(DCB_CMD_GDCBX, ifname);
   nla_put_u8(msg.get(), DCB_ATTR_DCBX, DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE);
   return Bytes(msg.get());
 }

@@ -26,9 +26,9 @@ QosState ParseMlnxQos(const std::string& text);
 
 // The kernel's replies to DCB_CMD_IEEE_GET and DCB_CMD_GDCBX for `state`
 // (PFC capacity 8, the DSCP map as IEEE APP entries when trust is dscp;
-// DCBX host-managed IEEE).
-std::string DcbIeeeReply(const QosState& state);
-std::string DcbDcbxReply();
+// DCBX host-managed IEEE), naming `ifname` as the kernel's replies do.
+std::string DcbIeeeReply(const QosState& state, const std::string& ifname = "eth0");
+std::string DcbDcbxReply(const std::string& ifname = "eth0");
 
 // Writes every "PATH = VALUE" a `set-rdma-qos.sh q` listing names under
 // `sys_root` (PATH without its leading /sys), and its "cma_roce_tos: N" as

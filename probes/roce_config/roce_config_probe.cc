@@ -46,7 +46,18 @@ std::vector<roce::RocePort> ReadPorts(const ProbeContext& ctx, const platform::F
       out.push_back(std::move(port));
       continue;
     }
-    for (const std::string& carrier : roce::CarrierNetdevs(sys, p.netdevs.front())) {
+    absl::StatusOr<std::vector<std::string>> carriers = roce::CarrierNetdevs(sys, p.netdevs.front());
+    if (!carriers.ok()) {
+      // The port is there; what carries it is not known: said, not hidden.
+      roce::RocePort port;
+      port.device = p.device;
+      port.port = p.port;
+      port.netdev = p.netdevs.front();
+      port.carrier_why = std::string(carriers.status().message());
+      out.push_back(std::move(port));
+      continue;
+    }
+    for (const std::string& carrier : *carriers) {
       roce::RocePort port;
       port.device = p.device;
       port.port = p.port;

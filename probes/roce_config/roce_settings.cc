@@ -1,6 +1,8 @@
 // File: roce_settings.cc
 #include "probes/roce_config/roce_settings.h"
 
+#include <set>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,12 +174,23 @@ void JudgeTos(const RocePort& port, int tos, const std::string& source, v1::Prob
 
 std::string RocePort::Name() const { return absl::StrCat(device, ":", port); }
 
-std::vector<std::string> CarrierNetdevs(const platform::FileTree& sys, const std::string& netdev) {
+absl::StatusOr<std::vector<std::string>> CarrierNetdevs(const platform::FileTree& sys,
+                                                        const std::string& netdev) {
   std::vector<std::string> out;
   std::vector<std::string> todo = {netdev};
-  for (int guard = 0; !todo.empty() && guard < 64; ++guard) {
+  std::set<std::string> seen;
+  for (int guard = 0; !todo.empty(); ++guard) {
+    if (guard >= 64) {
+      return absl::DataLossError(absl::StrCat(netdev, "'s lower_ links go on past 64 devices"));
+    }
     const std::string dev = todo.back();
     todo.pop_back();
+    // A device met twice: its lower_ links loop (a damaged or forged
+    // capture); the carriers are not known.
+    if (!seen.insert(dev).second) {
+      return absl::DataLossError(
+          absl::StrCat(netdev, "'s lower_ links form a cycle (or meet twice) at ", dev));
+    }
     std::vector<std::string> lower;
     if (absl::StatusOr<std::vector<std::string>> entries = sys.ListDir("class/net/" + dev);
         entries.ok()) {
@@ -276,6 +289,10 @@ std::optional<int> ParseTrafficClass(const std::string& text) {
 
 int JudgeRocePort(const RocePort& port, const RoceDesign& design, std::optional<int> tos,
                   const std::string& tos_source, v1::ProbeResult* result) {
+  if (!port.carrier_why.empty()) {
+    NotReadable(port, "the interface carrying it", port.carrier_why, result);
+    return 1;
+  }
   AddValues(port, result);
   for (const auto& [name, n] : port.storm) {
     if (n == 0) continue;

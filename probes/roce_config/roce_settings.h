@@ -49,6 +49,7 @@ struct RocePort {
   std::string rdma_cm_why;                // why rdma_cm's defaults are unknown
   std::optional<int> traffic_class;       // the device's override, if set
   std::string traffic_class_why;          // its file there but not a class
+  std::string carrier_why;                // its carriers unknown (a lower_ cycle)
   std::map<std::string, uint64_t> storm;  // *pause_storm* counters since the driver loaded
 
   std::string Name() const;  // "mlx5_0:1"
@@ -56,7 +57,10 @@ struct RocePort {
 
 // The netdevs below `netdev` that carry its traffic: itself, or the leaves
 // of its lower_* links (a VLAN's parent, a bond's members).
-std::vector<std::string> CarrierNetdevs(const platform::FileTree& sys, const std::string& netdev);
+// DATA_LOSS when the lower_ links loop (or run past 64 devices): never an
+// empty list that would hide the port.
+absl::StatusOr<std::vector<std::string>> CarrierNetdevs(const platform::FileTree& sys,
+                                                        const std::string& netdev);
 
 // ECN enables, the CNP DSCP, the MTU and the traffic-class override, from
 // `sys` (class/net and class/infiniband).

@@ -260,9 +260,25 @@ TEST(CarrierNetdevsTest, AVlanIsCarriedByItsParentABondByItsMembers) {
   WriteFile(tmp.path() + "/class/net/bond0/lower_eth1/x", "");
   WriteFile(tmp.path() + "/class/net/bond0/lower_eth2/x", "");
   const platform::FileTree sys(tmp.path());
-  EXPECT_EQ(CarrierNetdevs(sys, "eth0.100"), std::vector<std::string>{"eth0"});
-  EXPECT_EQ(CarrierNetdevs(sys, "bond0"), (std::vector<std::string>{"eth1", "eth2"}));
-  EXPECT_EQ(CarrierNetdevs(sys, "eth3"), std::vector<std::string>{"eth3"});
+  EXPECT_EQ(*CarrierNetdevs(sys, "eth0.100"), std::vector<std::string>{"eth0"});
+  EXPECT_EQ(*CarrierNetdevs(sys, "bond0"), (std::vector<std::string>{"eth1", "eth2"}));
+  EXPECT_EQ(*CarrierNetdevs(sys, "eth3"), std::vector<std::string>{"eth3"});
+  // A capture whose lower_ links loop: an error, never an empty list that
+  // would hide the RoCE port (and the port is then not readable, ERROR).
+  WriteFile(tmp.path() + "/class/net/veth9/lower_veth8/x", "");
+  WriteFile(tmp.path() + "/class/net/veth8/lower_veth9/x", "");
+  const absl::StatusOr<std::vector<std::string>> loop = CarrierNetdevs(sys, "veth9");
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("cycle"), std::string::npos);
+  RocePort port;
+  port.device = "mlx5_0";
+  port.port = 1;
+  port.netdev = "veth9";
+  port.carrier_why = std::string(loop.status().message());
+  v1::ProbeResult r;
+  JudgeRocePort(port, RoceDesign{}, std::nullopt, "", &r);
+  ASSERT_EQ(r.findings_size(), 1);
+  EXPECT_EQ(r.findings(0).code(), "ROCE_CONFIG_NOT_READABLE");
 }
 
 TEST(DcbRepliesTest, KernelErrorsAndDamageAreErrorsThatSaySo) {

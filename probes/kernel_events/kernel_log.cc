@@ -335,8 +335,25 @@ void KernelLogReader::AddLine(absl::string_view raw) {
     report_.set_user_space_lines(report_.user_space_lines() + 1);
     return;
   }
+  // An Xid cut before its code ("NVRM: Xid (PCI:0000:3b:00): " and the
+  // rest on a continuation line): the next line's message completes it.
+  if (!xid_head_.empty()) {
+    std::string rest = line;
+    if (const size_t close = rest.find("] "); rest.rfind("[", 0) == 0 && close != std::string::npos) {
+      rest = rest.substr(close + 2);  // the continuation's own timestamp
+    }
+    line = absl::StrCat(xid_head_, " ", absl::StripLeadingAsciiWhitespace(rest));
+    xid_head_.clear();
+  }
   v1::KernelEvent e = ParseKernelLine(line);
-  if (e.kind().empty()) return;
+  if (e.kind().empty()) {
+    const size_t at = line.find("Xid (");
+    if (at != std::string::npos && absl::StripTrailingAsciiWhitespace(line).back() == ':' &&
+        line.size() < 4096) {
+      xid_head_ = std::string(absl::StripTrailingAsciiWhitespace(line));
+    }
+    return;
+  }
   e.set_line(report_.lines());
   Record(std::move(e));
 }

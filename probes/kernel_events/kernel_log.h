@@ -86,6 +86,7 @@ class KernelLogReader {
   std::map<Key, Tally> tallies_;
   // The AER event whose bit lines may follow, by device.
   std::map<std::string, Key> open_aer_;
+  std::string xid_head_;  // an Xid line cut before its code, awaiting the rest
   int open_aer_event_ = -1;  // its index in report_.events, -1 none kept
 };
 

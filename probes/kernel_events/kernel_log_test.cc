@@ -287,6 +287,17 @@ TEST(KernelLogTest, EveryEncodingOfAFaultIsRead) {
   EXPECT_EQ(j.findings(0).code(), "GPU_XID");
 }
 
+// An Xid whose code went to a continuation line is one event, not lost.
+TEST(KernelLogTest, AnXidSplitAcrossAContinuationLineIsRead) {
+  KernelLogReader r;
+  r.AddLine("[ 1234.5] NVRM: Xid (PCI:0000:3b:00): ");
+  r.AddLine("[ 1234.5] 48, pid=1, name=python, An uncorrectable double bit error (DBE)");
+  ASSERT_EQ(r.report().events_size(), 1) << r.report().DebugString();
+  EXPECT_EQ(r.report().events(0).code(), 48);
+  EXPECT_EQ(r.report().events(0).device(), "0000:3b:00");
+  EXPECT_EQ(r.report().events(0).when(), "1234.5");
+}
+
 // In syslog input only the kernel's lines count: a `logger` line quoting
 // an Xid is a program's words, not a fault.
 TEST(KernelLogTest, UserSpaceSyslogLinesAreNotFaults) {

@@ -111,6 +111,15 @@ absl::Status WriteEvidenceBundle(const v1::StageRun& stored, const std::string& 
     return absl::InvalidArgumentError(absl::StrCat("cannot bundle this run: ", id.message()));
   }
   if (absl::Status target = CheckOutputTarget(out, replace, "--out"); !target.ok()) return target;
+  // Evidence is of a run that ended: one still "running" (or that died
+  // without its end recorded, e.g. with a full store) is not bundled as if
+  // complete.
+  if (stored.state() != "done" && stored.state() != "error" && stored.state() != "cancelled" &&
+      stored.state() != "incomplete") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "run ", stored.run_id(), " has not ended (state '", stored.state(),
+        "'): evidence is of a finished run; wait for it, or see `nodeprobe runs`"));
+  }
   absl::StatusOr<std::string> json = ToJson(coordinator::WithGate(run));
   if (!json.ok()) return json.status();
   std::vector<File> files = {{"run.json", *json},

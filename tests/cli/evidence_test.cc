@@ -95,6 +95,21 @@ TEST(EvidenceTest, TheBundleUnpacksAndItsManifestAndSignatureVerify) {
             0);
 }
 
+// A run that has not ended (a coordinator that died with a full store
+// leaves it "running") is not bundled as if complete.
+TEST(EvidenceTest, ARunThatHasNotEndedIsNotBundled) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  v1::StageRun run = MakeRun();
+  run.set_state("running");
+  CommandResult r =
+      Nodeprobe({"evidence", "--from-json", Save(run, d + "/running.json"), "--out", d + "/b.tgz"});
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "has not ended")) << r.err;
+  EXPECT_EQ(testing::LineCount(r.err), 1) << r.err;
+  EXPECT_FALSE(std::ifstream(d + "/b.tgz").good());
+}
+
 // A coverage forged into the stored run does not reach the bundle's
 // run.json: what is derived is derived again before any file is written.
 TEST(EvidenceTest, ForgedCoverageIsRecomputedBeforeWriting) {

@@ -14,6 +14,7 @@
 #include "coordinator/peer_judgement.h"
 #include "coordinator/rail_rate.h"
 #include "platform/bounded_for.h"
+#include "probes/transfer/transfer_stats.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 
@@ -237,7 +238,7 @@ std::vector<std::vector<int>> CongestionGroups(int n, int size) {
 
 std::vector<double> CommonWindowRates(const std::vector<const v1::TransferResult*>& rows,
                                       std::string* basis) {
-  constexpr int64_t kInterval = 100'000'000;  // transfer_stats.h kIntervalNs
+  constexpr int64_t kInterval = transfer::kIntervalNs;  // the rates' step
   int64_t from = 0, to = 0;
   for (const v1::TransferResult* row : rows) {
     if (row->intervals_start_unix_ns() <= 0 || row->interval_gbps_size() == 0) {

@@ -32,9 +32,12 @@
 
 namespace nodeprobe::coordinator {
 
-// A transfer task runs in the class NCCL will (the profile's NCCL_IB_TC /
-// NCCL_IB_SL); the peer's rail of the same name as `a`'s rail `rail`.
+// The peer's rail of the same name as `a`'s rail `rail` (-1: none).
 int PeerRail(const AgentSession& a, int rail, const AgentSession& b);
+// A rail's name ("tcp" for a node without rails), and whether it has an
+// address of its own.
+std::string RailName(const AgentSession& s, int rail);
+bool RailHasAddress(const AgentSession& s, int rail);
 
 namespace {
 
@@ -55,14 +58,11 @@ absl::Status Transfer(v1::StageRun* run, AgentSession& from, int from_rail, Agen
     NodeFailed(run, to.node(), ready.status(), "transfer set-up");
     return ready.status();
   }
-  v1::Task go =
-      latency ? TransferTask(from, from_rail, to, to_rail, ready->endpoint().port(), v1::RR_LAT, 1)
-              : TransferTask(from, from_rail, to, to_rail, ready->endpoint().port(),
-                             RdmaRail(from, from_rail, to, to_rail) ? v1::WRITE_BW : v1::STREAM_BW,
-                             req.transfer_seconds() ? req.transfer_seconds() : 3);
-  // The class NCCL will run in (the profile's NCCL_IB_TC / NCCL_IB_SL), so
-  // the rail is measured where the collectives will be.
-  SetTrafficClass(run->profile(), &go);
+  // In the class NCCL will run in (the profile's NCCL_IB_TC / NCCL_IB_SL),
+  // so the rail is measured where the collectives will be.
+  v1::Task go = RailTransferTask(run->profile(), from, from_rail, to, to_rail,
+                                 ready->endpoint().port(), latency,
+                                 latency ? 1 : (req.transfer_seconds() ? req.transfer_seconds() : 3));
   if (gpu) OnRailGpu(from, from_rail, &go);
   const absl::Time asked = absl::Now();
   absl::StatusOr<v1::AgentMessage> result = Ask(from, go, deadline, run->profile());
@@ -101,8 +101,7 @@ void PathMtu(v1::StageRun* run, AgentSession& from, AgentSession& to, int rail,
   v1::PairResult* pair = run->add_pairs();
   pair->set_from_node(from.node());
   pair->set_to_node(to.node());
-  pair->set_rail(to.registration().rails_size() > rail ? to.registration().rails(rail).name()
-                                                       : "tcp");
+  pair->set_rail(RailName(to, rail));
   *pair->mutable_result() = result->result().result();
 }
 
@@ -295,17 +294,6 @@ void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
   }
 }
 
-std::string MeasuredPath(const AgentSession& from, int from_rail, const AgentSession& to,
-                         int to_rail) {
-  const auto& rails = to.registration().rails();
-  if (to_rail >= rails.size()) return "tcp";  // a node without rails: its one path
-  // RDMA on the rail's devices, or TCP to the rail's own address: the rail.
-  if (RdmaRail(from, from_rail, to, to_rail) || rails[to_rail].ipv4_size() > 0) {
-    return rails[to_rail].name();
-  }
-  return "management";  // TCP to the agent's address: not the rail's path
-}
-
 std::string RailName(const AgentSession& s, int rail) {
   return rail < s.registration().rails_size() ? s.registration().rails(rail).name() : "tcp";
 }
@@ -316,6 +304,16 @@ std::string RailName(const AgentSession& s, int rail) {
 bool RailHasAddress(const AgentSession& s, int rail) {
   const auto& rails = s.registration().rails();
   return rail >= rails.size() || rails[rail].ipv4_size() > 0;
+}
+
+std::string MeasuredPath(const AgentSession& from, int from_rail, const AgentSession& to,
+                         int to_rail) {
+  // RDMA on the rail's devices, or TCP to the rail's own address (or a
+  // node without rails, "tcp", its one path): the rail's name.
+  if (RdmaRail(from, from_rail, to, to_rail) || RailHasAddress(to, to_rail)) {
+    return RailName(to, to_rail);
+  }
+  return "management";  // TCP to the agent's address: not the rail's path
 }
 
 // Why rail `ar` of `a` and `br` of `b` cannot be measured as themselves,
@@ -368,8 +366,7 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
         std::find(only_rails.begin(), only_rails.end(), r) == only_rails.end()) {
       continue;
     }
-    // Rails pair by identity: the peer's rail of the same name, else the
-    // same position.
+    // Rails pair by identity (PeerRail): the peer's rail of the same name.
     const int pr = PeerRail(a, r, b);
     if (pr < 0) {
       AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(a, r),
@@ -427,16 +424,22 @@ int SenderRail(const AgentSession& from, const AgentSession& to, int to_rail) {
   return r < 0 ? to_rail : r;
 }
 
+v1::Task RailTransferTask(const v1::AcceptanceProfile& profile, const AgentSession& from,
+                          int from_rail, const AgentSession& to, int to_rail,
+                          uint32_t server_port, bool latency, double seconds) {
+  const v1::TransferOp op = latency                                   ? v1::RR_LAT
+                            : RdmaRail(from, from_rail, to, to_rail) ? v1::WRITE_BW
+                                                                     : v1::STREAM_BW;
+  v1::Task go = TransferTask(from, from_rail, to, to_rail, server_port, op, seconds);
+  SetTrafficClass(profile, &go);
+  return go;
+}
+
 v1::Task IntoRailTask(const v1::AcceptanceProfile& profile, const AgentSession& from,
                       const AgentSession& to, int to_rail, uint32_t server_port, bool latency,
                       double seconds) {
-  const int fr = SenderRail(from, to, to_rail);
-  const v1::TransferOp op = latency                          ? v1::RR_LAT
-                            : RdmaRail(from, fr, to, to_rail) ? v1::WRITE_BW
-                                                              : v1::STREAM_BW;
-  v1::Task go = TransferTask(from, fr, to, to_rail, server_port, op, seconds);
-  SetTrafficClass(profile, &go);  // the class and SL NCCL will use, as two-node's
-  return go;
+  return RailTransferTask(profile, from, SenderRail(from, to, to_rail), to, to_rail, server_port,
+                          latency, seconds);
 }
 
 int RailIndex(const AgentSession& session, const std::string& rail_name) {

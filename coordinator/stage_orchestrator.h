@@ -93,10 +93,14 @@ void OnRailGpu(const AgentSession& node, int rail, v1::Task* task);
 // The rail of `from` whose traffic goes into rail `to_rail` of `to`: the
 // one of the same name (rails pair by identity), else the same position.
 int SenderRail(const AgentSession& from, const AgentSession& to, int to_rail);
-// A transfer from `from`'s SenderRail into `to`'s `to_rail`: WRITE_BW when
+// A transfer from `from`'s `from_rail` into `to`'s `to_rail`: WRITE_BW when
 // RDMA can run between them, else STREAM_BW; RR_LAT (WRITE_LAT on RDMA)
 // with `latency`; in the class and SL NCCL will use (SetTrafficClass).
-// What the congestion and failure stages load.
+v1::Task RailTransferTask(const v1::AcceptanceProfile& profile, const AgentSession& from,
+                          int from_rail, const AgentSession& to, int to_rail,
+                          uint32_t server_port, bool latency, double seconds);
+// The same from `from`'s SenderRail: what the congestion and failure
+// stages load.
 v1::Task IntoRailTask(const v1::AcceptanceProfile& profile, const AgentSession& from,
                       const AgentSession& to, int to_rail, uint32_t server_port, bool latency,
                       double seconds);

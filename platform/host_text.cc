@@ -69,6 +69,23 @@ std::string ValidUtf8(std::string_view bytes) {
   return out;
 }
 
+std::string WithoutColour(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < text.size() && ((text[j] >= '0' && text[j] <= '9') || text[j] == ';')) ++j;
+      if (j < text.size() && ((text[j] >= 'A' && text[j] <= 'Z') || (text[j] >= 'a' && text[j] <= 'z'))) {
+        i = j;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 void MakeStringsValidUtf8(google::protobuf::Message* message) {
   using google::protobuf::FieldDescriptor;
   const google::protobuf::Reflection* r = message->GetReflection();

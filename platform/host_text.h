@@ -19,6 +19,11 @@ namespace nodeprobe::platform {
 std::string ValidUtf8(std::string_view bytes);
 bool IsValidUtf8(std::string_view bytes);
 
+// `text` without the colour codes terminals and log tools write (ESC [
+// digits/';' letter: dmesg --color=always, Ray's and vLLM's prefixes), so a
+// log reads as its plain words.
+std::string WithoutColour(std::string_view text);
+
 // Applies ValidUtf8 to every string field of `message`, recursively (map
 // keys and values included): the last guard before a message leaves the
 // process.

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "platform/host_text.h"
 
 namespace nodeprobe::kernel {
 namespace {
@@ -237,22 +238,9 @@ std::optional<std::string> FromJournalJson(absl::string_view line) {
 }
 
 std::string Normalized(absl::string_view raw) {
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    // ESC [ params letter: dmesg --color=always wraps prefixes in SGR codes.
-    if (raw[i] == '\x1b' && i + 1 < raw.size() && raw[i + 1] == '[') {
-      size_t j = i + 2;
-      while (j < raw.size() && (std::isdigit(static_cast<unsigned char>(raw[j])) || raw[j] == ';')) {
-        ++j;
-      }
-      if (j < raw.size() && std::isalpha(static_cast<unsigned char>(raw[j]))) {
-        i = j;
-        continue;
-      }
-    }
-    out += raw[i] == '\t' ? ' ' : raw[i];  // "NVRM:<TAB>Xid"
-  }
+  // dmesg --color=always; Debian's abseil has its own string_view.
+  std::string out = platform::WithoutColour(std::string_view(raw.data(), raw.size()));
+  std::replace(out.begin(), out.end(), '\t', ' ');  // "NVRM:<TAB>Xid"
   return out;
 }
 
@@ -281,7 +269,15 @@ std::string SyslogTag(absl::string_view line) {
   return std::string(tag);
 }
 
-v1::KernelEvent ParseKernelLine(absl::string_view line) {
+v1::KernelEvent ParseKernelLine(absl::string_view raw) {
+  // Every reader of kernel lines (this one, the agent's watch) gets them
+  // without colour and with tabs as spaces.
+  std::string normalized;
+  absl::string_view line = raw;
+  if (raw.find_first_of("\x1b\t") != absl::string_view::npos) {
+    normalized = Normalized(raw);
+    line = normalized;
+  }
   v1::KernelEvent e;
   if (ParseXid(line, "NVRM: Xid (", "xid", &e) || ParseXid(line, "SXid (", "sxid", &e) ||
       ParseAer(line, &e) || ParseNicEvent(line, &e)) {
@@ -320,7 +316,11 @@ std::map<std::string, uint64_t> ParseAerCounters(absl::string_view text) {
 void KernelLogReader::AddLine(absl::string_view raw) {
   report_.set_lines(report_.lines() + 1);
   absl::ConsumeSuffix(&raw, "\r");
-  std::string line = Normalized(raw);
+  // Plain words for the syslog and journal shapes below (ParseKernelLine
+  // normalizes what it is given itself).
+  std::string line = raw.find_first_of("\x1b\t") == absl::string_view::npos
+                         ? std::string(raw)
+                         : Normalized(raw);
   // journalctl -o json: the kernel's MESSAGE (a string, or an array of
   // bytes when it is not UTF-8), a program's lines left out.
   if (std::optional<std::string> journal = FromJournalJson(line)) {
@@ -328,7 +328,7 @@ void KernelLogReader::AddLine(absl::string_view raw) {
       report_.set_user_space_lines(report_.user_space_lines() + 1);
       return;
     }
-    line = Normalized(*journal);
+    line = *std::move(journal);
   }
   // A program's syslog line quoting a fault is not the kernel's.
   if (const std::string tag = SyslogTag(line); !tag.empty() && tag != "kernel") {

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "platform/host_text.h"
 #include "probes/nccl/nccl_log_events.h"
 #include "probes/nccl/re2_text.h"
 
@@ -53,11 +54,6 @@ bool ParseHex(std::string_view s, uint64_t* out) {
   return absl::SimpleHexAtoi(absl::string_view(s.data(), s.size()), out);
 }
 
-// ESC [ ... letter: colour codes of Ray and vLLM output.
-const RE2& Ansi() {
-  static const RE2 re("\x1b\\[[0-9;]*[A-Za-z]");
-  return re;
-}
 // "host:pid:tid [dev] NCCL INFO message"; the host may follow any prefix,
 // and a WARN names where NCCL raised it first ("ibvwrap.c:130 NCCL WARN",
 // "register_mr_buffers:647 NCCL WARN"), since NCCL 2.30 with the function
@@ -229,7 +225,8 @@ void NcclLogParser::AddStream(std::istream& in) {
 void NcclLogParser::AddLine(std::string_view raw) {
   report_.set_lines(report_.lines() + 1);
   std::string line(raw.substr(0, kMaxLineBytes));
-  if (line.find('\x1b') != std::string::npos) RE2::GlobalReplace(&line, Ansi(), "");
+  // Colour codes of Ray and vLLM output.
+  if (line.find('\x1b') != std::string::npos) line = platform::WithoutColour(line);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (!report_.not_utf8() && !IsUtf8(line)) report_.set_not_utf8(true);
   RE2::Replace(&line, Repeated(), "");

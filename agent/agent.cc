@@ -28,7 +28,6 @@
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/counter_deltas.h"
-#include "platform/verbs_port.h"
 #include "probes/transfer/expectations.h"
 #include "probes/transfer/gid_select.h"
 #include "tasks/task_launcher.h"
@@ -65,18 +64,14 @@ void Agent::Stop() {
 
 namespace {
 
-// The rail's goodput as the transfer bar derives it (active MTU through
-// verbs; without it the link layer's default MTU, said in the basis).
+// The rail's goodput as the transfer bar derives it.
 void SetRailGoodput(v1::Rail* rail) {
-  absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(rail->rdma_device(), rail->port());
-  const transfer::LinkFacts facts = transfer::RdmaLinkFacts(
-      "/sys", rail->rdma_device(), rail->port(), mtu.ok() ? static_cast<int>(*mtu) : 0);
   std::string basis;
-  const double goodput = transfer::GoodputGbps(facts, v1::RDMA, &basis);
+  const double goodput = transfer::GoodputGbps(
+      transfer::LiveRdmaLinkFacts("/sys", rail->rdma_device(), rail->port()), v1::RDMA, &basis);
   if (goodput <= 0) return;
   rail->set_goodput_gbps(goodput);
-  rail->set_goodput_basis(mtu.ok() ? basis : absl::StrCat(basis, " (active MTU unread: ",
-                                                          mtu.status().message(), ")"));
+  rail->set_goodput_basis(basis);
 }
 
 }  // namespace

@@ -60,9 +60,9 @@ int CountGpuList(const std::string& raw) {
   return n;
 }
 
-int CudaVisibleCount(const std::string& raw, std::string* stopped_at) {
+std::vector<std::string> CudaVisibleEntries(const std::string& raw, std::string* stopped_at) {
   if (stopped_at != nullptr) stopped_at->clear();
-  int n = 0;
+  std::vector<std::string> out;
   bool mig = false;
   for (absl::string_view e : absl::StrSplit(raw, ',')) {
     e = absl::StripAsciiWhitespace(e);
@@ -77,9 +77,9 @@ int CudaVisibleCount(const std::string& raw, std::string* stopped_at) {
       if (mig) continue;  // one MIG instance per process
       mig = true;
     }
-    ++n;
+    out.emplace_back(e);
   }
-  return n;
+  return out;
 }
 
 LocalRanks GrantOf(const Env& env, int flag) {
@@ -98,7 +98,8 @@ LocalRanks RanksOf(const Env& env, int granted, int visible) {
   if (LocalRanks grant = GrantOf(env, granted); grant.count >= 0) return grant;
   if (env.count("CUDA_VISIBLE_DEVICES") > 0) {
     const std::string cvd = Get(env, "CUDA_VISIBLE_DEVICES");
-    return {CudaVisibleCount(cvd, nullptr), "CUDA_VISIBLE_DEVICES=" + cvd};
+    return {static_cast<int>(CudaVisibleEntries(cvd, nullptr).size()),
+            "CUDA_VISIBLE_DEVICES=" + cvd};
   }
   if (env.count("NVIDIA_VISIBLE_DEVICES") > 0) {
     const int listed = CountGpuList(Get(env, "NVIDIA_VISIBLE_DEVICES"));

@@ -9,6 +9,7 @@
 #include <map>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace nodeprobe::job {
 
@@ -37,14 +38,14 @@ LocalRanks RanksOf(const Env& env, int granted, int visible);
 // "none", "void" and "NoDevFiles" are 0; -1 for "all".
 int CountGpuList(const std::string& list);
 
-// How many GPUs the CUDA runtime enumerates from CUDA_VISIBLE_DEVICES by
-// its own rules: entries are ordinals (>= 0), GPU-<uuid> or MIG-<uuid>; it
+// The GPUs the CUDA runtime enumerates from CUDA_VISIBLE_DEVICES, by its
+// own rules: entries are ordinals (>= 0), GPU-<uuid> or MIG-<uuid>; it
 // stops at the first entry that is none of these ("all", "abc", "-1": the
 // CUDA runtime is not the container runtime), and a process sees one MIG
 // instance however many are listed. `stopped_at` (may be null) gets the
 // entry it stopped at, "" when none. Whether an ordinal exists is the
 // caller's to check.
-int CudaVisibleCount(const std::string& list, std::string* stopped_at);
+std::vector<std::string> CudaVisibleEntries(const std::string& list, std::string* stopped_at);
 
 // a x b x ...; UINT64_MAX when the product overflows (a need that large is
 // never met, never wrapped to a small one).

@@ -19,25 +19,21 @@ using locality::PathClass;
 using job::Get;
 
 // How many GPUs CUDA will enumerate from CUDA_VISIBLE_DEVICES: it stops at
-// the first entry that is not an ordinal or a UUID (job::CudaVisibleCount)
+// the first entry that is not an ordinal or a UUID (job::CudaVisibleEntries)
 // or an index that does not exist (UUID and MIG entries are taken as
 // given); `bad` is that entry.
 int CudaUsable(const std::string& list, int seen, std::string* bad) {
-  std::string invalid;
-  const int valid = job::CudaVisibleCount(list, &invalid);
+  const std::vector<std::string> entries = job::CudaVisibleEntries(list, bad);
   int n = 0;
-  for (absl::string_view e : absl::StrSplit(list, ',')) {
-    if (n == valid) break;
-    e = absl::StripAsciiWhitespace(e);
+  for (const std::string& e : entries) {
     int index = 0;
     if (absl::SimpleAtoi(e, &index) && index >= seen) {
-      *bad = std::string(e);
-      return std::min(n, seen);
+      *bad = e;
+      break;
     }
     ++n;
   }
-  if (!invalid.empty()) *bad = invalid;
-  return std::min(valid, seen);
+  return std::min(n, seen);
 }
 
 // The farthest path class NCCL_NET_GDR_LEVEL lets GPUDirect RDMA take,

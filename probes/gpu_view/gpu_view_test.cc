@@ -81,9 +81,9 @@ TEST(GpuGrantTest, GpusCudaWillNotSeeAreNotCounted) {
                                 "MIG-9a7d2b3c-1111-2222-3333-444455556666"}},
       2, 8);
   EXPECT_EQ(Codes(mig), std::vector<std::string>{"GPU_GRANT_NOT_VISIBLE"});
-  EXPECT_EQ(job::CudaVisibleCount("0,1,GPU-8f6e2f1c-aaaa", nullptr), 3);
+  EXPECT_EQ(job::CudaVisibleEntries("0,1,GPU-8f6e2f1c-aaaa", nullptr).size(), 3u);
   std::string stopped;
-  EXPECT_EQ(job::CudaVisibleCount("0,-1,2", &stopped), 1);
+  EXPECT_EQ(job::CudaVisibleEntries("0,-1,2", &stopped).size(), 1u);
   EXPECT_EQ(stopped, "-1");
   // On purpose: no GPU, and no finding about an entry.
   EXPECT_TRUE(Codes(Granted({{"CUDA_VISIBLE_DEVICES", "-1"}}, 0, 8)).empty());

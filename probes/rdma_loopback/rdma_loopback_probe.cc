@@ -10,7 +10,6 @@
 #include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
-#include "platform/verbs_port.h"
 #include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/rdma_loopback.h"
 #include "probes/transfer/rdma_transport.h"
@@ -134,9 +133,8 @@ void LoopThrough(const LoopbackTarget& t, const platform::FileTree& sys, const P
               "two QPs on this port turn around inside the HCA: its firmware, driver, "
               "memory registration and PCIe path; not the cable, transceiver, SerDes or "
               "switch (the two-node stage covers those)");
-  const absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(t.device, t.port);
-  const transfer::LinkFacts facts = transfer::RdmaLinkFacts(ctx.host.sys_root, t.device, t.port,
-                                                            mtu.ok() ? static_cast<int>(*mtu) : 0);
+  const transfer::LinkFacts facts =
+      transfer::LiveRdmaLinkFacts(ctx.host.sys_root, t.device, t.port);
   // The port's counters around it: an error that grows on a loop that
   // never leaves the HCA points at the HCA.
   const absl::StatusOr<transfer::PortCounters> before =

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "platform/file_tree.h"
+#include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
 #include "probes/pcie/pcie_link.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
@@ -128,6 +129,14 @@ LinkFacts RdmaLinkFacts(const std::string& sys_root, const std::string& device, 
   return f;
 }
 
+LinkFacts LiveRdmaLinkFacts(const std::string& sys_root, const std::string& device,
+                            uint32_t port) {
+  const absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(device, port);
+  LinkFacts f = RdmaLinkFacts(sys_root, device, port, mtu.ok() ? static_cast<int>(*mtu) : 0);
+  if (!mtu.ok()) f.mtu_unread = std::string(mtu.status().message());
+  return f;
+}
+
 double GoodputGbps(const LinkFacts& facts, v1::Transport transport, std::string* basis) {
   if (facts.line_gbps <= 0) return 0;
   double fraction = 0;
@@ -153,7 +162,12 @@ double GoodputGbps(const LinkFacts& facts, v1::Transport transport, std::string*
     limit = absl::StrFormat("%s's PCIe link %.1f Gb/s (below its %g Gb/s port)", facts.link,
                             facts.pcie_gbps, facts.line_gbps);
   }
-  if (basis != nullptr) *basis = absl::StrCat(limit, " x ", overhead);
+  if (basis != nullptr) {
+    *basis = absl::StrCat(limit, " x ", overhead,
+                          facts.mtu_unread.empty()
+                              ? ""
+                              : absl::StrCat(" (active MTU unread: ", facts.mtu_unread, ")"));
+  }
   return wire * fraction;
 }
 

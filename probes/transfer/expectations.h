@@ -63,6 +63,7 @@ struct LinkFacts {
   double pcie_gbps = 0;      // the NIC's PCIe link, payload rate; 0: unknown
   std::string unknown_why;   // why line_gbps is unknown
   int directions = 1;        // 2 for a bidirectional run (figures are summed)
+  std::string mtu_unread;    // why the active MTU was not read (a default is assumed)
 };
 
 // Reads the facts for a TCP transfer through `netdev`, or an RDMA one on
@@ -70,6 +71,10 @@ struct LinkFacts {
 LinkFacts TcpLinkFacts(const std::string& sys_root, const std::string& netdev);
 LinkFacts RdmaLinkFacts(const std::string& sys_root, const std::string& device, uint32_t port,
                         int active_mtu);
+// The same on a live port, its active MTU asked of the device (verbs);
+// without it the link layer's default MTU, said in `mtu_unread`.
+LinkFacts LiveRdmaLinkFacts(const std::string& sys_root, const std::string& device,
+                            uint32_t port);
 
 // What the link carries as payload, Gb/s per direction: the lower of the
 // line's data rate and the NIC's PCIe link, times the protocol's per-packet

@@ -1,8 +1,6 @@
 // File: transfer_task.cc
 #include "probes/transfer/transfer_task.h"
 
-#include "platform/verbs_port.h"
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -159,9 +157,7 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
   if (plan.request.transport() == v1::RDMA) {
     // The port's own active MTU: the RoCE/IB header share depends on it
     // (0 made the bar assume 1024, about 5% low at 4096).
-    const absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(plan.rdma.device, plan.rdma.port);
-    facts = RdmaLinkFacts("/sys", plan.rdma.device, plan.rdma.port,
-                          mtu.ok() ? static_cast<int>(*mtu) : 0);
+    facts = LiveRdmaLinkFacts("/sys", plan.rdma.device, plan.rdma.port);
   } else if (egress.ok()) {
     facts = TcpLinkFacts("/sys", egress->netdev);
   } else {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <limits>
 #include <vector>
@@ -116,6 +117,17 @@ uint64_t Product(std::initializer_list<uint64_t> factors) {
     if (__builtin_mul_overflow(out, f, &out)) return std::numeric_limits<uint64_t>::max();
   }
   return out;
+}
+
+std::optional<long long> NcclParam(const Env& env, const std::string& name, bool* exact) {
+  const std::string v = Get(env, name);
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long n = strtoll(v.c_str(), &end, 0);
+  if (errno == ERANGE) return std::nullopt;
+  if (exact != nullptr) *exact = end != v.c_str() && *end == '\0' && std::to_string(n) == v;
+  return n;
 }
 
 uint64_t ConnectionBytes(const Env& env) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,13 @@ uint64_t Product(std::initializer_list<uint64_t> factors);
 // segment (5 967 872 bytes in the captured "failed to extend /dev/shm"
 // failure, tests/fixtures/pod-rdma); NCCL_BUFFSIZE scales it.
 uint64_t ConnectionBytes(const Env& env);
+
+// An NCCL_* number as NCCL_PARAM reads it: strtoll base 0 (0x10, 010 is
+// 8, a numeric prefix: "3abc" is 3, no digits at all is 0); nullopt when it
+// is out of range (ERANGE) or unset. `exact` (may be null) says whether the
+// whole value was the number NCCL took.
+std::optional<long long> NcclParam(const Env& env, const std::string& name,
+                                   bool* exact = nullptr);
 // Channels per rank: NCCL_MIN_NCHANNELS when set (NCCL opens at least
 // that many), else 2, NCCL's floor on one node.
 int Channels(const Env& env);

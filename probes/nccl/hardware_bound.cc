@@ -69,7 +69,6 @@ HardwareBound RailBound(const std::vector<NodeRails>& nodes) {
   }
   if (least == nullptr) return out;
   out.gbps = least_gbps;
-  out.rails = least->rate_gbits.size();
   out.rail_gbps = least_rail / 8;
   out.basis = absl::StrFormat("rails: %zu x %.1f Gb/s (the slowest rail%s) on %s = %.1f GB/s per "
                               "direction (the node with the least)",

@@ -35,9 +35,8 @@ namespace nodeprobe::nccl {
 struct HardwareBound {
   double gbps = 0;    // GB/s per direction; 0: unknown, no bar
   std::string basis;  // how it was derived, with the numbers
-  // RailBound only: the node with the least, its rail count and its
-  // slowest rail in GB/s (what one rank pair crossing nodes can use).
-  size_t rails = 0;
+  // RailBound only: the slowest rail of the node with the least, GB/s
+  // (what one rank pair crossing nodes can use).
   double rail_gbps = 0;
 };
 

@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -99,20 +97,20 @@ void JudgeIfname(const std::string& value, const std::vector<Link>& links, v1::P
   }
 }
 
-void JudgeGidIndex(const std::string& value, const std::string& hca,
-                   const std::vector<Device>& devices, v1::ProbeResult* r) {
+void JudgeGidIndex(const job::Env& env, const std::vector<Device>& devices, v1::ProbeResult* r) {
+  const std::string value = Get(env, "NCCL_IB_GID_INDEX");
+  const std::string hca = Get(env, "NCCL_IB_HCA");
   // NCCL_PARAM reads it with strtoll(value, NULL, 0): hex (0x3), octal
   // (010 is 8), a numeric prefix ("3abc" is 3), no digits at all is 0; -1
   // (today's default) is automatic.
-  char* end = nullptr;
-  errno = 0;
-  const long long parsed = strtoll(value.c_str(), &end, 0);
-  if (errno == ERANGE || parsed < -1 || parsed > 255) {
+  bool exact = false;
+  const std::optional<long long> parsed = job::NcclParam(env, "NCCL_IB_GID_INDEX", &exact);
+  if (!parsed || *parsed < -1 || *parsed > 255) {
     Invalid(r, "NCCL_IB_GID_INDEX", value, "is not a GID index NCCL can use (-1 automatic, 0-255)");
     return;
   }
-  const int index = static_cast<int>(parsed);
-  if (end == value.c_str() || *end != '\0' || std::to_string(index) != value) {
+  const int index = static_cast<int>(*parsed);
+  if (!exact) {
     AddEvidence(r, "NCCL_IB_GID_INDEX read as",
                 absl::StrCat(index, " (NCCL reads \"", value, "\" with strtoll base 0)"));
   }
@@ -191,15 +189,12 @@ void Judge(const job::Env& env, const std::vector<Device>& devices, const std::v
   }
   if (const std::string v = Get(env, "NCCL_IB_HCA"); !v.empty() && !ib_off) JudgeHca(v, devices, r);
   if (const std::string v = Get(env, "NCCL_SOCKET_IFNAME"); !v.empty()) JudgeIfname(v, links, r);
-  if (const std::string v = Get(env, "NCCL_IB_GID_INDEX"); !v.empty() && !ib_off) {
-    JudgeGidIndex(v, Get(env, "NCCL_IB_HCA"), devices, r);
-  }
+  if (!Get(env, "NCCL_IB_GID_INDEX").empty() && !ib_off) JudgeGidIndex(env, devices, r);
   // NCCL_BUFFSIZE is per connection and channel (NCCL_PARAM, strtoll base
   // 0): past a GiB NCCL cannot allocate it for every peer and channel.
   if (const std::string v = Get(env, "NCCL_BUFFSIZE"); !v.empty()) {
-    errno = 0;
-    const long long b = strtoll(v.c_str(), nullptr, 0);
-    if (errno == ERANGE || b <= 0 || b > (1ll << 30)) {
+    const std::optional<long long> b = job::NcclParam(env, "NCCL_BUFFSIZE");
+    if (!b || *b <= 0 || *b > (1ll << 30)) {
       Invalid(r, "NCCL_BUFFSIZE", v,
               "is not a buffer size NCCL can allocate per connection and channel (1 B .. 1 GiB; "
               "the default is 4 MiB)");

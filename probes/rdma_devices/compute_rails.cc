@@ -39,8 +39,8 @@ size_t CommonPrefix(const std::vector<std::string>& a, const std::vector<std::st
   return n;
 }
 
-// The PCI addresses of the RDMA NICs nearest to some GPU, or empty when
-// there is no GPU.
+// The RDMA NICs nearest to some GPU, each with its GPU (NearestGpuOfNics),
+// or none when there is no GPU.
 std::map<std::string, std::string> GpuLocalNics(
     const platform::FileTree& sys, const std::vector<platform::RawRdmaDevice>& devices) {
   absl::StatusOr<std::map<std::string, platform::RawPciDevice>> pci = platform::ReadPciDevices(sys);

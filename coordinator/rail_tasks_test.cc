@@ -36,6 +36,13 @@ v1::Rail Ib(const std::string& device, const std::string& ipv4 = "") {
   return r;
 }
 
+// A RoCE rail with `ipv4` on it ("" none).
+v1::Rail RoceWith(const std::string& device, const std::string& ipv4) {
+  v1::Rail r = Ib(device, ipv4);
+  r.set_link_layer("Ethernet");
+  return r;
+}
+
 // An InfiniBand rail without IPoIB is still RDMA (by LID), reached for the
 // out-of-band exchange at the agent's own address; never a TCP stream
 // labelled with the IB rail's name.
@@ -82,12 +89,8 @@ TEST(RailTasksTest, TheProfilesNcclClassRidesOnRdmaTransfersOnly) {
 // name; an IB rail without IPoIB is measured (by LID) but has no path MTU
 // of its own.
 TEST(RailTasksTest, ARoceRailWithoutAnAddressIsNotMeasuredInItsName) {
-  v1::Rail bare = Ib("mlx5_1");
-  bare.set_link_layer("Ethernet");
-  v1::Rail addressed = Ib("mlx5_1", "192.168.1.4");
-  addressed.set_link_layer("Ethernet");
-  auto a = Node("gpu-a", "10.0.0.1", {addressed});
-  auto b = Node("gpu-b", "10.0.0.2", {bare});
+  auto a = Node("gpu-a", "10.0.0.1", {RoceWith("mlx5_1", "192.168.1.4")});
+  auto b = Node("gpu-b", "10.0.0.2", {RoceWith("mlx5_1", "")});
   const std::string why = UnmeasurableRail(*a, 0, *b, 0);
   EXPECT_NE(why.find("mlx5_1:1 on gpu-b has no IPv4 address"), std::string::npos) << why;
   EXPECT_NE(why.find("management network"), std::string::npos) << why;
@@ -187,12 +190,8 @@ TEST(RailTasksTest, GpuMemoryPutsEachEndsBufferOnItsRailsGpu) {
 // A pair is recorded under the path it took: a rail's name only when the
 // traffic was the rail's; TCP to the agent's own address is "management".
 TEST(RailTasksTest, APairIsNamedForThePathItTook) {
-  v1::Rail roce_bare = Ib("mlx5_0");
-  roce_bare.set_link_layer("Ethernet");
-  v1::Rail roce_addressed = Ib("mlx5_0", "192.168.1.2");
-  roce_addressed.set_link_layer("Ethernet");
-  auto a = Node("gpu-a", "10.0.0.1", {roce_addressed});
-  auto bare = Node("gpu-b", "10.0.0.2", {roce_bare});
+  auto a = Node("gpu-a", "10.0.0.1", {RoceWith("mlx5_0", "192.168.1.2")});
+  auto bare = Node("gpu-b", "10.0.0.2", {RoceWith("mlx5_0", "")});
   auto none = Node("cpu-c", "10.0.0.3", {});
   EXPECT_EQ(MeasuredPath(*bare, 0, *a, 0), "mlx5_0:1");    // RDMA to a's address
   EXPECT_EQ(MeasuredPath(*none, 0, *bare, 0), "management");  // TCP to the agent's address

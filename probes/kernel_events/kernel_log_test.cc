@@ -237,6 +237,9 @@ TEST(KernelLogTest, ColourTabsAndCaseDoNotHideAFault) {
   r.AddLine("[ 1235.0] NVRM:\tXid (PCI:0000:5e:00): 79, pid='<unknown>', name=<unknown>, GPU has "
             "fallen off the bus.");
   r.AddLine("[ 1236.0] NVRM: GPU 0000:86:00.0: GPU Reset required");
+  // The parser itself reads through them (the agent's watch calls it
+  // directly, without the reader).
+  EXPECT_EQ(ParseKernelLine("[ 1.0] NVRM:\tXid (PCI:0000:3b:00): 48, pid=1, name=x").code(), 48);
   const v1::ProbeResult j = JudgeKernelLog(r);
   std::set<std::string> codes;
   for (const v1::Finding& f : j.findings()) codes.insert(f.code() + " " + f.device());

@@ -23,11 +23,6 @@
 namespace nodeprobe::cli {
 namespace {
 
-struct File {
-  std::string name;
-  std::string content;
-};
-
 // A SHA-256 signature of `data` with the PEM private key at `path` (RSA or
 // EC: what `openssl dgst -sha256 -verify` checks).
 absl::StatusOr<std::string> Sign(const std::string& data, const std::string& path) {
@@ -59,52 +54,82 @@ absl::StatusOr<std::string> Sign(const std::string& data, const std::string& pat
   return sig;
 }
 
-// The .tar.gz in memory (a bundle is a run's JSON and its renderings: a few
-// MB at most), so that it reaches disk through WriteOutputFile.
-absl::StatusOr<std::string> TarGz(const std::string& dir, const std::vector<File>& files) {
-  std::unique_ptr<archive, decltype(&archive_write_free)> a(archive_write_new(),
-                                                            &archive_write_free);
-  archive_write_add_filter_gzip(a.get());
-  archive_write_set_format_pax_restricted(a.get());
-  std::string out;
-  auto write = [](archive*, void* data, const void* buf, size_t n) -> la_ssize_t {
-    static_cast<std::string*>(data)->append(static_cast<const char*>(buf), n);
-    return static_cast<la_ssize_t>(n);
-  };
-  if (archive_write_open(a.get(), &out, nullptr, write, nullptr) != ARCHIVE_OK) {
-    return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a.get())));
+// A .tar.gz written as its members come, straight to the output file: a
+// fleet's run (tens of MB of JSON, its HTML and JUnit renderings) never
+// sits in memory whole, only the member being added.
+class TarGzWriter {
+ public:
+  TarGzWriter(OutputFileWriter* out, std::string dir)
+      : a_(archive_write_new(), &archive_write_free), out_(out), dir_(std::move(dir)) {}
+
+  absl::Status Open() {
+    archive_write_add_filter_gzip(a_.get());
+    archive_write_set_format_pax_restricted(a_.get());
+    auto write = [](archive*, void* data, const void* buf, size_t n) -> la_ssize_t {
+      auto* out = static_cast<OutputFileWriter*>(data);
+      if (!out->Append(std::string_view(static_cast<const char*>(buf), n)).ok()) return -1;
+      return static_cast<la_ssize_t>(n);
+    };
+    if (archive_write_open(a_.get(), out_, nullptr, write, nullptr) != ARCHIVE_OK) return Failed();
+    return absl::OkStatus();
   }
-  const time_t now = absl::ToUnixSeconds(absl::Now());
-  for (const File& f : files) {
+
+  // Adds a member and notes its SHA-256 for the manifest.
+  absl::Status Add(const std::string& name, const std::string& content) {
+    absl::StrAppend(&manifest_, Sha256Hex(content), "  ", name, "\n");
     std::unique_ptr<archive_entry, decltype(&archive_entry_free)> e(archive_entry_new(),
                                                                     &archive_entry_free);
-    archive_entry_set_pathname(e.get(), absl::StrCat(dir, "/", f.name).c_str());
-    archive_entry_set_size(e.get(), static_cast<la_int64_t>(f.content.size()));
+    archive_entry_set_pathname(e.get(), absl::StrCat(dir_, "/", name).c_str());
+    archive_entry_set_size(e.get(), static_cast<la_int64_t>(content.size()));
     archive_entry_set_filetype(e.get(), AE_IFREG);
     archive_entry_set_perm(e.get(), 0644);
-    archive_entry_set_mtime(e.get(), now, 0);
-    if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK ||
-        archive_write_data(a.get(), f.content.data(), f.content.size()) !=
-            static_cast<la_ssize_t>(f.content.size())) {
-      return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a.get())));
+    archive_entry_set_mtime(e.get(), now_, 0);
+    if (archive_write_header(a_.get(), e.get()) != ARCHIVE_OK ||
+        archive_write_data(a_.get(), content.data(), content.size()) !=
+            static_cast<la_ssize_t>(content.size())) {
+      return Failed();
     }
+    return absl::OkStatus();
   }
-  if (archive_write_close(a.get()) != ARCHIVE_OK) {
-    return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a.get())));
+
+  const std::string& manifest() const { return manifest_; }
+
+  absl::Status Close() {
+    if (archive_write_close(a_.get()) != ARCHIVE_OK) return Failed();
+    return out_->Commit();
   }
-  return out;
+
+ private:
+  // The output's own error (a full disk) says more than libarchive's.
+  absl::Status Failed() {
+    if (absl::Status s = out_->Append(""); !s.ok()) return s;
+    return absl::InternalError(absl::StrCat("packing the bundle: ", archive_error_string(a_.get())));
+  }
+
+  std::unique_ptr<archive, decltype(&archive_write_free)> a_;
+  OutputFileWriter* out_;
+  std::string dir_;
+  std::string manifest_;
+  const time_t now_ = absl::ToUnixSeconds(absl::Now());
+};
+
+// The run with everything derived computed again (coverage, the gate) so
+// every file of the bundle says the same: a coverage forged into the
+// stored run does not survive in run.json beside record.html's.
+void Rederive(v1::StageRun& run) {
+  for (v1::StageReport& r : *run.mutable_node_reports()) *r.mutable_coverage() = CoverageOf(r);
+  *run.mutable_coverage() = CoverageOf(run);
+  std::vector<v1::StageRun> one(1);
+  one[0].Swap(&run);
+  v1::GateChecklist gate = coordinator::GateOf(one);
+  run.Swap(&one[0]);
+  *run.mutable_gate() = std::move(gate);
 }
 
 }  // namespace
 
-absl::Status WriteEvidenceBundle(const v1::StageRun& stored, const std::string& out,
+absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
                                  const std::string& sign_key, bool replace) {
-  // What is derived is derived again before any file is written, so every
-  // file of the bundle says the same (a coverage forged into the stored
-  // run does not survive in run.json beside record.html's).
-  v1::StageRun run = stored;
-  for (v1::StageReport& r : *run.mutable_node_reports()) *r.mutable_coverage() = CoverageOf(r);
-  *run.mutable_coverage() = CoverageOf(run);
   // The run id names the bundle's directory: only a valid name (no '/',
   // no "..") may reach a tar member's path.
   if (absl::Status id = platform::CheckNodeName("run id", run.run_id()); !id.ok()) {
@@ -114,29 +139,37 @@ absl::Status WriteEvidenceBundle(const v1::StageRun& stored, const std::string& 
   // Evidence is of a run that ended: one still "running" (or that died
   // without its end recorded, e.g. with a full store) is not bundled as if
   // complete.
-  if (stored.state() != "done" && stored.state() != "error" && stored.state() != "cancelled" &&
-      stored.state() != "incomplete") {
+  if (run.state() != "done" && run.state() != "error" && run.state() != "cancelled" &&
+      run.state() != "incomplete") {
     return absl::FailedPreconditionError(absl::StrCat(
-        "run ", stored.run_id(), " has not ended (state '", stored.state(),
+        "run ", run.run_id(), " has not ended (state '", run.state(),
         "'): evidence is of a finished run; wait for it, or see `nodeprobe runs`"));
   }
-  absl::StatusOr<std::string> json = ToJson(coordinator::WithGate(run));
+  Rederive(run);
+  absl::StatusOr<std::unique_ptr<OutputFileWriter>> file =
+      OutputFileWriter::Open(out, replace, "--out");
+  if (!file.ok()) return file.status();
+  TarGzWriter tar(file->get(), absl::StrCat("nodeprobe-", run.run_id()));
+  if (absl::Status s = tar.Open(); !s.ok()) return s;
+  // Each member is rendered, added and dropped before the next.
+  absl::StatusOr<std::string> json = RunToJson(run);
   if (!json.ok()) return json.status();
-  std::vector<File> files = {{"run.json", *json},
-                             {"record.html", HtmlRun(run)},
-                             {"junit.xml", JunitRun(run)}};
-  if (!run.profile().yaml().empty()) files.push_back({"profile.yaml", run.profile().yaml()});
-  std::string manifest;
-  for (const File& f : files) absl::StrAppend(&manifest, Sha256Hex(f.content), "  ", f.name, "\n");
-  files.push_back({"MANIFEST.sha256", manifest});
+  if (absl::Status s = tar.Add("run.json", *json); !s.ok()) return s;
+  json->clear();
+  json->shrink_to_fit();
+  if (absl::Status s = tar.Add("record.html", HtmlRun(run)); !s.ok()) return s;
+  if (absl::Status s = tar.Add("junit.xml", JunitRun(run)); !s.ok()) return s;
+  if (!run.profile().yaml().empty()) {
+    if (absl::Status s = tar.Add("profile.yaml", run.profile().yaml()); !s.ok()) return s;
+  }
+  const std::string manifest = tar.manifest();
+  if (absl::Status s = tar.Add("MANIFEST.sha256", manifest); !s.ok()) return s;
   if (!sign_key.empty()) {
     absl::StatusOr<std::string> sig = Sign(manifest, sign_key);
     if (!sig.ok()) return sig.status();
-    files.push_back({"MANIFEST.sha256.sig", *sig});
+    if (absl::Status s = tar.Add("MANIFEST.sha256.sig", *sig); !s.ok()) return s;
   }
-  absl::StatusOr<std::string> bundle = TarGz(absl::StrCat("nodeprobe-", run.run_id()), files);
-  if (!bundle.ok()) return bundle.status();
-  return WriteOutputFile(out, *bundle, replace, "--out");
+  return tar.Close();
 }
 
 }  // namespace nodeprobe::cli

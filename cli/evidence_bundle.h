@@ -5,7 +5,8 @@
 // and MANIFEST.sha256 in `sha256sum -c` format; with a signing key, also
 // MANIFEST.sha256.sig, a SHA-256 signature of the manifest that
 //   openssl dgst -sha256 -verify KEY.pub -signature MANIFEST.sha256.sig MANIFEST.sha256
-// checks. Written through WriteOutputFile (cli/output_file.h): OUT is
+// checks. Written member by member through OutputFileWriter
+// (cli/output_file.h), so only the member being added is in memory: OUT is
 // created (replaced only with `replace`), "-" is standard output, never
 // half a file. The run id names the directory, so it must be a valid name.
 #pragma once
@@ -17,8 +18,9 @@
 
 namespace nodeprobe::cli {
 
-// `sign_key`: a PEM private key (RSA or EC), "" for none.
-absl::Status WriteEvidenceBundle(const v1::StageRun& run, const std::string& out,
+// `sign_key`: a PEM private key (RSA or EC), "" for none. The run is taken
+// by value: callers move it in, so the bundle holds no second copy.
+absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
                                  const std::string& sign_key = "", bool replace = false);
 
 }  // namespace nodeprobe::cli

@@ -68,6 +68,7 @@ absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat("--from-json ", path, ": cannot read it"));
   std::string text;
+  text.reserve(static_cast<size_t>(st.st_size));  // not twice the file while it grows
   char buf[65536];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
@@ -146,7 +147,7 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
           "evidence needs --run ID (from the coordinator) or --from-json FILE",
           controlplane::kExitUsage);
     }
-    absl::Status written = WriteEvidenceBundle(stage_run, o->out, o->sign_key, o->force);
+    absl::Status written = WriteEvidenceBundle(std::move(stage_run), o->out, o->sign_key, o->force);
     if (!written.ok()) {
       return controlplane::StatusExit(written);
     }

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "platform/host_text.h"
 
 namespace nodeprobe::cli {
@@ -25,6 +27,35 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
   if (!status.ok()) {
     return absl::InternalError(std::string(status.message()));
   }
+  return out;
+}
+
+absl::StatusOr<std::string> RunToJson(v1::StageRun& run) {
+  google::protobuf::RepeatedPtrField<v1::StageReport> reports;
+  reports.Swap(run.mutable_node_reports());
+  absl::StatusOr<std::string> shell = ToJson(run);
+  run.mutable_node_reports()->Swap(&reports);
+  if (!shell.ok()) return shell;
+  // The printer indents one space a level and prints an empty list as
+  // `[]`; string values escape their quotes and newlines, so this text
+  // (newline, one space, the key) is only ever the top-level field.
+  const std::string empty = "\n \"node_reports\": []";
+  const size_t at = shell->find(empty);
+  if (at == std::string::npos || run.node_reports().empty()) return shell;
+  std::string out = shell->substr(0, at);
+  out += "\n \"node_reports\": [";
+  for (int i = 0; i < run.node_reports_size(); ++i) {
+    absl::StatusOr<std::string> one = ToJson(run.node_reports(i));
+    if (!one.ok()) return one;
+    out += i == 0 ? "\n" : ",\n";
+    // Each line two levels in: a JSON text has no newline inside a value.
+    for (absl::string_view line : absl::StrSplit(*one, '\n')) {
+      if (!line.empty()) absl::StrAppend(&out, "  ", line, "\n");
+    }
+    out.pop_back();
+  }
+  out += "\n ]";
+  out += shell->substr(at + empty.size());
   return out;
 }
 

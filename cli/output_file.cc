@@ -59,15 +59,12 @@ absl::Status CheckOutputTarget(const std::string& path, bool replace, std::strin
   return absl::OkStatus();
 }
 
-absl::Status WriteOutputFile(const std::string& path, std::string_view content, bool replace,
-                             std::string_view flag) {
+absl::StatusOr<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Open(
+    const std::string& path, bool replace, std::string_view flag) {
   if (absl::Status s = CheckOutputTarget(path, replace, flag); !s.ok()) return s;
   if (path == "-") {
-    if (!WriteAll(STDOUT_FILENO, content)) {
-      return absl::InternalError(absl::StrCat(Flag(flag), ": writing to standard output: ",
-                                              strerror(errno)));
-    }
-    return absl::OkStatus();
+    return std::unique_ptr<OutputFileWriter>(
+        new OutputFileWriter(path, "", STDOUT_FILENO, replace, Flag(flag)));
   }
   std::string tmp = absl::StrCat(path, ".XXXXXX");
   const int fd = mkostemp(tmp.data(), O_CLOEXEC);
@@ -77,27 +74,60 @@ absl::Status WriteOutputFile(const std::string& path, std::string_view content, 
         "): does the directory exist, and may nodeprobe write there?"));
   }
   fchmod(fd, 0644);
-  const bool written = WriteAll(fd, content) && fsync(fd) == 0;
+  return std::unique_ptr<OutputFileWriter>(
+      new OutputFileWriter(path, std::move(tmp), fd, replace, Flag(flag)));
+}
+
+OutputFileWriter::OutputFileWriter(std::string path, std::string tmp, int fd, bool replace,
+                                   std::string flag)
+    : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd), replace_(replace),
+      flag_(std::move(flag)) {}
+
+OutputFileWriter::~OutputFileWriter() {
+  if (tmp_.empty()) return;
+  if (fd_ >= 0) close(fd_);
+  if (!committed_) unlink(tmp_.c_str());
+}
+
+absl::Status OutputFileWriter::Append(std::string_view piece) {
+  if (!failed_.ok()) return failed_;
+  if (!WriteAll(fd_, piece)) {
+    failed_ = tmp_.empty()
+                  ? absl::InternalError(absl::StrCat(flag_, ": writing to standard output: ",
+                                                     strerror(errno)))
+                  : absl::InternalError(absl::StrCat(flag_, " ", path_, ": writing failed (",
+                                                     strerror(errno), "): nothing was written"));
+  }
+  return failed_;
+}
+
+absl::Status OutputFileWriter::Commit() {
+  if (!failed_.ok() || tmp_.empty()) return failed_;
+  const bool synced = fsync(fd_) == 0;
   const int err = errno;
-  close(fd);
-  if (!written) {
-    unlink(tmp.c_str());
-    return absl::InternalError(
-        absl::StrCat(Flag(flag), " ", path, ": writing failed (", strerror(err),
-                     "): nothing was written"));
+  close(fd_);
+  fd_ = -1;
+  if (!synced) {
+    return failed_ = absl::InternalError(absl::StrCat(flag_, " ", path_, ": writing failed (",
+                                                      strerror(err), "): nothing was written"));
   }
   // The target may have appeared meanwhile: check again, then replace.
-  if (absl::Status s = CheckOutputTarget(path, replace, flag); !s.ok()) {
-    unlink(tmp.c_str());
-    return s;
+  if (absl::Status s = CheckOutputTarget(path_, replace_, flag_); !s.ok()) return failed_ = s;
+  if (rename(tmp_.c_str(), path_.c_str()) != 0) {
+    return failed_ = absl::InternalError(absl::StrCat(
+               flag_, " ", path_, ": cannot put it in place (", strerror(errno), ")"));
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rename_err = errno;
-    unlink(tmp.c_str());
-    return absl::InternalError(
-        absl::StrCat(Flag(flag), " ", path, ": cannot put it in place (", strerror(rename_err), ")"));
-  }
+  committed_ = true;
   return absl::OkStatus();
+}
+
+absl::Status WriteOutputFile(const std::string& path, std::string_view content, bool replace,
+                             std::string_view flag) {
+  absl::StatusOr<std::unique_ptr<OutputFileWriter>> out =
+      OutputFileWriter::Open(path, replace, flag);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = (*out)->Append(content); !s.ok()) return s;
+  return (*out)->Commit();
 }
 
 }  // namespace nodeprobe::cli

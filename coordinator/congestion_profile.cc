@@ -26,26 +26,15 @@ absl::Status ReadPatterns(const ProfileReader& r, const std::string& name, const
   return absl::OkStatus();
 }
 
-// A whole number in [lo, hi].
-absl::StatusOr<int> Whole(const ProfileReader& r, const std::string& name, const YAML::Node& v,
-                          int lo, int hi) {
-  absl::StatusOr<double> n = r.Number(v, name);
-  if (!n.ok()) return n.status();
-  if (*n < lo || *n > hi || *n != static_cast<int>(*n)) {
-    return r.Error(v, absl::StrCat(name, " must be a whole number from ", lo, " to ", hi));
-  }
-  return static_cast<int>(*n);
-}
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      CongestionRules& into) {
   const std::string name = absl::StrCat(kSection, ".", key);
   if (key == "patterns") return ReadPatterns(r, name, v, into);
   if (key == "group_size" || key == "incast_senders") {
     const bool group = key == "group_size";
-    absl::StatusOr<int> n = Whole(r, name, v, group ? 3 : 1, group ? 64 : 63);
+    absl::StatusOr<int64_t> n = r.Whole(v, name, group ? 3 : 1, group ? 64 : 63);
     if (!n.ok()) return n.status();
-    (group ? into.group_size : into.incast_senders) = *n;
+    (group ? into.group_size : into.incast_senders) = static_cast<int>(*n);
     return absl::OkStatus();
   }
   absl::StatusOr<double> n = r.Number(v, name);

@@ -195,14 +195,12 @@ class ProfileParser : public ProfileReader {
       o.set_op_timeout_s(*n);
       return absl::OkStatus();
     }
-    const double cap = key == "step_factor" ? 1024 : key == "min_bytes" || key == "max_bytes"
-                                                          ? 17179869184.0
-                                                          : 100000;
-    const double floor = key == "step_factor" ? 2 : key == "iters" ? 1 : key == "warmup_iters" ? 1 : 4;
-    if (*n < floor || *n > cap || *n != static_cast<double>(static_cast<uint64_t>(*n))) {
-      return Error(v, absl::StrCat(name, " must be a whole number from ", floor, " to ", cap));
-    }
-    const auto u = static_cast<uint64_t>(*n);
+    const bool bytes = key == "min_bytes" || key == "max_bytes";
+    const int64_t cap = key == "step_factor" ? 1024 : bytes ? int64_t{16} << 30 : 100000;
+    const int64_t floor = key == "step_factor" ? 2 : key == "iters" ? 1 : key == "warmup_iters" ? 1 : 4;
+    absl::StatusOr<int64_t> whole = Whole(v, name, floor, cap, bytes ? " (16 GiB)" : "");
+    if (!whole.ok()) return whole.status();
+    const auto u = static_cast<uint64_t>(*whole);
     if (key == "min_bytes") o.set_min_bytes(u);
     if (key == "max_bytes") o.set_max_bytes(u);
     if (key == "step_factor") o.set_step_factor(static_cast<uint32_t>(u));

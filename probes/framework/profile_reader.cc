@@ -44,6 +44,17 @@ absl::StatusOr<double> ProfileReader::Number(const YAML::Node& node, const std::
   return Error(node, absl::StrCat(key, " must be a number, got '", Describe(node), "'"));
 }
 
+absl::StatusOr<int64_t> ProfileReader::Whole(const YAML::Node& node, const std::string& key,
+                                             int64_t lo, int64_t hi, std::string_view why) const {
+  absl::StatusOr<double> n = Number(node, key);
+  if (!n.ok()) return n.status();
+  // Compared as doubles first: a value past int64's range must not be cast.
+  if (*n < static_cast<double>(lo) || *n > static_cast<double>(hi) || *n != std::floor(*n)) {
+    return Error(node, absl::StrCat(key, " must be a whole number from ", lo, " to ", hi, std::string(why)));
+  }
+  return static_cast<int64_t>(*n);
+}
+
 absl::StatusOr<bool> ProfileReader::Bool(const YAML::Node& node, const std::string& key) const {
   try {
     if (node.IsScalar()) return node.as<bool>();

@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ class ProfileReader {
                           const std::vector<std::string>& valid) const;
 
   absl::StatusOr<double> Number(const YAML::Node& node, const std::string& key) const;
+  // A whole number in [lo, hi] (bounds printed whole, never as 1.7e+10;
+  // `why` follows them, e.g. " (16 GiB)"). The one bounded-integer reading
+  // of every section.
+  absl::StatusOr<int64_t> Whole(const YAML::Node& node, const std::string& key, int64_t lo,
+                                int64_t hi, std::string_view why = "") const;
   absl::StatusOr<bool> Bool(const YAML::Node& node, const std::string& key) const;
   absl::StatusOr<std::string> String(const YAML::Node& node, const std::string& key) const;
   // A string with something in it besides blanks.

@@ -64,6 +64,25 @@ TEST(ParseProfileTest, NcclRunSettingsAreCheckedWhereTheyAreWritten) {
   }
 }
 
+// One bounded-integer reading for every section: its bounds are printed
+// whole (a 16 GiB cap read "1.71799e+10"), and a value far past int64 is
+// refused, not cast.
+TEST(ParseProfileTest, WholeNumberBoundsArePrintedWhole) {
+  absl::StatusOr<Profile> big = ParseProfile("nccl:\n  max_bytes: 17179869185\n", "f.yaml");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("from 4 to 17179869184 (16 GiB)"), std::string::npos)
+      << big.status();
+  for (const char* bad : {"nccl:\n  iters: 1e300\n", "nccl:\n  iters: -1e300\n",
+                          "nccl:\n  step_factor: 2.5\n", "storage:\n  writers: 1e30\n",
+                          "congestion:\n  group_size: 9e18\n", "gpu_diag:\n  level: 2.5\n"}) {
+    absl::StatusOr<Profile> r = ParseProfile(bad, "f.yaml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("must be a whole number from"), std::string::npos)
+        << r.status();
+    EXPECT_EQ(r.status().message().find("e+"), std::string::npos) << r.status();
+  }
+}
+
 TEST(ParseProfileTest, NcclBusBandwidthBarsPerCollective) {
   absl::StatusOr<Profile> p = ParseProfile(
       "nccl:\n  all_reduce_busbw_min_gbps: 400\n  sendrecv_busbw_min_gbps: 40.5\n", "f.yaml");

@@ -15,8 +15,6 @@ constexpr char kSection[] = "gpu_diag";
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      GpuDiagRules& into) {
   const std::string name = absl::StrCat(kSection, ".", key);
-  absl::StatusOr<double> n = r.Number(v, name);
-  if (!n.ok()) return n.status();
   struct Whole {
     const char* key;
     int* into;
@@ -28,13 +26,13 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
                           {"gemm_n", &into.gemm_n, 256, 65536, " (the GEMM's m = n = k)"}};
   for (const Whole& w : wholes) {
     if (key != w.key) continue;
-    if (*n != static_cast<int>(*n) || *n < w.min || *n > w.max) {
-      return r.Error(
-          v, absl::StrCat(name, " must be a whole number from ", w.min, " to ", w.max, w.why));
-    }
-    *w.into = static_cast<int>(*n);
+    absl::StatusOr<int64_t> whole = r.Whole(v, name, w.min, w.max, w.why);
+    if (!whole.ok()) return whole.status();
+    *w.into = static_cast<int>(*whole);
     return absl::OkStatus();
   }
+  absl::StatusOr<double> n = r.Number(v, name);
+  if (!n.ok()) return n.status();
   if (key == "gemm_min_tflops") {
     if (*n <= 0) return r.Error(v, name + " must be above 0 (leave it out to use the table)");
     into.gemm_min_tflops = *n;

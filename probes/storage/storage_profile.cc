@@ -25,8 +25,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
     into.paths = *paths;
     return absl::OkStatus();
   }
-  absl::StatusOr<double> n = r.Number(v, name);
-  if (!n.ok()) return n.status();
   // Counts: whole and within what a node can do without filling a disk
   // by mistake (a typo of 10240 for 1024 still fits).
   struct Whole {
@@ -39,15 +37,16 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
                           {"metadata_files", &into.metadata_files, 0, 1000000}};
   for (const Whole& w : wholes) {
     if (key != w.key) continue;
-    if (*n != static_cast<int>(*n) || *n < w.min || *n > w.max) {
-      return r.Error(v, absl::StrCat(name, " must be a whole number from ", w.min, " to ", w.max));
-    }
-    if (key == "block_kb" && (static_cast<int>(*n) % 4) != 0) {
+    absl::StatusOr<int64_t> whole = r.Whole(v, name, w.min, w.max);
+    if (!whole.ok()) return whole.status();
+    if (key == "block_kb" && (*whole % 4) != 0) {
       return r.Error(v, name + " must be a multiple of 4 (direct I/O moves whole 4 KiB pages)");
     }
-    *w.into = static_cast<int>(*n);
+    *w.into = static_cast<int>(*whole);
     return absl::OkStatus();
   }
+  absl::StatusOr<double> n = r.Number(v, name);
+  if (!n.ok()) return n.status();
   if (key == "shard_mb") {
     if (*n < 1 || *n > 1048576) return r.Error(v, name + " must be from 1 to 1048576 (1 TiB)");
     into.shard_mb = *n;

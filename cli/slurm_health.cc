@@ -32,24 +32,20 @@ constexpr size_t kMaxReason = 200;
 // At most 30 s, and never past the command's own --timeout (`until`).
 absl::StatusOr<std::string> Scontrol(const std::string& scontrol,
                                      const std::vector<std::string>& args, absl::Time until) {
-  absl::StatusOr<platform::ChildProcess> p = platform::ChildProcess::Start(scontrol, args);
-  if (!p.ok()) return p.status();
   const absl::Time deadline = std::min(absl::Now() + absl::Seconds(30), until);
   const absl::Duration allowed = absl::Trunc(deadline - absl::Now(), absl::Milliseconds(100));
-  while (!p->eof()) {
-    if (absl::Status s = p->ReadMore(deadline); !s.ok()) {
-      p->Kill();
-      return absl::DeadlineExceededError(absl::StrCat(
-          scontrol, " did not answer within ", absl::FormatDuration(allowed),
-          " (what --timeout left, 30 s at most)"));
-    }
+  absl::StatusOr<platform::ProgramOutput> run = platform::RunProgram(scontrol, args, deadline);
+  if (absl::IsDeadlineExceeded(run.status())) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        scontrol, " did not answer within ", absl::FormatDuration(allowed),
+        " (what --timeout left, 30 s at most)"));
   }
-  const std::string ending = p->Ending();
-  if (!p->ExitedCleanly()) {
+  if (!run.ok()) return run.status();
+  if (!run->exited_cleanly) {
     return absl::UnavailableError(absl::StrCat(scontrol, " ", absl::StrJoin(args, " "), ": ",
-                                               ending));
+                                               run->ending));
   }
-  return *p->buffer();
+  return std::move(run->out);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "coordinator/pairing.h"
 #include "gtest/gtest.h"
+#include "platform/statistics.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -207,7 +208,7 @@ TEST(PeerStatsTest, SpreadIsTheNoiseNotTheFault) {
   EXPECT_FALSE(LowAgainst(5.0, 0.2, ref, 0.9, 3));
   EXPECT_TRUE(LowAgainstOther(5.0, 0.01, 10.0, 0.01, 0, 0.8, 3));
   EXPECT_FALSE(LowAgainstOther(7.0, 0.1, 10.0, 0.1, 0, 0.8, 3));
-  EXPECT_DOUBLE_EQ(Median({3, 1, 2, 10}), 2.5);
+  EXPECT_DOUBLE_EQ(stats::Median({3, 1, 2, 10}), 2.5);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/peer_stats.h"
+#include "platform/statistics.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/nccl/collective_judge.h"
@@ -25,14 +26,6 @@ struct Figure {
   int result = 0;     // index in its results
   double busbw = 0;
 };
-
-// The median of `sorted` without its element at `skip`: each node against
-// the others, from one sort (a fleet's run has thousands of nodes).
-double MedianWithout(const std::vector<double>& sorted, size_t skip) {
-  const size_t n = sorted.size() - 1;  // the others
-  auto at = [&](size_t i) { return sorted[i < skip ? i : i + 1]; };
-  return n % 2 ? at(n / 2) : (at(n / 2 - 1) + at(n / 2)) / 2;
-}
 
 }  // namespace
 
@@ -63,13 +56,11 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
     for (const Figure& f : figures) sorted.push_back(f.busbw);
     // The nodes' robust spread (MAD x 1.4826, relative): a gap must also
     // be larger than the noise (peer_stats.h, the same rule as transfers).
-    const double center = Median(sorted);
-    std::vector<double> deviations;
-    for (double b : sorted) deviations.push_back(std::fabs(b / center - 1));
-    const double spread = 1.4826 * Median(deviations);
+    const double spread = stats::RelativeMad(sorted, stats::Median(sorted));
     for (size_t k = 0; k < figures.size(); ++k) {
       const Figure& f = figures[k];
-      const double median = MedianWithout(sorted, k);
+      // Each node against the others, from one sort (thousands of nodes).
+      const double median = stats::SortedMedianWithout(sorted, k);
       if (f.busbw >= profile.nccl_min_fraction_of_peers * median ||
           median - f.busbw <= profile.transfer.noise_sigmas * spread * median) {
         continue;

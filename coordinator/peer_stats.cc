@@ -7,19 +7,13 @@
 #include <map>
 #include <set>
 
+#include "platform/statistics.h"
+
 namespace nodeprobe::coordinator {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + n / 2, v.end());
-  const double upper = v[n / 2];
-  if (n % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + n / 2);
-  return (lower + upper) / 2;
-}
-
 namespace {
+
+using stats::Median;
 
 // What a unit can do in one role: its best partner's figure, or the second
 // best with four or more partners (one lucky sample does not set it).
@@ -77,11 +71,7 @@ PeerReference ReferenceOf(const std::vector<PeerSample>& samples, bool latency) 
     }
   }
   const double center = Median(between_sound);
-  std::vector<double> deviations;
-  for (double v : between_sound) {
-    if (center > 0) deviations.push_back(std::fabs(v / center - 1));
-  }
-  ref.spread = 1.4826 * Median(deviations);
+  ref.spread = center > 0 ? stats::RelativeMad(between_sound, center) : 0;
   std::vector<double> cvs;
   for (const PeerSample& s : samples) cvs.push_back(s.cv);
   ref.cv = Median(cvs);

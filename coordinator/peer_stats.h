@@ -14,7 +14,7 @@
 // node's bad transmit side) is one outlier among 2n capabilities; two bad
 // nodes of four still leave the good pair's figure in the reference.
 //
-// Spread: the relative median absolute deviation (x 1.4826, the MAD's
+// Spread: the relative median absolute deviation (stats::RelativeMad: x 1.4826, the MAD's
 // scale for a normal distribution) of the measurements between sound ends,
 // an end being sound in its role when its capability is at least half the
 // reference. A fault is not noise: left in, one bad node of four (half the
@@ -69,7 +69,5 @@ bool HighAgainst(double value, double cv, const PeerReference& ref, double max_r
 // `min_fraction` of it, by more than `sigmas` x the noise of both.
 bool LowAgainstOther(double value, double cv, double other, double other_cv, double spread,
                      double min_fraction, double sigmas);
-
-double Median(std::vector<double> values);
 
 }  // namespace nodeprobe::coordinator

@@ -272,4 +272,29 @@ std::string ChildProcess::Ending() {
   return how;
 }
 
+absl::StatusOr<ProgramOutput> RunProgram(const std::string& exe,
+                                         const std::vector<std::string>& args,
+                                         absl::Time deadline, size_t max_output) {
+  absl::StatusOr<ChildProcess> child = ChildProcess::Start(exe, args);
+  if (!child.ok()) return child.status();
+  while (!child->eof()) {
+    absl::Status more = child->ReadMore(deadline);
+    if (absl::IsDeadlineExceeded(more)) {
+      child->Kill();
+      return absl::DeadlineExceededError(absl::StrCat(exe, " did not finish before its deadline"));
+    }
+    if (!more.ok()) break;
+    if (child->buffer()->size() > max_output) {
+      child->Kill();
+      return absl::ResourceExhaustedError(absl::StrCat(
+          exe, " printed more than ", max_output >> 20, " MiB: stopped"));
+    }
+  }
+  ProgramOutput out;
+  out.ending = child->Ending();
+  out.exited_cleanly = child->ExitedCleanly();
+  out.out = std::move(*child->buffer());
+  return out;
+}
+
 }  // namespace nodeprobe::platform

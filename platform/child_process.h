@@ -73,4 +73,21 @@ class ChildProcess {
   int status_ = -1;  // wait status once reaped
 };
 
+// What a program printed and how it ended (RunProgram).
+struct ProgramOutput {
+  std::string out;       // its stdout
+  std::string ending;    // "exit status 0", "signal 11: <last stderr line>"
+  bool exited_cleanly = false;
+};
+
+// The one way nodeprobe runs a program to its end (dcgmi, scontrol): a
+// ChildProcess read until it closes stdout, never past `deadline` and never
+// more than `max_output` bytes of stdout. DEADLINE_EXCEEDED at the deadline
+// and RESOURCE_EXHAUSTED past the cap, the process group killed either
+// way; a program that could not start is Start's error. A program that
+// ran and failed is returned, not an error: its ending says how.
+absl::StatusOr<ProgramOutput> RunProgram(const std::string& exe,
+                                         const std::vector<std::string>& args,
+                                         absl::Time deadline, size_t max_output = 16 << 20);
+
 }  // namespace nodeprobe::platform

@@ -70,5 +70,27 @@ TEST(ChildProcessTest, ADeathBySignalIsNamed) {
   EXPECT_NE(child->Ending().find("died with signal 11"), std::string::npos) << child->Ending();
 }
 
+// RunProgram: to its end, its deadline or its output cap, never further.
+TEST(RunProgramTest, EndsAtTheEndTheDeadlineOrTheCap) {
+  absl::StatusOr<ProgramOutput> ok = RunProgram("/bin/sh", {"-c", "echo hi; exit 3"},
+                                                absl::Now() + absl::Seconds(10));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->out, "hi\n");
+  EXPECT_FALSE(ok->exited_cleanly);
+  EXPECT_NE(ok->ending.find("3"), std::string::npos) << ok->ending;
+  const absl::Time start = absl::Now();
+  absl::StatusOr<ProgramOutput> slow =
+      RunProgram("/bin/sleep", {"60"}, absl::Now() + absl::Milliseconds(300));
+  EXPECT_TRUE(absl::IsDeadlineExceeded(slow.status())) << slow.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(20));
+  absl::StatusOr<ProgramOutput> loud =
+      RunProgram("/usr/bin/yes", {}, absl::Now() + absl::Seconds(30), 1 << 20);
+  EXPECT_TRUE(absl::IsResourceExhausted(loud.status())) << loud.status();
+  // exec fails in the child: a program that ran and failed, with its why.
+  absl::StatusOr<ProgramOutput> missing =
+      RunProgram("/nonexistent/prog", {}, absl::Now() + absl::Seconds(5));
+  EXPECT_TRUE(!missing.ok() || !missing->exited_cleanly);
+}
+
 }  // namespace
 }  // namespace nodeprobe::platform

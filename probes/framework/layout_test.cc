@@ -110,5 +110,48 @@ TEST(LayoutTest, NoProductFunctionRunsOverEightyLines) {
   EXPECT_FALSE(LongFunctions(60).empty());
 }
 
+// One way to do each of these, in the one file that says the rule: a
+// percentile, a median or a robust spread computed anywhere else could
+// judge the same samples differently; a GPU recognised by its own class
+// test could be a GPU to one probe and nothing to another; a program run
+// by hand could outlive its deadline.
+TEST(LayoutTest, EachRuleLivesInItsOneModule) {
+  namespace fs = std::filesystem;
+  struct Rule {
+    std::regex pattern;
+    const char* home;  // the only product file (or folder) that may hold it
+  };
+  const Rule rules[] = {
+      {std::regex(R"(nth_element|1\.4826|ceil\([^)]*0\.99)"), "platform/statistics.cc"},
+      {std::regex(R"(0x0302|0x030200|0x0300\b)"), "platform/pci_class.cc"},
+      {std::regex(R"(ChildProcess::Start\()"), "platform/"},
+  };
+  std::vector<std::string> found;
+  int files = 0;
+  for (const char* layer :
+       {"platform", "probes", "controlplane", "tasks", "agent", "coordinator", "cli"}) {
+    for (const auto& e :
+         fs::recursive_directory_iterator(std::string(NODEPROBE_SOURCE_DIR) + "/" + layer)) {
+      const std::string path = e.path().string();
+      if (e.path().extension() != ".cc" || path.find("_test.cc") != std::string::npos) continue;
+      ++files;
+      const std::string rel = path.substr(std::string(NODEPROBE_SOURCE_DIR).size() + 1);
+      std::ifstream in(path);
+      int n = 0;
+      for (std::string l; std::getline(in, l);) {
+        ++n;
+        const std::string code = l.substr(0, l.find("//"));
+        for (const Rule& r : rules) {
+          if (rel.rfind(r.home, 0) != 0 && std::regex_search(code, r.pattern)) {
+            found.push_back(rel + ":" + std::to_string(n) + " belongs in " + r.home);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(files, 100);
+  EXPECT_TRUE(found.empty()) << found.size() << " outside their module, e.g. " << found.front();
+}
+
 }  // namespace
 }  // namespace nodeprobe

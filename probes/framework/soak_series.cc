@@ -5,28 +5,20 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
+#include "platform/statistics.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe {
-namespace {
 
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-}  // namespace
+using stats::Mean;
 
 SeriesStats StatsOf(const std::vector<double>& g) {
   SeriesStats s;
   if (g.empty()) return s;
   s.mean = Mean(g);
-  double var = 0;
-  for (double x : g) var += (x - s.mean) * (x - s.mean);
   s.min = *std::min_element(g.begin(), g.end());
   s.max = *std::max_element(g.begin(), g.end());
-  s.spread = s.mean > 0 ? std::sqrt(var / static_cast<double>(g.size())) / s.mean : 0;
+  s.spread = stats::CoefficientOfVariation(g);
   if (g.size() >= 3) {
     const long third = static_cast<long>(g.size() / 3);
     const double first = Mean(std::vector<double>(g.begin(), g.begin() + third));

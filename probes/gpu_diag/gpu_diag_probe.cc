@@ -35,26 +35,21 @@ namespace {
 // did not finish is GPU_DIAG_NOT_RUN.
 void RunDcgmi(const ProbeContext& ctx, const std::string& dcgmi, int level, v1::ProbeResult* r) {
   (*r->mutable_evidence())["gpu-diag.command"] = absl::StrCat(dcgmi, " diag -r ", level);
-  absl::StatusOr<platform::ChildProcess> child =
-      platform::ChildProcess::Start(dcgmi, {"diag", "-r", absl::StrCat(level)});
-  if (!child.ok()) {
+  absl::StatusOr<platform::ProgramOutput> run =
+      platform::RunProgram(dcgmi, {"diag", "-r", absl::StrCat(level)}, ctx.deadline);
+  if (absl::IsDeadlineExceeded(run.status())) {
     AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi",
-               absl::StrCat("dcgmi did not start: ", child.status().message()));
+               absl::StrCat("dcgmi diag -r ", level,
+                            " did not finish before the stage's deadline: raise --timeout, or "
+                            "lower gpu_diag.level"));
     return;
   }
-  while (!child->eof()) {
-    absl::Status more = child->ReadMore(ctx.deadline);
-    if (absl::IsDeadlineExceeded(more)) {
-      AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi",
-                 absl::StrCat("dcgmi diag -r ", level,
-                              " did not finish before the stage's deadline: raise --timeout, or "
-                              "lower gpu_diag.level"));
-      return;
-    }
-    if (!more.ok()) break;
+  if (!run.ok()) {
+    AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi", absl::StrCat("dcgmi: ", run.status().message()));
+    return;
   }
-  const std::string ending = child->Ending();
-  const gpu_diag::DcgmDiag diag = gpu_diag::ParseDcgmiDiag(*child->buffer());
+  const std::string& ending = run->ending;
+  const gpu_diag::DcgmDiag diag = gpu_diag::ParseDcgmiDiag(run->out);
   if (diag.tests.empty()) {
     AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi",
                absl::StrCat("dcgmi diag printed no results (", ending,

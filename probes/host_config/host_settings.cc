@@ -15,6 +15,7 @@
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
 #include "probes/host_config/pcie_sizes.h"
+#include "platform/pci_class.h"
 
 namespace nodeprobe::hostcfg {
 namespace {
@@ -198,7 +199,8 @@ std::map<std::string, std::pair<std::string, std::string>> DmaFunctions(
       const std::string dir = "bus/pci/devices/" + addr;
       absl::StatusOr<std::string> vendor = sys.ReadValue(dir + "/vendor");
       absl::StatusOr<std::string> cls = sys.ReadValue(dir + "/class");
-      if (vendor.ok() && cls.ok() && *vendor == "0x10de" && absl::StartsWith(*cls, "0x03")) {
+      if (vendor.ok() && cls.ok() &&
+          platform::ClassifyPci(*vendor, *cls) == platform::PciKind::kNvidiaGpu) {
         out[addr] = {"GPU", dir + "/config"};
       }
     }

@@ -14,6 +14,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/locality/locality_profile.h"
 #include "probes/locality/path_class.h"
+#include "platform/pci_class.h"
 
 namespace nodeprobe {
 namespace {
@@ -46,12 +47,13 @@ std::string NicName(const platform::TopoPciDevice& nic, const std::string& label
 
 bool IsNvidiaGpu(const platform::TopoPciDevice& dev) {
   // An NCCL topology file declares its GPUs by class alone (NCCL's rule).
-  return dev.declared_gpu ||
-         (dev.vendor_id == 0x10de && (dev.class_id == 0x0300 || dev.class_id == 0x0302));
+  // class_id is the class register without its programming interface.
+  return dev.declared_gpu || platform::IsNvidiaGpu(dev.vendor_id, uint32_t{dev.class_id} << 8);
 }
 
 bool IsNic(const platform::TopoPciDevice& dev) {
-  return dev.declared_nic || (dev.class_id >> 8) == 0x02 || dev.class_id == 0x0c06;
+  return dev.declared_nic ||
+         platform::ClassifyPci(dev.vendor_id, uint32_t{dev.class_id} << 8) == platform::PciKind::kNic;
 }
 
 namespace {

@@ -9,11 +9,11 @@
 #include "platform/file_tree.h"
 #include "probes/framework/result_util.h"
 #include "probes/pcie/pcie_link.h"
+#include "platform/pci_class.h"
 
 namespace nodeprobe {
 namespace {
 
-constexpr uint16_t kNvidia = 0x10de;
 
 std::string Speed(double gts) { return absl::StrFormat("%g GT/s", gts); }
 
@@ -143,10 +143,16 @@ uint16_t VendorOf(const platform::RawPciDevice& dev) {
 }  // namespace
 
 std::string PcieRole(uint16_t vendor, uint32_t pci_class) {
-  const uint32_t base_sub = pci_class >> 8;
-  if (vendor == kNvidia && (base_sub == 0x0300 || base_sub == 0x0302)) return "gpu";
-  if ((pci_class >> 16) == 0x02 || base_sub == 0x0c06) return "nic";
-  if (base_sub == 0x0108) return "nvme";
+  switch (platform::ClassifyPci(vendor, pci_class)) {
+    case platform::PciKind::kNvidiaGpu:
+      return "gpu";
+    case platform::PciKind::kNic:
+      return "nic";
+    case platform::PciKind::kNvme:
+      return "nvme";
+    case platform::PciKind::kOther:
+      break;
+  }
   return "";
 }
 

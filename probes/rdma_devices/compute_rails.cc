@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "platform/pci_sysfs.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
+#include "platform/pci_class.h"
 
 namespace nodeprobe::rdma {
 namespace {
@@ -20,8 +21,7 @@ uint32_t Hex(const platform::RawPciDevice& dev, const char* attr) {
 }
 
 bool IsNvidiaGpu(const platform::RawPciDevice& dev) {
-  const uint32_t cls = Hex(dev, "class") >> 8;
-  return Hex(dev, "vendor") == 0x10de && (cls == 0x0300 || cls == 0x0302);
+  return platform::IsNvidiaGpu(Hex(dev, "vendor"), Hex(dev, "class"));
 }
 
 // The device's NUMA node; -1 when unknown (sysfs says -1 on one-node

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "platform/statistics.h"
 
 namespace nodeprobe::storage {
 namespace {
@@ -122,12 +123,8 @@ Latency Summarize(std::vector<double> ms) {
   l.count = ms.size();
   if (ms.empty()) return l;
   std::sort(ms.begin(), ms.end());
-  auto rank = [&](double q) {
-    size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
-    return ms[std::min(ms.size(), std::max<size_t>(i, 1)) - 1];
-  };
-  l.p50_ms = rank(0.50);
-  l.p99_ms = rank(0.99);
+  l.p50_ms = stats::SortedPercentile(ms, 0.50);
+  l.p99_ms = stats::SortedPercentile(ms, 0.99);
   l.max_ms = ms.back();
   return l;
 }

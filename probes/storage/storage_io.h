@@ -33,8 +33,9 @@ struct IoPlan {
   absl::Time deadline = absl::InfiniteFuture();
 };
 
-// Latency of calls in milliseconds: p50 and p99 by nearest rank (the
-// sorted sample at 0-based index ceil(q n) - 1), and the largest.
+// Latency of calls in milliseconds: p50 and p99 by the one percentile rule
+// (platform/statistics.h: the sorted sample at 0-based index ceil(q n)),
+// and the largest.
 struct Latency {
   uint64_t count = 0;
   double p50_ms = 0;

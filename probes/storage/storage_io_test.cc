@@ -26,13 +26,15 @@ class StorageIoTest : public ::testing::Test {
   IoPlan plan_;
 };
 
-TEST(SummarizeTest, PercentilesByNearestRank) {
+// The one percentile rule (platform/statistics.h, perftest's): 0-based
+// index ceil(q n).
+TEST(SummarizeTest, PercentilesByTheOneRule) {
   std::vector<double> ms;
   for (int i = 100; i >= 1; --i) ms.push_back(i);  // unsorted on purpose
   Latency l = Summarize(ms);
   EXPECT_EQ(l.count, 100u);
-  EXPECT_EQ(l.p50_ms, 50);
-  EXPECT_EQ(l.p99_ms, 99);
+  EXPECT_EQ(l.p50_ms, 51);
+  EXPECT_EQ(l.p99_ms, 100);
   EXPECT_EQ(l.max_ms, 100);
   EXPECT_EQ(Summarize({7}).p99_ms, 7);
   EXPECT_EQ(Summarize({}).count, 0u);

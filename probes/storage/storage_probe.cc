@@ -20,6 +20,7 @@
 #include "probes/storage/storage_io.h"
 #include "probes/storage/storage_judge.h"
 #include "probes/storage/storage_profile.h"
+#include "platform/pci_class.h"
 
 namespace nodeprobe {
 namespace {
@@ -40,9 +41,7 @@ int CountGpus(const platform::HostPaths& host) {
       auto it = dev.attrs.find(name);
       return it != dev.attrs.end() && it->second.value.ok() ? *it->second.value : "";
     };
-    const std::string cls = attr("class");
-    if (attr("vendor") == "0x10de" &&
-        (absl::StartsWith(cls, "0x0302") || absl::StartsWith(cls, "0x0300"))) {
+    if (platform::ClassifyPci(attr("vendor"), attr("class")) == platform::PciKind::kNvidiaGpu) {
       ++gpus;
     }
   }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "platform/statistics.h"
+
 namespace nodeprobe::transfer {
 
 int64_t NowNs() {
@@ -82,14 +84,7 @@ std::vector<double> IntervalCounter::Gbps(uint64_t unit_bytes) const {
 
 double IntervalCv(const std::vector<double>& v) {
   if (v.size() < 4) return 0;
-  const size_t n = v.size() - 1;
-  double sum = 0;
-  for (size_t i = 1; i < v.size(); ++i) sum += v[i];
-  const double mean = sum / static_cast<double>(n);
-  if (mean <= 0) return 0;
-  double sq = 0;
-  for (size_t i = 1; i < v.size(); ++i) sq += (v[i] - mean) * (v[i] - mean);
-  return std::sqrt(sq / static_cast<double>(n - 1)) / mean;
+  return stats::CoefficientOfVariation(std::vector<double>(v.begin() + 1, v.end()));
 }
 
 void AddReverseDirection(const v1::TransferDone& theirs, uint64_t size, v1::TransferResult* out) {
@@ -159,30 +154,22 @@ v1::LatencyStats ComputeLatency(std::vector<int64_t> round_trips_ns) {
   std::sort(round_trips_ns.begin(), round_trips_ns.end());
   // perftest's print_report_lat: of N sorted samples it counts
   // m = N - 2 (LAT_MEASURE_TAIL) for the median and the average, and reads
-  // t_max at index m and p99/p99.9 at ceil(0.99 m)/ceil(0.999 m), 0-based,
-  // in the whole sorted array -- so t_max is the second largest sample,
-  // not the third. With two samples or fewer, all of them count.
+  // t_max at index m and p99/p99.9 by the percentile rule over m in the
+  // whole sorted array (statistics.h) -- so t_max is the second largest
+  // sample, not the third. With two samples or fewer, all of them count.
   const size_t total = round_trips_ns.size();
   if (total == 0) return s;
   const size_t n = total > 2 ? total - 2 : total;
+  const std::vector<double> sorted(round_trips_ns.begin(), round_trips_ns.end());
   auto us = [](double rtt_ns) { return rtt_ns / 2.0 / 1000.0; };
-  auto at = [&](double p) {
-    const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
-    return static_cast<double>(round_trips_ns[std::min(k, total - 1)]);
-  };
-  // get_median: the mean of the two middle values of an even count.
-  const double median = n % 2 == 0 ? (static_cast<double>(round_trips_ns[n / 2]) +
-                                      static_cast<double>(round_trips_ns[n / 2 - 1])) / 2
-                                   : static_cast<double>(round_trips_ns[n / 2]);
+  const std::vector<double> counted(sorted.begin(), sorted.begin() + static_cast<long>(n));
   s.set_samples(n);
-  s.set_min_us(us(static_cast<double>(round_trips_ns.front())));
-  s.set_max_us(us(static_cast<double>(round_trips_ns[std::min(n, total - 1)])));
-  s.set_median_us(us(median));
-  s.set_p99_us(us(at(0.99)));
-  s.set_p999_us(us(at(0.999)));
-  round_trips_ns.resize(n);
-  double sum = std::accumulate(round_trips_ns.begin(), round_trips_ns.end(), 0.0);
-  s.set_avg_us(sum / static_cast<double>(n) / 2.0 / 1000.0);
+  s.set_min_us(us(sorted.front()));
+  s.set_max_us(us(sorted[std::min(n, total - 1)]));
+  s.set_median_us(us(stats::Median(counted)));  // get_median: two middle ones of an even count
+  s.set_p99_us(us(stats::SortedPercentile(sorted, 0.99, n)));
+  s.set_p999_us(us(stats::SortedPercentile(sorted, 0.999, n)));
+  s.set_avg_us(us(stats::Mean(counted)));
   return s;
 }
 

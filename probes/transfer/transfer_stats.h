@@ -26,7 +26,9 @@
 //                min, median, average, p99, p99.9 and max of the rest.
 //                As perftest's print_report_lat: the median of an even
 //                count is the mean of the two middle samples, p99 is the
-//                sorted sample at 0-based index ceil(0.99 n).
+//                sorted sample at 0-based index ceil(0.99 n) -- the one
+//                percentile rule of platform/statistics.h, which is
+//                perftest's.
 //
 // perftest's duration mode (-D) reports no peak and averages over a window
 // that skips a 2 s margin at each end; nodeprobe uses the iterations-mode

@@ -23,9 +23,9 @@
 #include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
 #include "coordinator/stage_orchestrator.h"
+#include "coordinator/stage_request.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
-#include "probes/storage/storage_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -56,117 +56,143 @@ grpc::Status CoordinatorService::CheckOperator(const grpc::ServerContext& ctx) c
                    "register; start the coordinator with --operator NAME for an operator's)"));
 }
 
-grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
-                                          const v1::RunStageRequest* req,
-                                          grpc::ServerWriter<v1::StageEvent>* writer) {
-  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
+// A run's writes to the store, every one checked: the first that fails is
+// said at once (log, /metrics, the client's progress) and ends the run
+// "incomplete". A long stage (the cluster's rounds) is also stored as it
+// goes (Checkpoint), so what was measured survives a coordinator that dies
+// before the end: the first round at once, then at most every 5 s, as
+// each save writes the whole run so far and a fleet's all-pairs run has
+// thousands of short rounds.
+class RunSaver {
+ public:
+  RunSaver(RunStore* store, CoordinatorMetrics* metrics) : store_(store), metrics_(metrics) {}
+
+  void Save(const v1::StageRun& r) {
+    absl::Status s = store_->Save(r);
+    if (s.ok()) return;
+    platform::MutexLock l(&mu_);
+    if (metrics_) metrics_->StoreWriteFailed();
+    if (error_.ok()) {
+      error_ = s;
+      std::cerr << "nodeprobe coordinator: run " << r.run_id()
+                << " could not be stored: " << s.message() << "\n";
+    }
+  }
+  void Checkpoint(const v1::StageRun& partial) {
+    if (absl::Now() - last_checkpoint_ < absl::Seconds(5)) return;
+    last_checkpoint_ = absl::Now();
+    Save(partial);
+  }
+  absl::Status error() {
+    platform::MutexLock l(&mu_);
+    return error_;
+  }
+  // Not all of it is stored: the run is incomplete and says so, here and
+  // in whatever the store kept (it resumes: see ResumableRun).
+  void MarkIncomplete(v1::StageRun* run) {
+    const absl::Status failed = error();
+    if (failed.ok()) return;
+    AddFinding(run->mutable_findings(), "STORE_WRITE_FAILED", "coordinator",
+               absl::StrCat("run ", run->run_id(), " could not be stored completely (",
+                            failed.message(),
+                            "): what the client shows is all of it; the store keeps an earlier "
+                            "part"));
+    run->set_state("incomplete");
+    run->set_verdict(WorseVerdict(run->verdict(), v1::ERROR));
+    (void)store_->Save(*run);  // kept if the space came back meanwhile
+  }
+
+ private:
+  RunStore* store_;
+  CoordinatorMetrics* metrics_;
+  platform::Mutex mu_;
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_checkpoint_ = absl::InfinitePast();
+};
+
+namespace {
+
+// The run's findings without `codes`, and `code` added in their place.
+void ReplaceRunFindings(v1::StageRun* run, std::initializer_list<const char*> codes,
+                        const char* code, const std::string& message) {
+  auto* findings = run->mutable_findings();
+  findings->erase(std::remove_if(findings->begin(), findings->end(),
+                                 [&](const v1::Finding& f) {
+                                   for (const char* c : codes) {
+                                     if (f.code() == c) return true;
+                                   }
+                                   return false;
+                                 }),
+                  findings->end());
+  AddFinding(run->mutable_findings(), code, "coordinator", message);
+}
+
+// A resumed run as it goes on: its rounds' pairs kept (those to retest
+// dropped), everything else judged again from them.
+v1::StageRun ResumedRun(v1::StageRun stored) {
+  stored.set_resumed(stored.resumed() + 1);
+  stored.clear_node_reports();
+  stored.clear_findings();
+  stored.clear_suspects();
+  stored.clear_collectives();
+  auto* pairs = stored.mutable_pairs();
+  pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
+                              [](const v1::PairResult& p) { return p.retest(); }),
+               pairs->end());
+  return stored;
+}
+
+// Who asked: the client certificate's identity (mTLS), kept with the run
+// and with every disruptive action.
+std::string OperatorIdentity(const grpc::ServerContext& ctx) {
+  const auto auth = ctx.auth_context();
+  if (!auth || !auth->IsPeerAuthenticated()) return "unauthenticated (plaintext coordinator)";
+  const std::vector<std::string> ids = controlplane::PeerNames(auth.get());
+  return ids.empty() ? "authenticated, no name" : ids.front();
+}
+
+}  // namespace
+
+grpc::Status CoordinatorService::ResolveRequest(const v1::RunStageRequest* req,
+                                                v1::RunStageRequest* effective,
+                                                std::optional<v1::StageRun>* resumed) {
+  *effective = *req;
+  if (req->resume_run_id().empty()) return grpc::Status::OK;
   // A resumed run brings its own nodes, pattern and profile.
-  v1::RunStageRequest effective;
-  std::optional<v1::StageRun> resumed;
-  if (!req->resume_run_id().empty()) {
-    absl::StatusOr<v1::StageRun> stored = ResumableRun(*req);
-    if (!stored.ok()) {
-      return controlplane::ToGrpcStatus(stored.status());
-    }
-    effective = *req;
-    effective.clear_nodes();
-    for (const std::string& n : stored->nodes()) effective.add_nodes(n);
-    effective.set_all_nodes(false);
-    effective.set_pattern(stored->pattern());
-    *effective.mutable_profile() = stored->profile();
-    resumed = *std::move(stored);
-    req = &effective;
-  }
-  if (req->stage() == v1::TWO_NODE && req->nodes_size() != 2) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("two-node needs exactly 2 nodes, got ", req->nodes_size()));
-  }
-  const bool fleet_stage = req->stage() == v1::CLUSTER || req->stage() == v1::CONGESTION;
-  if (req->all_nodes() && (!fleet_stage || req->nodes_size() > 0)) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "--all is for the cluster and congestion stages, instead of --nodes");
-  }
-  if (!req->pattern().empty() &&
-      (req->stage() != v1::CLUSTER || (req->pattern() != "all-pairs" && req->pattern() != "ring"))) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("pattern '", req->pattern(),
-                                     "': the cluster stage takes all-pairs or ring"));
-  }
+  absl::StatusOr<v1::StageRun> stored = ResumableRun(*req);
+  if (!stored.ok()) return controlplane::ToGrpcStatus(stored.status());
+  effective->clear_nodes();
+  for (const std::string& n : stored->nodes()) effective->add_nodes(n);
+  effective->set_all_nodes(false);
+  effective->set_pattern(stored->pattern());
+  *effective->mutable_profile() = stored->profile();
+  *resumed = *std::move(stored);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::NamedNodes(const v1::RunStageRequest& req,
+                                            std::vector<std::string>* names) {
   // --all: every agent connected now, by name.
-  std::vector<std::string> names(req->nodes().begin(), req->nodes().end());
-  if (req->all_nodes()) {
+  names->assign(req.nodes().begin(), req.nodes().end());
+  if (req.all_nodes()) {
     for (const auto& a : registry_.All()) {
-      if (a->alive()) names.push_back(a->node());
+      if (a->alive()) names->push_back(a->node());
     }
-    std::sort(names.begin(), names.end());
+    std::sort(names->begin(), names->end());
   }
-  if (names.empty()) {
+  if (names->empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        req->all_nodes() ? "--all: no agent is connected"
-                                         : "no nodes given (--nodes A,B)");
+                        req.all_nodes() ? "--all: no agent is connected"
+                                        : "no nodes given (--nodes A,B)");
   }
-  if (req->stage() == v1::CLUSTER && names.size() < 2) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("the cluster stage needs at least 2 nodes, got ",
-                                     names.size()));
-  }
-  if (req->stage() == v1::FAILURE && !req->allow_disruptive()) {
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        "the failure stage takes links down: it runs only with "
-                        "--allow-disruptive (and agents started with --allow-disruptive)");
-  }
-  if (req->stage() == v1::FAILURE && names.size() != 2) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("the failure stage needs exactly 2 nodes, got ", names.size()));
-  }
-  if (req->stage() == v1::CONGESTION && names.size() < 3) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("the congestion stage needs at least 3 nodes, got ",
-                                     names.size()));
-  }
-  if (!std::isfinite(req->timeout_s()) || req->timeout_s() < 0 || req->timeout_s() > 86400) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "timeout must be a number of seconds up to 86400");
-  }
-  if (req->soak_s() != 0) {
-    if (req->stage() != v1::TWO_NODE && req->stage() != v1::CLUSTER) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "--soak repeats the transfers of the two-node and cluster stages: run "
-                          "it with --stage two-node or cluster");
-    }
-    const double timeout = req->timeout_s() > 0 ? req->timeout_s() : 600;
-    if (!std::isfinite(req->soak_s()) || req->soak_s() < 0 || req->soak_s() + 60 > timeout) {
-      return grpc::Status(
-          grpc::StatusCode::INVALID_ARGUMENT,
-          absl::StrFormat("a soak of %.0f s needs a --timeout at least 60 s longer (it is %.0f s)",
-                          req->soak_s(), timeout));
-    }
-  }
-  // The run is judged by the profile it names, else the coordinator's; one
-  // that does not parse is refused before anything starts.
-  const v1::AcceptanceProfile& profile =
-      req->profile().yaml().empty() && req->profile().source().empty() ? default_profile_
-                                                                       : req->profile();
-  const absl::StatusOr<Profile> judged_by = ParseProfile(profile.yaml(), profile.source());
-  if (!judged_by.ok()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        std::string(judged_by.status().message()));
-  }
-  if (req->storage_storm()) {
-    if (req->stage() != v1::CLUSTER) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "--storage-storm is an option of the cluster stage: run it with "
-                          "--stage cluster");
-    }
-    if (StorageRulesOf(*judged_by).paths.empty()) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "--storage-storm needs the shared checkpoint path in the profile "
-                          "(storage.paths; the first is used)");
-    }
-  }
-  std::vector<std::shared_ptr<AgentSession>> nodes;
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorService::AcquireNodes(
+    const v1::RunStageRequest& req, const std::vector<std::string>& names,
+    std::vector<std::shared_ptr<AgentSession>>* nodes) {
   for (const std::string& name : names) {
-    for (const auto& n : nodes) {
+    for (const auto& n : *nodes) {
       if (n->node() == name) {
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                             absl::StrCat("node '", name, "' is named twice"));
@@ -180,73 +206,93 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                           absl::StrCat("no agent connected as '", name, "' (connected: ",
                                        known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
     }
-    nodes.push_back(std::move(s));
+    nodes->push_back(std::move(s));
   }
-  if (absl::Status rails = CheckRails(*req, nodes); !rails.ok()) {
+  if (absl::Status rails = CheckRails(req, *nodes); !rails.ok()) {
     return controlplane::ToGrpcStatus(rails);
   }
-  std::vector<std::shared_ptr<AgentSession>> acquired;
-  for (const auto& s : nodes) {
-    if (!s->TryAcquire()) {
-      for (const auto& a : acquired) a->Release();
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    if (!(*nodes)[i]->TryAcquire()) {
+      for (size_t k = 0; k < i; ++k) (*nodes)[k]->Release();
       return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          absl::StrCat("node '", s->node(), "' is running another stage"));
+                          absl::StrCat("node '", (*nodes)[i]->node(), "' is running another stage"));
     }
-    acquired.push_back(s);
   }
+  return grpc::Status::OK;
+}
+
+void CoordinatorService::MarkCutShort(v1::StageRun* run) {
+  std::string cancelled_by;
+  {
+    platform::MutexLock l(&active_mu_);
+    cancelled_by = active_runs_[run->run_id()].cancelled_by;
+  }
+  if (!cancelled_by.empty()) {
+    // The operator stopped it: what was measured is kept, the rest was not
+    // measured, and no node is blamed for the tasks that were cut off.
+    ReplaceRunFindings(run, {"RUN_CANCELLED"}, "RUN_CANCELLED",
+                       absl::StrCat("cancelled by ", cancelled_by,
+                                    ": what was measured before is kept, the rest was not "
+                                    "measured; the nodes are not at fault"));
+    run->set_state("cancelled");
+    run->set_verdict(RunVerdict(*run));
+  }
+  if (stopping_) {
+    // The streams closed because this coordinator stopped, not because a
+    // node failed: no node is blamed, and the run is said to be cut short.
+    ReplaceRunFindings(run, {"AGENT_LOST", "TASK_TIMEOUT"}, "COORDINATOR_LOST",
+                       absl::StrCat("the coordinator was stopped during run ", run->run_id(),
+                                    ": what was measured before is kept, the rest was not "
+                                    "measured; the nodes are not at fault"));
+    run->set_state("error");
+    run->set_verdict(RunVerdict(*run));
+  }
+}
+
+grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
+                                          const v1::RunStageRequest* original,
+                                          grpc::ServerWriter<v1::StageEvent>* writer) {
+  if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
+  v1::RunStageRequest req;
+  std::optional<v1::StageRun> resumed;
+  std::vector<std::string> names;
+  if (grpc::Status s = ResolveRequest(original, &req, &resumed); !s.ok()) return s;
+  if (absl::Status s = CheckStageOptions(req); !s.ok()) return controlplane::ToGrpcStatus(s);
+  if (grpc::Status s = NamedNodes(req, &names); !s.ok()) return s;
+  // The run is judged by the profile it names, else the coordinator's; one
+  // that does not parse is refused before anything starts.
+  const v1::AcceptanceProfile& profile =
+      req.profile().yaml().empty() && req.profile().source().empty() ? default_profile_
+                                                                     : req.profile();
+  const absl::StatusOr<Profile> judged_by = ParseProfile(profile.yaml(), profile.source());
+  if (!judged_by.ok()) return controlplane::ToGrpcStatus(judged_by.status());
+  if (absl::Status s = CheckStageFits(req, names.size(), *judged_by); !s.ok()) {
+    return controlplane::ToGrpcStatus(s);
+  }
+  std::vector<std::shared_ptr<AgentSession>> nodes;
+  if (grpc::Status s = AcquireNodes(req, names, &nodes); !s.ok()) return s;
   if (ctx->IsCancelled()) {  // the operator gave up before anything started
-    for (const auto& a : acquired) a->Release();
+    for (const auto& a : nodes) a->Release();
     return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away before the run began");
   }
   v1::StageRun run;
   if (resumed) {
-    // Kept: the rounds' pairs. Judged again from them: everything else.
-    run = *std::move(resumed);
-    run.set_resumed(run.resumed() + 1);
-    run.clear_node_reports();
-    run.clear_findings();
-    run.clear_suspects();
-    run.clear_collectives();
-    auto* pairs = run.mutable_pairs();
-    pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
-                                [](const v1::PairResult& p) { return p.retest(); }),
-                 pairs->end());
+    run = ResumedRun(*std::move(resumed));
   } else {
     run.set_run_id(NewRunId());
-    run.set_stage(req->stage());
+    run.set_stage(req.stage());
     for (const auto& n : names) run.add_nodes(n);
     *run.mutable_profile() = profile;
   }
   run.set_state("running");
-  // Who asked: the client certificate's identity (mTLS), kept with the run
-  // and with every disruptive action.
-  if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
-    const std::vector<std::string> ids = controlplane::PeerNames(auth.get());
-    run.set_operator_identity(ids.empty() ? "authenticated, no name" : ids.front());
-  } else {
-    run.set_operator_identity("unauthenticated (plaintext coordinator)");
-  }
+  run.set_operator_identity(OperatorIdentity(*ctx));
   *run.mutable_started() = StampOf(absl::Now());
   {
     platform::MutexLock l(&active_mu_);
     active_runs_[run.run_id()] = ActiveRun{nodes, ""};
   }
-  // Every write is checked: the first that fails is said at once (log,
-  // /metrics, the client's progress) and ends the run "incomplete".
-  absl::Status store_error;
-  platform::Mutex store_mu;
-  auto save = [&](const v1::StageRun& r) {
-    absl::Status s = store_->Save(r);
-    if (s.ok()) return;
-    platform::MutexLock l(&store_mu);
-    if (metrics_) metrics_->StoreWriteFailed();
-    if (store_error.ok()) {
-      store_error = s;
-      std::cerr << "nodeprobe coordinator: run " << r.run_id()
-                << " could not be stored: " << s.message() << "\n";
-    }
-  };
-  save(run);
+  RunSaver saver(store_, metrics_);
+  saver.Save(run);
   platform::Mutex write_mu;
   auto progress = [&](const std::string& text) {
     v1::StageEvent ev;
@@ -254,84 +300,26 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
     platform::MutexLock l(&write_mu);
     writer->Write(ev);
   };
-  {
-    platform::MutexLock l(&store_mu);
-    if (!store_error.ok()) {
-      progress(absl::StrCat("warning: the run could not be stored: ", store_error.message()));
-    }
+  if (absl::Status failed = saver.error(); !failed.ok()) {
+    progress(absl::StrCat("warning: the run could not be stored: ", failed.message()));
   }
-  const double timeout = req->timeout_s() > 0 ? req->timeout_s() : 600;
-  absl::Time deadline = absl::Now() + absl::Seconds(timeout);
+  absl::Time deadline = absl::Now() + absl::Seconds(req.timeout_s() > 0 ? req.timeout_s() : 600);
   if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
     deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
   }
-  // A long stage (the cluster's rounds) is stored as it goes: what was
-  // measured survives a coordinator that dies before the end.
-  // The first round at once, then at most every 5 s: each save writes the
-  // whole run so far, and a fleet's all-pairs run has thousands of short
-  // rounds.
-  absl::Time last_checkpoint = absl::InfinitePast();
-  auto checkpoint = [&](const v1::StageRun& partial) {
-    if (absl::Now() - last_checkpoint < absl::Seconds(5)) return;
-    last_checkpoint = absl::Now();
-    save(partial);
-  };
-  run = RunStageOnAgents(run, nodes, *req, *judged_by, deadline, progress, checkpoint,
-                         [this](const std::string& node) { return registry_.Find(node); });
-  for (const auto& a : acquired) a->Release();
-  std::string cancelled_by;
-  {
-    platform::MutexLock l(&active_mu_);
-    cancelled_by = active_runs_[run.run_id()].cancelled_by;
-  }
-  if (!cancelled_by.empty()) {
-    // The operator stopped it: what was measured is kept, the rest was not
-    // measured, and no node is blamed for the tasks that were cut off.
-    auto* findings = run.mutable_findings();
-    findings->erase(std::remove_if(findings->begin(), findings->end(),
-                                   [](const v1::Finding& f) {
-                                     return f.code() == "RUN_CANCELLED";
-                                   }),
-                    findings->end());
-    AddFinding(run.mutable_findings(), "RUN_CANCELLED", "coordinator",
-               absl::StrCat("cancelled by ", cancelled_by,
-                            ": what was measured before is "
-                            "kept, the rest was not measured; the nodes are not at fault"));
-    run.set_state("cancelled");
-    run.set_verdict(RunVerdict(run));
-  }
-  if (stopping_) {
-    // The streams closed because this coordinator stopped, not because a
-    // node failed: no node is blamed, and the run is said to be cut short.
-    auto* findings = run.mutable_findings();
-    findings->erase(std::remove_if(findings->begin(), findings->end(),
-                                   [](const v1::Finding& f) {
-                                     return f.code() == "AGENT_LOST" || f.code() == "TASK_TIMEOUT";
-                                   }),
-                    findings->end());
-    AddFinding(run.mutable_findings(), "COORDINATOR_LOST", "coordinator",
-               absl::StrCat("the coordinator was stopped during run ", run.run_id(),
-                            ": what was measured before is kept, the rest was not measured; "
-                            "the nodes are not at fault"));
-    run.set_state("error");
-    run.set_verdict(RunVerdict(run));
-  }
-  save(run);
-  // Not all of it is stored: the run is incomplete and says so, here and
-  // in whatever the store kept (it resumes: see ResumableRun).
-  {
-    platform::MutexLock l(&store_mu);
-    if (!store_error.ok()) {
-      AddFinding(run.mutable_findings(), "STORE_WRITE_FAILED", "coordinator",
-                 absl::StrCat("run ", run.run_id(), " could not be stored completely (",
-                              store_error.message(),
-                              "): what the client shows is all of it; "
-                              "the store keeps an earlier part"));
-      run.set_state("incomplete");
-      run.set_verdict(WorseVerdict(run.verdict(), v1::ERROR));
-      (void)store_->Save(run);  // kept if the space came back meanwhile
-    }
-  }
+  run = RunStageOnAgents(
+      run, nodes, req, *judged_by, deadline, progress,
+      [&](const v1::StageRun& partial) { saver.Checkpoint(partial); },
+      [this](const std::string& node) { return registry_.Find(node); });
+  for (const auto& a : nodes) a->Release();
+  return FinishRun(std::move(run), &saver, writer);
+}
+
+grpc::Status CoordinatorService::FinishRun(v1::StageRun run, RunSaver* saver,
+                                           grpc::ServerWriter<v1::StageEvent>* writer) {
+  MarkCutShort(&run);
+  saver->Save(run);
+  saver->MarkIncomplete(&run);
   {
     platform::MutexLock l(&active_mu_);
     active_runs_.erase(run.run_id());

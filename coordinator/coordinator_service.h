@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -38,6 +39,8 @@ struct CoordinatorOptions {
 
 // Connect is on the callback API (no thread per agent); the CLI-facing
 // methods stay synchronous.
+class RunSaver;  // coordinator_service.cc: a run's checked writes to the store
+
 class CoordinatorService final
     : public v1::Coordinator::WithCallbackMethod_Connect<v1::Coordinator::Service> {
  public:
@@ -72,6 +75,18 @@ class CoordinatorService final
   void SetOperators(std::set<std::string> operators) { operators_ = std::move(operators); }
 
  private:
+  // RunStage's steps: the request as it runs (a resumed run's own nodes,
+  // pattern and profile), the nodes it names (--all: every live agent),
+  // their sessions found, rails checked and taken for this run, a run cut
+  // short said so, and the end stored and sent.
+  grpc::Status ResolveRequest(const v1::RunStageRequest* req, v1::RunStageRequest* effective,
+                              std::optional<v1::StageRun>* resumed);
+  grpc::Status NamedNodes(const v1::RunStageRequest& req, std::vector<std::string>* names);
+  grpc::Status AcquireNodes(const v1::RunStageRequest& req, const std::vector<std::string>& names,
+                            std::vector<std::shared_ptr<AgentSession>>* nodes);
+  void MarkCutShort(v1::StageRun* run);
+  grpc::Status FinishRun(v1::StageRun run, RunSaver* saver,
+                         grpc::ServerWriter<v1::StageEvent>* writer);
   // The stored cluster run `req.resume_run_id` names, when it can go on:
   // NOT_FOUND, or FAILED_PRECONDITION saying why not.
   absl::StatusOr<v1::StageRun> ResumableRun(const v1::RunStageRequest& req);

@@ -4,6 +4,10 @@
 // folder and its Register() line, nothing else. And no product function
 // runs over 80 lines: one split by the steps its comments name reads, and
 // reviews, better.
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -42,57 +46,77 @@ TEST(LayoutTest, TheReadmeNamesEveryTopLevelFolder) {
   EXPECT_GT(folders, 10);
 }
 
-// The product's functions (not tests, benches, hwtests or the build): a
-// definition is a line at indent 0-4 ending in '{' whose statement, with the
-// lines continuing it, has a '(' and is not a control statement, type or
-// initializer; it runs to the brace that closes it.
+// Functions longer than `max_lines` in `files`, as "path:line (N lines)".
+// The parser's view, not a regex on one line: universal-ctags (C++ parser,
+// `end:` field) sees a definition however its signature wraps, from the
+// line its name is on to its closing brace.
+std::vector<std::string> LongFunctionsIn(const std::vector<std::string>& files,
+                                         size_t max_lines) {
+  std::string list = "/tmp/nodeprobe-layout-XXXXXX";
+  const int fd = mkstemp(list.data());
+  EXPECT_GE(fd, 0);
+  std::ofstream(list) << [&] {
+    std::string all;
+    for (const std::string& f : files) all += f + "\n";
+    return all;
+  }();
+  close(fd);
+  FILE* tags = popen(("ctags --languages=C++ --c++-kinds=f --fields=+ne -o - -L " + list +
+                      " 2>/dev/null").c_str(), "r");
+  EXPECT_NE(tags, nullptr) << "universal-ctags is needed (scripts/setup.sh installs it)";
+  std::vector<std::string> out;
+  char buf[4096];
+  while (tags != nullptr && fgets(buf, sizeof(buf), tags) != nullptr) {
+    // name TAB file TAB pattern;" TAB kind TAB line:N ... end:M
+    const std::string line = buf;
+    const size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
+    const size_t at = line.find("\tline:"), end_at = line.find("\tend:");
+    if (tab2 == std::string::npos || at == std::string::npos || end_at == std::string::npos) {
+      continue;
+    }
+    const long first = std::stol(line.substr(at + 6)), last = std::stol(line.substr(end_at + 5));
+    if (last - first + 1 > static_cast<long>(max_lines)) {
+      std::string path = line.substr(tab1 + 1, tab2 - tab1 - 1);
+      const std::string root = std::string(NODEPROBE_SOURCE_DIR) + "/";
+      if (path.rfind(root, 0) == 0) path = path.substr(root.size());
+      out.push_back(path + ":" + std::to_string(first) + " " + line.substr(0, tab1) + " (" +
+                    std::to_string(last - first + 1) + " lines)");
+    }
+  }
+  if (tags != nullptr) EXPECT_EQ(pclose(tags), 0) << "ctags failed";
+  unlink(list.c_str());
+  return out;
+}
+
+// The product's functions (not tests, benches, hwtests or the build).
 std::vector<std::string> LongFunctions(size_t max_lines) {
   namespace fs = std::filesystem;
-  static const std::regex opens(R"(^ {0,4}\S.*\{\s*$)");
-  static const std::regex not_function(
-      R"(^\s*(if|for|while|switch|else|namespace|struct|class|enum|return|do|case|try|union|extern)\b|^\s*(//|#|\}|\)))");
-  std::vector<std::string> out;
+  std::vector<std::string> files;
   for (const char* layer :
        {"platform", "probes", "controlplane", "tasks", "agent", "coordinator", "cli"}) {
     for (const auto& e :
          fs::recursive_directory_iterator(std::string(NODEPROBE_SOURCE_DIR) + "/" + layer)) {
       const std::string path = e.path().string();
       if (e.path().extension() != ".cc" || path.find("_test.cc") != std::string::npos) continue;
-      std::ifstream in(path);
-      std::vector<std::string> lines;
-      for (std::string l; std::getline(in, l);) lines.push_back(l);
-      for (size_t i = 0; i < lines.size(); ++i) {
-        if (!std::regex_match(lines[i], opens) || std::regex_search(lines[i], not_function)) {
-          continue;
-        }
-        std::string sig = lines[i];
-        size_t k = i;
-        while (k > 0 && i - k < 5 && !lines[k - 1].empty() &&
-               lines[k - 1].find_first_of(";{}:", lines[k - 1].size() - 1) == std::string::npos &&
-               lines[k - 1].find("//") == std::string::npos && lines[k - 1][0] != '#') {
-          sig = lines[--k] + sig;
-        }
-        const std::string head = sig.substr(0, sig.find('('));
-        if (sig.find('(') == std::string::npos || head.find(" = ") != std::string::npos ||
-            head.find('[') != std::string::npos) {
-          continue;
-        }
-        int depth = 0;
-        size_t end = i;
-        for (; end < lines.size(); ++end) {
-          depth += std::count(lines[end].begin(), lines[end].end(), '{') -
-                   std::count(lines[end].begin(), lines[end].end(), '}');
-          if (depth <= 0) break;
-        }
-        if (end - k + 1 > max_lines) {
-          out.push_back(path.substr(std::string(NODEPROBE_SOURCE_DIR).size() + 1) + ":" +
-                        std::to_string(i + 1) + " (" + std::to_string(end - k + 1) + " lines)");
-        }
-        i = end;
-      }
+      files.push_back(path);
     }
   }
-  return out;
+  return LongFunctionsIn(files, max_lines);
+}
+
+// The scan sees a function whose signature spans three lines (the regex it
+// replaced saw none of the 302 such definitions).
+TEST(LayoutTest, TheLengthScanSeesAWrappedSignature) {
+  const std::string path = testing::TempDir() + "/wrapped.cc";
+  std::ofstream f(path);
+  f << "namespace x {\nabsl::StatusOr<std::vector<int>> Wrapped(\n    const std::string& a,\n"
+       "    int b) {\n";
+  for (int i = 0; i < 90; ++i) f << "  b += " << i << ";\n";
+  f << "  return {};\n}\n}  // namespace x\n";
+  f.close();
+  const std::vector<std::string> found = LongFunctionsIn({path}, 80);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("Wrapped (95 lines)"), std::string::npos) << found[0];
 }
 
 TEST(LayoutTest, NoProductFunctionRunsOverEightyLines) {
@@ -105,7 +129,9 @@ TEST(LayoutTest, NoProductFunctionRunsOverEightyLines) {
       found.push_back(f);
     }
   }
-  EXPECT_TRUE(found.empty()) << "split by the steps its comments name: " << found.front();
+  std::string all;
+  for (const std::string& f : found) all += "\n  " + f;
+  EXPECT_TRUE(found.empty()) << "split by the steps its comments name:" << all;
   // The scan sees functions at all: some run over 60 lines.
   EXPECT_FALSE(LongFunctions(60).empty());
 }

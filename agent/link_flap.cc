@@ -112,6 +112,70 @@ int LinkFlapMain(const std::string& netdev, double down_seconds) {
   return s.ok() ? 0 : 1;
 }
 
+namespace {
+
+// The interface a flap takes down: the named rail's, or the one routing to
+// the peer; never loopback, one that is down already, or a non-rail
+// ("" with `why` set when refused).
+std::string FlapTarget(const v1::FlapLink& request, const std::vector<std::string>& rail_netdevs,
+                       std::string* why) {
+  std::string netdev = request.netdev();
+  if (!netdev.empty() &&
+      std::find(rail_netdevs.begin(), rail_netdevs.end(), netdev) == rail_netdevs.end()) {
+    *why = absl::StrCat("'", netdev,
+                        "' is not one of this node's rails (name a rail's interface, or none for "
+                        "the one routing to the peer)");
+    return "";
+  }
+  if (netdev.empty()) {
+    absl::StatusOr<platform::Egress> egress = platform::EgressTo(request.peer_host());
+    if (!egress.ok()) {
+      *why = absl::StrCat("no route to ", request.peer_host(), ": ", egress.status().message());
+      return "";
+    }
+    netdev = egress->netdev;
+  }
+  if (netdev.empty() || netdev == "lo") {
+    *why = absl::StrCat("the path to ", request.peer_host(),
+                        " is loopback: a failure test needs a link between two nodes");
+    return "";
+  }
+  absl::StatusOr<bool> up = platform::LinkIsUp(netdev);
+  if (!up.ok() || !*up) {
+    *why = absl::StrCat(netdev, up.ok() ? " is already down" : " cannot be read: ",
+                        up.ok() ? "" : up.status().message(),
+                        ": bring it up before a failure test");
+    return "";
+  }
+  return netdev;
+}
+
+// The flap's outcome judged: never seen down, not back up (FAIL: the node
+// is left without its link), or down and up again as asked.
+void JudgeFlap(const std::string& netdev, bool went_down, bool back, absl::Time asked,
+               absl::Time down_at, absl::Time up_at, v1::ProbeResult* r) {
+  if (!went_down) {
+    AddFinding(r, "FAILURE_REFUSED", netdev,
+               absl::StrCat(netdev, " was never seen down within 2 s of asking"));
+  }
+  if (!back) {
+    AddFinding(r, "FAILURE_NOT_RESTORED", netdev,
+               absl::StrCat(netdev,
+                            " is still down after the failure test: bring it up by hand (ip link "
+                            "set ",
+                            netdev, " up)"));
+  }
+  r->set_verdict(r->findings_size() == 0 ? v1::PASS : back ? v1::ERROR : v1::FAIL);
+  if (went_down && back) {
+    r->set_reason(absl::StrFormat("%s down %.2f s after asking, up again after %.2f s (%s)",
+                                  netdev, absl::ToDoubleSeconds(down_at - asked),
+                                  absl::ToDoubleSeconds(up_at - down_at),
+                                  r->link_flap().restored_by()));
+  }
+}
+
+}  // namespace
+
 v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
                          const std::vector<std::string>& rail_netdevs,
                          const std::string& self_exe, absl::Time deadline) {
@@ -125,32 +189,9 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
     return Refused(absl::StrFormat(
         "a link down for %g s is outside 0.1-60 s (the profile's failure.link_down_s)", seconds));
   }
-  std::string netdev = request.netdev();
-  if (!netdev.empty() &&
-      std::find(rail_netdevs.begin(), rail_netdevs.end(), netdev) == rail_netdevs.end()) {
-    return Refused(absl::StrCat("'", netdev,
-                                "' is not one of this node's rails (name a rail's "
-                                "interface, or none for the one routing to the peer)"));
-  }
-  if (netdev.empty()) {
-    absl::StatusOr<platform::Egress> egress = platform::EgressTo(request.peer_host());
-    if (!egress.ok()) {
-      return Refused(
-          absl::StrCat("no route to ", request.peer_host(), ": ", egress.status().message()));
-    }
-    netdev = egress->netdev;
-  }
-  if (netdev.empty() || netdev == "lo") {
-    return Refused(absl::StrCat("the path to ", request.peer_host(),
-                                " is loopback: a failure test needs a link between two nodes"));
-  }
-  absl::StatusOr<bool> up = platform::LinkIsUp(netdev);
-  if (!up.ok() || !*up) {
-    return Refused(absl::StrCat(netdev, up.ok() ? " is already down" : " cannot be read: ",
-                                up.ok() ? "" : up.status().message(),
-                                ": bring it up before a failure test"));
-  }
-
+  std::string why;
+  const std::string netdev = FlapTarget(request, rail_netdevs, &why);
+  if (netdev.empty()) return Refused(why);
   v1::ProbeResult r;
   r.set_probe("link-flap");
   v1::LinkFlapReport* report = r.mutable_link_flap();
@@ -166,7 +207,8 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
                        absl::StrCat("the flapper did not start: ", started.message()));
   }
   absl::Time down_at, up_at;
-  const bool went_down = WaitFor(netdev, false, std::min(deadline, asked + absl::Seconds(2)), &down_at);
+  const bool went_down =
+      WaitFor(netdev, false, std::min(deadline, asked + absl::Seconds(2)), &down_at);
   if (went_down) *report->mutable_down_at() = StampOf(down_at);
   const absl::Time give_up = std::min(deadline, asked + absl::Seconds(seconds + 3));
   bool back = WaitFor(netdev, true, give_up, &up_at);
@@ -179,25 +221,7 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
   }
   if (back) *report->mutable_up_at() = StampOf(up_at);
   report->set_restored(back);
-  if (!went_down) {
-    AddFinding(&r, "FAILURE_REFUSED", netdev,
-               absl::StrCat(netdev, " was never seen down within 2 s of asking"));
-  }
-  if (!back) {
-    AddFinding(&r, "FAILURE_NOT_RESTORED", netdev,
-               absl::StrCat(netdev,
-                            " is still down after the failure test: bring it up by hand "
-                            "(ip link set ",
-                            netdev, " up)"));
-  }
-  r.set_verdict(r.findings_size() == 0 ? v1::PASS
-                : back                 ? v1::ERROR
-                                       : v1::FAIL);
-  if (went_down && back) {
-    r.set_reason(absl::StrFormat("%s down %.2f s after asking, up again after %.2f s (%s)",
-                                 netdev, absl::ToDoubleSeconds(down_at - asked),
-                                 absl::ToDoubleSeconds(up_at - down_at), report->restored_by()));
-  }
+  JudgeFlap(netdev, went_down, back, asked, down_at, up_at, &r);
   return r;
 }
 

@@ -209,24 +209,22 @@ void RetestGaps(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
   }
 }
 
-}  // namespace
-
-void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
-                      const std::vector<bool>& usable, const v1::RunStageRequest& request,
-                      const Profile& profile, absl::Time deadline, const ProgressFn& progress,
-                      const CheckpointFn& checkpoint) {
+// The pattern's rounds, each pair measured once: a resumed run keeps the
+// pairs it measured before it was interrupted.
+void MeasureRounds(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                   const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                   const Profile& profile, absl::Time deadline, const ProgressFn& progress,
+                   const CheckpointFn& checkpoint) {
   const PairingPattern pattern =
       request.pattern() == "ring" ? PairingPattern::kRing : PairingPattern::kAllPairs;
   run->set_pattern(pattern == PairingPattern::kRing ? "ring" : "all-pairs");
   const std::vector<Round> rounds = Rounds(pattern, static_cast<int>(nodes.size()));
   const bool chatty = nodes.size() <= kChattyUpTo;
-  // A resumed run keeps the pairs it measured before it was interrupted.
   std::set<std::pair<std::string, std::string>> measured;
   for (const v1::PairResult& p : run->pairs()) {
     if (p.retest()) continue;
     measured.insert({std::min(p.from_node(), p.to_node()), std::max(p.from_node(), p.to_node())});
   }
-
   for (size_t r = 0; r < rounds.size(); ++r) {
     if (absl::Now() >= deadline) {
       AddFinding(run->mutable_findings(), "CLUSTER_INCOMPLETE", "cluster",
@@ -252,164 +250,202 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
     run->set_rounds(static_cast<uint32_t>(r + 1));
     checkpoint(*run);
   }
+}
 
-  // Blame, from the rounds' figures against each kind's peer reference.
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->node()] = static_cast<int>(i);
-  std::vector<int> pair_of;  // measurement -> index in run->pairs()
-  const std::vector<Measurement> m = Measurements(*run, nodes, index, false, &pair_of);
-  const BlameRules rules{profile.transfer.min_fraction_of_peers,
-                         ClusterRulesOf(profile).suspect_share,
-                         ClusterRulesOf(profile).max_latency_ratio, profile.transfer.noise_sigmas};
-  const std::vector<Suspect> suspects = FindSuspects(m, rules);
-  const std::map<std::string, PeerReference> refs = ReferencesOf(m);
-
-  // Known good: answered, connected, and suspect of nothing.
+// What blame is judged from: the rounds' figures, each kind's peer
+// reference, the rules, and the nodes a suspect touches (not known good).
+struct Blame {
+  std::map<std::string, int> index;  // node name -> index in nodes
+  std::vector<int> pair_of;          // measurement -> index in run->pairs()
+  std::vector<Measurement> m;
+  BlameRules rules;
+  std::map<std::string, PeerReference> refs;
   std::set<int> tainted;
+};
+
+// One suspect's retest as figures: the pairs of its round between the
+// suspect's ends on the rails in scope, and the control pair of good nodes
+// measured beside it.
+struct RetestFigures {
+  std::vector<std::string> again, control;
+  bool low_again = false, control_low = false;
+};
+
+RetestFigures RetestFiguresOf(const v1::StageRun& run,
+                              const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                              const Blame& b, const Suspect& s, int partner, uint32_t round) {
+  RetestFigures f;
+  std::vector<int> retest_pairs;
+  const std::vector<Measurement> retests = Measurements(run, nodes, b.index, true, &retest_pairs);
+  for (size_t k = 0; k < retests.size(); ++k) {
+    const v1::PairResult& p = run.pairs(retest_pairs[k]);
+    const Measurement& x = retests[k];
+    if (partner < 0 || p.round() != round || !b.refs.count(x.kind)) continue;
+    const bool ours = (x.from == s.node && x.to == partner) || (x.to == s.node && x.from == partner);
+    if (!ours) {
+      if (!b.tainted.count(x.from) && !b.tainted.count(x.to)) {
+        f.control.push_back(Figure(p));
+        f.control_low |= IsLow(x, b.refs.at(x.kind), b.rules);
+      }
+      continue;
+    }
+    if (s.rail >= 0 && x.rail != s.rail) continue;
+    f.again.push_back(Figure(p));
+    f.low_again |= IsLow(x, b.refs.at(x.kind), b.rules);
+  }
+  return f;
+}
+
+// The references that convicted a suspect: bandwidth, latency, or both.
+std::string ConvictingReferences(const Blame& b, const Suspect& s) {
+  std::vector<std::string> bars;
+  std::set<std::string> kinds;
+  for (int e : s.evidence) kinds.insert(b.m[e].kind);
+  for (const std::string& kind : kinds) {
+    const PeerReference& ref = b.refs.at(kind);
+    const bool latency = std::any_of(s.evidence.begin(), s.evidence.end(),
+                                     [&](int e) { return b.m[e].kind == kind && b.m[e].latency; });
+    bars.push_back(latency
+                       ? absl::StrFormat("%s: the peers' reference %.1f us, bar x%.1f, spread "
+                                         "%.0f%%",
+                                         kind, ref.value, b.rules.max_latency_ratio,
+                                         100 * ref.spread)
+                       : absl::StrFormat("%s: the peers' reference %.2f Gb/s, bar %.0f%%, "
+                                         "spread %.0f%%",
+                                         kind, ref.value, 100 * b.rules.min_fraction_of_peers,
+                                         100 * ref.spread));
+  }
+  return absl::StrJoin(bars, "; ");
+}
+
+// The suspect's record in the run (who, what was low, how it was retested).
+v1::Suspect* RecordSuspect(v1::StageRun* run,
+                           const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                           const Suspect& s, int retest_partner) {
+  AgentSession& node = *nodes[s.node];
+  v1::Suspect* out = run->add_suspects();
+  out->set_kind(s.kind == Suspect::kNode ? "node" : s.kind == Suspect::kRail ? "rail" : "link");
+  out->set_node(node.node());
+  if (s.other >= 0) out->set_other_node(nodes[s.other]->node());
+  if (s.rail >= 0) out->set_rail(RailName(node, s.rail));
+  out->set_low(s.low);
+  out->set_partners(s.partners);
+  out->set_retested(retest_partner != -2);
+  if (retest_partner >= 0) out->set_known_good(nodes[retest_partner]->node());
+  return out;
+}
+
+// A suspect judged: recorded, and a SUSPECT_* finding that FAILs only when
+// its retest was low and the good nodes measured beside it were not (a
+// moment when everything is slow blames nobody; nothing FAILs on one
+// sample).
+void JudgeSuspect(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                  const Blame& b, const Suspect& s, int retest_partner, uint32_t retest_round,
+                  bool retest_enabled) {
+  AgentSession& node = *nodes[s.node];
+  v1::Suspect* out = RecordSuspect(run, nodes, s, retest_partner);
+  std::vector<std::string> evidence;
+  for (size_t k = 0; k < s.evidence.size() && k < 8; ++k) {
+    evidence.push_back(Figure(run->pairs(b.pair_of[s.evidence[k]])));
+  }
+  if (s.evidence.size() > 8) evidence.push_back(absl::StrCat("+", s.evidence.size() - 8, " more"));
+  const int partner = s.kind == Suspect::kLink ? s.other : retest_partner;
+  const RetestFigures f = RetestFiguresOf(*run, nodes, b, s, partner, retest_round);
+  const bool confirmed = f.low_again && !f.control_low;
+  out->set_confirmed(confirmed);
+  const char* code = s.kind == Suspect::kNode   ? "SUSPECT_NODE"
+                     : s.kind == Suspect::kRail ? "SUSPECT_RAIL"
+                                                : "SUSPECT_LINK";
+  const std::string who =
+      s.kind == Suspect::kNode   ? node.node()
+      : s.kind == Suspect::kRail ? absl::StrCat(node.node(), ":", RailName(node, s.rail))
+                                 : absl::StrCat(node.node(), "<->", nodes[s.other]->node(), ":",
+                                                RailName(node, s.rail));
+  const std::string bars = ConvictingReferences(b, s);
+  std::string message =
+      s.kind == Suspect::kLink
+          ? absl::StrFormat("%s measured low while both ends were fine with other partners (%s; "
+                            "%s)",
+                            who, absl::StrJoin(evidence, "; "), bars)
+          : absl::StrFormat("%s measured low with %d of %d partners (%s; %s)", who, s.low,
+                            s.partners, absl::StrJoin(evidence, "; "), bars);
+  const std::string against =
+      s.kind == Suspect::kLink || partner < 0 ? "" : " against " + nodes[partner]->node();
+  if (retest_partner == -2) {
+    absl::StrAppend(&message, retest_enabled
+                                  ? "; not retested: no node outside the suspects was free"
+                                  : "; not retested (cluster.retest: false)");
+  } else if (confirmed) {
+    absl::StrAppend(&message, "; the retest", against, " confirms it: ",
+                    absl::StrJoin(f.again, "; "),
+                    f.control.empty()
+                        ? ""
+                        : absl::StrCat(" (control pair: ", absl::StrJoin(f.control, "; "), ")"));
+  } else if (f.low_again) {
+    absl::StrAppend(&message, "; the retest", against, " was low again (",
+                    absl::StrJoin(f.again, "; "), ") but so was the control pair of good nodes (",
+                    absl::StrJoin(f.control, "; "), "): the moment was slow, not only ", who);
+  } else {
+    absl::StrAppend(&message, "; the retest", against, " did not reproduce it (",
+                    f.again.empty() ? "nothing measured" : absl::StrJoin(f.again, "; "),
+                    "): transient, or load from elsewhere");
+  }
+  AddFinding(run->mutable_findings(), code, confirmed ? v1::FAIL : v1::WARN, who, message);
+}
+
+// Retests: a rail suspect's rails of one node go in one job; rounds of
+// retests run at once, each node (suspect or good) in one job a round.
+std::vector<Retest> RetestsOf(const std::vector<Suspect>& suspects) {
+  std::vector<Retest> pending;
+  for (size_t i = 0; i < suspects.size(); ++i) {
+    const Suspect& s = suspects[i];
+    Retest t;
+    t.suspect = i;
+    if (s.kind == Suspect::kLink) {
+      t.job = {s.node, s.other, {s.rail}};
+    } else {
+      t.job = {s.node, -1, s.kind == Suspect::kRail ? std::vector<int>{s.rail} : std::vector<int>{}};
+    }
+    pending.push_back(t);
+  }
+  return pending;
+}
+
+}  // namespace
+
+void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                      const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                      const Profile& profile, absl::Time deadline, const ProgressFn& progress,
+                      const CheckpointFn& checkpoint) {
+  MeasureRounds(run, nodes, usable, request, profile, deadline, progress, checkpoint);
+  const bool chatty = nodes.size() <= kChattyUpTo;
+  // Blame, from the rounds' figures against each kind's peer reference.
+  Blame b;
+  for (size_t i = 0; i < nodes.size(); ++i) b.index[nodes[i]->node()] = static_cast<int>(i);
+  b.m = Measurements(*run, nodes, b.index, false, &b.pair_of);
+  b.rules = {profile.transfer.min_fraction_of_peers, ClusterRulesOf(profile).suspect_share,
+             ClusterRulesOf(profile).max_latency_ratio, profile.transfer.noise_sigmas};
+  const std::vector<Suspect> suspects = FindSuspects(b.m, b.rules);
+  b.refs = ReferencesOf(b.m);
+  // Known good: answered, connected, and suspect of nothing.
   for (const Suspect& s : suspects) {
-    tainted.insert(s.node);
-    if (s.other >= 0) tainted.insert(s.other);
+    b.tainted.insert(s.node);
+    if (s.other >= 0) b.tainted.insert(s.other);
   }
   std::vector<int> good;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (usable[i] && nodes[i]->alive() && !tainted.count(static_cast<int>(i))) {
+    if (usable[i] && nodes[i]->alive() && !b.tainted.count(static_cast<int>(i))) {
       good.push_back(static_cast<int>(i));
     }
   }
-
-  // Retests: a rail suspect's rails of one node go in one job; rounds of
-  // retests run at once, each node (suspect or good) in one job a round.
-  std::vector<Retest> pending;
-  if (ClusterRulesOf(profile).retest) {
-    for (size_t i = 0; i < suspects.size(); ++i) {
-      const Suspect& s = suspects[i];
-      Retest t;
-      t.suspect = i;
-      if (s.kind == Suspect::kLink) {
-        t.job = {s.node, s.other, {s.rail}};
-      } else {
-        t.job = {s.node, -1, s.kind == Suspect::kRail ? std::vector<int>{s.rail} : std::vector<int>{}};
-      }
-      pending.push_back(t);
-    }
-  }
+  const bool retest = ClusterRulesOf(profile).retest;
   std::vector<int> retest_partner(suspects.size(), -2);  // -2: not retested
   std::vector<uint32_t> retest_round(suspects.size(), 0);
-  RunRetests(run, nodes, std::move(pending), good, request, profile, deadline, progress, chatty,
-             &retest_partner, &retest_round);
-  RetestGaps(run, nodes, tainted, request, profile, deadline, progress, chatty);
-  if (suspects.empty()) return;
-
-  // Verdicts on the suspects.
+  RunRetests(run, nodes, retest ? RetestsOf(suspects) : std::vector<Retest>{}, good, request,
+             profile, deadline, progress, chatty, &retest_partner, &retest_round);
+  RetestGaps(run, nodes, b.tainted, request, profile, deadline, progress, chatty);
   for (size_t i = 0; i < suspects.size(); ++i) {
-    const Suspect& s = suspects[i];
-    AgentSession& node = *nodes[s.node];
-    v1::Suspect* out = run->add_suspects();
-    out->set_kind(s.kind == Suspect::kNode ? "node" : s.kind == Suspect::kRail ? "rail" : "link");
-    out->set_node(node.node());
-    if (s.other >= 0) out->set_other_node(nodes[s.other]->node());
-    if (s.rail >= 0) out->set_rail(RailName(node, s.rail));
-    out->set_low(s.low);
-    out->set_partners(s.partners);
-    const bool retested = retest_partner[i] != -2;
-    out->set_retested(retested);
-    if (retest_partner[i] >= 0) out->set_known_good(nodes[retest_partner[i]]->node());
-
-    std::vector<std::string> evidence;
-    for (size_t k = 0; k < s.evidence.size() && k < 8; ++k) {
-      evidence.push_back(Figure(run->pairs(pair_of[s.evidence[k]])));
-    }
-    if (s.evidence.size() > 8) evidence.push_back(absl::StrCat("+", s.evidence.size() - 8, " more"));
-
-    // The retest's figures: pairs of its round between the suspect's ends
-    // on the rails in scope; and the control pair of the same round.
-    std::vector<std::string> again, control;
-    bool low_again = false, control_low = false;
-    const int partner = s.kind == Suspect::kLink ? s.other : retest_partner[i];
-    std::vector<int> retest_pairs;
-    const std::vector<Measurement> retests =
-        Measurements(*run, nodes, index, true, &retest_pairs);
-    for (size_t k = 0; k < retests.size(); ++k) {
-      const v1::PairResult& p = run->pairs(retest_pairs[k]);
-      const Measurement& x = retests[k];
-      if (partner < 0 || p.round() != retest_round[i] || !refs.count(x.kind)) continue;
-      const bool ours = (x.from == s.node && x.to == partner) || (x.to == s.node && x.from == partner);
-      if (!ours) {
-        if (!tainted.count(x.from) && !tainted.count(x.to)) {
-          control.push_back(Figure(p));
-          control_low |= IsLow(x, refs.at(x.kind), rules);
-        }
-        continue;
-      }
-      if (s.rail >= 0 && x.rail != s.rail) continue;
-      again.push_back(Figure(p));
-      low_again |= IsLow(x, refs.at(x.kind), rules);
-    }
-    // Blamed only when the retest is low and the good nodes measured beside
-    // it were not: a moment when everything is slow blames nobody.
-    const bool confirmed = low_again && !control_low;
-    out->set_confirmed(confirmed);
-
-    std::string who, code;
-    if (s.kind == Suspect::kNode) {
-      code = "SUSPECT_NODE";
-      who = node.node();
-    } else if (s.kind == Suspect::kRail) {
-      code = "SUSPECT_RAIL";
-      who = absl::StrCat(node.node(), ":", RailName(node, s.rail));
-    } else {
-      code = "SUSPECT_LINK";
-      who = absl::StrCat(node.node(), "<->", nodes[s.other]->node(), ":", RailName(node, s.rail));
-    }
-    // The references that convicted it: bandwidth, latency, or both.
-    std::vector<std::string> bars;
-    std::set<std::string> kinds;
-    for (int e : s.evidence) kinds.insert(m[e].kind);
-    for (const std::string& kind : kinds) {
-      const PeerReference& ref = refs.at(kind);
-      const bool latency = std::any_of(s.evidence.begin(), s.evidence.end(),
-                                       [&](int e) { return m[e].kind == kind && m[e].latency; });
-      bars.push_back(latency
-                         ? absl::StrFormat("%s: the peers' reference %.1f us, bar x%.1f, spread "
-                                           "%.0f%%",
-                                           kind, ref.value, rules.max_latency_ratio,
-                                           100 * ref.spread)
-                         : absl::StrFormat("%s: the peers' reference %.2f Gb/s, bar %.0f%%, "
-                                           "spread %.0f%%",
-                                           kind, ref.value, 100 * rules.min_fraction_of_peers,
-                                           100 * ref.spread));
-    }
-    std::string message =
-        s.kind == Suspect::kLink
-            ? absl::StrFormat("%s measured low while both ends were fine with other partners (%s; "
-                              "%s)",
-                              who, absl::StrJoin(evidence, "; "), absl::StrJoin(bars, "; "))
-            : absl::StrFormat("%s measured low with %d of %d partners (%s; %s)", who, s.low,
-                              s.partners, absl::StrJoin(evidence, "; "), absl::StrJoin(bars, "; "));
-    // Nothing is FAIL from one sample: only a confirmed retest FAILs.
-    v1::Verdict severity = v1::WARN;
-    const std::string against =
-        s.kind == Suspect::kLink || partner < 0 ? "" : " against " + nodes[partner]->node();
-    if (!retested) {
-      absl::StrAppend(&message, ClusterRulesOf(profile).retest
-                                    ? "; not retested: no node outside the suspects was free"
-                                    : "; not retested (cluster.retest: false)");
-    } else if (confirmed) {
-      severity = v1::FAIL;
-      absl::StrAppend(&message, "; the retest", against, " confirms it: ",
-                      absl::StrJoin(again, "; "),
-                      control.empty() ? "" : absl::StrCat(" (control pair: ",
-                                                          absl::StrJoin(control, "; "), ")"));
-    } else if (low_again) {
-      absl::StrAppend(&message, "; the retest", against, " was low again (",
-                      absl::StrJoin(again, "; "), ") but so was the control pair of good nodes (",
-                      absl::StrJoin(control, "; "), "): the moment was slow, not only ", who);
-    } else {
-      absl::StrAppend(&message, "; the retest", against, " did not reproduce it (",
-                      again.empty() ? "nothing measured" : absl::StrJoin(again, "; "),
-                      "): transient, or load from elsewhere");
-    }
-    AddFinding(run->mutable_findings(), code, severity, who, message);
+    JudgeSuspect(run, nodes, b, suspects[i], retest_partner[i], retest_round[i], retest);
   }
 }
 

@@ -69,6 +69,148 @@ std::map<std::string, std::string> NcclEnvFor(const v1::Registration& reg,
   return env;
 }
 
+namespace {
+
+// Rank r's task: the options, the unique id, and the node's NCCL rails.
+v1::Task CollectiveTask(const std::vector<Slot>& slots, int rank, const std::string& id,
+                        const Profile& profile) {
+  v1::Task t;
+  t.set_task_id(slots[rank].task_id);
+  v1::RunCollective* c = t.mutable_run_collective();
+  *c->mutable_options() = nccl::WithDefaults(profile.nccl_run);
+  c->set_nranks(static_cast<uint32_t>(slots.size()));
+  c->set_rank(static_cast<uint32_t>(rank));
+  c->set_gpu(static_cast<uint32_t>(slots[rank].gpu));
+  c->set_unique_id(id);
+  for (const auto& [k, v] : NcclEnvFor(slots[rank].node->registration(), profile)) {
+    (*c->mutable_env())[k] = v;
+  }
+  return t;
+}
+
+// The ranks' answers judged as one collective run against what the
+// nodes' GPUs and rails can carry; added to the run.
+void JudgeAcrossNodes(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                      const std::vector<nccl::RankAnswer>& answers, const Profile& profile,
+                      const std::string& rank_order, const ProgressFn& progress) {
+  nccl::NcclLogContext ctx;
+  ctx.busbw_min_gbps = profile.nccl_busbw_min_gbps;
+  ctx.profile_source = profile.source;
+  ctx.rdma_expected = true;
+  std::vector<nccl::NodeRails> rails;
+  for (const auto& n : nodes) {
+    bool rdma = false;
+    for (const v1::Rail& rail : n->registration().rails()) rdma |= !rail.rdma_device().empty();
+    ctx.rdma_expected &= rdma;
+    // The rails NCCL is given (NCCL_IB_HCA): the RDMA ones where there are,
+    // each at the goodput the transfer bar uses.
+    nccl::NodeRails& mine = rails.emplace_back(nccl::NodeRails{n->node(), {}, ""});
+    double least = 0;
+    for (const v1::Rail& rail : n->registration().rails()) {
+      if (rdma && rail.rdma_device().empty()) continue;
+      std::string basis;
+      const double gbits = RailGoodputGbps(rail, &basis);
+      mine.rate_gbits.push_back(gbits);
+      if (mine.rate_basis.empty() || gbits < least) {
+        least = gbits;
+        mine.rate_basis = basis;
+      }
+    }
+  }
+  ctx.run_shape = nccl::ShapeOfRun(answers, nodes.size());
+  ctx.run_shape.rails = nccl::RailBound(rails);
+  ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
+  v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
+  if (result.has_collective()) {
+    transfer::JudgeCollectiveCounters(result.collective(), profile, &result);
+  }
+  FinalizeResult(profile, &result);
+  progress(absl::StrCat("nccl across nodes: ", VerdictName(result.verdict())));
+  *run->add_collectives() = std::move(result);
+}
+
+// Rank 0 first: its answer is the unique id ("" when it made none; its
+// failure is then in answers[0]).
+std::string StartRankZero(const v1::StageRun& run, const std::vector<Slot>& slots,
+                          const Profile& profile, absl::Time deadline,
+                          std::vector<nccl::RankAnswer>* answers) {
+  if (absl::Status s = Send(*slots[0].node, CollectiveTask(slots, 0, "", profile), deadline,
+                            run.profile());
+      !s.ok()) {
+    (*answers)[0].lost = std::string(s.message());
+    return "";
+  }
+  absl::StatusOr<v1::AgentMessage> first = slots[0].node->AwaitFirst(slots[0].task_id, deadline);
+  if (!first.ok()) {
+    (*answers)[0].lost = std::string(first.status().message());
+  } else if (first->has_endpoint()) {
+    return first->endpoint().nccl_unique_id();
+  } else if (first->has_result()) {
+    (*answers)[0].result = first->result().result();
+  }
+  return "";
+}
+
+// Every sent rank's answer, awaited in parallel: after the first failure
+// the ranks still out get nccl::kRankGrace, then are stopped (a rank stuck
+// in a collective whose peer died would wait to the deadline).
+void AwaitRanks(const std::vector<Slot>& slots, const std::vector<bool>& sent,
+                absl::Time deadline, std::vector<nccl::RankAnswer>* answers) {
+  const int nranks = static_cast<int>(slots.size());
+  std::atomic<int64_t> failed_at{0};
+  std::vector<std::atomic<bool>> done(slots.size());
+  std::vector<std::thread> waits;
+  for (int r = 0; r < nranks; ++r) {
+    if (!sent[r]) {
+      failed_at = absl::ToUnixNanos(absl::Now());
+      done[r] = true;
+      continue;
+    }
+    waits.emplace_back([&, r] {
+      nccl::RankAnswer& a = (*answers)[r];
+      absl::StatusOr<v1::AgentMessage> m = slots[r].node->Await(slots[r].task_id, deadline);
+      if (m.ok() && m->has_result()) {
+        a.result = m->result().result();
+      } else {
+        a.lost = m.ok() ? "answered with something that is not a result"
+                        : std::string(m.status().message());
+      }
+      if (!a.result.has_value() || !nccl::RankFinished(*a.result)) {
+        int64_t none = 0;
+        failed_at.compare_exchange_strong(none, absl::ToUnixNanos(absl::Now()));
+      }
+      done[r] = true;
+    });
+  }
+  std::vector<bool> cancelled(slots.size(), false);
+  while (true) {
+    bool all = true;
+    for (int r = 0; r < nranks; ++r) all &= done[r].load();
+    if (all) break;
+    const int64_t f = failed_at.load();
+    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + nccl::kRankGrace) {
+      for (int r = 0; r < nranks; ++r) {
+        if (!done[r] && !cancelled[r]) {
+          Cancel(*slots[r].node, slots[r].task_id);
+          cancelled[r] = true;
+        }
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  for (std::thread& t : waits) t.join();
+  for (int r = 0; r < nranks; ++r) {
+    nccl::RankAnswer& a = (*answers)[r];
+    if (cancelled[r] && a.result.has_value() && !nccl::RankFinished(*a.result)) {
+      a.result.reset();
+      a.lost = "stopped by the coordinator: another rank had failed and this one had not "
+               "answered within 5 s";
+    }
+  }
+}
+
+}  // namespace
+
 void RunCollectivesOnAgents(v1::StageRun* run,
                             const std::vector<std::shared_ptr<AgentSession>>& nodes,
                             const Profile& profile, absl::Time deadline,
@@ -94,143 +236,31 @@ void RunCollectivesOnAgents(v1::StageRun* run,
   const std::string rank_order =
       absl::StrCat("node order x local CUDA ordinal: ", absl::StrJoin(order, "; "));
   progress(absl::StrCat("nccl: ", slots.size(), " ranks on ", nodes.size(), " nodes"));
-
   const int nranks = static_cast<int>(slots.size());
-  const v1::CollectiveOptions options = nccl::WithDefaults(profile.nccl_run);
-  auto task_for = [&](int rank, const std::string& id) {
-    v1::Task t;
-    t.set_task_id(slots[rank].task_id);
-    v1::RunCollective* c = t.mutable_run_collective();
-    *c->mutable_options() = options;
-    c->set_nranks(static_cast<uint32_t>(nranks));
-    c->set_rank(static_cast<uint32_t>(rank));
-    c->set_gpu(static_cast<uint32_t>(slots[rank].gpu));
-    c->set_unique_id(id);
-    for (const auto& [k, v] : NcclEnvFor(slots[rank].node->registration(), profile)) {
-      (*c->mutable_env())[k] = v;
-    }
-    return t;
-  };
   std::vector<nccl::RankAnswer> answers(slots.size());
   for (int r = 0; r < nranks; ++r) {
     answers[r].rank = static_cast<uint32_t>(r);
     answers[r].node = slots[r].node->node();
     answers[r].gpu = slots[r].gpu;
   }
-  auto finish = [&] {
-    nccl::NcclLogContext ctx;
-    ctx.busbw_min_gbps = profile.nccl_busbw_min_gbps;
-    ctx.profile_source = profile.source;
-    ctx.rdma_expected = true;
-    std::vector<nccl::NodeRails> rails;
-    for (const auto& n : nodes) {
-      bool rdma = false;
-      for (const v1::Rail& rail : n->registration().rails()) rdma |= !rail.rdma_device().empty();
-      ctx.rdma_expected &= rdma;
-      // The rails NCCL is given (NCCL_IB_HCA): the RDMA ones where there are,
-      // each at the goodput the transfer bar uses.
-      nccl::NodeRails& mine = rails.emplace_back(nccl::NodeRails{n->node(), {}, ""});
-      double least = 0;
-      for (const v1::Rail& rail : n->registration().rails()) {
-        if (rdma && rail.rdma_device().empty()) continue;
-        std::string basis;
-        const double gbits = RailGoodputGbps(rail, &basis);
-        mine.rate_gbits.push_back(gbits);
-        if (mine.rate_basis.empty() || gbits < least) {
-          least = gbits;
-          mine.rate_basis = basis;
-        }
-      }
-    }
-    ctx.run_shape = nccl::ShapeOfRun(answers, nodes.size());
-    ctx.run_shape.rails = nccl::RailBound(rails);
-    ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
-    v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
-    if (result.has_collective())
-      transfer::JudgeCollectiveCounters(result.collective(), profile, &result);
-    FinalizeResult(profile, &result);
-    progress(absl::StrCat("nccl across nodes: ", VerdictName(result.verdict())));
-    *run->add_collectives() = std::move(result);
-  };
-
-  // Rank 0 first; its answer is the unique id, then (later) its result.
-  std::string id;
-  if (absl::Status s = Send(*slots[0].node, task_for(0, ""), deadline, run->profile()); !s.ok()) {
-    answers[0].lost = std::string(s.message());
-  } else {
-    absl::StatusOr<v1::AgentMessage> first = slots[0].node->AwaitFirst(slots[0].task_id, deadline);
-    if (!first.ok()) {
-      answers[0].lost = std::string(first.status().message());
-    } else if (first->has_endpoint()) {
-      id = first->endpoint().nccl_unique_id();
-    } else if (first->has_result()) {
-      answers[0].result = first->result().result();
-    }
-  }
+  const std::string id = StartRankZero(*run, slots, profile, deadline, &answers);
   if (id.empty()) {
     Cancel(*slots[0].node, slots[0].task_id);
     for (int r = 1; r < nranks; ++r) answers[r].lost = "not started: rank 0 made no unique id";
-    finish();
+    JudgeAcrossNodes(run, nodes, answers, profile, rank_order, progress);
     return;
   }
   std::vector<bool> sent(slots.size(), true);
   for (int r = 1; r < nranks; ++r) {
-    if (absl::Status s = Send(*slots[r].node, task_for(r, id), deadline, run->profile());
+    if (absl::Status s =
+            Send(*slots[r].node, CollectiveTask(slots, r, id, profile), deadline, run->profile());
         !s.ok()) {
       answers[r].lost = std::string(s.message());
       sent[r] = false;
     }
   }
-  std::atomic<int64_t> failed_at{0};
-  std::vector<std::atomic<bool>> done(slots.size());
-  std::vector<std::thread> waits;
-  for (int r = 0; r < nranks; ++r) {
-    if (!sent[r]) {
-      failed_at = absl::ToUnixNanos(absl::Now());
-      done[r] = true;
-      continue;
-    }
-    waits.emplace_back([&, r] {
-      absl::StatusOr<v1::AgentMessage> m = slots[r].node->Await(slots[r].task_id, deadline);
-      if (m.ok() && m->has_result()) {
-        answers[r].result = m->result().result();
-      } else {
-        answers[r].lost = m.ok() ? "answered with something that is not a result"
-                                 : std::string(m.status().message());
-      }
-      if (!answers[r].result.has_value() || !nccl::RankFinished(*answers[r].result)) {
-        int64_t none = 0;
-        failed_at.compare_exchange_strong(none, absl::ToUnixNanos(absl::Now()));
-      }
-      done[r] = true;
-    });
-  }
-  // The grace after a first failure, then every rank still out is stopped.
-  std::vector<bool> cancelled(slots.size(), false);
-  while (true) {
-    bool all = true;
-    for (int r = 0; r < nranks; ++r) all &= done[r].load();
-    if (all) break;
-    const int64_t f = failed_at.load();
-    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + nccl::kRankGrace) {
-      for (int r = 0; r < nranks; ++r) {
-        if (!done[r] && !cancelled[r]) {
-          Cancel(*slots[r].node, slots[r].task_id);
-          cancelled[r] = true;
-        }
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  for (std::thread& t : waits) t.join();
-  for (int r = 0; r < nranks; ++r) {
-    if (cancelled[r] && answers[r].result.has_value() && !nccl::RankFinished(*answers[r].result)) {
-      answers[r].result.reset();
-      answers[r].lost = "stopped by the coordinator: another rank had failed and this one had "
-                        "not answered within 5 s";
-    }
-  }
-  finish();
+  AwaitRanks(slots, sent, deadline, &answers);
+  JudgeAcrossNodes(run, nodes, answers, profile, rank_order, progress);
 }
 
 }  // namespace nodeprobe::coordinator

@@ -276,6 +276,34 @@ std::vector<double> CommonWindowRates(const std::vector<const v1::TransferResult
   return out;
 }
 
+// The bar a receiver's aggregate is held to: the profile's one-stream
+// bar for its transport and op, else the receiver rail's goodput x
+// transfer.min_fraction_of_line_rate, else none (and why).
+void SetCongestionBar(const Profile& profile, v1::Transport transport, v1::TransferOp op,
+                      double rail_rate_gbps, const std::string& rail_basis,
+                      v1::CongestionResult* r) {
+  const TransferBars& bars = profile.transfer;
+  const std::optional<double>& profile_bar =
+      transport == v1::RDMA ? bars.rdma_write_bw_min_gbps : bars.tcp_stream_min_gbps;
+  if (profile_bar && op == (transport == v1::RDMA ? v1::WRITE_BW : v1::STREAM_BW)) {
+    r->set_expected_gbps(*profile_bar);
+    r->set_expected_basis(absl::StrCat("the profile's transfer.",
+                                       transport == v1::RDMA ? "rdma_write_bw" : "tcp_stream",
+                                       "_min_gbps: a receiver's link carries at least one "
+                                       "stream's bar under load"));
+  } else if (rail_rate_gbps > 0) {
+    r->set_expected_gbps(rail_rate_gbps * bars.min_fraction_of_line_rate);
+    r->set_expected_basis(absl::StrFormat(
+        "the receiver rail's goodput %.1f Gb/s x %.2f (transfer.min_fraction_of_line_rate)%s",
+        rail_rate_gbps, bars.min_fraction_of_line_rate,
+        rail_basis.empty() ? "" : absl::StrCat("; ", rail_basis)));
+  } else {
+    r->set_expected_basis(
+        "no bar: the receiver's link speed is unknown (veth, a virtual NIC); set "
+        "transfer.tcp_stream_min_gbps in the profile");
+  }
+}
+
 void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::CongestionResult* r,
                      const std::string& rail_basis) {
   std::vector<double> bw;
@@ -301,27 +329,7 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
   r->set_aggregate_gbps(std::accumulate(bw.begin(), bw.end(), 0.0));
   r->set_fairness(JainIndex(bw));
 
-  const TransferBars& bars = profile.transfer;
-  const std::optional<double>& profile_bar =
-      transport == v1::RDMA ? bars.rdma_write_bw_min_gbps : bars.tcp_stream_min_gbps;
-  if (profile_bar && op == (transport == v1::RDMA ? v1::WRITE_BW : v1::STREAM_BW)) {
-    r->set_expected_gbps(*profile_bar);
-    r->set_expected_basis(absl::StrCat("the profile's transfer.",
-                                       transport == v1::RDMA ? "rdma_write_bw" : "tcp_stream",
-                                       "_min_gbps: a receiver's link carries at least one "
-                                       "stream's bar under load"));
-  } else if (rail_rate_gbps > 0) {
-    r->set_expected_gbps(rail_rate_gbps * bars.min_fraction_of_line_rate);
-    r->set_expected_basis(absl::StrFormat(
-        "the receiver rail's goodput %.1f Gb/s x %.2f (transfer.min_fraction_of_line_rate)%s",
-        rail_rate_gbps, bars.min_fraction_of_line_rate,
-        rail_basis.empty() ? "" : absl::StrCat("; ", rail_basis)));
-  } else {
-    r->set_expected_basis(
-        "no bar: the receiver's link speed is unknown (veth, a virtual NIC); set "
-        "transfer.tcp_stream_min_gbps in the profile");
-  }
-
+  SetCongestionBar(profile, transport, op, rail_rate_gbps, rail_basis, r);
   if (bw.empty()) {
     AddFinding(r->mutable_findings(), "NOTHING_MEASURED", v1::ERROR,
                absl::StrCat(r->receiver(), ":", r->rail()),

@@ -482,13 +482,15 @@ std::string RailAddress(const AgentSession& session, int rail_index) {
   return session.address();
 }
 
-v1::StageRun RunStageOnAgents(v1::StageRun run,
-                              const std::vector<std::shared_ptr<AgentSession>>& nodes,
-                              const v1::RunStageRequest& request, const Profile& profile,
-                              absl::Time deadline, const ProgressFn& progress,
-                              const CheckpointFn& checkpoint, const AgentFinder& find) {
-  // 1. The single-node probes everywhere, concurrently (a bounded number
-  // of waits at once: a fleet's nodes share kMaxConcurrentAsks threads).
+namespace {
+
+// 1. The single-node probes everywhere, concurrently (a bounded number of
+// waits at once: a fleet's nodes share kMaxConcurrentAsks threads). Which
+// nodes answered and are not busy: only those take part in what follows.
+std::vector<bool> RunSingleNodeEverywhere(v1::StageRun* run,
+                                          const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                                          const v1::RunStageRequest& request, absl::Time deadline,
+                                          const ProgressFn& progress) {
   progress(absl::StrCat("single-node probes on ", nodes.size(), " nodes"));
   std::vector<absl::StatusOr<v1::AgentMessage>> replies(nodes.size(),
                                                         absl::UnknownError("not run"));
@@ -499,58 +501,64 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     task.mutable_run_probes()->set_force(request.force());
     // The storm measures storage itself: alone, then all nodes at once.
     if (request.storage_storm()) task.mutable_run_probes()->add_except_probes("storage");
-    replies[i] = Ask(*nodes[i], task, deadline, run.profile());
+    replies[i] = Ask(*nodes[i], task, deadline, run->profile());
   });
   std::vector<bool> usable(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!replies[i].ok()) {
-      NodeFailed(&run, nodes[i]->node(), replies[i].status(), "the single-node probes");
+      NodeFailed(run, nodes[i]->node(), replies[i].status(), "the single-node probes");
       continue;
     }
     usable[i] = true;
-    *run.add_node_reports() = replies[i]->result().report();
+    *run->add_node_reports() = replies[i]->result().report();
     // The node's own busy-node guard held its intrusive probes back: no
     // transfers or collectives with it either.
     if (const std::string busy = BusyWith(replies[i]->result().report()); !busy.empty()) {
       usable[i] = false;
-      AddFinding(run.mutable_findings(), "NODE_BUSY", v1::WARN, nodes[i]->node(),
+      AddFinding(run->mutable_findings(), "NODE_BUSY", v1::WARN, nodes[i]->node(),
                  absl::StrCat(nodes[i]->node(),
-                              " is busy, so nothing between it and the "
-                              "other nodes was measured: ",
+                              " is busy, so nothing between it and the other nodes was "
+                              "measured: ",
                               busy));
     }
     progress(absl::StrCat(nodes[i]->node(), ": single-node ",
                           VerdictName(replies[i]->result().report().verdict())));
   }
+  return usable;
+}
 
-  // 2. Transfers for each rail pair, both directions: the two nodes of the
-  // two-node stage, or every pair of the cluster stage's rounds.
+// 2. What the stage measures between the nodes: transfers for each rail
+// pair, both directions (the two nodes of the two-node stage, every pair
+// of the cluster's rounds), the congestion patterns, the failure drill.
+void RunStageMeasurements(v1::StageRun* run,
+                          const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                          const std::vector<bool>& usable, const v1::RunStageRequest& request,
+                          const Profile& profile, absl::Time deadline,
+                          const ProgressFn& progress, const CheckpointFn& checkpoint,
+                          const AgentFinder& find) {
+  const absl::Time soak_until = TimeOf(run->started()) + absl::Seconds(request.soak_s());
   if (request.stage() == v1::TWO_NODE && nodes.size() == 2 && usable[0] && usable[1]) {
-    MeasurePair(&run, *nodes[0], *nodes[1], request, deadline, progress);
-    RetestTwoNodeGaps(&run, *nodes[0], *nodes[1], request, profile, deadline, progress);
+    MeasurePair(run, *nodes[0], *nodes[1], request, deadline, progress);
+    RetestTwoNodeGaps(run, *nodes[0], *nodes[1], request, profile, deadline, progress);
     if (request.soak_s() > 0) {
-      RunSoakRounds(&run, *nodes[0], *nodes[1], request,
-                    TimeOf(run.started()) + absl::Seconds(request.soak_s()), deadline, progress);
+      RunSoakRounds(run, *nodes[0], *nodes[1], request, soak_until, deadline, progress);
     }
   }
   if (request.stage() == v1::CLUSTER) {
-    RunClusterRounds(&run, nodes, usable, request, profile, deadline, progress, checkpoint);
+    RunClusterRounds(run, nodes, usable, request, profile, deadline, progress, checkpoint);
     if (request.soak_s() > 0) {
-      RunClusterSoak(&run, nodes, usable, request,
-                     TimeOf(run.started()) + absl::Seconds(request.soak_s()), deadline, progress,
-                     checkpoint);
+      RunClusterSoak(run, nodes, usable, request, soak_until, deadline, progress, checkpoint);
     }
     if (request.storage_storm()) {
-      RunStorageStorm(&run, nodes, usable, request.force(), profile, deadline, progress);
+      RunStorageStorm(run, nodes, usable, request.force(), profile, deadline, progress);
     }
   }
   if (request.stage() == v1::CONGESTION) {
-    RunCongestion(&run, nodes, usable, request, profile, deadline, progress);
+    RunCongestion(run, nodes, usable, request, profile, deadline, progress);
   }
   if (request.stage() == v1::FAILURE) {
-    RunFailure(&run, nodes, usable, request, profile, deadline, progress, find);
+    RunFailure(run, nodes, usable, request, profile, deadline, progress, find);
   }
-
   // 3. NCCL collectives across the nodes, where they have GPUs: every
   // node of a two-node stage, the cluster's nodes still connected.
   if (request.stage() == v1::TWO_NODE || request.stage() == v1::CLUSTER) {
@@ -559,37 +567,56 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
       if (usable[i] && nodes[i]->alive()) live.push_back(nodes[i]);
     }
     if (live.size() == nodes.size() || (request.stage() == v1::CLUSTER && live.size() >= 2)) {
-      RunCollectivesOnAgents(&run, live, profile, deadline, progress);
+      RunCollectivesOnAgents(run, live, profile, deadline, progress);
     }
   }
+}
 
-  // Transfers judged against each other (the profile or hardware bars were
-  // applied on the nodes).
-  JudgeTransfersAgainstPeers(profile, &run);
-  JudgeCollectivesAgainstPeers(profile, &run);
-  if (request.soak_s() > 0) JudgeSoak(SoakRulesOf(profile), request.soak_s(), &run);
-
+// The run's figures judged against each other (the profile or hardware
+// bars were applied on the nodes).
+void JudgeAgainstPeers(v1::StageRun* run, const v1::RunStageRequest& request,
+                       const Profile& profile) {
+  JudgeTransfersAgainstPeers(profile, run);
+  JudgeCollectivesAgainstPeers(profile, run);
+  if (request.soak_s() > 0) JudgeSoak(SoakRulesOf(profile), request.soak_s(), run);
   // A two-node stage that measured nothing between the nodes is not a pass
   // of the fabric, whatever the nodes said.
-  if (request.stage() == v1::TWO_NODE && run.pairs_size() == 0 && run.findings_size() == 0) {
-    AddFinding(run.mutable_findings(), "NOTHING_MEASURED", v1::WARN, "",
+  if (request.stage() == v1::TWO_NODE && run->pairs_size() == 0 && run->findings_size() == 0) {
+    AddFinding(run->mutable_findings(), "NOTHING_MEASURED", v1::WARN, "",
                "no path MTU or transfer was measured between the nodes (check --rails and that "
                "both agents offer a rail)");
   }
+}
 
-  // What the nodes' kernels logged meanwhile: an Xid during the stage makes
-  // it not PASS, whatever was measured.
-  AddKernelEvents(&run, nodes, deadline, progress);
-
-  // 4. Verdict: worst of everything, SKIP not counting.
-  run.set_verdict(RunVerdict(run));
-  *run.mutable_coverage() = CoverageOf(run);
+// 4. The verdict: worst of everything, SKIP not counting; coverage and
+// the run's state.
+void EndRun(v1::StageRun* run) {
+  run->set_verdict(RunVerdict(*run));
+  *run->mutable_coverage() = CoverageOf(*run);
   // "error": the run itself did not go as planned (a node lost, a deadline
   // passed); findings that judge the fabric (a suspect) leave it "done".
   bool broken = false;
-  for (const auto& f : run.findings()) broken |= f.severity() == v1::ERROR;
-  run.set_state(broken ? "error" : "done");
-  *run.mutable_finished() = StampOf(absl::Now());
+  for (const auto& f : run->findings()) broken |= f.severity() == v1::ERROR;
+  run->set_state(broken ? "error" : "done");
+  *run->mutable_finished() = StampOf(absl::Now());
+}
+
+}  // namespace
+
+v1::StageRun RunStageOnAgents(v1::StageRun run,
+                              const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                              const v1::RunStageRequest& request, const Profile& profile,
+                              absl::Time deadline, const ProgressFn& progress,
+                              const CheckpointFn& checkpoint, const AgentFinder& find) {
+  const std::vector<bool> usable =
+      RunSingleNodeEverywhere(&run, nodes, request, deadline, progress);
+  RunStageMeasurements(&run, nodes, usable, request, profile, deadline, progress, checkpoint,
+                       find);
+  JudgeAgainstPeers(&run, request, profile);
+  // What the nodes' kernels logged meanwhile: an Xid during the stage makes
+  // it not PASS, whatever was measured.
+  AddKernelEvents(&run, nodes, deadline, progress);
+  EndRun(&run);
   return run;
 }
 

@@ -43,131 +43,164 @@ absl::Time ProbeDeadline(absl::Time deadline, size_t still_to_come, absl::Durati
 
 // A probe stage across as many workers as it takes: a probe that hangs
 // past its share of the time or crashes its worker costs only itself; the
-// probes after it run in a fresh worker.
-v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time deadline,
-                             const EventFn& on_event) {
-  const absl::Time started = absl::Now();
-  v1::StageReport report;
-  report.set_stage(task.run_probes().stage() == v1::STAGE_UNSPECIFIED ? v1::SINGLE_NODE
-                                                                      : task.run_probes().stage());
-  report.set_node(task.run_probes().node_name());
-  report.set_nodeprobe_version(NODEPROBE_VERSION);
-  *report.mutable_started() = StampOf(absl::Now());
-  auto finish = [&]() {
-    *report.mutable_finished() = StampOf(absl::Now());
-    FinalizeReport(&report);
-    v1::TaskResult out;
-    out.set_task_id(task.task_id());
-    out.mutable_result()->set_probe("single-node");
-    out.mutable_result()->set_verdict(report.verdict());
-    *out.mutable_report() = report;
-    return out;
-  };
-  auto add_row = [&](const v1::ProbeResult& r) {
-    *report.add_results() = r;
-    if (on_event) {
-      v1::TaskEvent ev;
-      *ev.mutable_probe_result() = r;
-      on_event(ev);
-    }
-  };
-  auto error_row = [&](const std::string& probe, const std::string& code, const std::string& msg) {
-    v1::ProbeResult r = ErrorResult(probe, code, msg);
-    r.set_node(report.node());
-    *r.mutable_started() = StampOf(absl::Now());
-    *r.mutable_finished() = StampOf(absl::Now());
-    add_row(r);
-  };
-  std::vector<std::string> remaining;  // known once the first worker sent its plan
-  bool planned = false;
-  absl::Duration worker_start = absl::ZeroDuration();  // spawn to plan, first worker
-  while (true) {
-    task.set_deadline_s(WorkerBudget(deadline));
-    const absl::Time spawned = absl::Now();
-    absl::StatusOr<platform::TaskWorker> worker = platform::TaskWorker::Start(exe, task);
-    if (!worker.ok()) {
-      error_row("single-node", "TASK_FAILED",
-                absl::StrCat("cannot start the probe worker: ", worker.status().message()));
-      return finish();
-    }
-    std::string running;
-    absl::Time probe_deadline = deadline;
-    absl::Status ended;
+// probes after it run in a fresh worker. Every probe the first worker
+// planned ends with a row of its own.
+class ProbesTask {
+ public:
+  ProbesTask(v1::Task task, absl::Time deadline, const EventFn& on_event)
+      : task_(std::move(task)), deadline_(deadline), on_event_(on_event) {
+    report_.set_stage(task_.run_probes().stage() == v1::STAGE_UNSPECIFIED
+                          ? v1::SINGLE_NODE
+                          : task_.run_probes().stage());
+    report_.set_node(task_.run_probes().node_name());
+    report_.set_nodeprobe_version(NODEPROBE_VERSION);
+    *report_.mutable_started() = StampOf(absl::Now());
+  }
+
+  v1::TaskResult Run(const std::string& exe) {
     while (true) {
-      absl::StatusOr<v1::TaskEvent> ev = worker->Next(probe_deadline);
+      task_.set_deadline_s(WorkerBudget(deadline_));
+      const absl::Time spawned = absl::Now();
+      absl::StatusOr<platform::TaskWorker> worker = platform::TaskWorker::Start(exe, task_);
+      if (!worker.ok()) {
+        ErrorRow("single-node", "TASK_FAILED",
+                 absl::StrCat("cannot start the probe worker: ", worker.status().message()));
+        return Finish();
+      }
+      std::string running;
+      absl::Status ended;
+      if (Drive(*worker, spawned, &running, &ended)) return Finish();
+      worker->Kill();
+      if (!NextWorkerWanted(running, ended)) return Finish();
+    }
+  }
+
+ private:
+  // The worker's events until it is done (true) or ends otherwise (false:
+  // `ended` says how, `running` the probe it was in, if any).
+  bool Drive(platform::TaskWorker& worker, absl::Time spawned, std::string* running,
+             absl::Status* ended) {
+    absl::Time probe_deadline = deadline_;
+    while (true) {
+      absl::StatusOr<v1::TaskEvent> ev = worker.Next(probe_deadline);
       if (!ev.ok()) {
-        ended = ev.status();
-        break;
+        *ended = ev.status();
+        return false;
       }
       if (ev->has_plan()) {
-        if (remaining.empty()) {
-          remaining.assign(ev->plan().probes().begin(), ev->plan().probes().end());
-          worker_start = absl::Now() - spawned;
+        if (remaining_.empty()) {
+          remaining_.assign(ev->plan().probes().begin(), ev->plan().probes().end());
+          worker_start_ = absl::Now() - spawned;
         }
-        planned = true;
+        planned_ = true;
       } else if (ev->has_started()) {
-        running = ev->started();
-        probe_deadline =
-            ProbeDeadline(deadline, remaining.empty() ? 0 : remaining.size() - 1, worker_start);
-        if (on_event) on_event(*ev);
+        *running = ev->started();
+        probe_deadline = ProbeDeadline(deadline_, remaining_.empty() ? 0 : remaining_.size() - 1,
+                                       worker_start_);
+        if (on_event_) on_event_(*ev);
       } else if (ev->has_probe_result()) {
-        add_row(ev->probe_result());
-        if (!remaining.empty() && remaining.front() == ev->probe_result().probe()) {
-          remaining.erase(remaining.begin());
+        AddRow(ev->probe_result());
+        if (!remaining_.empty() && remaining_.front() == ev->probe_result().probe()) {
+          remaining_.erase(remaining_.begin());
         }
-        running.clear();
-        probe_deadline = deadline;
+        running->clear();
+        probe_deadline = deadline_;
       } else if (ev->has_done()) {
         if (!ev->done().has_report()) {  // refused before any probe ran
           const v1::ProbeResult& r = ev->done().result();
-          error_row(r.probe(), r.findings_size() ? r.findings(0).code() : "TASK_FAILED",
-                    r.reason());
+          ErrorRow(r.probe(), r.findings_size() ? r.findings(0).code() : "TASK_FAILED",
+                   r.reason());
         }
         // Streamed results are already in; the worker's report adds nothing new.
-        return finish();
+        return true;
       }
     }
-    worker->Kill();
-    if (!running.empty() && !remaining.empty() && remaining.front() == running) {
-      remaining.erase(remaining.begin());
+  }
+
+  // After a worker that hung or died: its rows written, and whether the
+  // probes after the one it was in get a fresh worker (the task then names
+  // just them).
+  bool NextWorkerWanted(const std::string& running, const absl::Status& ended) {
+    if (!running.empty() && !remaining_.empty() && remaining_.front() == running) {
+      remaining_.erase(remaining_.begin());
     }
+    const bool late = ended.code() == absl::StatusCode::kDeadlineExceeded;
     // A fresh worker that ends before starting a probe leaves probes the
     // first worker planned: each keeps its own row, none is lost.
-    if (running.empty() && !remaining.empty()) {
-      const bool late = ended.code() == absl::StatusCode::kDeadlineExceeded;
-      for (const std::string& p : remaining) {
-        error_row(p, late ? "PROBE_DEADLINE_EXCEEDED" : "TASK_FAILED",
-                  late ? "not started: the stage deadline passed while a fresh worker started "
-                         "after another probe hung"
-                       : absl::StrCat("not started: the fresh worker ", ended.message()));
+    if (running.empty() && !remaining_.empty()) {
+      for (const std::string& p : remaining_) {
+        ErrorRow(p, late ? "PROBE_DEADLINE_EXCEEDED" : "TASK_FAILED",
+                 late ? "not started: the stage deadline passed while a fresh worker started "
+                        "after another probe hung"
+                      : absl::StrCat("not started: the fresh worker ", ended.message()));
       }
-      return finish();
+      return false;
     }
     const std::string who = running.empty() ? "the probe worker" : absl::StrCat("probe ", running);
     const std::string row = running.empty() ? "single-node" : running;
-    if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
-      error_row(row, "TASK_TIMEOUT",
-                absl::StrCat(who, " did not finish in its share of the stage's time (",
-                             absl::FormatDuration(
-                                 absl::Trunc(absl::Now() - started, absl::Milliseconds(100))),
-                             " into the stage) and its worker was killed: a read or driver call "
-                             "hung?"));
+    if (late) {
+      ErrorRow(row, "TASK_TIMEOUT",
+               absl::StrCat(who, " did not finish in its share of the stage's time (",
+                            absl::FormatDuration(
+                                absl::Trunc(absl::Now() - started_, absl::Milliseconds(100))),
+                            " into the stage) and its worker was killed: a read or driver call "
+                            "hung?"));
     } else {
-      error_row(row, "TASK_FAILED", absl::StrCat(who, ": the worker ", ended.message()));
+      ErrorRow(row, "TASK_FAILED", absl::StrCat(who, ": the worker ", ended.message()));
     }
-    if (!planned || running.empty() || remaining.empty()) return finish();
-    if (absl::Now() >= deadline) {
-      for (const std::string& p : remaining) {
-        error_row(p, "PROBE_DEADLINE_EXCEEDED",
-                  "not started: the stage deadline passed while another probe ran");
+    if (!planned_ || running.empty() || remaining_.empty()) return false;
+    if (absl::Now() >= deadline_) {
+      for (const std::string& p : remaining_) {
+        ErrorRow(p, "PROBE_DEADLINE_EXCEEDED",
+                 "not started: the stage deadline passed while another probe ran");
       }
-      return finish();
+      return false;
     }
-    // The probes after the one that hung or crashed get a fresh worker.
-    task.mutable_run_probes()->clear_probes();
-    for (const std::string& p : remaining) task.mutable_run_probes()->add_probes(p);
-    planned = false;
+    task_.mutable_run_probes()->clear_probes();
+    for (const std::string& p : remaining_) task_.mutable_run_probes()->add_probes(p);
+    planned_ = false;
+    return true;
   }
+
+  void AddRow(const v1::ProbeResult& r) {
+    *report_.add_results() = r;
+    if (on_event_) {
+      v1::TaskEvent ev;
+      *ev.mutable_probe_result() = r;
+      on_event_(ev);
+    }
+  }
+  void ErrorRow(const std::string& probe, const std::string& code, const std::string& msg) {
+    v1::ProbeResult r = ErrorResult(probe, code, msg);
+    r.set_node(report_.node());
+    *r.mutable_started() = StampOf(absl::Now());
+    *r.mutable_finished() = StampOf(absl::Now());
+    AddRow(r);
+  }
+  v1::TaskResult Finish() {
+    *report_.mutable_finished() = StampOf(absl::Now());
+    FinalizeReport(&report_);
+    v1::TaskResult out;
+    out.set_task_id(task_.task_id());
+    out.mutable_result()->set_probe("single-node");
+    out.mutable_result()->set_verdict(report_.verdict());
+    *out.mutable_report() = report_;
+    return out;
+  }
+
+  v1::Task task_;
+  const absl::Time deadline_;
+  const EventFn& on_event_;
+  const absl::Time started_ = absl::Now();
+  v1::StageReport report_;
+  std::vector<std::string> remaining_;  // known once the first worker sent its plan
+  bool planned_ = false;
+  absl::Duration worker_start_ = absl::ZeroDuration();  // spawn to plan, first worker
+};
+
+v1::TaskResult RunProbesTask(const std::string& exe, v1::Task task, absl::Time deadline,
+                             const EventFn& on_event) {
+  return ProbesTask(std::move(task), deadline, on_event).Run(exe);
 }
 
 }  // namespace

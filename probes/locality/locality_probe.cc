@@ -139,6 +139,54 @@ Nearest NearestRdma(const platform::TopoPciDevice& gpu,
   return out;
 }
 
+// GPU i's rail: its nearest RDMA NICs recorded in the topology, judged
+// (not local: no GPUDirect RDMA by default; on another NUMA node), and
+// the GPUs each NIC serves at PIX noted in `gpus_per_nic`.
+void JudgeGpuRail(size_t i, const std::vector<const platform::TopoPciDevice*>& gpus,
+                  const std::vector<const platform::TopoPciDevice*>& nics, v1::Verdict not_local,
+                  std::map<std::string, std::vector<std::string>>* gpus_per_nic,
+                  v1::ProbeResult* result) {
+  v1::Topology* topo = result->mutable_topology();
+  const std::string gpu = absl::StrCat("GPU", i);
+  v1::TopologyRow* row = topo->add_matrix();
+  for (const auto* nic : nics) {
+    row->add_paths(std::string(locality::PathClassName(locality::ClassifyPath(*gpus[i], *nic))));
+  }
+  const Nearest nearest = NearestRdma(*gpus[i], nics);
+  if (!nearest.path) return;
+  const PathClass best_path = *nearest.path;
+  v1::GpuRail* rail = topo->add_rails();
+  rail->set_gpu(gpu);
+  rail->set_path(std::string(locality::PathClassName(best_path)));
+  rail->set_gdr_by_default(locality::GdrByDefault(best_path));
+  std::vector<std::string> names;
+  for (size_t j : nearest.nics) {
+    rail->add_nics(absl::StrCat("NIC", j));
+    names.push_back(NicName(*nics[j], absl::StrCat("NIC", j)));
+    if (best_path == PathClass::kPix) (*gpus_per_nic)[absl::StrCat("NIC", j)].push_back(gpu);
+  }
+  const std::string& dev = gpus[i]->address;
+  if (!locality::GdrByDefault(best_path)) {
+    AddFinding(result, "GPU_NIC_NOT_LOCAL", not_local, dev,
+               absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
+                            absl::StrJoin(names, ", "), " is at ",
+                            locality::PathClassName(best_path),
+                            ": NCCL will not use GPUDirect RDMA by default and traffic crosses "
+                            "the ",
+                            best_path == PathClass::kSys ? "socket interconnect" : "host bridge"));
+  }
+  for (size_t j : nearest.nics) {
+    if (gpus[i]->numa_node >= 0 && nics[j]->numa_node >= 0 &&
+        gpus[i]->numa_node != nics[j]->numa_node) {
+      AddFinding(result, "GPU_NIC_NUMA_MISMATCH", dev,
+                 absl::StrCat(gpu, " is on NUMA node ", gpus[i]->numa_node,
+                              " but its nearest NIC ", NicName(*nics[j], absl::StrCat("NIC", j)),
+                              " is on NUMA node ", nics[j]->numa_node));
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
@@ -161,58 +209,15 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   }
   if (gpus.empty()) {
     result.set_verdict(v1::SKIP);
-    result.set_reason(absl::StrCat("no NVIDIA GPUs in the topology (",
-                                   topology.source, ")"));
+    result.set_reason(absl::StrCat("no NVIDIA GPUs in the topology (", topology.source, ")"));
     return result;
   }
-
   bool any_rdma = false;
   for (const auto* nic : nics) any_rdma |= IsRailNic(*nic);
   const v1::Verdict not_local = LocalityRulesOf(profile).rail_optimized ? v1::FAIL : v1::WARN;
   std::map<std::string, std::vector<std::string>> gpus_per_nic;  // PIX only
-
   for (size_t i = 0; i < gpus.size(); ++i) {
-    const std::string gpu = absl::StrCat("GPU", i);
-    v1::TopologyRow* row = topo->add_matrix();
-    for (const auto* nic : nics) {
-      row->add_paths(std::string(locality::PathClassName(locality::ClassifyPath(*gpus[i], *nic))));
-    }
-    const Nearest nearest = NearestRdma(*gpus[i], nics);
-    if (!nearest.path) continue;
-    const PathClass best_path = *nearest.path;
-    const std::vector<size_t>& best_nics = nearest.nics;
-    v1::GpuRail* rail = topo->add_rails();
-    rail->set_gpu(gpu);
-    rail->set_path(std::string(locality::PathClassName(best_path)));
-    rail->set_gdr_by_default(locality::GdrByDefault(best_path));
-    std::vector<std::string> names;
-    for (size_t j : best_nics) {
-      rail->add_nics(absl::StrCat("NIC", j));
-      names.push_back(NicName(*nics[j], absl::StrCat("NIC", j)));
-      if (best_path == PathClass::kPix) {
-        gpus_per_nic[absl::StrCat("NIC", j)].push_back(gpu);
-      }
-    }
-    const std::string& dev = gpus[i]->address;
-    if (!locality::GdrByDefault(best_path)) {
-      AddFinding(
-          &result, "GPU_NIC_NOT_LOCAL", not_local, dev,
-          absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
-                       absl::StrJoin(names, ", "), " is at ", locality::PathClassName(best_path),
-                       ": NCCL will not use GPUDirect RDMA by default and "
-                       "traffic crosses the ",
-                       best_path == PathClass::kSys ? "socket interconnect" : "host bridge"));
-    }
-    for (size_t j : best_nics) {
-      if (gpus[i]->numa_node >= 0 && nics[j]->numa_node >= 0 &&
-          gpus[i]->numa_node != nics[j]->numa_node) {
-        AddFinding(&result, "GPU_NIC_NUMA_MISMATCH", dev,
-                   absl::StrCat(gpu, " is on NUMA node ", gpus[i]->numa_node,
-                                " but its nearest NIC ", NicName(*nics[j], absl::StrCat("NIC", j)),
-                                " is on NUMA node ", nics[j]->numa_node));
-        break;
-      }
-    }
+    JudgeGpuRail(i, gpus, nics, not_local, &gpus_per_nic, &result);
   }
   for (const auto& [nic, served] : gpus_per_nic) {
     if (served.size() < 2) continue;
@@ -226,8 +231,7 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   if (!any_rdma) {
     AddFinding(&result, "NO_RDMA_NIC_FOR_GPU", not_local, "",
                absl::StrCat(gpus.size(), " GPUs and no RDMA NIC in the topology (", nics.size(),
-                            " other NICs): multi-node traffic "
-                            "will go through TCP sockets"));
+                            " other NICs): multi-node traffic will go through TCP sockets"));
   }
   return result;
 }

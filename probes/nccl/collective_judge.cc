@@ -63,8 +63,9 @@ void MergeRows(v1::CollectiveReport* report) {
   }
 }
 
-void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
-               v1::ProbeResult* out) {
+// Every row's figures as measurements, and wrong results (with the
+// ranks that saw them) as findings.
+void MeasureRows(const v1::CollectiveReport& report, v1::ProbeResult* out) {
   for (const v1::CollectiveRow& row : report.rows()) {
     const std::map<std::string, std::string> labels = {
         {"collective", row.collective()}, {"size", absl::StrCat(row.size())},
@@ -91,62 +92,72 @@ void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
                                  absl::StrJoin(who, ", ")));
     }
   }
-  for (const v1::CollectiveRow* row : LargestRows(report)) {
-    const std::string& c = row->collective();
-    const std::string size = absl::StrCat(row->size());
-    auto bar = ctx.busbw_min_gbps.find(c);
-    if (report.nranks() < 2 && c != "broadcast" && c != "reduce" && c != "sendrecv") {
-      AddEvidence(out, absl::StrCat("expected.", c),
-                  "no bar: with one rank nccl-tests' factor makes busbw 0");
-      continue;
-    }
-    // With one rank nothing crosses a link, so the hardware says nothing.
-    const HardwareBound bound = CollectiveBound(c, report.nranks(), ctx.run_shape);
-    const bool hardware = bound.gbps > 0 && report.nranks() >= 2;
-    const double share = hardware ? row->busbw_gbps() / bound.gbps : 0;
-    const std::string of_hardware =
-        hardware ? absl::StrFormat("busbw %.2f GB/s is %.0f%% of the hardware's %.1f GB/s (%s)",
-                                   row->busbw_gbps(), 100 * share, bound.gbps, bound.basis)
-                 : "";
-    if (bar == ctx.busbw_min_gbps.end() && hardware) {
-      AddEvidence(out, absl::StrCat("expected.", c),
-                  absl::StrFormat("hardware at %s B: %s; bar %.0f%% of it "
-                                  "(nccl.hardware_min_fraction)",
-                                  size, of_hardware, 100 * ctx.hardware_min_fraction));
-      if (share < ctx.hardware_min_fraction) {
-        AddFinding(
-            out, "NCCL_BUSBW_BELOW_HARDWARE", c,
-            absl::StrFormat("%s at %s B over %u ranks: %s, below the %.0f%% bar; slowest "
-                            "rank %d at %.1f us against a mean of %.1f us",
-                            c, size, report.nranks(), of_hardware, 100 * ctx.hardware_min_fraction,
-                            row->slowest_rank(), row->max_time_us(), row->time_us()));
-      }
-      continue;
-    }
-    if (bar == ctx.busbw_min_gbps.end()) {
-      AddEvidence(out, absl::StrCat("expected.", c),
-                  "no bar: the profile sets no nccl." + c + "_busbw_min_gbps, and " +
-                      (report.nranks() < 2 ? std::string("one rank crosses no link")
-                                           : std::string("what the links carry is not known "
-                                                         "for it (NVLink version, PCIe links or "
-                                                         "rail rates unreadable, or no formula "
-                                                         "for this collective)")));
-      continue;
-    }
+}
+
+// The largest size of one collective against its bar: the profile's, else
+// nccl.hardware_min_fraction of what the links carry, else none (and why).
+void JudgeLargestRow(const v1::CollectiveReport& report, const v1::CollectiveRow* row,
+                     const NcclLogContext& ctx, v1::ProbeResult* out) {
+  const std::string& c = row->collective();
+  const std::string size = absl::StrCat(row->size());
+  auto bar = ctx.busbw_min_gbps.find(c);
+  if (report.nranks() < 2 && c != "broadcast" && c != "reduce" && c != "sendrecv") {
     AddEvidence(out, absl::StrCat("expected.", c),
-                absl::StrFormat("profile %s: nccl.%s_busbw_min_gbps = %.2f GB/s at the largest "
-                                "size (%s B)%s",
-                                ctx.profile_source, c, bar->second, size,
-                                hardware ? "; " + of_hardware : ""));
-    if (row->busbw_gbps() < bar->second) {
-      AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", c,
-                 absl::StrFormat("%s at %s B over %u ranks: busbw %.2f GB/s (out of place), "
-                                 "below the profile's %.2f GB/s; slowest rank %d at %.1f us "
-                                 "against a mean of %.1f us",
-                                 c, size, report.nranks(), row->busbw_gbps(), bar->second,
-                                 row->slowest_rank(), row->max_time_us(), row->time_us()));
-    }
+                "no bar: with one rank nccl-tests' factor makes busbw 0");
+    return;
   }
+  // With one rank nothing crosses a link, so the hardware says nothing.
+  const HardwareBound bound = CollectiveBound(c, report.nranks(), ctx.run_shape);
+  const bool hardware = bound.gbps > 0 && report.nranks() >= 2;
+  const double share = hardware ? row->busbw_gbps() / bound.gbps : 0;
+  const std::string of_hardware =
+      hardware ? absl::StrFormat("busbw %.2f GB/s is %.0f%% of the hardware's %.1f GB/s (%s)",
+                                 row->busbw_gbps(), 100 * share, bound.gbps, bound.basis)
+               : "";
+  if (bar == ctx.busbw_min_gbps.end() && hardware) {
+    AddEvidence(out, absl::StrCat("expected.", c),
+                absl::StrFormat("hardware at %s B: %s; bar %.0f%% of it "
+                                "(nccl.hardware_min_fraction)",
+                                size, of_hardware, 100 * ctx.hardware_min_fraction));
+    if (share < ctx.hardware_min_fraction) {
+      AddFinding(
+          out, "NCCL_BUSBW_BELOW_HARDWARE", c,
+          absl::StrFormat("%s at %s B over %u ranks: %s, below the %.0f%% bar; slowest "
+                          "rank %d at %.1f us against a mean of %.1f us",
+                          c, size, report.nranks(), of_hardware, 100 * ctx.hardware_min_fraction,
+                          row->slowest_rank(), row->max_time_us(), row->time_us()));
+    }
+    return;
+  }
+  if (bar == ctx.busbw_min_gbps.end()) {
+    AddEvidence(out, absl::StrCat("expected.", c),
+                "no bar: the profile sets no nccl." + c + "_busbw_min_gbps, and " +
+                    (report.nranks() < 2 ? std::string("one rank crosses no link")
+                                         : std::string("what the links carry is not known "
+                                                       "for it (NVLink version, PCIe links or "
+                                                       "rail rates unreadable, or no formula "
+                                                       "for this collective)")));
+    return;
+  }
+  AddEvidence(out, absl::StrCat("expected.", c),
+              absl::StrFormat("profile %s: nccl.%s_busbw_min_gbps = %.2f GB/s at the largest "
+                              "size (%s B)%s",
+                              ctx.profile_source, c, bar->second, size,
+                              hardware ? "; " + of_hardware : ""));
+  if (row->busbw_gbps() < bar->second) {
+    AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", c,
+               absl::StrFormat("%s at %s B over %u ranks: busbw %.2f GB/s (out of place), "
+                               "below the profile's %.2f GB/s; slowest rank %d at %.1f us "
+                               "against a mean of %.1f us",
+                               c, size, report.nranks(), row->busbw_gbps(), bar->second,
+                               row->slowest_rank(), row->max_time_us(), row->time_us()));
+  }
+}
+
+void JudgeRows(const v1::CollectiveReport& report, const NcclLogContext& ctx,
+               v1::ProbeResult* out) {
+  MeasureRows(report, out);
+  for (const v1::CollectiveRow* row : LargestRows(report)) JudgeLargestRow(report, row, ctx, out);
 }
 
 }  // namespace

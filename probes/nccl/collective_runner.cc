@@ -373,90 +373,79 @@ void Fail(v1::ProbeResult* r, const absl::Status& s, const std::string& where) {
              absl::StrCat("rank ", me->rank(), " (GPU ", me->gpu(), "): ", s.message()));
 }
 
-}  // namespace
-
-RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
-                             const std::function<void(const std::string&)>& on_unique_id) {
-  RankOutput out;
-  v1::ProbeResult& r = out.result;
-  r.set_probe("nccl");
-  v1::CollectiveReport* report = r.mutable_collective();
-  report->set_nranks(task.nranks());
-  v1::CollectiveRank* me = report->add_ranks();
-  me->set_rank(task.rank());
-  me->set_gpu(static_cast<int>(task.gpu()));
-  const v1::CollectiveOptions opts = WithDefaults(task.options());
-  if (absl::Status v = ValidateOptions(opts); !v.ok() || task.nranks() == 0 ||
-                                              task.rank() >= task.nranks()) {
-    out.result = ErrorResult("nccl", "TASK_FAILED",
-                             v.ok() ? "rank outside 0..nranks-1" : std::string(v.message()));
-    return out;
-  }
+// Why a task cannot run at all ("" when it can): options out of range, a
+// rank outside the run, an environment variable we do not set.
+std::string TaskRefusal(const v1::RunCollective& task, const v1::CollectiveOptions& opts) {
+  if (absl::Status v = ValidateOptions(opts); !v.ok()) return std::string(v.message());
+  if (task.nranks() == 0 || task.rank() >= task.nranks()) return "rank outside 0..nranks-1";
   for (const auto& [k, v] : task.env()) {
     if (!IsSettableNcclVariable(k)) {
-      out.result = ErrorResult(
-          "nccl", "TASK_FAILED",
-          absl::StrCat("refusing to set ", k, ": not one of the NCCL_* variables nodeprobe sets"));
-      return out;
+      return absl::StrCat("refusing to set ", k,
+                          ": not one of the NCCL_* variables nodeprobe sets");
     }
   }
-  LogDir logs;
-  SetEnvironment(task, logs, report);
-  absl::StatusOr<const platform::NcclApi*> loaded = platform::LoadNcclApi();
-  if (!loaded.ok()) {
-    out.result = SkipResult("nccl", std::string(loaded.status().message()));
-    return out;
-  }
-  const NcclApi& a = **loaded;
-  report->set_cuda_runtime(a.cudart_path);
-  report->set_nccl_library(a.nccl_path);
-  int version = 0;
-  if (a.ncclGetVersion(&version) == platform::kNcclSuccess) {
-    report->set_nccl_version(platform::NcclVersionString(version));
-  }
+  return "";
+}
+
+// The task's GPU made current and its bus id and links recorded; false
+// (with `out` saying why: SKIP without CUDA or GPUs, a failed rank for a
+// GPU that is not there) when the rank cannot go on.
+bool OpenGpu(const NcclApi& a, const v1::RunCollective& task, RankOutput* out) {
+  v1::CollectiveRank* me = out->result.mutable_collective()->mutable_ranks(0);
   int gpus = 0;
   const int rc = a.cudaGetDeviceCount(&gpus);
   if (rc != platform::kCudaSuccess || gpus == 0) {
-    out.result = SkipResult(
-        "nccl", rc != platform::kCudaSuccess
-                    ? platform::NoGpuReason(a, rc)
-                    : std::string("the CUDA runtime reports no GPU"));
-    return out;
+    out->result = SkipResult("nccl", rc != platform::kCudaSuccess
+                                         ? platform::NoGpuReason(a, rc)
+                                         : std::string("the CUDA runtime reports no GPU"));
+    return false;
   }
   if (static_cast<int>(task.gpu()) >= gpus ||
       a.cudaSetDevice(static_cast<int>(task.gpu())) != platform::kCudaSuccess) {
-    Fail(&r, absl::InvalidArgumentError(
-                 absl::StrCat("GPU ", task.gpu(), " does not exist (", gpus, " here)")),
+    Fail(&out->result,
+         absl::InvalidArgumentError(
+             absl::StrCat("GPU ", task.gpu(), " does not exist (", gpus, " here)")),
          "cudaSetDevice");
-    return out;
+    return false;
   }
   char bus[32] = {0};
   if (a.cudaDeviceGetPCIBusId(bus, sizeof(bus), static_cast<int>(task.gpu())) == 0) {
     me->set_bus_id(absl::AsciiStrToLower(bus));
     RecordGpuLinks(me);
   }
+  return true;
+}
 
+// The run's unique id: rank 0 makes it (and hands it to `on_unique_id`),
+// the others are given it. UNAVAILABLE when NCCL could not make one,
+// INVALID_ARGUMENT for an id of the wrong size.
+absl::StatusOr<platform::NcclUniqueId> UniqueIdOf(
+    const NcclApi& a, const v1::RunCollective& task,
+    const std::function<void(const std::string&)>& on_unique_id) {
   platform::NcclUniqueId id{};
   if (task.rank() == 0 && task.unique_id().empty()) {
     if (int e = a.ncclGetUniqueId(&id); e != platform::kNcclSuccess) {
-      Fail(&r, absl::UnavailableError(absl::StrCat("ncclGetUniqueId: ", a.ncclGetErrorString(e))),
-           "ncclCommInitRank");
-      return out;
+      return absl::UnavailableError(absl::StrCat("ncclGetUniqueId: ", a.ncclGetErrorString(e)));
     }
     if (on_unique_id) on_unique_id(std::string(id.internal, sizeof(id.internal)));
-  } else if (task.unique_id().size() == sizeof(id.internal)) {
-    memcpy(id.internal, task.unique_id().data(), sizeof(id.internal));
-  } else {
-    out.result = ErrorResult("nccl", "TASK_FAILED",
-                             absl::StrCat("the unique id is ", task.unique_id().size(),
-                                          " bytes, not ", sizeof(id.internal)));
-    return out;
+    return id;
   }
+  if (task.unique_id().size() != sizeof(id.internal)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the unique id is ", task.unique_id().size(), " bytes, not ", sizeof(id.internal)));
+  }
+  memcpy(id.internal, task.unique_id().data(), sizeof(id.internal));
+  return id;
+}
 
-  // ncclCommInitRank blocks until every rank has joined: on its own
-  // thread, so a rank that never comes costs the deadline, not forever.
-  // std::mutex, not absl::Notification: Debian's abseil is not built for
-  // TSan, which then cannot see its ordering.
+// The communicator, once every rank joined. ncclCommInitRank blocks until
+// they all have: on its own thread, so a rank that never comes costs the
+// deadline (DEADLINE_EXCEEDED; the thread is abandoned), not forever.
+// std::mutex, not absl::Notification: Debian's abseil is not built for
+// TSan, which then cannot see its ordering.
+absl::StatusOr<platform::NcclComm> JoinComm(const NcclApi& a, const v1::RunCollective& task,
+                                           const platform::NcclUniqueId& id,
+                                           absl::Time deadline) {
   struct Init {
     std::mutex mu;
     std::condition_variable cv;
@@ -478,45 +467,88 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
     init->done = true;
     init->cv.notify_all();
   }).detach();
-  bool joined;
-  {
-    std::unique_lock<std::mutex> l(init->mu);
-    joined = init->cv.wait_until(l, absl::ToChronoTime(deadline), [&] { return init->done; });
-  }
-  if (!joined) {
-    out.abandoned = true;
-    Fail(&r, absl::DeadlineExceededError("ncclCommInitRank did not return: not every rank joined"),
-         "ncclCommInitRank");
-    *report->mutable_log() = logs.Parse();
-    return out;
+  std::unique_lock<std::mutex> l(init->mu);
+  if (!init->cv.wait_until(l, absl::ToChronoTime(deadline), [&] { return init->done; })) {
+    return absl::DeadlineExceededError("ncclCommInitRank did not return: not every rank joined");
   }
   if (init->rc != platform::kNcclSuccess) {
-    Fail(&r, absl::UnavailableError(
-                 absl::StrCat("ncclCommInitRank: ", a.ncclGetErrorString(init->rc))),
-         "ncclCommInitRank");
-    *report->mutable_log() = logs.Parse();
-    return out;
+    return absl::UnavailableError(
+        absl::StrCat("ncclCommInitRank: ", a.ncclGetErrorString(init->rc)));
   }
+  return init->comm;
+}
 
+// Every collective at every size of the sweep, each to its own deadline;
+// the first failure stops the sweep and fails the rank where it stuck.
+void RunSweep(const NcclApi& a, const v1::RunCollective& task, const v1::CollectiveOptions& opts,
+              platform::NcclComm comm, absl::Time deadline, v1::ProbeResult* r) {
+  v1::CollectiveRank* me = r->mutable_collective()->mutable_ranks(0);
   const std::vector<uint64_t> sizes = SweepSizes(opts);
   uint64_t max_bytes = 4;
   for (uint64_t s : sizes) max_bytes = std::max(max_bytes, s);
-  absl::Status st;
-  {
-    Rank runner(a, task);
-    runner.set_comm(init->comm);
-    st = runner.Setup(max_bytes + 64);
-    for (const std::string& c : opts.collectives()) {
-      for (uint64_t size : sizes) {
-        if (!st.ok()) break;
-        const absl::Time op_deadline =
-            std::min(deadline, absl::Now() + absl::Seconds(opts.op_timeout_s()));
-        st = runner.RunRow(c, size, opts, op_deadline, me->add_rows());
-      }
+  Rank runner(a, task);
+  runner.set_comm(comm);
+  absl::Status st = runner.Setup(max_bytes + 64);
+  for (const std::string& c : opts.collectives()) {
+    for (uint64_t size : sizes) {
+      if (!st.ok()) break;
+      const absl::Time op_deadline =
+          std::min(deadline, absl::Now() + absl::Seconds(opts.op_timeout_s()));
+      st = runner.RunRow(c, size, opts, op_deadline, me->add_rows());
     }
-    if (!st.ok()) Fail(&r, st, runner.stuck_in());
   }
+  if (!st.ok()) Fail(r, st, runner.stuck_in());
   if (st.ok()) me->set_state("done");
+}
+
+}  // namespace
+
+RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
+                             const std::function<void(const std::string&)>& on_unique_id) {
+  RankOutput out;
+  v1::ProbeResult& r = out.result;
+  r.set_probe("nccl");
+  v1::CollectiveReport* report = r.mutable_collective();
+  report->set_nranks(task.nranks());
+  v1::CollectiveRank* me = report->add_ranks();
+  me->set_rank(task.rank());
+  me->set_gpu(static_cast<int>(task.gpu()));
+  const v1::CollectiveOptions opts = WithDefaults(task.options());
+  if (const std::string refused = TaskRefusal(task, opts); !refused.empty()) {
+    out.result = ErrorResult("nccl", "TASK_FAILED", refused);
+    return out;
+  }
+  LogDir logs;
+  SetEnvironment(task, logs, report);
+  absl::StatusOr<const platform::NcclApi*> loaded = platform::LoadNcclApi();
+  if (!loaded.ok()) {
+    out.result = SkipResult("nccl", std::string(loaded.status().message()));
+    return out;
+  }
+  const NcclApi& a = **loaded;
+  report->set_cuda_runtime(a.cudart_path);
+  report->set_nccl_library(a.nccl_path);
+  int version = 0;
+  if (a.ncclGetVersion(&version) == platform::kNcclSuccess) {
+    report->set_nccl_version(platform::NcclVersionString(version));
+  }
+  if (!OpenGpu(a, task, &out)) return out;
+  absl::StatusOr<platform::NcclUniqueId> id = UniqueIdOf(a, task, on_unique_id);
+  if (absl::IsInvalidArgument(id.status())) {
+    out.result = ErrorResult("nccl", "TASK_FAILED", std::string(id.status().message()));
+    return out;
+  }
+  if (!id.ok()) {
+    Fail(&r, id.status(), "ncclCommInitRank");
+    return out;
+  }
+  absl::StatusOr<platform::NcclComm> comm = JoinComm(a, task, *id, deadline);
+  if (comm.ok()) {
+    RunSweep(a, task, opts, *comm, deadline, &r);
+  } else {
+    out.abandoned = absl::IsDeadlineExceeded(comm.status());
+    Fail(&r, comm.status(), "ncclCommInitRank");
+  }
   *report->mutable_log() = logs.Parse();
   return out;
 }

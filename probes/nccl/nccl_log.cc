@@ -332,6 +332,35 @@ void NcclLogParser::AddMessage(const std::string& host, uint32_t pid, std::strin
     AddChannel(host, from, direction != "receive", via);
     return;
   }
+  if (AddNetDevices(message)) return;
+  if (StartsWith(message, "NET/IB : No device found")) {
+    report_.set_ib_no_device(true);
+    return;
+  }
+  static const RE2 network("Using network (.+?)\\s*$");
+  static const RE2 gdr_off("GPU Direct RDMA Disabled for HCA \\d+ '([^']+)'");
+  static const RE2 provider("NET/OFI Selected Provider is (\\S+)");
+  static const RE2 env("(NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
+  std::string a, b;
+  if (RE2::PartialMatch(m, network, &a)) {
+    AddUnique(report_.mutable_networks(), "network", a);
+  } else if (RE2::PartialMatch(m, gdr_off, &a)) {
+    AddUnique(report_.mutable_gdr_disabled_hcas(), "gdr-off", a);
+  } else if (RE2::PartialMatch(m, provider, &a)) {
+    report_.set_provider(a);
+  } else if (RE2::FullMatch(m, env, &a, &b)) {
+    if (report_.env_size() < kMaxEntries || report_.env().contains(a)) {
+      (*report_.mutable_env())[a] = b;
+    } else {
+      report_.set_truncated(true);
+    }
+  } else {
+    AddRankLine(host, pid, message);
+  }
+}
+
+bool NcclLogParser::AddNetDevices(std::string_view message) {
+  const re2::StringPiece m = Piece(message);
   static const RE2 ib_using("NET/IB ?: Using (.*)");
   static const RE2 socket_using("NET/Socket ?: Using (.*)");
   std::string rest;
@@ -348,7 +377,7 @@ void NcclLogParser::AddMessage(const std::string& host, uint32_t pid, std::strin
       d->set_port(port);
       d->set_link_layer(layer);
     }
-    return;
+    return true;
   }
   if (RE2::FullMatch(m, socket_using, &rest)) {
     // "[0]eth0:10.244.1.228<0>"
@@ -360,57 +389,41 @@ void NcclLogParser::AddMessage(const std::string& host, uint32_t pid, std::strin
       v1::NcclNetDevice* d = AddDevice("Socket", index, name);
       if (d != nullptr) d->set_address(address);
     }
-    return;
+    return true;
   }
-  if (StartsWith(message, "NET/IB : No device found")) {
-    report_.set_ib_no_device(true);
-    return;
-  }
-  static const RE2 network("Using network (.+?)\\s*$");
-  static const RE2 gdr_off("GPU Direct RDMA Disabled for HCA \\d+ '([^']+)'");
-  static const RE2 provider("NET/OFI Selected Provider is (\\S+)");
-  static const RE2 env("(NCCL_[A-Z0-9_]+) set by environment to (.*?)\\.?\\s*$");
+  return false;
+}
+
+bool NcclLogParser::AddRankLine(const std::string& host, uint32_t pid,
+                                std::string_view message) {
+  const re2::StringPiece m = Piece(message);
   static const RE2 init(
       "comm 0x[0-9a-f]+ rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? "
       "busId ([0-9a-fA-F]+)");
-  std::string a, b;
-  if (RE2::PartialMatch(m, network, &a)) {
-    AddUnique(report_.mutable_networks(), "network", a);
-  } else if (RE2::PartialMatch(m, gdr_off, &a)) {
-    AddUnique(report_.mutable_gdr_disabled_hcas(), "gdr-off", a);
-  } else if (RE2::PartialMatch(m, provider, &a)) {
-    report_.set_provider(a);
-  } else if (RE2::FullMatch(m, env, &a, &b)) {
-    if (report_.env_size() < kMaxEntries || report_.env().contains(a)) {
-      (*report_.mutable_env())[a] = b;
-    } else {
-      report_.set_truncated(true);
-    }
-  } else {
-    int rank = 0, nranks = 0, cuda_dev = 0;
-    std::string nvml_dev, bus;
-    if (!RE2::PartialMatch(m, init, &rank, &nranks, &cuda_dev, &nvml_dev, &bus)) return;
-    const std::string pci = NcclBusIdToPci(bus);
-    if (!First(absl::StrCat("rank\x1f", host, "\x1f", rank, "\x1f", nranks, "\x1f", pci),
-               report_.ranks_size())) {
-      return;
-    }
-    // A process's global rank: the rank in its largest communicator.
-    if (pid != 0 && process_rank_.size() < kMaxEntries) {
-      auto [at, fresh] = process_rank_.try_emplace(absl::StrCat(host, "/", pid), rank, nranks);
-      if (!fresh && nranks > at->second.second) at->second = {rank, nranks};
-    }
-    v1::NcclRank* r = report_.add_ranks();
-    r->set_host(host);
-    r->set_rank(rank);
-    r->set_nranks(nranks);
-    r->set_cuda_dev(cuda_dev);
-    r->set_bus_id(pci);
-    // Channel lines of this NCCL name the GPU by its NVML device number.
-    if (!nvml_dev.empty() && device_bus_.size() < kMaxEntries) {
-      device_bus_[absl::StrCat(host, "/", nvml_dev)] = pci;
-    }
+  int rank = 0, nranks = 0, cuda_dev = 0;
+  std::string nvml_dev, bus;
+  if (!RE2::PartialMatch(m, init, &rank, &nranks, &cuda_dev, &nvml_dev, &bus)) return false;
+  const std::string pci = NcclBusIdToPci(bus);
+  if (!First(absl::StrCat("rank\x1f", host, "\x1f", rank, "\x1f", nranks, "\x1f", pci),
+             report_.ranks_size())) {
+    return true;
   }
+  // A process's global rank: the rank in its largest communicator.
+  if (pid != 0 && process_rank_.size() < kMaxEntries) {
+    auto [at, fresh] = process_rank_.try_emplace(absl::StrCat(host, "/", pid), rank, nranks);
+    if (!fresh && nranks > at->second.second) at->second = {rank, nranks};
+  }
+  v1::NcclRank* r = report_.add_ranks();
+  r->set_host(host);
+  r->set_rank(rank);
+  r->set_nranks(nranks);
+  r->set_cuda_dev(cuda_dev);
+  r->set_bus_id(pci);
+  // Channel lines of this NCCL name the GPU by its NVML device number.
+  if (!nvml_dev.empty() && device_bus_.size() < kMaxEntries) {
+    device_bus_[absl::StrCat(host, "/", nvml_dev)] = pci;
+  }
+  return true;
 }
 
 void NcclLogParser::AddChannel(const std::string& host, std::string_view from_gpu, bool send,

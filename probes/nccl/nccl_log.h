@@ -48,6 +48,10 @@ class NcclLogParser {
 
  private:
   void AddMessage(const std::string& host, uint32_t pid, std::string_view message, bool warn);
+  // AddMessage's kinds of line: "NET/IB : Using" / "NET/Socket : Using"
+  // device lists; a communicator's rank line (true when it was one).
+  bool AddNetDevices(std::string_view message);
+  bool AddRankLine(const std::string& host, uint32_t pid, std::string_view message);
   // One warning or error line, counted with the others of its shape.
   void AddEvent(struct LineEvent e, const std::string& host, uint32_t pid, std::string_view line);
   void AddChannel(const std::string& host, std::string_view from_gpu, bool send,

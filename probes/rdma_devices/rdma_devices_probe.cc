@@ -147,6 +147,90 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
              device, absl::StrCat("error counters are non-zero: ", nonzero));
 }
 
+// A port's sysfs attributes read and recorded in `port`; each unreadable
+// one is an error finding and left unset.
+struct PortReading {
+  std::optional<rdma::PortState> state, phys;
+  std::optional<std::string> link_layer;
+  std::optional<double> rate;
+  std::optional<uint32_t> sm_lid;
+  bool ib() const { return link_layer && *link_layer == "InfiniBand"; }
+  bool active() const { return state && phys && state->name == "ACTIVE" && phys->name == "LinkUp"; }
+};
+
+PortReading ReadPort(const platform::RawRdmaPort& raw, const std::string& device,
+                     v1::RdmaPort* port, v1::ProbeResult* result) {
+  auto attr = [&](const char* name) -> const platform::RawAttr& { return raw.attrs.at(name); };
+  PortReading p;
+  p.state = Parsed<rdma::PortState>(attr("state"), device, result, rdma::ParsePortState);
+  p.phys = Parsed<rdma::PortState>(attr("phys_state"), device, result, rdma::ParsePhysState);
+  p.link_layer = Parsed<std::string>(attr("link_layer"), device, result, rdma::ParseLinkLayer);
+  p.rate = Parsed<double>(attr("rate"), device, result, rdma::ParseRateGbps);
+  if (p.state) port->set_state(p.state->name);
+  if (p.phys) port->set_phys_state(p.phys->name);
+  if (p.link_layer) port->set_link_layer(*p.link_layer);
+  if (p.rate) {
+    port->set_rate(*attr("rate").value);
+    port->set_rate_gbps(*p.rate);
+  }
+  // lid and sm_lid only add to what state already says (an ACTIVE IB port
+  // was configured by an SM), so a tree without them is judged without them;
+  // a value that is there but garbled is still an error.
+  auto present = [&](const char* name) {
+    return attr(name).value.status().code() != absl::StatusCode::kNotFound;
+  };
+  if (p.ib() && present("lid")) {
+    if (auto lid = Value(attr("lid"), device, result)) port->set_lid(*lid);
+  }
+  if (p.ib() && present("sm_lid")) {
+    p.sm_lid = Parsed<uint32_t>(attr("sm_lid"), device, result, rdma::ParseLid);
+    if (p.sm_lid) port->set_sm_lid(*attr("sm_lid").value);
+  }
+  return p;
+}
+
+// A port that is not ACTIVE/LinkUp, or an IB port no subnet manager
+// configured. An IB link that trained (LinkUp) but stays INIT, or is
+// ACTIVE with no SM LID, is waiting for a subnet manager, not broken.
+void JudgePortState(const PortReading& p, const std::string& device, bool compute_rail,
+                    v1::ProbeResult* result) {
+  if (p.state && p.phys && !p.active()) {
+    if (p.ib() && p.phys->name == "LinkUp" && p.state->name == "INIT") {
+      AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
+                 "InfiniBand link is up but the port stays INIT: no subnet "
+                 "manager has configured it");
+    } else {
+      AddFinding(result, "RDMA_PORT_DOWN", compute_rail ? v1::FAIL : v1::WARN, device,
+                 absl::StrCat("port state is ", p.state->name, ", physical state ",
+                              p.phys->name, " (ACTIVE and LinkUp expected)",
+                              compute_rail ? ""
+                                           : "; not a compute rail (no GPU's nearest RDMA "
+                                             "NIC): WARN"));
+    }
+  } else if (p.active() && p.ib() && p.sm_lid && *p.sm_lid == 0) {
+    AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
+               "InfiniBand port is ACTIVE but its SM LID is 0: no subnet "
+               "manager is reachable");
+  }
+}
+
+// The profile's rdma: expectations (rate, link layer) against the port.
+void JudgePortExpectations(const PortReading& p, const platform::RawRdmaPort& raw,
+                           const std::string& device, const Profile& profile,
+                           v1::ProbeResult* result) {
+  const auto& want = RdmaExpectationsOf(profile);
+  if (p.active() && p.rate && want.rate_gbps && *p.rate < *want.rate_gbps) {
+    AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", device,
+               absl::StrCat("port rate is ", *raw.attrs.at("rate").value, ", the profile expects ",
+                            *want.rate_gbps, " Gb/s"));
+  }
+  if (p.link_layer && want.link_layer && *p.link_layer != *want.link_layer) {
+    AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", device,
+               absl::StrCat("link layer is ", *p.link_layer, ", the profile expects ",
+                            *want.link_layer));
+  }
+}
+
 // `compute_rail`: the port is a GPU's nearest RDMA NIC's, or the node has
 // no GPU to tell rails by (a port that is down there FAILs).
 void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
@@ -154,79 +238,11 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
                v1::ProbeResult* result) {
   const std::string device = absl::StrCat(dev_name, ":", raw.port);
   port->set_port(raw.port);
-  auto attr = [&](const char* name) -> const platform::RawAttr& {
-    return raw.attrs.at(name);
-  };
-  std::optional<rdma::PortState> state =
-      Parsed<rdma::PortState>(attr("state"), device, result, rdma::ParsePortState);
-  std::optional<rdma::PortState> phys = Parsed<rdma::PortState>(
-      attr("phys_state"), device, result, rdma::ParsePhysState);
-  std::optional<std::string> link_layer =
-      Parsed<std::string>(attr("link_layer"), device, result, rdma::ParseLinkLayer);
-  std::optional<double> rate =
-      Parsed<double>(attr("rate"), device, result, rdma::ParseRateGbps);
-  if (state) port->set_state(state->name);
-  if (phys) port->set_phys_state(phys->name);
-  if (link_layer) port->set_link_layer(*link_layer);
-  if (rate) {
-    port->set_rate(*attr("rate").value);
-    port->set_rate_gbps(*rate);
-  }
-  const bool ib = link_layer && *link_layer == "InfiniBand";
-  std::optional<uint32_t> sm_lid;
-  // lid and sm_lid only add to what state already says (an ACTIVE IB port
-  // was configured by an SM), so a tree without them is judged without them;
-  // a value that is there but garbled is still an error.
-  auto present = [&](const char* name) {
-    return attr(name).value.status().code() != absl::StatusCode::kNotFound;
-  };
-  if (ib && present("lid")) {
-    if (auto lid = Value(attr("lid"), device, result)) port->set_lid(*lid);
-  }
-  if (ib && present("sm_lid")) {
-    sm_lid = Parsed<uint32_t>(attr("sm_lid"), device, result, rdma::ParseLid);
-    if (sm_lid) port->set_sm_lid(*attr("sm_lid").value);
-  }
-
-  const bool active = state && phys && state->name == "ACTIVE" &&
-                      phys->name == "LinkUp";
-  if (state && phys && !active) {
-    // An IB link that trained (LinkUp) but stays INIT, or is ACTIVE with no
-    // SM LID, is waiting for a subnet manager, not broken.
-    if (ib && phys->name == "LinkUp" && state->name == "INIT") {
-      AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
-                 "InfiniBand link is up but the port stays INIT: no subnet "
-                 "manager has configured it");
-    } else {
-      AddFinding(result, "RDMA_PORT_DOWN", compute_rail ? v1::FAIL : v1::WARN, device,
-                 absl::StrCat("port state is ", state->name, ", physical state ", phys->name,
-                              " (ACTIVE and LinkUp expected)",
-                              compute_rail ? ""
-                                           : "; not a compute rail (no GPU's nearest RDMA "
-                                             "NIC): WARN"));
-    }
-  } else if (active && ib && sm_lid && *sm_lid == 0) {
-    AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
-               "InfiniBand port is ACTIVE but its SM LID is 0: no subnet "
-               "manager is reachable");
-  }
-
-  if (active && rate && RdmaExpectationsOf(profile).rate_gbps &&
-      *rate < *RdmaExpectationsOf(profile).rate_gbps) {
-    AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", device,
-               absl::StrCat("port rate is ", *attr("rate").value, ", the profile expects ",
-                            *RdmaExpectationsOf(profile).rate_gbps, " Gb/s"));
-  }
-  if (link_layer && RdmaExpectationsOf(profile).link_layer &&
-      *link_layer != *RdmaExpectationsOf(profile).link_layer) {
-    AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", device,
-               absl::StrCat("link layer is ", *link_layer, ", the profile expects ",
-                            *RdmaExpectationsOf(profile).link_layer));
-  }
-
-  JudgeGids(raw, device, active, port, result);
+  const PortReading p = ReadPort(raw, device, port, result);
+  JudgePortState(p, device, compute_rail, result);
+  JudgePortExpectations(p, raw, device, profile, result);
+  JudgeGids(raw, device, p.active(), port, result);
   JudgeCounters(raw, device, profile, port, result);
-
   if (query_verbs) {
     absl::StatusOr<uint32_t> mtu = platform::QueryActiveMtu(dev_name, raw.port);
     if (mtu.ok()) {
@@ -237,10 +253,9 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
   }
   std::map<std::string, std::string> labels = {{"device", dev_name},
                                                {"port", absl::StrCat(raw.port)}};
-  if (rate) AddMeasurement(result, "rdma_port_rate", *rate, "Gb/s", labels);
+  if (p.rate) AddMeasurement(result, "rdma_port_rate", *p.rate, "Gb/s", labels);
   if (port->active_mtu() != 0) {
-    AddMeasurement(result, "rdma_active_mtu", port->active_mtu(), "bytes",
-                   labels);
+    AddMeasurement(result, "rdma_active_mtu", port->active_mtu(), "bytes", labels);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include "absl/status/status.h"
@@ -127,23 +128,19 @@ uint64_t RdmaLatencyIterations(const v1::TransferRequest& req) {
   return req.iterations() > 0 ? req.iterations() : kPerftestLatencyIterations;
 }
 
-absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
-                                          const platform::Egress& egress,
-                                          const std::string& device,
-                                          std::optional<uint32_t> gid_index, uint32_t port) {
-  if (port != 0 && device.empty()) {
-    return absl::InvalidArgumentError("a port needs the device it belongs to (--device)");
-  }
-  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
-  if (!devs.ok()) return devs.status();
-  if (devs->empty()) {
-    return absl::FailedPreconditionError("no RDMA device on this host");
-  }
-  // The port behind the interface the route to the peer leaves by: RoCE
-  // through its GIDs' netdev, InfiniBand through its IPoIB interface. An
-  // alias label ("eth0:1") is its interface.
-  const std::string netdev = egress.netdev.substr(0, egress.netdev.find(':'));
-  const std::vector<rdma::PortNetdevs> ports = rdma::NetdevsOfPorts(*devs, &sys);
+namespace {
+
+// The ports a transfer toward the peer may use: the port behind the
+// interface the route to the peer leaves by (RoCE through its GIDs'
+// netdev, InfiniBand through its IPoIB interface); or, when the user named
+// a device the route does not lead through (rails in one subnet, source
+// routing), that device's ports, with `own_table` set: their own RoCE v2
+// GIDs are the candidates, as perftest -d dev uses the named port's table
+// (the out-of-band exchange needs no IP on the RDMA port).
+absl::StatusOr<std::vector<const rdma::PortNetdevs*>> PortsTowardPeer(
+    const std::vector<rdma::PortNetdevs>& ports, const std::string& netdev,
+    const std::string& device, std::optional<uint32_t> gid_index, uint32_t port,
+    bool* own_table) {
   std::vector<const rdma::PortNetdevs*> behind;
   auto named = [&](const rdma::PortNetdevs& p) {
     return p.device == device && (port == 0 || p.port == port);
@@ -154,17 +151,12 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
       behind.push_back(&p);
     }
   }
-  // The named port the route does not lead through (rails in one subnet,
-  // source routing): its own RoCE v2 GIDs are the candidates, as perftest
-  // -d dev uses the named port's table.
-  bool own_table = false;
+  *own_table = false;
   if (behind.empty() && !device.empty()) {
-    // The device the user named, though no route leads through it: the
-    // out-of-band exchange needs no IP on the RDMA port (perftest's way).
     for (const rdma::PortNetdevs& p : ports) {
       if (named(p)) behind.push_back(&p);
     }
-    own_table = true;
+    *own_table = true;
     if (behind.empty()) {
       return absl::NotFoundError(port == 0 ? absl::StrCat("no RDMA device ", device)
                                            : absl::StrCat("no RDMA port ", device, ":", port));
@@ -183,29 +175,54 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
         "--gid-index ", *gid_index, " is ambiguous: ", absl::StrJoin(names, " and "),
         " are all behind ", netdev, "; add --device (and --ib-port)"));
   }
+  return behind;
+}
+
+}  // namespace
+
+absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::FileTree& sys,
+                                          const platform::Egress& egress,
+                                          const std::string& device,
+                                          std::optional<uint32_t> gid_index, uint32_t port) {
+  if (port != 0 && device.empty()) {
+    return absl::InvalidArgumentError("a port needs the device it belongs to (--device)");
+  }
+  absl::StatusOr<std::vector<platform::RawRdmaDevice>> devs = platform::ReadRdmaDevices(sys);
+  if (!devs.ok()) return devs.status();
+  if (devs->empty()) {
+    return absl::FailedPreconditionError("no RDMA device on this host");
+  }
+  // An alias label ("eth0:1") is its interface.
+  const std::string netdev = egress.netdev.substr(0, egress.netdev.find(':'));
+  const std::vector<rdma::PortNetdevs> ports = rdma::NetdevsOfPorts(*devs, &sys);
+  bool own_table = false;
+  absl::StatusOr<std::vector<const rdma::PortNetdevs*>> behind =
+      PortsTowardPeer(ports, netdev, device, gid_index, port, &own_table);
+  if (!behind.ok()) return behind.status();
+  // The first ACTIVE one with a GID that reaches the peer.
   std::string why_not;
-  for (const rdma::PortNetdevs* p : behind) {
+  for (const rdma::PortNetdevs* p : *behind) {
     if (!p->active) {
       absl::StrAppend(&why_not, p->device, ":", p->port, " is not ACTIVE; ");
       continue;
     }
     for (const platform::RawRdmaDevice& dev : *devs) {
       if (dev.name != p->device) continue;
-      for (const platform::RawRdmaPort& port : dev.ports) {
-        if (port.port != p->port) continue;
+      for (const platform::RawRdmaPort& rp : dev.ports) {
+        if (rp.port != p->port) continue;
         absl::StatusOr<GidChoice> gid =
-            own_table ? SelectOwnGid(GidTableOf(port), p->link_layer, gid_index, netdev)
-                      : SelectGid(GidTableOf(port), p->link_layer, netdev, egress.netdev_ipv4,
+            own_table ? SelectOwnGid(GidTableOf(rp), p->link_layer, gid_index, netdev)
+                      : SelectGid(GidTableOf(rp), p->link_layer, netdev, egress.netdev_ipv4,
                                   gid_index);
         if (!gid.ok()) {
-          absl::StrAppend(&why_not, dev.name, ":", port.port, ": ", gid.status().message(), "; ");
+          absl::StrAppend(&why_not, dev.name, ":", rp.port, ": ", gid.status().message(), "; ");
           continue;
         }
         if (p->link_layer == "InfiniBand") {
           gid->reason = absl::StrCat("InfiniBand port behind ", netdev, " (its IPoIB interface): ",
                                      gid->reason);
         }
-        return RdmaLocal{dev.name, static_cast<uint8_t>(port.port), *gid,
+        return RdmaLocal{dev.name, static_cast<uint8_t>(rp.port), *gid,
                          p->link_layer == "Ethernet"};
       }
     }
@@ -220,142 +237,271 @@ absl::StatusOr<RdmaLocal> ChooseRdmaLocal(const platform::Egress& egress,
   return ChooseRdmaLocal(platform::FileTree("/sys"), egress, device, gid_index, port);
 }
 
-RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
-                      const Timeouts& t, const RdmaLocal& local) {
-  RowOutcome out;
-  out.result.set_size(req.size());
-  auto fail = [&](absl::Status s) {
-    out.status = std::move(s);
-    return out;
-  };
-  if (local.gpu >= 0 && req.op() == v1::WRITE_LAT) {
-    return fail(absl::InvalidArgumentError(
-        "write_lat polls its buffer from the CPU: use --gpu with the bandwidth operations"));
-  }
-  // Out-of-band: our QP is described in the request. rdma_cm: the kernel
-  // picks device and GID, and the connection carries the buffers.
+namespace {
+
+// A client row's connection: the control channel to the server and the
+// queue pair, ours from the out-of-band exchange or rdma_cm's.
+// The control channel is declared last so that it closes first, before
+// the QP is torn down (as the server expects).
+struct RowConnection {
   std::unique_ptr<platform::VerbsQp> own_qp;
   std::unique_ptr<platform::CmConnection> cm;
+  platform::RemoteQp remote;
+  platform::Fd control;
+  platform::VerbsQp* qp() const { return cm ? cm->qp.get() : own_qp.get(); }
+};
+
+// The request sent and the QP connected. Out-of-band: our QP is described
+// in the request. rdma_cm: the kernel picks device and GID, and the
+// connection carries the buffers.
+absl::Status ConnectRow(const platform::HostPort& peer, const v1::TransferRequest& req,
+                        const Timeouts& t, const RdmaLocal& local, RowConnection* c) {
   const uint32_t psn = RandomPsn();
   v1::ControlMessage msg;
   *msg.mutable_request() = req;
   if (!req.rdma_cm()) {
     absl::StatusOr<std::unique_ptr<platform::VerbsQp>> qp = OpenQp(local, req);
-    if (!qp.ok()) return fail(qp.status());
-    own_qp = *std::move(qp);
-    absl::StatusOr<std::vector<uint8_t>> gid = own_qp->Gid(static_cast<uint8_t>(local.gid.index));
-    if (!gid.ok()) return fail(gid.status());
-    *msg.mutable_request()->mutable_endpoint() = Describe(*own_qp, local, *gid, psn);
+    if (!qp.ok()) return qp.status();
+    c->own_qp = *std::move(qp);
+    absl::StatusOr<std::vector<uint8_t>> gid = c->own_qp->Gid(static_cast<uint8_t>(local.gid.index));
+    if (!gid.ok()) return gid.status();
+    *msg.mutable_request()->mutable_endpoint() = Describe(*c->own_qp, local, *gid, psn);
   }
   absl::StatusOr<platform::Fd> control = platform::Connect(peer, absl::Now() + t.setup);
-  if (!control.ok()) return fail(control.status());
-  absl::Status s = platform::WriteMessage(control->get(), msg, absl::Now() + t.setup);
+  if (!control.ok()) return control.status();
+  c->control = *std::move(control);
+  absl::Status s = platform::WriteMessage(c->control.get(), msg, absl::Now() + t.setup);
   v1::ControlMessage reply;
-  if (s.ok()) s = platform::ReadMessage(control->get(), &reply, absl::Now() + t.setup);
+  if (s.ok()) s = platform::ReadMessage(c->control.get(), &reply, absl::Now() + t.setup);
   if (s.ok() && !reply.has_ready()) {
     s = absl::FailedPreconditionError(
         absl::StrCat("server refused: ", reply.has_done() ? reply.done().error() : "?"));
   }
-  if (!s.ok()) return fail(s);
-  platform::RemoteQp remote_qp;
+  if (!s.ok()) return s;
   if (req.rdma_cm()) {
-    absl::StatusOr<std::unique_ptr<platform::CmConnection>> c = platform::CmConnect(
+    absl::StatusOr<std::unique_ptr<platform::CmConnection>> cm = platform::CmConnect(
         peer.host, static_cast<uint16_t>(reply.ready().cm_port()), BufferBytes(req),
         QpOptionsFor(req, local.gpu), absl::Now() + t.setup,
         static_cast<uint8_t>(req.traffic_class()));
-    if (!c.ok()) return fail(c.status());
-    cm = *std::move(c);
-    remote_qp = cm->remote;
-    if (absl::Status same = SameDevice(*cm->qp, local.device, "rdma_cm"); !same.ok()) {
-      return fail(same);
-    }
-  } else {
-    absl::StatusOr<platform::RemoteQp> remote = ToRemote(reply.ready().endpoint());
-    if (!remote.ok()) return fail(remote.status());
-    remote_qp = *remote;
-    s = CheckGidTypesAgree(local.gid.type, reply.ready().endpoint().gid_type());
-    if (s.ok()) {
-      s = own_qp->Connect(remote_qp, local.use_grh, static_cast<uint8_t>(local.gid.index), psn,
-                          static_cast<uint8_t>(req.traffic_class()),
-                          static_cast<uint8_t>(req.service_level()));
-    }
-    if (!s.ok()) return fail(s);
+    if (!cm.ok()) return cm.status();
+    c->cm = *std::move(cm);
+    c->remote = c->cm->remote;
+    return SameDevice(*c->cm->qp, local.device, "rdma_cm");
   }
-  platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
+  absl::StatusOr<platform::RemoteQp> remote = ToRemote(reply.ready().endpoint());
+  if (!remote.ok()) return remote.status();
+  c->remote = *remote;
+  s = CheckGidTypesAgree(local.gid.type, reply.ready().endpoint().gid_type());
+  if (!s.ok()) return s;
+  return c->own_qp->Connect(c->remote, local.use_grh, static_cast<uint8_t>(local.gid.index), psn,
+                            static_cast<uint8_t>(req.traffic_class()),
+                            static_cast<uint8_t>(req.service_level()));
+}
+
+// write_lat: the ping-pong, its one-way latencies, then the server's Done.
+void RunLatencyRow(RowConnection& c, const v1::TransferRequest& req, const Timeouts& t,
+                   RowOutcome* out) {
+  std::vector<int64_t> rtts;
+  const int64_t start = NowNs();
+  absl::Status s = PingPong(*c.qp(), c.remote, req.size(), PingPongPosts(req), true, t.idle, &rtts,
+                            req.warmup());
+  out->result.set_iterations(rtts.size());
+  out->result.set_bytes(rtts.size() * req.size() * 2);
+  out->result.set_seconds(static_cast<double>(NowNs() - start) / 1e9);
+  *out->result.mutable_latency() = ComputeLatency(rtts);
+  // No round trip measured is no figure, never "0 us".
+  if (rtts.empty()) out->result.set_partial(true);
+  v1::TransferDone mine;
+  mine.set_bytes(out->result.bytes());
+  if (!s.ok()) mine.set_error(std::string(s.message()));
+  if (absl::StatusOr<v1::TransferDone> theirs = FinishClient(c.control.get(), mine, false, t);
+      theirs.ok()) {
+    AddServerCounters(*theirs, &out->result);
+  }
+  if (!s.ok()) {
+    out->result.set_partial(true);
+    out->status = s;
+  }
+}
+
+// The bandwidth loop for the duration, perftest's figures, then the
+// server's Done (and, bidirectional, its half added like perftest -b).
+void RunBandwidthRow(RowConnection& c, const v1::TransferRequest& req, const Timeouts& t,
+                     RowOutcome* out) {
+  if (req.bidirectional()) {
+    // Our QP is RTS: the server may start its half now.
+    if (absl::Status go = SendGo(c.control.get(), t); !go.ok()) {
+      out->status = go;
+      return;
+    }
+  }
+  BwOutcome bw;
+  BwLoop(*c.qp(), c.remote, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(),
+         t.idle, &bw);
+  absl::Status s = bw.status;
+  BandwidthFigures f = bw.record.Figures(req.size());
+  v1::TransferResult& r = out->result;
+  r.set_iterations(bw.record.count());
+  r.set_bytes(bw.record.count() * req.size());
+  r.set_seconds(f.seconds);
+  r.set_bw_avg_gbps(f.avg_gbps);
+  r.set_bw_peak_gbps(f.peak_gbps);
+  r.set_bw_avg_mibps(f.avg_mibps);
+  r.set_msg_rate_mpps(f.msg_rate_mpps);
+  SetIntervals(f.interval_gbps, &r);
+  if (bw.record.count() > 0) {
+    r.set_intervals_start_unix_ns(UnixNsOfMonotonic(bw.record.first_post_ns()));
+  }
+  v1::TransferDone mine;
+  mine.set_bytes(r.bytes());
+  if (!s.ok()) mine.set_error(std::string(s.message()));
+  absl::StatusOr<v1::TransferDone> theirs =
+      FinishClient(c.control.get(), mine, req.bidirectional() && s.ok(), t);
+  if (s.ok() && !theirs.ok()) s = theirs.status();
+  if (theirs.ok()) AddServerCounters(*theirs, &r);
+  if (s.ok() && req.bidirectional()) AddReverseDirection(*theirs, req.size(), &r);
+  if (!s.ok()) {
+    r.set_partial(true);
+    out->status = s;
+  }
+}
+
+}  // namespace
+
+RowOutcome RunRdmaRow(const platform::HostPort& peer, const v1::TransferRequest& req,
+                      const Timeouts& t, const RdmaLocal& local) {
+  RowOutcome out;
+  out.result.set_size(req.size());
+  if (local.gpu >= 0 && req.op() == v1::WRITE_LAT) {
+    out.status = absl::InvalidArgumentError(
+        "write_lat polls its buffer from the CPU: use --gpu with the bandwidth operations");
+    return out;
+  }
+  RowConnection c;
+  if (absl::Status s = ConnectRow(peer, req, t, local, &c); !s.ok()) {
+    out.status = s;
+    return out;
+  }
+  platform::VerbsQp* qp = c.qp();
   out.memory = qp->memory();
   out.relaxed_ordering = qp->relaxed_ordering();
   out.inline_bytes = qp->max_inline();
-  const platform::RemoteQp* remote = &remote_qp;
   out.started = true;
-
   if (req.op() == v1::WRITE_LAT) {
-    std::vector<int64_t> rtts;
-    const int64_t start = NowNs();
-    s = PingPong(*qp, *remote, req.size(), PingPongPosts(req), true, t.idle, &rtts,
-                 req.warmup());
-    out.result.set_iterations(rtts.size());
-    out.result.set_bytes(rtts.size() * req.size() * 2);
-    out.result.set_seconds(static_cast<double>(NowNs() - start) / 1e9);
-    *out.result.mutable_latency() = ComputeLatency(rtts);
-    // No round trip measured is no figure, never "0 us".
-    if (rtts.empty()) out.result.set_partial(true);
-    v1::TransferDone mine;
-    mine.set_bytes(out.result.bytes());
-    if (!s.ok()) mine.set_error(std::string(s.message()));
-    if (absl::StatusOr<v1::TransferDone> theirs = FinishClient(control->get(), mine, false, t);
-        theirs.ok()) {
-      AddServerCounters(*theirs, &out.result);
-    }
-    if (!s.ok()) {
-      out.result.set_partial(true);
-      out.status = s;
-    }
-    return out;
-  }
-  if (req.bidirectional()) {
-    // Our QP is RTS: the server may start its half now.
-    s = SendGo(control->get(), t);
-    if (!s.ok()) return fail(s);
-  }
-  BwOutcome bw;
-  BwLoop(*qp, *remote, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(), t.idle,
-         &bw);
-  s = bw.status;
-  BandwidthFigures f = bw.record.Figures(req.size());
-  out.result.set_iterations(bw.record.count());
-  out.result.set_bytes(bw.record.count() * req.size());
-  out.result.set_seconds(f.seconds);
-  out.result.set_bw_avg_gbps(f.avg_gbps);
-  out.result.set_bw_peak_gbps(f.peak_gbps);
-  out.result.set_bw_avg_mibps(f.avg_mibps);
-  out.result.set_msg_rate_mpps(f.msg_rate_mpps);
-  SetIntervals(f.interval_gbps, &out.result);
-  if (bw.record.count() > 0) {
-    out.result.set_intervals_start_unix_ns(UnixNsOfMonotonic(bw.record.first_post_ns()));
-  }
-  v1::TransferDone mine;
-  mine.set_bytes(out.result.bytes());
-  if (!s.ok()) mine.set_error(std::string(s.message()));
-  absl::StatusOr<v1::TransferDone> theirs =
-      FinishClient(control->get(), mine, req.bidirectional() && s.ok(), t);
-  if (s.ok() && !theirs.ok()) s = theirs.status();
-  if (theirs.ok()) AddServerCounters(*theirs, &out.result);
-  if (s.ok() && req.bidirectional()) {
-    // The server ran the same loop toward us; like perftest -b, the figure
-    // is the sum of both directions.
-    AddReverseDirection(*theirs, req.size(), &out.result);
-  }
-  if (!s.ok()) {
-    out.result.set_partial(true);
-    out.status = s;
+    RunLatencyRow(c, req, t, &out);
+  } else {
+    RunBandwidthRow(c, req, t, &out);
   }
   return out;
 }
 
+namespace {
+
+// The server's side of a row's connection. The listener outlives the
+// connection: the accepted id reports its events on the listener's channel.
+struct ServeConnection {
+  std::unique_ptr<platform::CmListener> listener;
+  std::unique_ptr<platform::CmConnection> cm;
+  std::unique_ptr<platform::VerbsQp> own_qp;
+  platform::RemoteQp remote;
+  platform::VerbsQp* qp() const { return cm ? cm->qp.get() : own_qp.get(); }
+};
+
+using RefuseFn = std::function<void(const absl::Status&)>;
+using PostReceivesFn = std::function<absl::Status(platform::VerbsQp&)>;
+
+// rdma_cm: Ready names our listener's port, then the client's connection
+// is accepted (receives posted before the accept). False when the row
+// ends here (the client reports the failure it sees).
+bool AcceptCm(int control, const v1::TransferRequest& req, const Timeouts& t,
+              const RdmaServeChoice& choice, const std::string& ip,
+              const PostReceivesFn& post_receives, const RefuseFn& refuse, ServeConnection* c) {
+  absl::StatusOr<std::unique_ptr<platform::CmListener>> listening =
+      platform::CmListener::Listen(ip, 0);
+  if (!listening.ok()) {
+    refuse(listening.status());
+    return false;
+  }
+  c->listener = *std::move(listening);
+  v1::ControlMessage reply;
+  reply.mutable_ready()->set_cm_port(c->listener->port());
+  if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return false;
+  absl::StatusOr<std::unique_ptr<platform::CmConnection>> cm = c->listener->Accept(
+      BufferBytes(req), QpOptionsFor(req, choice.gpu), absl::Now() + t.setup,
+      [&](platform::VerbsQp& qp) {
+        absl::Status same = SameDevice(qp, choice.device, "rdma_cm");
+        return same.ok() ? post_receives(qp) : same;
+      });
+  if (!cm.ok()) return false;
+  c->cm = *std::move(cm);
+  c->remote = c->cm->remote;
+  return true;
+}
+
+// Out-of-band: our port chosen as a client would, our QP connected to the
+// one the request describes (receives posted before Ready), and Ready
+// describing ours.
+bool ConnectOutOfBand(int control, const v1::TransferRequest& req, const Timeouts& t,
+                      const RdmaServeChoice& choice, const platform::Egress& iface,
+                      const PostReceivesFn& post_receives, const RefuseFn& refuse,
+                      ServeConnection* c) {
+  absl::StatusOr<RdmaLocal> local =
+      ChooseRdmaLocal(iface, choice.device, choice.gid_index, choice.port);
+  if (!local.ok()) return refuse(local.status()), false;
+  local->gpu = choice.gpu;
+  absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
+  if (!agree.ok()) return refuse(agree), false;
+  auto qp = OpenQp(*local, req);
+  if (!qp.ok()) return refuse(qp.status()), false;
+  c->own_qp = *std::move(qp);
+  auto gid = c->own_qp->Gid(static_cast<uint8_t>(local->gid.index));
+  if (!gid.ok()) return refuse(gid.status()), false;
+  absl::StatusOr<platform::RemoteQp> remote = ToRemote(req.endpoint());
+  if (!remote.ok()) return refuse(remote.status()), false;
+  c->remote = *remote;
+  const uint32_t psn = RandomPsn();
+  absl::Status s = c->own_qp->Connect(c->remote, local->use_grh,
+                                      static_cast<uint8_t>(local->gid.index), psn,
+                                      static_cast<uint8_t>(req.traffic_class()),
+                                      static_cast<uint8_t>(req.service_level()));
+  if (s.ok()) s = post_receives(*c->own_qp);
+  if (!s.ok()) return refuse(s), false;
+  v1::ControlMessage reply;
+  *reply.mutable_ready()->mutable_endpoint() = Describe(*c->own_qp, *local, *gid, psn);
+  return platform::WriteMessage(control, reply, absl::Now() + t.setup).ok();
+}
+
+// SEND: a receive reposted for every one consumed until the client is
+// done. The CQ is polled in a bare loop; the control connection (the
+// client's Done) and the clock are looked at only every kPollsPerCheck
+// empty polls: a poll() syscall and a clock read per CQ poll capped the
+// receive rate of small messages (perftest's loop makes neither).
+void RepostReceives(platform::VerbsQp& qp, const v1::TransferRequest& req, int control,
+                    absl::Time until) {
+  std::vector<uint64_t> ids;
+  ids.reserve(platform::VerbsQp::kMaxPoll);
+  constexpr uint32_t kPollsPerCheck = 4096;
+  uint32_t since_check = 0;
+  while (true) {
+    ids.clear();
+    absl::StatusOr<int> n = qp.Poll(platform::VerbsQp::kMaxPoll, &ids);
+    if (!n.ok()) break;
+    if (!ids.empty()) {
+      (void)qp.PostRecvs(req.size(), ids);  // one call for the batch
+      continue;
+    }
+    if (++since_check < kPollsPerCheck) continue;
+    since_check = 0;
+    if (absl::Now() >= until || ControlReadable(control)) break;
+  }
+}
+
+}  // namespace
+
 void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
                const RdmaServeChoice& choice, const std::string& sys_root) {
-  v1::ControlMessage reply;
   auto refuse = [&](const absl::Status& s) {
+    v1::ControlMessage reply;
     reply.mutable_done()->set_error(std::string(s.message()));
     (void)platform::WriteMessage(control, reply, absl::Now() + t.setup);
   };
@@ -381,54 +527,12 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
     }
     return absl::OkStatus();
   };
-  // The listener outlives the connection: the accepted id reports its
-  // events on the listener's channel.
-  std::unique_ptr<platform::CmListener> listener;
-  std::unique_ptr<platform::CmConnection> cm;
-  std::unique_ptr<platform::VerbsQp> own_qp;
-  platform::RemoteQp remote_qp;
-  if (req.rdma_cm()) {
-    absl::StatusOr<std::unique_ptr<platform::CmListener>> listening =
-        platform::CmListener::Listen(*ip, 0);
-    if (!listening.ok()) return refuse(listening.status());
-    listener = *std::move(listening);
-    reply.mutable_ready()->set_cm_port(listener->port());
-    if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
-    absl::StatusOr<std::unique_ptr<platform::CmConnection>> c =
-        listener->Accept(BufferBytes(req), QpOptionsFor(req, choice.gpu), absl::Now() + t.setup,
-                         [&](platform::VerbsQp& qp) {
-                           absl::Status same = SameDevice(qp, choice.device, "rdma_cm");
-                           return same.ok() ? post_receives(qp) : same;
-                         });
-    if (!c.ok()) return;  // the client reports the failure it sees
-    cm = *std::move(c);
-    remote_qp = cm->remote;
-  } else {
-    absl::StatusOr<RdmaLocal> local =
-        ChooseRdmaLocal(*iface, choice.device, choice.gid_index, choice.port);
-    if (!local.ok()) return refuse(local.status());
-    local->gpu = choice.gpu;
-    absl::Status agree = CheckGidTypesAgree(local->gid.type, req.endpoint().gid_type());
-    if (!agree.ok()) return refuse(agree);
-    auto qp = OpenQp(*local, req);
-    if (!qp.ok()) return refuse(qp.status());
-    own_qp = *std::move(qp);
-    auto gid = own_qp->Gid(static_cast<uint8_t>(local->gid.index));
-    if (!gid.ok()) return refuse(gid.status());
-    absl::StatusOr<platform::RemoteQp> remote = ToRemote(req.endpoint());
-    if (!remote.ok()) return refuse(remote.status());
-    remote_qp = *remote;
-    const uint32_t psn = RandomPsn();
-    absl::Status s = own_qp->Connect(remote_qp, local->use_grh,
-                                     static_cast<uint8_t>(local->gid.index), psn,
-                                     static_cast<uint8_t>(req.traffic_class()),
-                                     static_cast<uint8_t>(req.service_level()));
-    if (s.ok()) s = post_receives(*own_qp);
-    if (!s.ok()) return refuse(s);
-    *reply.mutable_ready()->mutable_endpoint() = Describe(*own_qp, *local, *gid, psn);
-    if (!platform::WriteMessage(control, reply, absl::Now() + t.setup).ok()) return;
-  }
-  platform::VerbsQp* qp = cm ? cm->qp.get() : own_qp.get();
+  ServeConnection c;
+  const bool connected =
+      req.rdma_cm() ? AcceptCm(control, req, t, choice, *ip, post_receives, refuse, &c)
+                    : ConnectOutOfBand(control, req, t, choice, *iface, post_receives, refuse, &c);
+  if (!connected) return;
+  platform::VerbsQp* qp = c.qp();
   // Our port's counters around our part of the run: the loaded direction's
   // drops and ECN marks land at the receiver, which for write/send is us.
   const CounterSource counter_source = RdmaCounterSource(sys_root, qp->device_name(), qp->port());
@@ -441,41 +545,19 @@ void ServeRdma(int control, const v1::TransferRequest& req, const Timeouts& t,
   if (req.op() == v1::WRITE_LAT) {
     // As long as the ping-pong keeps moving (each wait has the idle
     // timeout), then the client's Done.
-    (void)PingPong(*qp, remote_qp, req.size(), PingPongPosts(req), false, t.idle, nullptr, 0);
+    (void)PingPong(*qp, c.remote, req.size(), PingPongPosts(req), false, t.idle, nullptr, 0);
     ServeOneWayEnd(control, absl::Now() + t.setup, add_counters);
     return;
   }
   // Bandwidth ops run for the duration from now.
   const absl::Time until = absl::Now() + absl::Seconds(req.duration_s()) + t.setup + t.idle;
-  if (req.op() == v1::SEND_BW) {
-    // Repost a receive for every one consumed until the client is done.
-    std::vector<uint64_t> ids;
-    ids.reserve(platform::VerbsQp::kMaxPoll);
-    // The CQ is polled in a bare loop; the control connection (the client's
-    // Done) and the clock are looked at only every kPollsPerCheck empty
-    // polls: a poll() syscall and a clock read per CQ poll capped the
-    // receive rate of small messages (perftest's loop makes neither).
-    constexpr uint32_t kPollsPerCheck = 4096;
-    uint32_t since_check = 0;
-    while (true) {
-      ids.clear();
-      absl::StatusOr<int> n = qp->Poll(platform::VerbsQp::kMaxPoll, &ids);
-      if (!n.ok()) break;
-      if (!ids.empty()) {
-        (void)qp->PostRecvs(req.size(), ids);  // one call for the batch
-        continue;
-      }
-      if (++since_check < kPollsPerCheck) continue;
-      since_check = 0;
-      if (absl::Now() >= until || ControlReadable(control)) break;
-    }
-  }
+  if (req.op() == v1::SEND_BW) RepostReceives(*qp, req, control, until);
   if (req.bidirectional() && (req.op() == v1::WRITE_BW || req.op() == v1::READ_BW)) {
     // Our half of a bidirectional run, once the client's QP is RTS (its
     // Go), toward the client; then our figures after the client's Done.
     ServeBidirectionalHalf(control, t, [&] {
       BwOutcome bw;
-      BwLoop(*qp, remote_qp, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(),
+      BwLoop(*qp, c.remote, OpcodeOf(req.op()), req.size(), req.tx_depth(), req.duration_s(),
              t.idle, &bw);
       const BandwidthFigures f = bw.record.Figures(req.size());
       v1::TransferDone mine;

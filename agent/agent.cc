@@ -22,9 +22,11 @@
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
 #include "platform/route.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/nccl/nccl_findings.h"
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 #include "probes/transfer/counter_deltas.h"
@@ -198,7 +200,7 @@ void Agent::ServeTransferTask(const v1::Task& task, absl::Time deadline) {
     *result->mutable_result() = ev->done().result();
   } else {
     *result->mutable_result() =
-        ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
+        ErrorResult("transfer", findings::kTransferServeFailed.code,
                     ev.ok() ? "the transfer server sent no endpoint"
                             : absl::StrCat("the transfer server ", ev.status().message()));
   }
@@ -214,7 +216,7 @@ void Agent::RestartAgentTask(const v1::Task& task) {
   result->set_task_id(task.task_id());
   if (!options_.allow_disruptive) {
     *result->mutable_result() = ErrorResult(
-        "restart-agent", "FAILURE_REFUSED",
+        "restart-agent", findings::kFailureRefused.code,
         "this agent was not started with --allow-disruptive: it does not restart on request");
     result->mutable_result()->set_node(options_.node_name);
     Write(reply);
@@ -321,7 +323,7 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
       platform::TaskWorker::Start(options_.self_exe, task);
   if (!worker.ok()) {
     *result->mutable_result() =
-        ErrorResult("nccl", "TASK_FAILED",
+        ErrorResult("nccl", findings::kTaskFailed.code,
                     absl::StrCat("cannot start the rank's worker: ", worker.status().message()));
   }
   while (worker.ok()) {
@@ -344,10 +346,11 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
     if (waiting && !cancelled()) continue;
     worker->Kill();
     *result->mutable_result() =
-        waiting ? ErrorResult("nccl", "NCCL_STOPPED", "stopped by the coordinator")
+        waiting ? ErrorResult("nccl", findings::kNcclStopped.code, "stopped by the coordinator")
         : absl::IsDeadlineExceeded(ev.status())
-            ? ErrorResult("nccl", "TASK_TIMEOUT", "the rank passed its deadline and was killed")
-            : ErrorResult("nccl", "TASK_FAILED",
+            ? ErrorResult("nccl", findings::kTaskTimeout.code,
+                          "the rank passed its deadline and was killed")
+            : ErrorResult("nccl", findings::kTaskFailed.code,
                           absl::StrCat("the rank's worker ", ev.status().message()));
     break;
   }

@@ -1,6 +1,7 @@
 // File: link_flap.cc
 #include "agent/link_flap.h"
 
+#include <google/protobuf/util/time_util.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,21 +10,20 @@
 #include <filesystem>
 #include <fstream>
 
-#include <google/protobuf/util/time_util.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "platform/child_process.h"
 #include "platform/netlink_links.h"
 #include "platform/route.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::agent {
 namespace {
 
 v1::ProbeResult Refused(const std::string& why) {
-  return ErrorResult("link-flap", "FAILURE_REFUSED", why);
+  return ErrorResult("link-flap", findings::kFailureRefused.code, why);
 }
 
 // Polls the link every 20 ms until it is `up` or `until` passes.
@@ -155,11 +155,11 @@ std::string FlapTarget(const v1::FlapLink& request, const std::vector<std::strin
 void JudgeFlap(const std::string& netdev, bool went_down, bool back, absl::Time asked,
                absl::Time down_at, absl::Time up_at, v1::ProbeResult* r) {
   if (!went_down) {
-    AddFinding(r, "FAILURE_REFUSED", netdev,
+    AddFinding(r, findings::kFailureRefused.code, netdev,
                absl::StrCat(netdev, " was never seen down within 2 s of asking"));
   }
   if (!back) {
-    AddFinding(r, "FAILURE_NOT_RESTORED", netdev,
+    AddFinding(r, findings::kFailureNotRestored.code, netdev,
                absl::StrCat(netdev,
                             " is still down after the failure test: bring it up by hand (ip link "
                             "set ",
@@ -203,7 +203,7 @@ v1::ProbeResult FlapLink(const v1::FlapLink& request, bool allowed,
       platform::StartDetached(self_exe, {"link-flap", "--netdev", netdev, "--down-seconds",
                                          absl::StrFormat("%.3f", seconds)});
   if (!started.ok()) {
-    return ErrorResult("link-flap", "FAILURE_REFUSED",
+    return ErrorResult("link-flap", findings::kFailureRefused.code,
                        absl::StrCat("the flapper did not start: ", started.message()));
   }
   absl::Time down_at, up_at;

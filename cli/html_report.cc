@@ -22,6 +22,7 @@
 #include "coordinator/acceptance_gate.h"
 #include "coordinator/version_matrix.h"
 #include "nodeprobe_version.h"
+#include "probes/cabling/cabling_findings.h"
 #include "probes/framework/coverage.h"
 #include "probes/framework/result_util.h"
 
@@ -501,9 +502,9 @@ void CablingSection(xmlNodePtr body, const v1::StageRun& run) {
                                                                 : l.neighbor_port_descr();
       xmlNodePtr tr = Row(tb, {node, l.interface(), l.rdma_device(), l.neighbor_system(), port,
                                l.expected().empty() ? "-" : l.expected()});
-      const bool mismatch = std::any_of(
-          p->findings().begin(), p->findings().end(), [&](const v1::Finding& f) {
-            return f.code() == "CABLING_RAIL_MISMATCH" && f.device() == l.interface();
+      const bool mismatch =
+          std::any_of(p->findings().begin(), p->findings().end(), [&](const v1::Finding& f) {
+            return f.code() == findings::kCablingRailMismatch.code && f.device() == l.interface();
           });
       if (mismatch) Html::Attr(xmlGetLastChild(tr), "class", "drift");
     }

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "coordinator/blame.h"
 #include "coordinator/cluster_profile.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/pairing.h"
 #include "coordinator/peer_judgement.h"
 #include "coordinator/peer_stats.h"
@@ -58,8 +59,8 @@ void RunPairs(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>
   std::set<std::pair<std::string, std::string>> said;
   for (const v1::Finding& f : run->findings()) said.insert({f.code(), f.device()});
   for (const auto& n : nodes) {
-    if (!n->alive() && said.insert({"AGENT_LOST", n->node()}).second) {
-      AddFinding(run->mutable_findings(), "AGENT_LOST", n->node(),
+    if (!n->alive() && said.insert({findings::kAgentLost.code, n->node()}).second) {
+      AddFinding(run->mutable_findings(), findings::kAgentLost.code, n->node(),
                  absl::StrCat(n->node(),
                               " was lost during the cluster rounds; its "
                               "remaining pairs were not measured"));
@@ -227,7 +228,7 @@ void MeasureRounds(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSes
   }
   for (size_t r = 0; r < rounds.size(); ++r) {
     if (absl::Now() >= deadline) {
-      AddFinding(run->mutable_findings(), "CLUSTER_INCOMPLETE", "cluster",
+      AddFinding(run->mutable_findings(), findings::kClusterIncomplete.code, "cluster",
                  absl::StrCat("the stage deadline passed after ", r, " of ", rounds.size(),
                               " rounds; the pairs of the rest were not measured"));
       break;
@@ -353,9 +354,9 @@ void JudgeSuspect(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSess
   const RetestFigures f = RetestFiguresOf(*run, nodes, b, s, partner, retest_round);
   const bool confirmed = f.low_again && !f.control_low;
   out->set_confirmed(confirmed);
-  const char* code = s.kind == Suspect::kNode   ? "SUSPECT_NODE"
-                     : s.kind == Suspect::kRail ? "SUSPECT_RAIL"
-                                                : "SUSPECT_LINK";
+  const char* code = s.kind == Suspect::kNode   ? findings::kSuspectNode.code
+                     : s.kind == Suspect::kRail ? findings::kSuspectRail.code
+                                                : findings::kSuspectLink.code;
   const std::string who =
       s.kind == Suspect::kNode   ? node.node()
       : s.kind == Suspect::kRail ? absl::StrCat(node.node(), ":", RailName(node, s.rail))

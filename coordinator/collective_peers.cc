@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/peer_stats.h"
 #include "platform/statistics.h"
 #include "probes/framework/result_util.h"
@@ -67,7 +68,7 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
       }
       v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(f.report));
       v1::ProbeResult* r = rep->mutable_results(f.result);
-      AddFinding(r, "NCCL_BUSBW_BELOW_PEERS", collective,
+      AddFinding(r, findings::kNcclBusbwBelowPeers.code, collective,
                  absl::StrFormat("%s at %llu B over %u local ranks on %s: busbw %.2f GB/s, "
                                  "%.0f%% of the median %.2f GB/s of the %zu other nodes (bar "
                                  "%.0f%%: nccl.min_fraction_of_peers)",

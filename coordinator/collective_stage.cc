@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/rail_rate.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
@@ -228,7 +229,7 @@ void RunCollectivesOnAgents(v1::StageRun* run,
   }
   if (slots.empty()) return;  // no GPUs anywhere: nothing to run, nothing to say
   if (!without.empty()) {
-    AddFinding(run->mutable_findings(), "NCCL_NOT_RUN", "",
+    AddFinding(run->mutable_findings(), findings::kNcclNotRun.code, "",
                absl::StrCat("no collective across the nodes: ", absl::StrJoin(without, ", "),
                             " ran no local NCCL (see its nccl probe)"));
     return;

@@ -11,12 +11,14 @@
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
 #include "coordinator/congestion_profile.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/peer_judgement.h"
 #include "coordinator/rail_rate.h"
 #include "platform/bounded_for.h"
-#include "probes/transfer/transfer_stats.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/transfer/transfer_findings.h"
+#include "probes/transfer/transfer_stats.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -91,7 +93,7 @@ std::vector<v1::PairResult> AllAtOnce(v1::StageRun* part,
         auto* findings = r->mutable_findings();
         findings->erase(std::remove_if(findings->begin(), findings->end(),
                                        [](const v1::Finding& x) {
-                                         return x.code() == "TRANSFER_BELOW_EXPECTED";
+                                         return x.code() == findings::kTransferBelowExpected.code;
                                        }),
                         findings->end());
         if (r->has_transfer()) {
@@ -331,12 +333,12 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
 
   SetCongestionBar(profile, transport, op, rail_rate_gbps, rail_basis, r);
   if (bw.empty()) {
-    AddFinding(r->mutable_findings(), "NOTHING_MEASURED", v1::ERROR,
+    AddFinding(r->mutable_findings(), findings::kNothingMeasured.code, v1::ERROR,
                absl::StrCat(r->receiver(), ":", r->rail()),
                absl::StrCat("no flow into ", r->receiver(), " finished"));
   }
   if (!bw.empty() && r->expected_gbps() > 0 && r->aggregate_gbps() < r->expected_gbps()) {
-    Add(r, "CONGESTION_AGGREGATE_BELOW_EXPECTED",
+    Add(r, findings::kCongestionAggregateBelowExpected.code,
         absl::StrFormat(
             "%s received %.2f Gb/s from %d senders at once (%s), below its bar %.2f Gb/s (%s)",
             r->receiver(), r->aggregate_gbps(), static_cast<int>(bw.size()), r->pattern(),
@@ -350,7 +352,7 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
       double g = 0;
       if (BandwidthFigure(p, &kind, &g)) each.push_back(absl::StrFormat("%s %.2f", p.from_node(), g));
     }
-    Add(r, "CONGESTION_UNFAIR",
+    Add(r, findings::kCongestionUnfair.code,
         absl::StrFormat("the flows into %s shared it unevenly: Jain's index %.2f (bar %.2f; "
                         "Gb/s: %s)",
                         r->receiver(), r->fairness(), min_fair, absl::StrJoin(each, ", ")));
@@ -359,7 +361,7 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
   const double loaded = r->loaded_latency().p99_us();
   const double ratio = CongestionRulesOf(profile).max_latency_ratio;
   if (idle > 0 && loaded > idle * ratio) {
-    Add(r, "CONGESTION_LATENCY",
+    Add(r, findings::kCongestionLatency.code,
         absl::StrFormat("p99 latency into %s rose from %.1f us idle to %.1f us under load "
                         "(x%.1f; bar x%.0f; p99.9 %.1f -> %.1f us)",
                         r->receiver(), idle, loaded, loaded / idle, ratio,
@@ -380,7 +382,7 @@ void RunCongestion(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSes
   }
   if (live.size() < 3) {
     AddFinding(
-        run->mutable_findings(), "NOTHING_MEASURED", v1::ERROR, "congestion",
+        run->mutable_findings(), findings::kNothingMeasured.code, v1::ERROR, "congestion",
         absl::StrCat("congestion needs 3 nodes that answered their probes; ", live.size(), " did"));
     return;
   }

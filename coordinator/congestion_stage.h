@@ -11,12 +11,7 @@
 // does not apply (under incast each flow gets a share), its counter
 // findings do. Per receiver: the flows' sum against the receiver's bar,
 // Jain's fairness index over the flows, the latency blow-up:
-//   CONGESTION_AGGREGATE_BELOW_EXPECTED  FAIL: the sum below the bar (the
-//       profile's transfer.<transport>_<op>_min_gbps, else the rail's rate x
-//       transfer.min_fraction_of_line_rate; none: said so)
-//   CONGESTION_UNFAIR                    WARN: index below congestion.min_fairness
-//   CONGESTION_LATENCY                   WARN: loaded p99 above
-//                                        congestion.max_latency_ratio x idle p99
+//   (its findings, with severity and remedy: coordinator/coordinator_findings.h)
 #pragma once
 
 #include <memory>

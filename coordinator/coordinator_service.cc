@@ -19,11 +19,13 @@
 #include "controlplane/grpc_status.h"
 #include "controlplane/server_limits.h"
 #include "coordinator/agent_reactor.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/preflight_record.h"
 #include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
 #include "coordinator/stage_orchestrator.h"
 #include "coordinator/stage_request.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 
@@ -92,11 +94,11 @@ class RunSaver {
   void MarkIncomplete(v1::StageRun* run) {
     const absl::Status failed = error();
     if (failed.ok()) return;
-    AddFinding(run->mutable_findings(), "STORE_WRITE_FAILED", "coordinator",
-               absl::StrCat("run ", run->run_id(), " could not be stored completely (",
-                            failed.message(),
-                            "): what the client shows is all of it; the store keeps an earlier "
-                            "part"));
+    AddFinding(
+        run->mutable_findings(), findings::kStoreWriteFailed.code, "coordinator",
+        absl::StrCat("run ", run->run_id(), " could not be stored completely (", failed.message(),
+                     "): what the client shows is all of it; the store keeps an earlier "
+                     "part"));
     run->set_state("incomplete");
     run->set_verdict(WorseVerdict(run->verdict(), v1::ERROR));
     (void)store_->Save(*run);  // kept if the space came back meanwhile
@@ -230,7 +232,7 @@ void CoordinatorService::MarkCutShort(v1::StageRun* run) {
   if (!cancelled_by.empty()) {
     // The operator stopped it: what was measured is kept, the rest was not
     // measured, and no node is blamed for the tasks that were cut off.
-    ReplaceRunFindings(run, {"RUN_CANCELLED"}, "RUN_CANCELLED",
+    ReplaceRunFindings(run, {findings::kRunCancelled.code}, findings::kRunCancelled.code,
                        absl::StrCat("cancelled by ", cancelled_by,
                                     ": what was measured before is kept, the rest was not "
                                     "measured; the nodes are not at fault"));
@@ -240,7 +242,8 @@ void CoordinatorService::MarkCutShort(v1::StageRun* run) {
   if (stopping_) {
     // The streams closed because this coordinator stopped, not because a
     // node failed: no node is blamed, and the run is said to be cut short.
-    ReplaceRunFindings(run, {"AGENT_LOST", "TASK_TIMEOUT"}, "COORDINATOR_LOST",
+    ReplaceRunFindings(run, {findings::kAgentLost.code, findings::kTaskTimeout.code},
+                       findings::kCoordinatorLost.code,
                        absl::StrCat("the coordinator was stopped during run ", run->run_id(),
                                     ": what was measured before is kept, the rest was not "
                                     "measured; the nodes are not at fault"));

@@ -7,8 +7,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/failure_profile.h"
 #include "coordinator/peer_judgement.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
@@ -114,7 +116,7 @@ void RecordHitTransfer(const Scenario& sc, const std::string& from, const std::s
   v1::FailureResult* r = sc.r;
   if (!result.ok()) {
     r->set_transfer_outcome("hung");
-    Add(r, "FAILURE_HUNG",
+    Add(r, findings::kFailureHung.code,
         absl::StrCat("the transfer ", from, " -> ", to,
                      " neither finished nor failed by its deadline: ", result.status().message()));
     return;
@@ -184,7 +186,7 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
     }
     for (const v1::Finding& f : r->flap().findings()) *r->add_findings() = f;
     if (!lf.restored() && r->flap().verdict() != v1::ERROR) {
-      Add(r, "FAILURE_NOT_RESTORED",
+      Add(r, findings::kFailureNotRestored.code,
           absl::StrCat(a.node(), "'s ", lf.netdev(), " is still down after the test"));
     }
   }
@@ -197,7 +199,7 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
     r->set_recover_s(std::max(0.0, absl::ToDoubleSeconds(absl::Now() - up_at)));
     sc.act(absl::StrFormat("traffic flows again %.2f s after the link came back", r->recover_s()));
   } else if (a.alive() && b.alive()) {
-    Add(r, "FAILURE_NOT_RECOVERED",
+    Add(r, findings::kFailureNotRecovered.code,
         absl::StrFormat("no good transfer %s -> %s within %.0f s of the link coming back", a.node(),
                         b.node(), FailureRulesOf(profile).max_recover_s));
   }
@@ -239,7 +241,8 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
   if (!answer.ok() || answer->result().result().verdict() == v1::ERROR) {
     const std::string why = answer.ok() ? answer->result().result().reason()
                                         : std::string(answer.status().message());
-    Add(r, "FAILURE_REFUSED", absl::StrCat(b.node(), "'s agent did not restart: ", why));
+    Add(r, findings::kFailureRefused.code,
+        absl::StrCat(b.node(), "'s agent did not restart: ", why));
     Cancel(b, serve.task_id());
     (void)a.Await(go.task_id(), std::min(deadline, absl::Now() + absl::Seconds(seconds + 10)));
     sc.finish();
@@ -250,7 +253,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
     absl::SleepFor(absl::Milliseconds(20));
   }
   if (b.alive()) {
-    Add(r, "FAILURE_NOT_RESTORED",
+    Add(r, findings::kFailureNotRestored.code,
         absl::StrCat(b.node(), "'s agent answered but its stream stayed up for 30 s"));
     sc.finish();
     return;
@@ -283,7 +286,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
     sc.act(absl::StrFormat("traffic flows through the new agent %.2f s after the old one went",
                            r->recover_s()));
   } else {
-    Add(r, "FAILURE_NOT_RECOVERED",
+    Add(r, findings::kFailureNotRecovered.code,
         absl::StrFormat(
             "%s's agent %s within %.0f s of its restart", b.node(),
             again ? "registered again but no transfer through it worked" : "did not register again",
@@ -299,7 +302,7 @@ void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
                 const Profile& profile, absl::Time deadline, const ProgressFn& progress,
                 const AgentFinder& find) {
   if (nodes.size() < 2 || !usable[0] || !usable[1]) {
-    AddFinding(run->mutable_findings(), "NOTHING_MEASURED", v1::ERROR, "failure",
+    AddFinding(run->mutable_findings(), findings::kNothingMeasured.code, v1::ERROR, "failure",
                "the failure stage needs its first two nodes to have answered their probes");
     return;
   }
@@ -311,7 +314,7 @@ void RunFailure(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
     } else if (scenario == "agent-restart") {
       AgentRestart(run, *nodes[0], *nodes[1], find, profile, deadline, progress);
     } else {
-      AddFinding(run->mutable_findings(), "FAILURE_REFUSED", "failure",
+      AddFinding(run->mutable_findings(), findings::kFailureRefused.code, "failure",
                  absl::StrCat("unknown failure scenario '", scenario, "'"));
     }
   }

@@ -7,10 +7,8 @@
 // time and the operator who ran the stage, when the link was seen down and
 // up, whether the transfer errored cleanly, resumed or hung, how long until
 // traffic flowed again, and how many rails A has for traffic to move to.
-//   FAILURE_NOT_RESTORED   FAIL: the link stayed down
-//   FAILURE_NOT_RECOVERED  FAIL: no good transfer within failure.max_recover_s
-//   FAILURE_HUNG           FAIL: the transfer neither finished nor failed by its deadline
-//   FAILURE_REFUSED        ERROR: the agent would not (or could not) flap the link
+//   (its findings, with severity and remedy: coordinator/coordinator_findings.h,
+//    probes/framework/framework_findings.h)
 // Scenario agent-restart (`--scenario agent-restart`): two seconds into a
 // transfer A -> B, B's agent restarts in place (task RestartAgent; the
 // agent must allow it): the time until the coordinator loses its stream,

@@ -11,9 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/peer_stats.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/transfer/transfer_findings.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -132,7 +134,7 @@ void TooNoisy(const Assessment& a, const TransferBars& bars, v1::StageRun* run) 
   for (const auto& [kind, ref] : a.refs) {
     if (ref.samples < 3 || ref.spread <= bars.max_spread) continue;
     AddFinding(
-        run->mutable_findings(), "MEASUREMENT_TOO_NOISY", kind,
+        run->mutable_findings(), findings::kMeasurementTooNoisy.code, kind,
         absl::StrFormat(
             "%s: the run's measurements vary by %.0f%% (robust spread over %d measurements of %d "
             "nodes; transfer.max_spread %.0f%%): gaps under %.0f%% of the reference (%.2f Gb/s) "
@@ -180,7 +182,7 @@ std::vector<PairPlace> PlacesToRetest(const Profile& profile, const v1::StageRun
   for (const Fig& f : a.figs) {
     const v1::PairResult& p = run.pairs(f.pair);
     if (p.retest()) continue;
-    bool gap = HasFail(p.result(), "TRANSFER_BELOW_EXPECTED") ||
+    bool gap = HasFail(p.result(), findings::kTransferBelowExpected.code) ||
                (bars.below_peers == v1::FAIL && LowVsPeers(f, a, bars));
     if (const int r = ReverseOf(f, p, a); r >= 0 && Asymmetric(f, a.figs[r], a, bars)) {
       gap = true;
@@ -203,11 +205,12 @@ void JudgeRetest(const Assessment& a, const Fig& f, const v1::StageRun& run, v1:
   bool first_failed = false;
   if (auto first = a.firsts.find(f.place); first != a.firsts.end()) {
     for (int i : first->second) {
-      first_failed |= HasFail(run.pairs(a.figs[i].pair).result(), "TRANSFER_BELOW_EXPECTED");
+      first_failed |=
+          HasFail(run.pairs(a.figs[i].pair).result(), findings::kTransferBelowExpected.code);
     }
   }
   for (v1::Finding& finding : *r->mutable_findings()) {
-    if (finding.code() == "TRANSFER_BELOW_EXPECTED" && finding.severity() == v1::FAIL &&
+    if (finding.code() == findings::kTransferBelowExpected.code && finding.severity() == v1::FAIL &&
         !first_failed) {
       finding.set_severity(v1::WARN);
       absl::StrAppend(finding.mutable_message(),
@@ -253,9 +256,10 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
                                                                 : retests->second;
     // The node's own bar (profile or hardware): FAIL only when reproduced.
     for (v1::Finding& finding : *r->mutable_findings()) {
-      if (finding.code() != "TRANSFER_BELOW_EXPECTED" || finding.severity() != v1::FAIL) continue;
+      if (finding.code() != findings::kTransferBelowExpected.code || finding.severity() != v1::FAIL)
+        continue;
       const RetestOutcome o = Outcome(again, a, [&](const Fig& x) {
-        return HasFail(run->pairs(x.pair).result(), "TRANSFER_BELOW_EXPECTED");
+        return HasFail(run->pairs(x.pair).result(), findings::kTransferBelowExpected.code);
       });
       if (!o.reproduced) finding.set_severity(v1::WARN);
       absl::StrAppend(finding.mutable_message(), o.note);
@@ -264,7 +268,8 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
     if (LowVsPeers(f, a, bars)) {
       const RetestOutcome o = Outcome(again, a, [&](const Fig& x) { return LowVsPeers(x, a, bars); });
       t->set_retest(o.word);
-      AddFinding(r, "TRANSFER_BELOW_PEERS", o.reproduced ? bars.below_peers : v1::WARN, Name(p),
+      AddFinding(r, findings::kTransferBelowPeers.code, o.reproduced ? bars.below_peers : v1::WARN,
+                 Name(p),
                  absl::StrFormat("%s moved %.2f Gb/s, %.0f%% of the peers' reference %.2f Gb/s "
                                  "(the bar is %.0f%%, and the gap %.0f%% is over %.0f x the "
                                  "noise %.0f%%)%s",
@@ -281,7 +286,7 @@ void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
         return back >= 0 && Asymmetric(x, a.figs[back], a, bars);
       });
       t->set_retest(o.word);
-      AddFinding(r, "TRANSFER_ASYMMETRIC", o.reproduced ? v1::FAIL : v1::WARN, Name(p),
+      AddFinding(r, findings::kTransferAsymmetric.code, o.reproduced ? v1::FAIL : v1::WARN, Name(p),
                  absl::StrFormat(
                      "%s moved %.2f Gb/s but the reverse direction %.2f Gb/s: this "
                      "direction is %.0f%% of the other (bar %.0f%%, noise %.0f%%)%s",

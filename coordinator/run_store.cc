@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/version_matrix.h"
 #include "probes/framework/result_util.h"
 
@@ -172,7 +173,7 @@ absl::Status RunStore::CloseInterrupted() {
   for (v1::StageRun& run : running) {
     run.set_state("error");
     run.set_verdict(v1::ERROR);
-    AddFinding(run.mutable_findings(), "COORDINATOR_RESTARTED", "",
+    AddFinding(run.mutable_findings(), findings::kCoordinatorRestarted.code, "",
                "the coordinator restarted while this run was in flight");
     absl::Status s = SaveLocked(run);
     if (!s.ok()) return s;

@@ -5,11 +5,7 @@
 // then judged over time rather than once. Each direction (from, to, rail,
 // op) becomes a series of figures with its mean, range, spread (stddev /
 // mean) and drift (the last third's mean against the first third's):
-//   SOAK_UNSTABLE  WARN  spread above soak.max_spread: a path that steps or
-//                        scatters under sustained load
-//   SOAK_DRIFT     WARN  the last third slower by more than soak.max_drift;
-//                  FAIL  when, too, every figure of the last third is below
-//                        every figure of the first: not noise, a trend
+//   (its findings, with severity and remedy: probes/framework/framework_findings.h)
 // A series needs 3 figures to be judged. Kernel events and counter deltas
 // of the whole window come with the run as in any stage (each transfer's
 // counters; stage_kernel_events.h for the run's span).

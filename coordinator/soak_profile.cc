@@ -29,8 +29,8 @@ ProfileSection SoakProfileSection() {
   return DeclareSection<SoakRules>(
       kSection,
       {{"soak.max_spread", "fraction in (0, 1)", absl::StrCat(d.max_spread),
-        "a direction whose figures vary more than this over a soak (stddev / mean) is "
-        "SOAK_UNSTABLE"},
+        "a direction whose figures vary more than this over a soak (stddev / mean) "
+        "is SOAK_UNSTABLE"},
        {"soak.max_drift", "fraction in (0, 1)", absl::StrCat(d.max_drift),
         "a direction whose last third is slower than its first by more than this is SOAK_DRIFT"}},
       ReadKey);

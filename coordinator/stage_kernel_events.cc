@@ -11,6 +11,7 @@
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/kernel_events/kernel_events_findings.h"
 
 namespace nodeprobe::coordinator {
 
@@ -20,8 +21,9 @@ void MergeKernelEvents(v1::StageRun* run, const std::string& node, v1::ProbeResu
     // test, not a fault.
     auto* f = events.mutable_findings();
     const auto before = f->size();
-    f->erase(std::remove_if(f->begin(), f->end(),
-                            [](const v1::Finding& x) { return x.code() == "RDMA_LINK_FLAPPED"; }),
+    f->erase(std::remove_if(
+                 f->begin(), f->end(),
+                 [](const v1::Finding& x) { return x.code() == findings::kRdmaLinkFlapped.code; }),
              f->end());
     if (f->size() != before) {
       (*events.mutable_evidence())["kernel-events.left_out"] =

@@ -16,6 +16,7 @@
 #include "coordinator/collective_peers.h"
 #include "coordinator/collective_stage.h"
 #include "coordinator/congestion_stage.h"
+#include "coordinator/coordinator_findings.h"
 #include "coordinator/failure_stage.h"
 #include "coordinator/peer_judgement.h"
 #include "coordinator/record_check.h"
@@ -26,6 +27,7 @@
 #include "platform/bounded_for.h"
 #include "probes/cabling/cabling_profile.h"
 #include "probes/framework/coverage.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/roce_config/roce_profile.h"
@@ -162,7 +164,7 @@ namespace {
 std::string BusyWith(const v1::StageReport& report) {
   for (const v1::ProbeResult& r : report.results()) {
     for (const v1::Finding& f : r.findings()) {
-      if (f.code() == "NODE_BUSY") return f.message();
+      if (f.code() == findings::kNodeBusy.code) return f.message();
     }
   }
   return "";
@@ -194,12 +196,13 @@ void NodeFailed(v1::StageRun* run, const std::string& node, const absl::Status& 
                 const std::string& during) {
   if (s.code() == absl::StatusCode::kCancelled) {
     // The operator's doing, not the node's (the run says who).
-    AddFinding(run->mutable_findings(), "RUN_CANCELLED", node,
+    AddFinding(run->mutable_findings(), findings::kRunCancelled.code, node,
                absl::StrCat("cancelled during ", during, ": ", s.message()));
     return;
   }
   const bool lost = s.code() == absl::StatusCode::kUnavailable;
-  AddFinding(run->mutable_findings(), lost ? "AGENT_LOST" : "TASK_TIMEOUT", node,
+  AddFinding(run->mutable_findings(),
+             lost ? findings::kAgentLost.code : findings::kTaskTimeout.code, node,
              absl::StrCat(node, " ", lost ? "was lost" : "did not answer in time", " during ",
                           during, ": ", s.message()));
 }
@@ -369,7 +372,7 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
     // Rails pair by identity (PeerRail): the peer's rail of the same name.
     const int pr = PeerRail(a, r, b);
     if (pr < 0) {
-      AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(a, r),
+      AddFinding(run->mutable_findings(), findings::kRailNotMeasured.code, RailName(a, r),
                  absl::StrCat("rail ", RailName(a, r), " of ", a.node(), " not measured: ",
                               b.node(), " has no rail of that name (", b_rails, " rails against ",
                               a_rails, "); rails are paired by name, not across by position"));
@@ -377,7 +380,7 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
     }
     if (pr < b_rails) b_paired[pr] = true;
     if (std::string why = UnmeasurableRail(a, r, b, pr); !why.empty()) {
-      AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(a, r),
+      AddFinding(run->mutable_findings(), findings::kRailNotMeasured.code, RailName(a, r),
                  absl::StrCat("rail ", RailName(a, r), " between ", a.node(), " and ", b.node(),
                               " not measured: ", why));
       continue;
@@ -403,9 +406,9 @@ void MeasurePair(v1::StageRun* run, AgentSession& a, AgentSession& b,
   if (request.rails_size() > 0 || !only_rails.empty() || a_rails == 0) return;
   for (int i = 0; i < b_rails; ++i) {
     if (b_paired[i] || !RailSelected(request, plan, b, a, i, b_rails)) continue;
-    AddFinding(run->mutable_findings(), "RAIL_NOT_MEASURED", RailName(b, i),
-               absl::StrCat("rail ", RailName(b, i), " of ", b.node(), " not measured: ",
-                            a.node(), " has no rail of that name"));
+    AddFinding(run->mutable_findings(), findings::kRailNotMeasured.code, RailName(b, i),
+               absl::StrCat("rail ", RailName(b, i), " of ", b.node(), " not measured: ", a.node(),
+                            " has no rail of that name"));
   }
 }
 
@@ -515,7 +518,7 @@ std::vector<bool> RunSingleNodeEverywhere(v1::StageRun* run,
     // transfers or collectives with it either.
     if (const std::string busy = BusyWith(replies[i]->result().report()); !busy.empty()) {
       usable[i] = false;
-      AddFinding(run->mutable_findings(), "NODE_BUSY", v1::WARN, nodes[i]->node(),
+      AddFinding(run->mutable_findings(), findings::kNodeBusy.code, v1::WARN, nodes[i]->node(),
                  absl::StrCat(nodes[i]->node(),
                               " is busy, so nothing between it and the other nodes was "
                               "measured: ",
@@ -582,7 +585,7 @@ void JudgeAgainstPeers(v1::StageRun* run, const v1::RunStageRequest& request,
   // A two-node stage that measured nothing between the nodes is not a pass
   // of the fabric, whatever the nodes said.
   if (request.stage() == v1::TWO_NODE && run->pairs_size() == 0 && run->findings_size() == 0) {
-    AddFinding(run->mutable_findings(), "NOTHING_MEASURED", v1::WARN, "",
+    AddFinding(run->mutable_findings(), findings::kNothingMeasured.code, v1::WARN, "",
                "no path MTU or transfer was measured between the nodes (check --rails and that "
                "both agents offer a rail)");
   }

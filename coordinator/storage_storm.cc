@@ -11,8 +11,10 @@
 #include "coordinator/agent_tasks.h"
 #include "coordinator/congestion_profile.h"
 #include "coordinator/congestion_stage.h"
+#include "coordinator/coordinator_findings.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
+#include "probes/storage/storage_findings.h"
 #include "probes/storage/storage_profile.h"
 
 namespace nodeprobe::coordinator {
@@ -77,7 +79,8 @@ void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alo
     n->set_node(node);
     if (!p.error().empty()) {
       n->set_error(p.error());
-      AddFinding(run->mutable_findings(), "STORAGE_NOT_MEASURED", absl::StrCat(node, " ", p.path()),
+      AddFinding(run->mutable_findings(), findings::kStorageNotMeasured.code,
+                 absl::StrCat(node, " ", p.path()),
                  absl::StrCat(node, " wrote no checkpoint in the storm: ", p.error()));
       continue;
     }
@@ -104,7 +107,7 @@ void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alo
   const double ratio = CongestionRulesOf(profile).max_latency_ratio;
   if (s->idle_latency().p99_us() > 0 && s->storm_latency().p99_us() > 0 &&
       s->storm_latency().p99_us() > ratio * s->idle_latency().p99_us()) {
-    AddFinding(run->mutable_findings(), "STORAGE_STORM_LATENCY",
+    AddFinding(run->mutable_findings(), findings::kStorageStormLatency.code,
                absl::StrCat(s->latency_from(), " -> ", s->latency_to()),
                absl::StrFormat("p99 latency from %s to %s rose from %.1f us idle to %.1f us "
                                "while every node checkpointed (above %.0fx, "
@@ -115,7 +118,7 @@ void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alo
   const double bar = StorageRulesOf(profile).checkpoint_max_s;
   if (bar > 0 && s->storm_s() > bar) {
     AddFinding(
-        run->mutable_findings(), "STORAGE_STORM_SLOW", s->path(),
+        run->mutable_findings(), findings::kStorageStormSlow.code, s->path(),
         absl::StrFormat("%d nodes checkpointing at once took %.1f s to the last fsync, "
                         "above storage.checkpoint_max_s %.1f s (slowest %s: %.1f s, %.1fx "
                         "its time alone; aggregate %.2f Gb/s)",

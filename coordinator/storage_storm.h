@@ -10,10 +10,7 @@
 // the node alone. Per-node bars (storage.checkpoint_write_min_gbps) are not
 // applied to a node sharing the filesystem with all the others: the storm
 // is judged as one checkpoint,
-//   STORAGE_STORM_SLOW     FAIL  the storm took longer than storage.checkpoint_max_s
-//   STORAGE_STORM_LATENCY  WARN  a latency probe between two of the nodes, run while
-//                                they checkpoint, had a p99 above
-//                                congestion.max_latency_ratio x its idle p99
+//   (its findings, with severity and remedy: coordinator/coordinator_findings.h)
 // and a node that measured nothing is STORAGE_NOT_MEASURED (or AGENT_LOST).
 #pragma once
 

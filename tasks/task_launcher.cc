@@ -6,8 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "probes/nccl/nccl_findings.h"
 
 namespace nodeprobe::tasks {
 namespace {
@@ -63,7 +65,7 @@ class ProbesTask {
       const absl::Time spawned = absl::Now();
       absl::StatusOr<platform::TaskWorker> worker = platform::TaskWorker::Start(exe, task_);
       if (!worker.ok()) {
-        ErrorRow("single-node", "TASK_FAILED",
+        ErrorRow("single-node", findings::kTaskFailed.code,
                  absl::StrCat("cannot start the probe worker: ", worker.status().message()));
         return Finish();
       }
@@ -108,7 +110,7 @@ class ProbesTask {
       } else if (ev->has_done()) {
         if (!ev->done().has_report()) {  // refused before any probe ran
           const v1::ProbeResult& r = ev->done().result();
-          ErrorRow(r.probe(), r.findings_size() ? r.findings(0).code() : "TASK_FAILED",
+          ErrorRow(r.probe(), r.findings_size() ? r.findings(0).code() : findings::kTaskFailed.code,
                    r.reason());
         }
         // Streamed results are already in; the worker's report adds nothing new.
@@ -129,7 +131,7 @@ class ProbesTask {
     // first worker planned: each keeps its own row, none is lost.
     if (running.empty() && !remaining_.empty()) {
       for (const std::string& p : remaining_) {
-        ErrorRow(p, late ? "PROBE_DEADLINE_EXCEEDED" : "TASK_FAILED",
+        ErrorRow(p, late ? findings::kProbeDeadlineExceeded.code : findings::kTaskFailed.code,
                  late ? "not started: the stage deadline passed while a fresh worker started "
                         "after another probe hung"
                       : absl::StrCat("not started: the fresh worker ", ended.message()));
@@ -139,19 +141,20 @@ class ProbesTask {
     const std::string who = running.empty() ? "the probe worker" : absl::StrCat("probe ", running);
     const std::string row = running.empty() ? "single-node" : running;
     if (late) {
-      ErrorRow(row, "TASK_TIMEOUT",
+      ErrorRow(row, findings::kTaskTimeout.code,
                absl::StrCat(who, " did not finish in its share of the stage's time (",
                             absl::FormatDuration(
                                 absl::Trunc(absl::Now() - started_, absl::Milliseconds(100))),
                             " into the stage) and its worker was killed: a read or driver call "
                             "hung?"));
     } else {
-      ErrorRow(row, "TASK_FAILED", absl::StrCat(who, ": the worker ", ended.message()));
+      ErrorRow(row, findings::kTaskFailed.code,
+               absl::StrCat(who, ": the worker ", ended.message()));
     }
     if (!planned_ || running.empty() || remaining_.empty()) return false;
     if (absl::Now() >= deadline_) {
       for (const std::string& p : remaining_) {
-        ErrorRow(p, "PROBE_DEADLINE_EXCEEDED",
+        ErrorRow(p, findings::kProbeDeadlineExceeded.code,
                  "not started: the stage deadline passed while another probe ran");
       }
       return false;
@@ -231,10 +234,11 @@ v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl
     }
   }
   if (ended.code() == absl::StatusCode::kDeadlineExceeded) {
-    *out.mutable_result() = ErrorResult(probe, "TASK_TIMEOUT", TimeoutMessage(started));
-  } else {
     *out.mutable_result() =
-        ErrorResult(probe, "TASK_FAILED", absl::StrCat("the task's worker ", ended.message()));
+        ErrorResult(probe, findings::kTaskTimeout.code, TimeoutMessage(started));
+  } else {
+    *out.mutable_result() = ErrorResult(probe, findings::kTaskFailed.code,
+                                        absl::StrCat("the task's worker ", ended.message()));
   }
   return out;
 }

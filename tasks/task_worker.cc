@@ -15,12 +15,15 @@
 #include "platform/host_text.h"
 #include "platform/node_busy.h"
 #include "probes/builtin_probes.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/mtu/mtu_probe.h"
 #include "probes/mtu/path_mtu.h"
 #include "probes/nccl/collective_runner.h"
+#include "probes/nccl/nccl_findings.h"
 #include "probes/transfer/transfer_engine.h"
+#include "probes/transfer/transfer_findings.h"
 #include "probes/transfer/transfer_task.h"
 
 namespace nodeprobe::tasks {
@@ -57,7 +60,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
     Probe* p = registry.Find(name);
     if (p == nullptr) {
       Done(task,
-           ErrorResult("task", "TASK_FAILED",
+           ErrorResult("task", findings::kTaskFailed.code,
                        absl::StrCat("unknown probe '", name, "' (this node knows: ",
                                     absl::StrJoin(registry.Names(), ", "), ")")),
            emit);
@@ -110,7 +113,7 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
   auto server = transfer::TransferServer::Start(task.serve_transfer().bind_ip(), 0);
   if (!server.ok()) {
     Done(task,
-         ErrorResult("transfer", "TRANSFER_SERVE_FAILED",
+         ErrorResult("transfer", findings::kTransferServeFailed.code,
                      absl::StrCat("cannot listen: ", server.status().message())),
          emit);
     return;
@@ -122,7 +125,8 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
       serve.has_gpu() ? std::optional<uint32_t>(serve.gpu()) : std::nullopt, serve.gpu_bus_id());
   if (!gpu.ok()) {
     Done(task,
-         ErrorResult("transfer", "TRANSFER_GPU_NOT_USABLE", std::string(gpu.status().message())),
+         ErrorResult("transfer", findings::kTransferGpuNotUsable.code,
+                     std::string(gpu.status().message())),
          emit);
     return;
   }
@@ -142,7 +146,9 @@ void ServeTransferTask(const v1::Task& task, const EventFn& emit) {
 void ExecuteTask(const v1::Task& task, const EventFn& emit) {
   absl::StatusOr<Profile> profile = ParseProfile(task.profile().yaml(), task.profile().source());
   if (!profile.ok()) {
-    Done(task, ErrorResult("task", "PROFILE_INVALID", std::string(profile.status().message())),
+    Done(task,
+         ErrorResult("task", findings::kProfileInvalid.code,
+                     std::string(profile.status().message())),
          emit);
     return;
   }
@@ -157,7 +163,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       v1::ProbeResult r;
       if (absl::Status valid = transfer::ValidateTransfer(task.run_transfer(), BudgetOf(task));
           !valid.ok()) {
-        r = ErrorResult("transfer", "TASK_FAILED", std::string(valid.message()));
+        r = ErrorResult("transfer", findings::kTaskFailed.code, std::string(valid.message()));
       } else {
         r = transfer::RunTransferTask(task.run_transfer(), absl::Seconds(5), *profile);
       }
@@ -192,7 +198,7 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
     }
     default:
       Done(task,
-           ErrorResult("task", "UNKNOWN_TASK",
+           ErrorResult("task", findings::kUnknownTask.code,
                        "unknown task type (the sender is newer than this node's nodeprobe?)"),
            emit);
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
 #include "platform/rdma_sysfs.h"
+#include "probes/cabling/cabling_findings.h"
 #include "probes/cabling/cabling_profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
@@ -49,7 +50,7 @@ v1::ProbeResult JudgeCabling(const std::vector<platform::CableNeighbor>& neighbo
     l->set_expected(want->second);
     if (fnmatch(want->second.c_str(), n.system_name.c_str(), 0) != 0) {
       AddFinding(
-          &result, "CABLING_RAIL_MISMATCH", n.interface,
+          &result, findings::kCablingRailMismatch.code, n.interface,
           absl::StrCat(n.interface, l->rdma_device().empty() ? "" : " (" + l->rdma_device() + ")",
                        " is cabled to ", Where(*l), "; the rail plan (", profile_source,
                        ") expects a switch matching \"", want->second, "\""));
@@ -59,7 +60,7 @@ v1::ProbeResult JudgeCabling(const std::vector<platform::CableNeighbor>& neighbo
     bool heard = false;
     for (const platform::CableNeighbor& n : neighbors) heard |= n.interface == iface;
     if (heard) continue;
-    AddFinding(&result, "CABLING_NO_NEIGHBOR", iface,
+    AddFinding(&result, findings::kCablingNoNeighbor.code, iface,
                absl::StrCat("the rail plan expects ", iface, " to reach a switch matching \"",
                             pattern, "\", but ",
                             IsIbPortKey(iface) ? "no switch answered one hop out of that port"
@@ -138,7 +139,7 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
     v1::ProbeResult r;
     r.set_probe("cabling");
     AddFinding(
-        &r, "CABLING_NO_LLDPD", "",
+        &r, findings::kCablingNoLldpd.code, "",
         absl::StrCat("the profile has a rail plan to check, but ", neighbors.status().message()));
     return r;
   }

@@ -3,9 +3,7 @@
 // lldpd watches, the switch and port LLDP says it is cabled to (and the
 // RDMA port behind the interface); against the profile's rail plan
 // (cabling.expect: netdev -> a glob on the switch's system name):
-//   CABLING_RAIL_MISMATCH  FAIL: cabled to a switch the plan does not expect
-//   CABLING_NO_NEIGHBOR    WARN: a planned interface with no LLDP neighbour
-//   CABLING_NO_LLDPD       ERROR: a plan to check and no lldpd to ask
+//   (its findings, with severity and remedy: probes/cabling/cabling_findings.h)
 // Without a plan it records what it finds (SKIP when lldpd is absent or
 // heard nothing). InfiniBand ports have no LLDP: for each ACTIVE IB port
 // the probe asks the fabric one hop out (SMPs through libibnetdisc,

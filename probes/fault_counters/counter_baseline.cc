@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "probes/fault_counters/fault_counters_findings.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::counters {
@@ -149,7 +150,7 @@ void JudgeNvlinkGrowth(const v1::CounterBaseline& before, const v1::CounterBasel
     AddMeasurement(r, "nvlink_errors_grew", static_cast<double>(errors), "count",
                    {{"link", key}, {"recovery", absl::StrCat(recovered)}});
     if (recovered == 0 && per_hour <= rules.nvlink_errors_max_per_hour) continue;
-    AddFinding(r, "GPU_NVLINK_ERRORS", key,
+    AddFinding(r, findings::kGpuNvlinkErrors.code, key,
                absl::StrFormat("GPU %s: +%d replay, +%d CRC flit, +%d CRC data, +%d recovery "
                                "over %.1f h (%.3g errors per hour; "
                                "faults.nvlink_errors_max_per_hour is %g)",

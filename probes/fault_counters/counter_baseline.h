@@ -6,7 +6,7 @@
 // one: the window of a nightly sweep, which has no agent watching between
 // its runs. A baseline from another boot, or one that does not parse, is
 // no baseline: counters restart with the node.
-//   GPU_NVLINK_ERRORS  WARN  a link's CRC+replay errors above faults.nvlink_errors_max_per_hour, or
+//   (its findings, with severity and remedy: probes/fault_counters/fault_counters_findings.h)
 //   a recovery
 #pragma once
 

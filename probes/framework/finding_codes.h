@@ -1,7 +1,8 @@
 // File: finding_codes.h
-// Every finding code nodeprobe can emit, declared once: its severity (or
-// the rule that sets it), who emits it, what it means and what to do about
-// it. Codes are a stable interface (scripts, dashboards and profile
+// Every finding code nodeprobe can emit, declared once, by the folder that
+// raises it (FOLDER/NAME_findings.h, registered with np_findings() in its
+// CMakeLists): its severity (or the rule that sets it), who emits it, what
+// it means and what to do about it. Codes are a stable interface (scripts, dashboards and profile
 // exceptions match them): a profile exception naming a code that is not
 // here is a typo, reported with the closest known code. AddFinding
 // (result_util.h) takes the severity and the remediation from here, so no
@@ -30,7 +31,11 @@ struct FindingCode {
   const char* severity_rule = "";  // only where severity is kVaries
 };
 
+// The one table: every folder's declarations, in code order.
 const std::vector<FindingCode>& FindingCodes();
+// Every np_findings() list concatenated, as declared (generated at
+// configure: declared_findings.cc); a code declared twice appears twice.
+std::vector<FindingCode> DeclaredFindingCodes();
 // nullptr for a code that is not in the table.
 const FindingCode* FindFindingCode(std::string_view code);
 bool IsKnownFindingCode(std::string_view code);

@@ -1,10 +1,14 @@
-// The finding-code table is complete: every UPPER_SNAKE string literal in
-// the product's sources is a known code or one of the few other constants
-// listed here (environment variables, os-release keys, kernel words).
+// The finding-code table is complete and each code is declared once, by the
+// folder that raises it: call sites name its constant (findings::kX.code),
+// never the string; every other UPPER_SNAKE string literal in the product's
+// sources is one of the few other constants listed here (environment
+// variables, os-release keys, kernel words).
 #include "probes/framework/finding_codes.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -76,14 +80,29 @@ TEST(FindingCodesTest, EveryCodeTheSourcesEmitIsListed) {
       const std::string s = text.str();
       for (std::sregex_iterator it(s.begin(), s.end(), literal), end; it != end; ++it) {
         const std::string code = (*it)[1];
-        if (path.find("finding_codes.cc") != std::string::npos) continue;
+        // Named by its constant (the string only where it is declared).
+        EXPECT_FALSE(IsKnownFindingCode(code))
+            << code << " in " << path << ": name its constant (findings::k...code)";
         EXPECT_TRUE(IsKnownFindingCode(code) || not_codes.count(code) ||
                     IsSettableNcclVariable(code))  // NCCL_* we may set
-            << code << " in " << path << " is not in probes/framework/finding_codes.cc";
+            << code << " in " << path
+            << " is not a declared finding code: declare it in the folder's *_findings.h";
       }
     }
   }
   EXPECT_GT(files, 50);
+}
+
+// Each code declared once: two folders declaring one code would print two
+// rows and let AddFinding pick either.
+TEST(FindingCodesTest, EachCodeIsDeclaredOnce) {
+  std::set<std::string> seen;
+  const std::vector<FindingCode> declared = DeclaredFindingCodes();
+  for (const FindingCode& c : declared) {
+    EXPECT_TRUE(seen.insert(c.code).second) << c.code << " is declared twice";
+  }
+  EXPECT_GT(declared.size(), 150u);
+  EXPECT_EQ(declared.size(), FindingCodes().size());
 }
 
 TEST(FindingCodesTest, EveryCodeHasItsSeverityOwnerMeaningAndRemediation) {
@@ -143,7 +162,22 @@ std::vector<std::string> CallArguments(const std::string& s, size_t open) {
 // severity exactly when the table leaves it to the call site.
 TEST(FindingCodesTest, CallSitesTakeSeverityAndRemediationFromTheTable) {
   const std::regex call("\\b(AddFinding|ErrorResult)\\(");
-  const std::regex quoted_code("^\\s*\"([A-Z0-9_]+)\"\\s*$");
+  const std::regex named_code("^\\s*findings::(k\\w+)\\.code\\s*$");
+  // The constant's name is its code in CamelCase.
+  std::map<std::string, const FindingCode*> by_constant;
+  for (const FindingCode& c : FindingCodes()) {
+    std::string name = "k";
+    bool upper = true;
+    for (const char* p = c.code; *p; ++p) {
+      if (*p == '_') {
+        upper = true;
+        continue;
+      }
+      name += upper ? *p : static_cast<char>(std::tolower(*p));
+      upper = false;
+    }
+    by_constant[name] = &c;
+  }
   const std::regex typed_remediation("set_remediation\\((?!\\w+(->|\\.)remediation\\))");
   int calls = 0;
   for (const char* dir : {"agent", "cli", "coordinator", "platform", "probes", "tasks"}) {
@@ -174,9 +208,9 @@ TEST(FindingCodesTest, CallSitesTakeSeverityAndRemediationFromTheTable) {
                                                   : 4u)
             << path << ": " << s.substr(it->position(), 80);
         std::smatch m;
-        if (error_result || args.size() < 2 || !std::regex_match(args[1], m, quoted_code)) continue;
-        const FindingCode* code = FindFindingCode(m[1].str());
-        ASSERT_NE(code, nullptr) << m[1] << " in " << path;
+        if (error_result || args.size() < 2 || !std::regex_match(args[1], m, named_code)) continue;
+        ASSERT_TRUE(by_constant.count(m[1].str())) << m[1] << " in " << path;
+        const FindingCode* code = by_constant.at(m[1].str());
         EXPECT_EQ(args.size() == 5, code->severity == kVaries)
             << path << ": " << code->code
             << (code->severity == kVaries ? " varies: pass the severity its rule gives"

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "platform/statistics.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe {
@@ -33,7 +34,7 @@ void JudgeSeries(const std::string& name, const std::vector<double>& g, const st
   if (g.size() < 3) return;
   const SeriesStats s = StatsOf(g);
   if (s.spread > max_spread) {
-    AddFinding(findings, "SOAK_UNSTABLE", name,
+    AddFinding(findings, findings::kSoakUnstable.code, name,
                absl::StrFormat("%s varied %.0f%% over %d figures (%.2f to %.2f %s, mean "
                                "%.2f); soak.max_spread is %.0f%%",
                                name, 100 * s.spread, static_cast<int>(g.size()), s.min, s.max, unit,
@@ -46,7 +47,7 @@ void JudgeSeries(const std::string& name, const std::vector<double>& g, const st
   const bool trend =
       *std::max_element(last.begin(), last.end()) < *std::min_element(first.begin(), first.end());
   AddFinding(
-      findings, "SOAK_DRIFT", trend ? v1::FAIL : v1::WARN, name,
+      findings, findings::kSoakDrift.code, trend ? v1::FAIL : v1::WARN, name,
       absl::StrFormat("%s slowed %.0f%% from the first third of the soak (%.2f %s) "
                       "to the last (%.2f %s)%s; soak.max_drift is %.0f%%",
                       name, -100 * s.drift, Mean(first), unit, Mean(last), unit,

@@ -4,9 +4,7 @@
 // against the first third's). The two-node and cluster soaks (a transfer
 // direction, coordinator/soak.h) and the single-node soak (a probe's
 // bandwidth figure, cli/single_node_soak.h) judge their series here:
-//   SOAK_UNSTABLE  WARN  spread above max_spread
-//   SOAK_DRIFT     WARN  the last third slower by more than max_drift;
-//                  FAIL  when every late figure is below every early one
+//   (its findings, with severity and remedy: probes/framework/framework_findings.h)
 // A series needs 3 figures to be judged.
 #pragma once
 

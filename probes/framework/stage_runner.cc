@@ -1,16 +1,17 @@
 // File: stage_runner.cc
 #include "probes/framework/stage_runner.h"
 
+#include <google/protobuf/util/time_util.h>
+
 #include <algorithm>
 #include <optional>
-
-#include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "nodeprobe_version.h"
 #include "probes/framework/coverage.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe {
@@ -33,7 +34,7 @@ std::optional<v1::ProbeResult> HeldBack(const Probe& probe, const ProbeContext& 
   if ((*busy)->empty()) return std::nullopt;
   const std::string what = absl::StrJoin(**busy, "; ");
   v1::ProbeResult r = SkipResult(probe.name(), "NODE_BUSY: " + what);
-  AddFinding(&r, "NODE_BUSY", v1::SKIP, "", "not run: the node is busy: " + what);
+  AddFinding(&r, findings::kNodeBusy.code, v1::SKIP, "", "not run: the node is busy: " + what);
   return r;
 }
 
@@ -64,7 +65,7 @@ void FinalizeResult(const Profile& profile, v1::ProbeResult* result, absl::Time 
           std::none_of(result->findings().begin(), result->findings().end(),
                        [](const v1::Finding& f) { return f.severity() == v1::ERROR; })) {
         // An ERROR always says why, with a code a script can match.
-        AddFinding(result, "PROBE_COULD_NOT_RUN", "",
+        AddFinding(result, findings::kProbeCouldNotRun.code, "",
                    result->reason().empty() ? "the probe could not run" : result->reason());
       }
       result->set_verdict(WorseVerdict(v1::ERROR, from_findings));
@@ -100,14 +101,14 @@ v1::StageReport RunProbes(v1::Stage stage, const std::vector<Probe*>& probes,
     } else if (absl::Now() > ctx.deadline) {
       result.set_verdict(v1::ERROR);
       result.set_reason("stage deadline passed before this probe started");
-      AddFinding(&result, "PROBE_DEADLINE_EXCEEDED", "", result.reason());
+      AddFinding(&result, findings::kProbeDeadlineExceeded.code, "", result.reason());
     } else {
       absl::StatusOr<v1::ProbeResult> run = probe->Run(ctx);
       if (run.ok()) {
         result = *std::move(run);
       } else {
-        result =
-            ErrorResult(probe->name(), "PROBE_COULD_NOT_RUN", std::string(run.status().message()));
+        result = ErrorResult(probe->name(), findings::kProbeCouldNotRun.code,
+                             std::string(run.status().message()));
       }
     }
     result.set_probe(std::string(probe->name()));

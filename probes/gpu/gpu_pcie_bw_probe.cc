@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "platform/file_tree.h"
 #include "probes/framework/result_util.h"
+#include "probes/gpu/gpu_findings.h"
 #include "probes/pcie/pcie_link.h"
 
 namespace nodeprobe {
@@ -35,7 +36,7 @@ void JudgeCopyBandwidth(const GpuLink& link, const platform::CopyBandwidth& bw,
     AddMeasurement(result, "gpu_copy_bandwidth", d.measured, "GB/s", labels);
     if (!known || d.measured >= kMinFractionOfLink * d.expected) continue;
     AddFinding(
-        result, "GPU_PCIE_BW_BELOW_EXPECTED", link.bus_id,
+        result, findings::kGpuPcieBwBelowExpected.code, link.bus_id,
         absl::StrFormat("GPU %s %s copies move %.1f GB/s, %.0f%% of the %.1f GB/s its "
                         "link (%.0f GT/s x%d) carries (bar: %.0f%%)",
                         link.bus_id, d.name, d.measured, 100 * d.measured / d.expected, d.expected,
@@ -67,7 +68,7 @@ absl::StatusOr<v1::ProbeResult> GpuPcieBwProbe::Run(const ProbeContext& ctx) {
     absl::StatusOr<platform::CopyBandwidth> bw =
         platform::MeasureCopyBandwidth(static_cast<int>(i), kCopyBytes, kIterations);
     if (!bw.ok()) {
-      AddFinding(&result, "GPU_COPY_FAILED", link.bus_id,
+      AddFinding(&result, findings::kGpuCopyFailed.code, link.bus_id,
                  absl::StrCat("GPU ", link.bus_id, ": ", bw.status().message()));
       continue;
     }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "platform/nvml.h"
 #include "probes/framework/result_util.h"
+#include "probes/gpu/gpu_findings.h"
 
 namespace nodeprobe {
 namespace {
@@ -16,35 +17,36 @@ std::string Label(const v1::GpuInfo& g) {
 void Judge(const v1::GpuInfo& g, v1::ProbeResult* out) {
   const std::string dev = g.bus_id().empty() ? absl::StrCat("GPU", g.index()) : g.bus_id();
   if (!g.error().empty()) {
-    AddFinding(out, "GPU_UNREADABLE", dev, absl::StrCat(Label(g), ": ", g.error()));
+    AddFinding(out, findings::kGpuUnreadable.code, dev, absl::StrCat(Label(g), ": ", g.error()));
     return;
   }
   if (g.row_remap_failed()) {
-    AddFinding(out, "GPU_ROW_REMAP_FAILED", dev,
+    AddFinding(out, findings::kGpuRowRemapFailed.code, dev,
                absl::StrCat(Label(g), ": a row remapping failed (no spare rows left)"));
   }
   if (g.row_remap_pending() || g.retired_pages_pending()) {
-    AddFinding(out, "GPU_REMAP_PENDING", dev,
+    AddFinding(out, findings::kGpuRemapPending.code, dev,
                absl::StrCat(Label(g), ": ",
                             g.row_remap_pending() ? "a row remapping" : "a page retirement",
                             " waits for a GPU reset; until then the bad memory is in use"));
   }
   if (g.ecc_uncorrected_volatile() > 0) {
-    AddFinding(out, "GPU_ECC_UNCORRECTED", v1::FAIL, dev,
+    AddFinding(out, findings::kGpuEccUncorrected.code, v1::FAIL, dev,
                absl::StrCat(Label(g), ": ", g.ecc_uncorrected_volatile(),
                             " uncorrected ECC error(s) since the driver loaded"));
   } else if (g.ecc_uncorrected_aggregate() > 0) {
-    AddFinding(out, "GPU_ECC_UNCORRECTED", v1::WARN, dev,
+    AddFinding(out, findings::kGpuEccUncorrected.code, v1::WARN, dev,
                absl::StrCat(Label(g), ": ", g.ecc_uncorrected_aggregate(),
                             " uncorrected ECC error(s) over its life (none since the driver "
                             "loaded)"));
   }
   if (g.ecc_supported() && !g.ecc_enabled()) {
-    AddFinding(out, "GPU_ECC_DISABLED", dev, absl::StrCat(Label(g), ": ECC is supported but off"));
+    AddFinding(out, findings::kGpuEccDisabled.code, dev,
+               absl::StrCat(Label(g), ": ECC is supported but off"));
   }
   if (!g.throttle_names().empty()) {
     AddFinding(
-        out, "GPU_THROTTLED", dev,
+        out, findings::kGpuThrottled.code, dev,
         absl::StrCat(Label(g), ": clocks held down by ", absl::StrJoin(g.throttle_names(), ", ")));
   }
   if (!g.nvlinks_down().empty()) {
@@ -52,13 +54,13 @@ void Judge(const v1::GpuInfo& g, v1::ProbeResult* out) {
     // is not cabled (a PCIe card without its bridge): say so, milder.
     const bool partial = g.nvlinks_active() > 0;
     AddFinding(
-        out, "GPU_NVLINK_DOWN", partial ? v1::FAIL : v1::WARN, dev,
+        out, findings::kGpuNvlinkDown.code, partial ? v1::FAIL : v1::WARN, dev,
         absl::StrCat(Label(g), ": NVLink ", g.nvlinks_down_size(), " of ", g.nvlinks_supported(),
                      " link(s) down (", absl::StrJoin(g.nvlinks_down(), ","), ")",
                      partial ? "" : "; none is up"));
   }
   if (g.compute_processes() > 0) {
-    AddFinding(out, "GPU_BUSY", dev,
+    AddFinding(out, findings::kGpuBusy.code, dev,
                absl::StrCat(Label(g), ": ", g.compute_processes(),
                             " compute process(es) running; measurements on this node are "
                             "not of an idle machine"));

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "probes/framework/result_util.h"
+#include "probes/gpu_diag/gpu_diag_findings.h"
 
 namespace nodeprobe::gpu_diag {
 namespace {
@@ -148,7 +149,9 @@ void JudgeDcgmiDiag(const DcgmDiag& diag, v1::ProbeResult* result) {
           "dcgmi diag: ", t.name, " (", t.category, ") ", status == "Fail" ? "failed" : "warned",
           " on ", device, why.empty() ? "" : ": ", absl::StrJoin(why, " | "),
           more > 0 ? absl::StrCat(" (and ", more, " more)") : "");
-      AddFinding(result, status == "Fail" ? "GPU_DIAG_FAILED" : "GPU_DIAG_WARNED", device, message);
+      AddFinding(result,
+                 status == "Fail" ? findings::kGpuDiagFailed.code : findings::kGpuDiagWarned.code,
+                 device, message);
     }
   }
   if (judged == 0) {

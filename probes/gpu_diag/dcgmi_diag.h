@@ -4,9 +4,7 @@
 // results "Pass", "Skip - All", "Fail - GPU: 0", "Pass - GPUs: 1, 2",
 // and "Warning"/"Error"/"Info" rows whose text wraps over continuation
 // rows at a fixed width), and judged:
-//   GPU_DIAG_FAILED  FAIL  a test failed on a GPU (or all), or DCGM
-//                          reported an Error row; the GPU's warning text
-//   GPU_DIAG_WARNED  WARN  a test ended "Warn"
+//   (its findings, with severity and remedy: probes/gpu_diag/gpu_diag_findings.h)
 // A run in which every test was skipped judged nothing: SKIP with why.
 // The table rather than `-j`: its JSON schema changed between DCGM 3 and 4,
 // the table did not, and the captures we test against are tables.

@@ -13,6 +13,7 @@
 #include "platform/cuda_driver.h"
 #include "probes/framework/result_util.h"
 #include "probes/gpu_diag/dcgmi_diag.h"
+#include "probes/gpu_diag/gpu_diag_findings.h"
 #include "probes/gpu_diag/gpu_diag_image.h"
 #include "probes/gpu_diag/gpu_diag_profile.h"
 #include "probes/gpu_diag/own_diag.h"
@@ -38,20 +39,21 @@ void RunDcgmi(const ProbeContext& ctx, const std::string& dcgmi, int level, v1::
   absl::StatusOr<platform::ProgramOutput> run =
       platform::RunProgram(dcgmi, {"diag", "-r", absl::StrCat(level)}, ctx.deadline);
   if (absl::IsDeadlineExceeded(run.status())) {
-    AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi",
+    AddFinding(r, findings::kGpuDiagNotRun.code, "dcgmi",
                absl::StrCat("dcgmi diag -r ", level,
                             " did not finish before the stage's deadline: raise --timeout, or "
                             "lower gpu_diag.level"));
     return;
   }
   if (!run.ok()) {
-    AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi", absl::StrCat("dcgmi: ", run.status().message()));
+    AddFinding(r, findings::kGpuDiagNotRun.code, "dcgmi",
+               absl::StrCat("dcgmi: ", run.status().message()));
     return;
   }
   const std::string& ending = run->ending;
   const gpu_diag::DcgmDiag diag = gpu_diag::ParseDcgmiDiag(run->out);
   if (diag.tests.empty()) {
-    AddFinding(r, "GPU_DIAG_NOT_RUN", "dcgmi",
+    AddFinding(r, findings::kGpuDiagNotRun.code, "dcgmi",
                absl::StrCat("dcgmi diag printed no results (", ending,
                             "): is nv-hostengine running? (systemctl status nvidia-dcgm)"));
     return;
@@ -82,7 +84,7 @@ absl::StatusOr<v1::ProbeResult> GpuDiagProbe::Run(const ProbeContext& ctx) {
           ", triad, cuBLAS bf16 GEMM n=", rules.gemm_n, " on ", own->size(), " GPU(s)");
       gpu_diag::JudgeOwnDiag(*own, rules, &r);
     } else {
-      AddFinding(&r, "GPU_DIAG_NOT_RUN", "cuda",
+      AddFinding(&r, findings::kGpuDiagNotRun.code, "cuda",
                  absl::StrCat("nodeprobe's own GPU tests did not start: ", own.status().message()));
     }
   }

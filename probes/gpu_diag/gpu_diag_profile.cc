@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/profile_section.h"
+#include "probes/gpu_diag/gpu_diag_findings.h"
 
 namespace nodeprobe {
 namespace {
@@ -63,13 +64,13 @@ ProfileSection GpuDiagProfileSection() {
        {"gpu_diag.memory_passes", "1 .. 100", absl::StrCat(d.memory_passes),
         "times every pattern goes over that memory"},
        {"gpu_diag.hbm_min_fraction", "fraction", absl::StrCat(d.hbm_min_fraction),
-        "the triad's GB/s at least this of what NVML's memory clock x bus width allow, else "
-        "GPU_HBM_BANDWIDTH_LOW"},
+        "the triad's GB/s at least this of what NVML's memory clock x bus width allow, "
+        "else GPU_HBM_BANDWIDTH_LOW"},
        {"gpu_diag.gemm_n", "256 .. 65536", absl::StrCat(d.gemm_n),
         "the square bf16 GEMM's size (m = n = k) that cuBLAS runs"},
        {"gpu_diag.gemm_min_fraction", "fraction", absl::StrCat(d.gemm_min_fraction),
-        "the GEMM's TFLOPS at least this of the model's datasheet dense bf16 peak, else "
-        "GPU_GEMM_BELOW_EXPECTED"},
+        "the GEMM's TFLOPS at least this of the model's datasheet dense bf16 peak, "
+        "else GPU_GEMM_BELOW_EXPECTED"},
        {"gpu_diag.gemm_min_tflops", "TFLOPS", "from the table x gemm_min_fraction",
         "the GEMM's bar itself, for models the table does not know or a site's own figure"}},
       ReadKey);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
 #include "probes/gpu_diag/gemm_peaks.h"
+#include "probes/gpu_diag/gpu_diag_findings.h"
 #include "probes/gpu_diag/own_diag.h"
 
 namespace nodeprobe::gpu_diag {
@@ -16,7 +17,7 @@ void JudgeMemory(const OwnDiagGpu& g, v1::ProbeResult* r) {
   AddMeasurement(r, "memory_tested_bytes", static_cast<double>(g.memory.bytes), "bytes", labels);
   AddMeasurement(r, "memory_bad_words", static_cast<double>(g.memory.bad_words), "words", labels);
   if (g.memory.bad_words == 0) return;
-  AddFinding(r, "GPU_MEMORY_TEST_ERRORS", g.bus_id,
+  AddFinding(r, findings::kGpuMemoryTestErrors.code, g.bus_id,
              absl::StrFormat("%s: %d 32-bit words read back wrong over %.1f GiB and %d pattern "
                              "fills (patterns that failed: %s; the lowest at byte offset 0x%x)",
                              g.bus_id, g.memory.bad_words, g.memory.bytes / 1073741824.0,
@@ -35,7 +36,7 @@ void JudgeTriad(const OwnDiagGpu& g, const GpuDiagRules& rules, v1::ProbeResult*
   AddMeasurement(r, "hbm_theoretical_gbps", g.hbm_theoretical_gbps, "GB/s", labels);
   const double bar = rules.hbm_min_fraction * g.hbm_theoretical_gbps;
   if (g.triad_gbps >= bar) return;
-  AddFinding(r, "GPU_HBM_BANDWIDTH_LOW", g.bus_id,
+  AddFinding(r, findings::kGpuHbmBandwidthLow.code, g.bus_id,
              absl::StrFormat("%s: triad %.0f GB/s, %.0f%% of the %.0f GB/s its memory clock and "
                              "bus width allow (bar %.0f%%, gpu_diag.hbm_min_fraction)",
                              g.bus_id, g.triad_gbps, 100 * g.triad_gbps / g.hbm_theoretical_gbps,
@@ -63,7 +64,7 @@ void JudgeGemm(const OwnDiagGpu& g, const GpuDiagRules& rules, v1::ProbeResult* 
   }
   if (g.gemm.tflops >= bar) return;
   AddFinding(
-      r, "GPU_GEMM_BELOW_EXPECTED", g.bus_id,
+      r, findings::kGpuGemmBelowExpected.code, g.bus_id,
       absl::StrFormat("%s: %d x %d bf16 GEMM at %.0f TFLOPS through %s, below %.0f (%s)", g.bus_id,
                       g.gemm.n, g.gemm.n, g.gemm.tflops, g.gemm.library, bar, basis));
 }
@@ -77,7 +78,7 @@ void JudgeLoad(const OwnDiagGpu& g, v1::ProbeResult* r) {
   if (t.min_sm_clock_mhz > 0)
     AddMeasurement(r, "load_min_sm_clock_mhz", t.min_sm_clock_mhz, "MHz", labels);
   if (t.fault_throttles.empty()) return;
-  AddFinding(r, "GPU_THROTTLED_UNDER_LOAD", g.bus_id,
+  AddFinding(r, findings::kGpuThrottledUnderLoad.code, g.bus_id,
              absl::StrFormat("%s: %s during the load (%d NVML samples; up to %d C, %.0f W, SM "
                              "clock down to %d MHz)",
                              g.bus_id, absl::StrJoin(t.fault_throttles, ", "), t.samples,
@@ -90,12 +91,12 @@ void JudgeOwnDiag(const std::vector<OwnDiagGpu>& gpus, const GpuDiagRules& rules
                   v1::ProbeResult* r) {
   for (const OwnDiagGpu& g : gpus) {
     if (!g.error.empty()) {
-      AddFinding(r, "GPU_DIAG_NOT_RUN", g.bus_id,
+      AddFinding(r, findings::kGpuDiagNotRun.code, g.bus_id,
                  absl::StrCat(g.bus_id, ": nodeprobe's GPU tests did not run: ", g.error));
       continue;
     }
     for (const std::string& e : g.test_errors) {
-      AddFinding(r, "GPU_DIAG_NOT_RUN", g.bus_id, absl::StrCat(g.bus_id, ": ", e));
+      AddFinding(r, findings::kGpuDiagNotRun.code, g.bus_id, absl::StrCat(g.bus_id, ": ", e));
     }
     if (g.memory_ran) JudgeMemory(g, r);
     if (g.triad_gbps > 0) JudgeTriad(g, rules, r);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "probes/framework/result_util.h"
+#include "probes/gpu_view/gpu_view_findings.h"
 #include "probes/locality/locality_probe.h"
 
 namespace nodeprobe::gpu_view {
@@ -66,7 +67,7 @@ void JudgeGdrLevel(const std::string& gpu, const RdmaRail& rail, const std::stri
   const std::optional<int> limit = GdrLimit(level);
   if (!limit || !rail.path || static_cast<int>(*rail.path) <= *limit) return;
   AddFinding(
-      r, "NCCL_GDR_LEVEL_EXCLUDES_NIC", gpu,
+      r, findings::kNcclGdrLevelExcludesNic.code, gpu,
       absl::StrCat("GPU ", gpu, " reaches ", RailText(rail), " and NCCL_NET_GDR_LEVEL=", level,
                    ": GPUDirect RDMA is off for it, its traffic is staged through "
                    "host memory"));
@@ -95,19 +96,19 @@ void JudgeGrant(const job::Env& env, const job::LocalRanks& grant, const Seen& s
   AddMeasurement(r, "preflight.gpus_seen", seen.count, "");
   AddMeasurement(r, "preflight.gpus_usable", usable, "");
   if (!bad.empty()) {
-    AddFinding(r, "GPU_GRANT_NOT_VISIBLE", "",
+    AddFinding(r, findings::kGpuGrantNotVisible.code, "",
                absl::StrCat("CUDA_VISIBLE_DEVICES=", cvd, " names GPU ", bad, " but ", seen.count,
                             " are visible here (", seen.source,
                             "): CUDA stops at that entry, \"invalid device ordinal\" follows"));
   }
   if (grant.count > 0 && usable < grant.count) {
     AddFinding(
-        r, "GPU_GRANT_NOT_VISIBLE", "",
+        r, findings::kGpuGrantNotVisible.code, "",
         absl::StrCat("the job was granted ", grant.count, " GPUs (", grant.source, ") and can use ",
                      usable, " here (", usable_why, "): its other ranks will find no device"));
   } else if (grant.count >= 0 && usable > grant.count) {
     AddFinding(
-        r, "GPU_GRANT_EXCEEDED", "",
+        r, findings::kGpuGrantExceeded.code, "",
         absl::StrCat("the job can use ", usable, " GPUs here (", usable_why, ") but was granted ",
                      grant.count, " (", grant.source, "): it may run on GPUs other jobs hold"));
   }
@@ -138,7 +139,7 @@ void JudgeRails(const platform::PciTopology& topology, const std::set<std::strin
     AddEvidence(r, "gpu." + gpu, text);
     if (!uses_rdma) continue;
     if (rail.path && mine.path && rail.nics != mine.nics && *mine.path > *rail.path) {
-      AddFinding(r, "GPU_NEAREST_NIC_NOT_VISIBLE", gpu,
+      AddFinding(r, findings::kGpuNearestNicNotVisible.code, gpu,
                  absl::StrCat("GPU ", gpu, "'s nearest RDMA NIC on this host is ", RailText(rail),
                               ", not visible here: its traffic goes to ", RailText(mine)));
     }

@@ -6,10 +6,7 @@
 // nearest RDMA NIC among the devices this container sees, against the
 // host's nearest (the PCI tree in sysfs shows the whole host, while
 // class/infiniband shows what was given to the container).
-//   GPU_GRANT_NOT_VISIBLE        FAIL  fewer usable than granted, or a CUDA_VISIBLE_DEVICES index
-//   past them GPU_GRANT_EXCEEDED           WARN  more usable than granted
-//   GPU_NEAREST_NIC_NOT_VISIBLE  WARN  a GPU's host-nearest NIC is not here (job uses RDMA)
-//   NCCL_GDR_LEVEL_EXCLUDES_NIC  WARN  NCCL_NET_GDR_LEVEL below a GPU's path to its nearest NIC
+//   (its findings, with severity and remedy: probes/gpu_view/gpu_view_findings.h)
 #pragma once
 
 #include <set>

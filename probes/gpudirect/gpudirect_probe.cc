@@ -14,6 +14,7 @@
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
 #include "probes/gpudirect/acs.h"
+#include "probes/gpudirect/gpudirect_findings.h"
 #include "probes/pcie/pcie_probe.h"
 
 namespace nodeprobe {
@@ -100,7 +101,7 @@ void JudgeIommu(const platform::FileTree& sys, const platform::FileTree& proc,
     if (!type.ok()) continue;
     AddEvidence(result, sys.Path(rel), *type);
     if (absl::StartsWith(*type, "DMA")) {
-      AddFinding(result, "IOMMU_TRANSLATION_ENABLED", gpu,
+      AddFinding(result, findings::kIommuTranslationEnabled.code, gpu,
                  absl::StrCat("GPU ", gpu, "'s IOMMU group translates DMA (", *type,
                               "): GPUDirect traffic pays IOTLB lookups "
                               "and peer-to-peer may be blocked"));
@@ -183,7 +184,7 @@ void RegisterGpuMemory(const std::vector<GpuNicPath>& paths,
     }
   }
   if (tried > 0 && worked == 0) {
-    AddFinding(result, "GDR_NOT_AVAILABLE", "",
+    AddFinding(result, findings::kGdrNotAvailable.code, "",
                absl::StrCat("GPU memory could not be registered with any local HCA (",
                             absl::StrJoin(why, "; "), ")"));
   }
@@ -212,7 +213,7 @@ void JudgeAcs(const platform::FileTree& sys, const ProbeContext& ctx,
         // On a capture the cause is the capture (a missing or short config
         // file), whoever reads it; live, a short read means no privilege.
         const bool captured = ctx.host.IsCaptured();
-        AddFinding(result, "ACS_STATE_UNKNOWN", bridge,
+        AddFinding(result, findings::kAcsStateUnknown.code, bridge,
                    absl::StrCat(
                        "cannot read ACS of bridge ", bridge, ": ", acs.status().message(),
                        captured ? " (in the capture being read: it needs the bridges' config files "
@@ -223,7 +224,7 @@ void JudgeAcs(const platform::FileTree& sys, const ProbeContext& ctx,
       AddEvidence(result, absl::StrCat("ACS ", bridge),
                   acs->present ? gpudirect::DescribeAcsControl(acs->control) : "no ACS capability");
       if (acs->present && gpudirect::AcsBlocksPeerToPeer(acs->control)) {
-        AddFinding(result, "ACS_ENABLED_ON_GPU_NIC_PATH", bridge,
+        AddFinding(result, findings::kAcsEnabledOnGpuNicPath.code, bridge,
                    absl::StrCat("bridge ", bridge, " between GPU ", path.gpu, " and NIC ", path.nic,
                                 " has ACS ", gpudirect::DescribeAcsControl(acs->control),
                                 ": peer-to-peer traffic is redirected to the "
@@ -274,11 +275,11 @@ absl::StatusOr<v1::ProbeResult> GpuDirectProbe::Run(const ProbeContext& ctx) {
     RegisterGpuMemory(GpuNicPaths(*devices, gpus, nics), *rdma, &result);
   }
   if (passive_none && (!peermem.known || !dmabuf.known)) {
-    AddFinding(&result, "GDR_STATE_NOT_CAPTURED", "",
+    AddFinding(&result, findings::kGdrStateNotCaptured.code, "",
                absl::StrCat("whether GPUDirect RDMA is possible is not known: ",
                             !peermem.known ? peermem.why : dmabuf.why));
   } else if (passive_none) {
-    AddFinding(&result, "GDR_NOT_AVAILABLE", "",
+    AddFinding(&result, findings::kGdrNotAvailable.code, "",
                absl::StrCat("no GPUDirect RDMA method: ", peermem.why, "; ", dmabuf.why));
   }
   return result;

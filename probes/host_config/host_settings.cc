@@ -12,17 +12,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "platform/pci_class.h"
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
+#include "probes/host_config/host_config_findings.h"
 #include "probes/host_config/pcie_sizes.h"
-#include "platform/pci_class.h"
 
 namespace nodeprobe::hostcfg {
 namespace {
 
 void Mismatch(v1::ProbeResult* result, const std::string& setting, const std::string& found,
               const std::string& expected, const std::string& why) {
-  AddFinding(result, "HOST_SETTING_MISMATCH", setting,
+  AddFinding(result, findings::kHostSettingMismatch.code, setting,
              absl::StrCat(setting, " is ", found, ", the profile expects ", expected, ": ", why));
 }
 
@@ -34,7 +35,7 @@ void AddSetting(v1::ProbeResult* result, const std::string& name, const std::str
 }
 
 void NotReadable(v1::ProbeResult* result, const std::string& setting, const std::string& why) {
-  AddFinding(result, "HOST_SETTING_NOT_READABLE", setting,
+  AddFinding(result, findings::kHostSettingNotReadable.code, setting,
              absl::StrCat(setting, " could not be read: ", why));
 }
 

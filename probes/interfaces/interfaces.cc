@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/interfaces/interfaces_findings.h"
 
 namespace nodeprobe::interfaces {
 namespace {
@@ -81,25 +82,25 @@ std::string Describe(const Interface& i, bool primary, bool addresses_known) {
 void JudgeOne(const Interface& i, const Rules& rules, v1::ProbeResult* r) {
   if (!Attachment(i)) return;
   if (i.admin_up && NoCarrier(i)) {
-    AddFinding(r, "SECONDARY_INTERFACE_DOWN", i.name,
+    AddFinding(r, findings::kSecondaryInterfaceDown.code, i.name,
                absl::StrCat(i.name, " is up but has no carrier (operstate ", i.operstate,
                             "): its link, cable or VF is down, and traffic the job sends "
                             "over it is lost"));
   } else if (!i.admin_up && !i.rdma.empty()) {
-    AddFinding(r, "SECONDARY_INTERFACE_DOWN", i.name,
+    AddFinding(r, findings::kSecondaryInterfaceDown.code, i.name,
                absl::StrCat(i.name, " is administratively down with RDMA device ",
                             absl::StrJoin(i.rdma, ","),
                             " behind it: its RoCE GIDs and IPoIB traffic are gone"));
   }
   if (!InUse(i)) return;
   if (rules.mtu > 0 && i.mtu < rules.mtu) {
-    AddFinding(r, "SECONDARY_INTERFACE_MTU", i.name,
+    AddFinding(r, findings::kSecondaryInterfaceMtu.code, i.name,
                absl::StrCat(i.name, " has MTU ", i.mtu, ", below the profile's ", rules.mtu,
                             " (preflight.interface_mtu): set the network attachment's mtu"));
   }
   if (i.vf && i.pf_mtu > 0 && i.mtu > i.pf_mtu) {
     AddFinding(
-        r, "SECONDARY_INTERFACE_MTU", i.name,
+        r, findings::kSecondaryInterfaceMtu.code, i.name,
         absl::StrCat(i.name, " (an SR-IOV VF) has MTU ", i.mtu, " but its PF ", i.pf, " has ",
                      i.pf_mtu, ": frames above the PF's MTU are dropped; raise the PF's first"));
   }
@@ -144,7 +145,7 @@ void Judge(const std::vector<Interface>& all, const std::string& primary, const 
   }
   AddMeasurement(r, "preflight.secondary_interfaces", static_cast<double>(in_use.size()), "");
   if (rules.rdma_expected && !in_use.empty() && !any_rdma) {
-    AddFinding(r, "SECONDARY_INTERFACE_NOT_RDMA", "",
+    AddFinding(r, findings::kSecondaryInterfaceNotRdma.code, "",
                absl::StrCat("the job expects RDMA (", rules.rdma_why,
                             ") but no RDMA device sits "
                             "behind its secondary interfaces (",

@@ -6,9 +6,7 @@
 // its MTU, the RDMA devices behind it (device/infiniband), whether it is an
 // SR-IOV VF (device/physfn) and its PF's MTU when the PF's netdev is
 // visible here.
-//   SECONDARY_INTERFACE_DOWN     FAIL  up but without carrier, or an RDMA-backed one down
-//   SECONDARY_INTERFACE_MTU      FAIL  below preflight.interface_mtu, or above its PF's
-//   SECONDARY_INTERFACE_NOT_RDMA WARN  the job expects RDMA and no secondary has a device
+//   (its findings, with severity and remedy: probes/interfaces/interfaces_findings.h)
 // Only what a job's network is made of is judged: an interface with an
 // RDMA device behind it, an SR-IOV VF, or a veth/macvlan/ipvlan/macvtap/
 // ipoib link (what CNIs attach). A bridge without ports (docker0), a tun,

@@ -8,8 +8,9 @@
 #include "platform/file_tree.h"
 #include "platform/library_versions.h"
 #include "platform/rdma_sysfs.h"
-#include "probes/framework/result_util.h"
 #include "probes/common/host_facts.h"
+#include "probes/framework/result_util.h"
+#include "probes/inventory/inventory_findings.h"
 
 namespace nodeprobe {
 namespace {
@@ -171,17 +172,17 @@ void JudgePinnedVersions(const Profile& profile, v1::ProbeResult* result) {
       seen = true;
       if (c.present() && VersionMatches(expected, c.version())) continue;
       if (!c.present() && c.detail().rfind(kNotCaptured, 0) == 0) {
-        AddFinding(result, "VERSION_NOT_CAPTURED", c.device(),
+        AddFinding(result, findings::kVersionNotCaptured.code, c.device(),
                    absl::StrCat(name, ": pinned to ", expected,
                                 " but the capture does not hold it; not judged"));
         continue;
       }
-      AddFinding(result, "VERSION_MISMATCH", c.device(),
+      AddFinding(result, findings::kVersionMismatch.code, c.device(),
                  absl::StrCat(name, c.device().empty() ? "" : " on ", c.device(), ": expected ",
                               expected, ", found ", c.present() ? c.version() : "absent"));
     }
     if (!seen) {
-      AddFinding(result, "VERSION_MISMATCH", "",
+      AddFinding(result, findings::kVersionMismatch.code, "",
                  absl::StrCat(name, ": expected ", expected, ", found absent"));
     }
   }

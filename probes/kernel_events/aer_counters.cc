@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/kernel_events/kernel_events_findings.h"
 #include "probes/kernel_events/kernel_log.h"
 
 namespace nodeprobe::kernel {
@@ -97,16 +98,16 @@ void JudgeAerGrowth(const AerSnapshot& before, const AerSnapshot& after, absl::D
     AddMeasurement(
         result, "aer_errors_grew", static_cast<double>(cor + unc), "count",
         {{"device", device}, {"corrected", absl::StrCat(cor)}, {"uncorrected", absl::StrCat(unc)}});
-    if (unc > 0 && !Said(*result, "PCIE_AER_UNCORRECTED", device)) {
-      AddFinding(result, "PCIE_AER_UNCORRECTED", device,
+    if (unc > 0 && !Said(*result, findings::kPcieAerUncorrected.code, device)) {
+      AddFinding(result, findings::kPcieAerUncorrected.code, device,
                  absl::StrCat(device, ": ", unc, " uncorrected PCIe errors (non-fatal +",
                               now.nonfatal - was.nonfatal, ", fatal +", now.fatal - was.fatal, ") ",
                               over, bits.empty() ? "" : absl::StrCat(" (", bits, ")")));
     }
     const double per_hour = static_cast<double>(cor) / hours;
     if (cor > 0 && per_hour > rules.aer_corrected_max_per_hour &&
-        !Said(*result, "PCIE_AER_CORRECTED", device)) {
-      AddFinding(result, "PCIE_AER_CORRECTED", device,
+        !Said(*result, findings::kPcieAerCorrected.code, device)) {
+      AddFinding(result, findings::kPcieAerCorrected.code, device,
                  absl::StrFormat("%s: %d corrected PCIe errors %s (%.0f per hour; "
                                  "faults.aer_corrected_max_per_hour is %g)%s",
                                  device, static_cast<int64_t>(cor), over, per_hour,

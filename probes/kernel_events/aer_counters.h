@@ -4,9 +4,7 @@
 // kernel's sysfs-bus-pci-devices-aer ABI: one "NAME COUNT" line per error
 // bit, then TOTAL_ERR_COR / TOTAL_ERR_NONFATAL / TOTAL_ERR_FATAL), read as
 // snapshots whose growth over a window is judged:
-//   PCIE_AER_UNCORRECTED  FAIL  non-fatal or fatal errors grew
-//   PCIE_AER_CORRECTED    WARN  corrected errors grew faster than
-//                               faults.aer_corrected_max_per_hour
+//   (its findings, with severity and remedy: probes/kernel_events/kernel_events_findings.h)
 // The counters see what a rate-limited or rotated kernel log misses.
 #pragma once
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/kernel_events/kernel_events_findings.h"
 #include "probes/kernel_events/xid_catalog.h"
 
 namespace nodeprobe::kernel {
@@ -30,16 +31,16 @@ void JudgeXid(const std::string& device, int code, const KernelLogReader::Tally&
               std::set<std::string>* reset, std::set<std::string>* off_bus,
               v1::ProbeResult* result) {
   const XidInfo info = LookupXid(code);
-  AddFinding(result, "GPU_XID", info.severity, device,
+  AddFinding(result, findings::kGpuXid.code, info.severity, device,
              absl::StrCat("GPU ", device, ": Xid ", code, " (", info.meaning, ") ", Times(t.count),
                           "; NVIDIA's action: ", info.action, "; ", First(t)));
   if (code == 79 && off_bus->insert(device).second) {
-    AddFinding(result, "GPU_FELL_OFF_BUS", device,
+    AddFinding(result, findings::kGpuFellOffBus.code, device,
                absl::StrCat("GPU ", device, " fell off the PCIe bus (Xid 79); ", First(t)));
   }
   if (info.needs_reset && reset->insert(device).second) {
     AddFinding(
-        result, "GPU_RESET_REQUIRED", device,
+        result, findings::kGpuResetRequired.code, device,
         absl::StrCat("GPU ", device, " needs a reset after Xid ", code, " (", info.meaning, ")"));
   }
 }
@@ -52,7 +53,7 @@ void JudgeAer(const std::string& device, int code, const KernelLogReader::Tally&
       t.first.severity(), " PCIe errors on ", device, ": ", Times(t.count),
       bits.empty() ? "" : absl::StrCat(" (", absl::StrJoin(bits, ", "), ")"), "; ", First(t));
   if (code != 0) {
-    AddFinding(result, "PCIE_AER_UNCORRECTED", device, what);
+    AddFinding(result, findings::kPcieAerUncorrected.code, device, what);
     return;
   }
   // Corrected errors by their rate: the same rule as the agent's counters
@@ -64,7 +65,7 @@ void JudgeAer(const std::string& device, int code, const KernelLogReader::Tally&
                                          "faults.aer_corrected_max_per_hour is %g)",
                                          per_hour, span_s, rules.aer_corrected_max_per_hour));
   if (per_hour > rules.aer_corrected_max_per_hour) {
-    AddFinding(result, "PCIE_AER_CORRECTED", device, what);
+    AddFinding(result, findings::kPcieAerCorrected.code, device, what);
   } else {
     AddEvidence(result, absl::StrCat(device, " corrected PCIe errors"), what);
   }
@@ -103,16 +104,16 @@ v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader, const FaultRules& 
     if (kind == "xid") {
       JudgeXid(device, code, t, &reset, &off_bus, &result);
     } else if (kind == "fell_off_bus" && off_bus.insert(device).second) {
-      AddFinding(&result, "GPU_FELL_OFF_BUS", device,
+      AddFinding(&result, findings::kGpuFellOffBus.code, device,
                  absl::StrCat("GPU ", device, " fell off the PCIe bus; ", First(t)));
     } else if (kind == "reset_required" && reset.insert(device).second) {
-      AddFinding(&result, "GPU_RESET_REQUIRED", device,
+      AddFinding(&result, findings::kGpuResetRequired.code, device,
                  absl::StrCat("GPU ", device, ": the driver asks for a reset; ", First(t)));
     } else if (kind == "sxid") {
       // The driver says "Fatal" or "Non-fatal" after the code; a fatal one
       // needs the fabric manager restarted and the GPUs reset.
       const bool fatal = absl::StartsWith(absl::AsciiStrToLower(t.first.text()), "fatal");
-      AddFinding(&result, "NVSWITCH_SXID", fatal ? v1::FAIL : v1::WARN, device,
+      AddFinding(&result, findings::kNvswitchSxid.code, fatal ? v1::FAIL : v1::WARN, device,
                  absl::StrCat("NVSwitch ", device, ": ", fatal ? "fatal " : "", "SXid ", code, " ",
                               Times(t.count), "; ", First(t)));
     } else if (kind == "aer") {
@@ -127,12 +128,12 @@ v1::ProbeResult JudgeKernelLog(const KernelLogReader& reader, const FaultRules& 
           std::isfinite(t.last_s) && IsBootClock(t.first.when())) {
         AddEvidence(&result, absl::StrCat(device, " link bring-up"), what);
       } else {
-        AddFinding(&result, "RDMA_LINK_FLAPPED", device, what);
+        AddFinding(&result, findings::kRdmaLinkFlapped.code, device, what);
       }
     } else if (kind == "module" && code != 0) {
-      AddFinding(&result, "NIC_MODULE_EVENT", device,
-                 absl::StrCat(device, " transceiver module: ", t.first.text(), " (",
-                              Times(t.count), "); ", First(t)));
+      AddFinding(&result, findings::kNicModuleEvent.code, device,
+                 absl::StrCat(device, " transceiver module: ", t.first.text(), " (", Times(t.count),
+                              "); ", First(t)));
     } else if (kind == "module") {
       AddEvidence(&result, absl::StrCat(device, " module events"),
                   absl::StrCat(Times(t.count), "; ", First(t)));

@@ -6,8 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "platform/rdma_sysfs.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 #include "probes/kernel_events/aer_counters.h"
+#include "probes/kernel_events/kernel_events_findings.h"
 
 namespace nodeprobe::kernel {
 
@@ -49,11 +51,11 @@ void JudgePortGrowth(const PortSnapshot& before, const PortSnapshot& after,
     }
     const std::string what = GrowthText(grew);
     if (grew.count("link_downed") || grew.count("link_error_recovery")) {
-      AddFinding(result, "RDMA_LINK_FLAPPED", port,
+      AddFinding(result, findings::kRdmaLinkFlapped.code, port,
                  absl::StrCat(port, ": the link went down or retrained (", what, ") ", over));
     }
     if (grew.count("symbol_error")) {
-      AddFinding(result, "RDMA_ERROR_COUNTERS_GREW", error_severity, port,
+      AddFinding(result, findings::kRdmaErrorCountersGrew.code, error_severity, port,
                  absl::StrCat(port, ": symbol errors on the wire (", what, ") ", over,
                               ": check the cable, its seating and the switch port"));
     }

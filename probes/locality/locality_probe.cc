@@ -11,10 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "platform/pci_class.h"
 #include "probes/framework/result_util.h"
+#include "probes/locality/locality_findings.h"
 #include "probes/locality/locality_profile.h"
 #include "probes/locality/path_class.h"
-#include "platform/pci_class.h"
 
 namespace nodeprobe {
 namespace {
@@ -107,7 +108,7 @@ void CheckNvmlIndices(const std::vector<const platform::TopoPciDevice*>& gpus,
     for (const std::string& osdev : gpus[i]->gpu_devices) {
       if (osdev.rfind("nvml", 0) != 0) continue;
       if (osdev != absl::StrCat("nvml", i)) {
-        AddFinding(result, "GPU_INDEX_MISMATCH", gpus[i]->address,
+        AddFinding(result, findings::kGpuIndexMismatch.code, gpus[i]->address,
                    absl::StrCat("GPU", i, " (", gpus[i]->address, ", PCI order) is ", osdev,
                                 " in the topology: the indices disagree"));
       }
@@ -167,21 +168,21 @@ void JudgeGpuRail(size_t i, const std::vector<const platform::TopoPciDevice*>& g
   }
   const std::string& dev = gpus[i]->address;
   if (!locality::GdrByDefault(best_path)) {
-    AddFinding(result, "GPU_NIC_NOT_LOCAL", not_local, dev,
-               absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
-                            absl::StrJoin(names, ", "), " is at ",
-                            locality::PathClassName(best_path),
-                            ": NCCL will not use GPUDirect RDMA by default and traffic crosses "
-                            "the ",
-                            best_path == PathClass::kSys ? "socket interconnect" : "host bridge"));
+    AddFinding(
+        result, findings::kGpuNicNotLocal.code, not_local, dev,
+        absl::StrCat(gpu, " (", gpus[i]->address, ")'s nearest RDMA NIC ",
+                     absl::StrJoin(names, ", "), " is at ", locality::PathClassName(best_path),
+                     ": NCCL will not use GPUDirect RDMA by default and traffic crosses "
+                     "the ",
+                     best_path == PathClass::kSys ? "socket interconnect" : "host bridge"));
   }
   for (size_t j : nearest.nics) {
     if (gpus[i]->numa_node >= 0 && nics[j]->numa_node >= 0 &&
         gpus[i]->numa_node != nics[j]->numa_node) {
-      AddFinding(result, "GPU_NIC_NUMA_MISMATCH", dev,
-                 absl::StrCat(gpu, " is on NUMA node ", gpus[i]->numa_node,
-                              " but its nearest NIC ", NicName(*nics[j], absl::StrCat("NIC", j)),
-                              " is on NUMA node ", nics[j]->numa_node));
+      AddFinding(result, findings::kGpuNicNumaMismatch.code, dev,
+                 absl::StrCat(gpu, " is on NUMA node ", gpus[i]->numa_node, " but its nearest NIC ",
+                              NicName(*nics[j], absl::StrCat("NIC", j)), " is on NUMA node ",
+                              nics[j]->numa_node));
       break;
     }
   }
@@ -221,15 +222,15 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   }
   for (const auto& [nic, served] : gpus_per_nic) {
     if (served.size() < 2) continue;
-    AddFinding(&result, "NIC_SHARED_BY_GPUS", nic,
+    AddFinding(&result, findings::kNicSharedByGpus.code, nic,
                absl::StrCat(nic, " is the nearest NIC of ", served.size(), " GPUs (",
                             absl::StrJoin(served, ", "), "): they share its bandwidth"));
   }
   for (const std::string& note : topology.notes) {
-    AddFinding(&result, "PCIE_VM_LINK_ARTIFACT", "", note);
+    AddFinding(&result, findings::kPcieVmLinkArtifact.code, "", note);
   }
   if (!any_rdma) {
-    AddFinding(&result, "NO_RDMA_NIC_FOR_GPU", not_local, "",
+    AddFinding(&result, findings::kNoRdmaNicForGpu.code, not_local, "",
                absl::StrCat(gpus.size(), " GPUs and no RDMA NIC in the topology (", nics.size(),
                             " other NICs): multi-node traffic will go through TCP sockets"));
   }
@@ -289,11 +290,11 @@ void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciT
     auto it = told.find(gpu);
     if (it == told.end()) {
       AddFinding(
-          result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+          result, findings::kNcclTopoFileMismatch.code, v1::FAIL, gpu,
           absl::StrCat("GPU ", gpu, " is not in NCCL_TOPO_FILE ", path, ": NCCL will not know it"));
     } else if (it->second != nics) {
       AddFinding(
-          result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+          result, findings::kNcclTopoFileMismatch.code, v1::FAIL, gpu,
           absl::StrCat("GPU ", gpu, "'s nearest RDMA NIC is ", names(nics),
                        " on this node, but NCCL_TOPO_FILE ", path, " says ", names(it->second),
                        ": NCCL trusts the file and will use the "
@@ -302,7 +303,7 @@ void CompareNcclTopoFile(const platform::PciTopology& live, const platform::PciT
   }
   for (const auto& [gpu, nics] : told) {
     if (want.count(gpu) == 0) {
-      AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::FAIL, gpu,
+      AddFinding(result, findings::kNcclTopoFileMismatch.code, v1::FAIL, gpu,
                  absl::StrCat("NCCL_TOPO_FILE ", path, " names GPU ", gpu,
                               ", which this node does not have"));
     }
@@ -354,7 +355,7 @@ void CheckNcclTopoFile(const platform::PciTopology& live, const std::string& pat
   AddEvidence(result, "NCCL_TOPO_FILE", path);
   absl::StatusOr<platform::PciTopology> file = platform::LoadPciTopology(path);
   if (!file.ok()) {
-    AddFinding(result, "NCCL_TOPO_FILE_MISMATCH", v1::ERROR, "",
+    AddFinding(result, findings::kNcclTopoFileMismatch.code, v1::ERROR, "",
                absl::StrCat("NCCL_TOPO_FILE cannot be read: ", file.status().message()));
     return;
   }

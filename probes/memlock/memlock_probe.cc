@@ -14,7 +14,9 @@
 #include "probes/common/preflight_profile.h"
 #include "probes/common/preflight_view.h"
 #include "probes/common/rdma_view.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
+#include "probes/memlock/memlock_findings.h"
 #include "probes/rdma_exposure/rdma_exposure.h"
 
 namespace nodeprobe {
@@ -32,7 +34,7 @@ void JudgeMemlock(uint64_t limit, uint64_t need, const std::string& need_why,
   AddEvidence(r, "getrlimit(RLIMIT_MEMLOCK)", Bytes(limit));
   AddEvidence(r, "memlock.need", absl::StrCat(Bytes(need), ": ", need_why));
   if (limit >= need) return;
-  AddFinding(r, "MEMLOCK_TOO_LOW", "",
+  AddFinding(r, findings::kMemlockTooLow.code, "",
              absl::StrCat("the job may lock ", Bytes(limit),
                           " of memory (RLIMIT_MEMLOCK) and its "
                           "RDMA needs about ",
@@ -67,7 +69,7 @@ void RegisterNeed(const ProbeContext& ctx, const std::vector<rdma_view::Device>&
       if (qp.ok()) {
         AddEvidence(r, "ibv_reg_mr", absl::StrCat(where, ": registered, QP created"));
       } else {
-        AddFinding(r, "MEMLOCK_TOO_LOW", d.name,
+        AddFinding(r, findings::kMemlockTooLow.code, d.name,
                    absl::StrCat("registering the job's need on ", where, " failed (",
                                 qp.status().message(),
                                 "): NCCL's ibv_reg_mr/ibv_create_qp "
@@ -92,7 +94,8 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
   }
   struct rlimit rl;
   if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0) {
-    return ErrorResult("memlock", "PROBE_COULD_NOT_RUN", "getrlimit(RLIMIT_MEMLOCK) failed");
+    return ErrorResult("memlock", findings::kProbeCouldNotRun.code,
+                       "getrlimit(RLIMIT_MEMLOCK) failed");
   }
   const uint64_t limit = rl.rlim_cur == RLIM_INFINITY ? std::numeric_limits<uint64_t>::max()
                                                       : static_cast<uint64_t>(rl.rlim_cur);

@@ -5,7 +5,7 @@
 // channels x 2 (send, receive) x one connection's buffers. A container's
 // default of 64 KiB fails the first ibv_create_qp (the pyxis capture in
 // tests/fixtures/pod-rdma).
-//   MEMLOCK_TOO_LOW  FAIL  the limit is below the need
+//   (its findings, with severity and remedy: probes/memlock/memlock_findings.h)
 #pragma once
 
 #include <cstdint>

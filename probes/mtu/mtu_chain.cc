@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "probes/framework/result_util.h"
+#include "probes/mtu/mtu_findings.h"
 
 namespace nodeprobe::mtu {
 namespace {
@@ -25,7 +26,7 @@ void Add(v1::InterfaceChain* chain, const std::string& name, int mtu,
 }
 
 void Mismatch(v1::ProbeResult* result, const std::string& iface, std::string message) {
-  AddFinding(result, "MTU_CHAIN_MISMATCH", iface, std::move(message));
+  AddFinding(result, findings::kMtuChainMismatch.code, iface, std::move(message));
 }
 
 }  // namespace
@@ -80,7 +81,7 @@ void JudgeChain(const v1::InterfaceChain& chain, std::optional<int> expected_mtu
                 std::optional<int> roce_active_mtu, v1::ProbeResult* result) {
   const std::string& iface = chain.interface();
   if (chain.elements_size() == 0) {
-    AddFinding(result, "MTU_INTERFACE_MISSING", iface,
+    AddFinding(result, findings::kMtuInterfaceMissing.code, iface,
                absl::StrCat("interface ", iface, " is not in this network namespace"));
     return;
   }
@@ -124,11 +125,11 @@ void JudgeChain(const v1::InterfaceChain& chain, std::optional<int> expected_mtu
   }
   if (expected_mtu && top.mtu() < *expected_mtu) {
     AddFinding(
-        result, "MTU_BELOW_EXPECTED", iface,
+        result, findings::kMtuBelowExpected.code, iface,
         absl::StrCat(iface, " has MTU ", top.mtu(), ", the profile expects ", *expected_mtu));
   }
   if (roce_active_mtu && *roce_active_mtu + kRoceV2HeaderBytes > top.mtu()) {
-    AddFinding(result, "ROCE_MTU_EXCEEDS_NETDEV", iface,
+    AddFinding(result, findings::kRoceMtuExceedsNetdev.code, iface,
                absl::StrCat("RoCE active MTU ", *roce_active_mtu, " + ", kRoceV2HeaderBytes,
                             " bytes of RoCE v2 headers exceeds ", iface, "'s MTU ", top.mtu()));
   }

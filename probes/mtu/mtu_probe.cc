@@ -11,6 +11,7 @@
 #include "platform/verbs_port.h"
 #include "probes/framework/result_util.h"
 #include "probes/mtu/mtu_chain.h"
+#include "probes/mtu/mtu_findings.h"
 #include "probes/mtu/mtu_profile.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
 
@@ -72,19 +73,19 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
     AddMeasurement(result, "path_mtu", p.path_mtu(), "bytes", {{"direction", p.direction()}});
     if (p.path_mtu() == 0) {
       AddFinding(
-          result, "MTU_PATH_UNREACHABLE", report.peer(),
+          result, findings::kMtuPathUnreachable.code, report.peer(),
           absl::StrCat(p.direction(), ": not even ", 576, "-byte packets with DF set arrive"));
       continue;
     }
     if (p.path_mtu() >= p.iface_mtu()) continue;
     if (p.blackhole()) {
-      AddFinding(result, "MTU_PATH_BLACKHOLE", report.peer(),
+      AddFinding(result, findings::kMtuPathBlackhole.code, report.peer(),
                  absl::StrCat(p.direction(), ": packets above ", p.path_mtu(),
                               " bytes vanish without an ICMP error although the interface "
                               "sends up to ",
                               p.iface_mtu(), ": large transfers will stall"));
     } else {
-      AddFinding(result, "MTU_PATH_SMALLER_THAN_IFACE", report.peer(),
+      AddFinding(result, findings::kMtuPathSmallerThanIface.code, report.peer(),
                  absl::StrCat(p.direction(), ": interface MTU ", p.iface_mtu(),
                               ", measured path MTU ", p.path_mtu(),
                               p.limiting_hop().empty()
@@ -100,7 +101,7 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
     const uint32_t here = std::min<uint32_t>(p.iface_mtu(), 65535);
     const uint32_t peer = std::min<uint32_t>(report.peer_iface_mtu(), 65535);
     if (here != peer) {
-      AddFinding(result, "MTU_PEERS_DIFFER", report.peer(),
+      AddFinding(result, findings::kMtuPeersDiffer.code, report.peer(),
                  absl::StrCat("interface MTU here (", report.egress_interface(), ") is ",
                               p.iface_mtu(), ", the peer's is ", report.peer_iface_mtu()));
     }
@@ -108,7 +109,7 @@ void JudgePath(const v1::MtuReport& report, v1::ProbeResult* result) {
   if (report.local_rdma_active_mtu() && report.peer_rdma_active_mtu() &&
       report.local_rdma_active_mtu() != report.peer_rdma_active_mtu()) {
     AddFinding(
-        result, "RDMA_MTU_MISMATCH", report.peer(),
+        result, findings::kRdmaMtuMismatch.code, report.peer(),
         absl::StrCat("RDMA active MTU here is ", report.local_rdma_active_mtu(), ", the peer's is ",
                      report.peer_rdma_active_mtu(), " (NCCL hangs or IBV_WC_LOC_LEN_ERR follow)"));
   }
@@ -119,8 +120,8 @@ v1::ProbeResult ProbePath(const mtu::PathProbeOptions& options) {
   if (!report.ok()) {
     return ErrorResult("mtu",
                        report.status().code() == absl::StatusCode::kDeadlineExceeded
-                           ? "MTU_PROBE_TIMEOUT"
-                           : "MTU_PROBE_FAILED",
+                           ? findings::kMtuProbeTimeout.code
+                           : findings::kMtuProbeFailed.code,
                        std::string(report.status().message()));
   }
   v1::ProbeResult result;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_math.h"
+#include "probes/nccl/nccl_findings.h"
 #include "probes/nccl/nccl_tests_output.h"
 
 namespace nodeprobe::nccl {
@@ -83,7 +84,7 @@ void MeasureRows(const v1::CollectiveReport& report, v1::ProbeResult* out) {
           }
         }
       }
-      AddFinding(out, "NCCL_WRONG_RESULT", row.collective(),
+      AddFinding(out, findings::kNcclWrongResult.code, row.collective(),
                  absl::StrFormat("%s at %llu B: %lld wrong elements out of place, %lld in place "
                                  "(%s)",
                                  row.collective(), static_cast<unsigned long long>(row.size()),
@@ -121,7 +122,7 @@ void JudgeLargestRow(const v1::CollectiveReport& report, const v1::CollectiveRow
                                 size, of_hardware, 100 * ctx.hardware_min_fraction));
     if (share < ctx.hardware_min_fraction) {
       AddFinding(
-          out, "NCCL_BUSBW_BELOW_HARDWARE", c,
+          out, findings::kNcclBusbwBelowHardware.code, c,
           absl::StrFormat("%s at %s B over %u ranks: %s, below the %.0f%% bar; slowest "
                           "rank %d at %.1f us against a mean of %.1f us",
                           c, size, report.nranks(), of_hardware, 100 * ctx.hardware_min_fraction,
@@ -145,7 +146,7 @@ void JudgeLargestRow(const v1::CollectiveReport& report, const v1::CollectiveRow
                               ctx.profile_source, c, bar->second, size,
                               hardware ? "; " + of_hardware : ""));
   if (row->busbw_gbps() < bar->second) {
-    AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", c,
+    AddFinding(out, findings::kNcclBusbwBelowExpected.code, c,
                absl::StrFormat("%s at %s B over %u ranks: busbw %.2f GB/s (out of place), "
                                "below the profile's %.2f GB/s; slowest rank %d at %.1f us "
                                "against a mean of %.1f us",
@@ -270,7 +271,7 @@ v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,
       if (c.has_log()) {
         const v1::ProbeResult judged = JudgeNcclLog(c.log(), ctx);
         for (const v1::Finding& f : judged.findings()) {
-          if (f.code() != "NCCL_LOG_EMPTY") add_once(f);
+          if (f.code() != findings::kNcclLogEmpty.code) add_once(f);
         }
       }
     }
@@ -279,11 +280,11 @@ v1::ProbeResult JudgeCollectiveRun(const std::vector<RankAnswer>& answers,
       unfinished.push_back(absl::StrCat(Who(*me), ": in ", me->stuck_in()));
     }
     for (const v1::Finding& f : r.findings()) {
-      if (f.code() != "NCCL_TIMEOUT") add_once(f);
+      if (f.code() != findings::kNcclTimeout.code) add_once(f);
     }
   }
   if (!unfinished.empty()) {
-    AddFinding(&out, "NCCL_TIMEOUT", "",
+    AddFinding(&out, findings::kNcclTimeout.code, "",
                absl::StrCat(unfinished.size(), " of ", answers.size(),
                             " ranks did not finish: ", absl::StrJoin(unfinished, "; ")));
   }

@@ -7,10 +7,10 @@
 
 #include <condition_variable>
 #include <cstdlib>
-#include <mutex>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -26,6 +26,7 @@
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/collective_math.h"
+#include "probes/nccl/nccl_findings.h"
 #include "probes/nccl/nccl_log.h"
 #include "probes/pcie/pcie_link.h"
 
@@ -368,7 +369,9 @@ void Fail(v1::ProbeResult* r, const absl::Status& s, const std::string& where) {
   me->set_error(std::string(s.message()));
   me->set_stuck_in(where);
   const bool setup = where == "ncclCommInitRank" || where == "cudaSetDevice";
-  const char* code = timeout ? "NCCL_TIMEOUT" : setup ? "NCCL_INIT_FAILED" : "NCCL_ASYNC_ERROR";
+  const char* code = timeout ? findings::kNcclTimeout.code
+                     : setup ? findings::kNcclInitFailed.code
+                             : findings::kNcclAsyncError.code;
   AddFinding(r, code, absl::StrCat("rank ", me->rank()),
              absl::StrCat("rank ", me->rank(), " (GPU ", me->gpu(), "): ", s.message()));
 }
@@ -515,7 +518,7 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   me->set_gpu(static_cast<int>(task.gpu()));
   const v1::CollectiveOptions opts = WithDefaults(task.options());
   if (const std::string refused = TaskRefusal(task, opts); !refused.empty()) {
-    out.result = ErrorResult("nccl", "TASK_FAILED", refused);
+    out.result = ErrorResult("nccl", findings::kTaskFailed.code, refused);
     return out;
   }
   LogDir logs;
@@ -535,7 +538,8 @@ RankOutput RunCollectiveRank(const v1::RunCollective& task, absl::Time deadline,
   if (!OpenGpu(a, task, &out)) return out;
   absl::StatusOr<platform::NcclUniqueId> id = UniqueIdOf(a, task, on_unique_id);
   if (absl::IsInvalidArgument(id.status())) {
-    out.result = ErrorResult("nccl", "TASK_FAILED", std::string(id.status().message()));
+    out.result =
+        ErrorResult("nccl", findings::kTaskFailed.code, std::string(id.status().message()));
     return out;
   }
   if (!id.ok()) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/nccl/nccl_findings.h"
 #include "probes/nccl/nccl_log.h"
 #include "probes/nccl/nccl_tests_output.h"
 
@@ -64,7 +65,7 @@ void SocketFallback(const v1::NcclLogReport& r, const NcclLogContext& c, v1::Pro
   } else {
     why = "and listed no RDMA device";
   }
-  AddFinding(out, "NCCL_FELL_BACK_TO_SOCKETS", sure ? v1::FAIL : v1::WARN, "",
+  AddFinding(out, findings::kNcclFellBackToSockets.code, sure ? v1::FAIL : v1::WARN, "",
              absl::StrCat("NCCL carried ", sockets,
                           " connection(s) between nodes over "
                           "sockets (NET/Socket) ",
@@ -96,7 +97,7 @@ void GdrOff(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeResult
   if (auto it = r.env().find("NCCL_NET_GDR_LEVEL"); it != r.env().end()) {
     absl::StrAppend(&detail, "; NCCL_NET_GDR_LEVEL=", it->second);
   }
-  AddFinding(out, "NCCL_GDR_OFF", sure ? v1::FAIL : v1::WARN, "",
+  AddFinding(out, findings::kNcclGdrOff.code, sure ? v1::FAIL : v1::WARN, "",
              absl::StrCat(without, " of ", Connections(r, IsRdma),
                           " RDMA connection(s) between nodes ran without GPUDirect RDMA "
                           "(no /GDRDMA in \"via NET/...\")",
@@ -119,7 +120,7 @@ void HcaMismatch(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
         p.has_proxy_rank() ? absl::StrCat(" (PXN: for GPU ", p.gpu_bus_id(), " through rank ",
                                           p.proxy_rank(), ")")
                            : "";
-    AddFinding(out, "NCCL_HCA_MISMATCH", p.device_name(),
+    AddFinding(out, findings::kNcclHcaMismatch.code, p.device_name(),
                absl::StrCat("GPU ", gpu, p.host().empty() ? "" : " on ", p.host(), " sent over ",
                             p.device_name(), proxied, ", which is not its rail (",
                             absl::StrJoin(rail->second, ", "), " in ", c.topology_source, ")"));
@@ -174,7 +175,7 @@ void BarsNotApplied(const v1::NcclLogReport& r, const NcclLogContext& c, v1::Pro
   }
   for (const auto& [collective, bar] : c.busbw_min_gbps) {
     if (named.count(collective)) continue;
-    AddFinding(out, "BAR_NOT_APPLIED", collective,
+    AddFinding(out, findings::kBarNotApplied.code, collective,
                unnamed > 0
                    ? absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: "
                                      "%d nccl-tests table(s) do not say which collective they "
@@ -206,7 +207,7 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
       }
     }
     if (!invalid.empty()) {
-      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", name,
+      AddFinding(out, findings::kNcclTestsFigureInvalid.code, name,
                  absl::StrCat("nccl-tests ", name, ": ", invalid.size(),
                               " size(s) printed figures that are not measurements (NaN, "
                               "infinite, negative, or not algbw = size / time and busbw = "
@@ -217,7 +218,7 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
                                    : "; no size has valid figures"));
     }
     if (!run.avg_printed() && !run.rows().empty()) {
-      AddFinding(out, "NCCL_TESTS_FIGURE_INVALID", name,
+      AddFinding(out, findings::kNcclTestsFigureInvalid.code, name,
                  absl::StrCat("nccl-tests ", name,
                               " printed no '# Avg bus bandwidth' line: the "
                               "run ended before its summary (or the log was cut)"));
@@ -230,12 +231,12 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
     }
     if (auto bar = c.busbw_min_gbps.find(run.collective()); bar != c.busbw_min_gbps.end()) {
       if (last == nullptr) {
-        AddFinding(out, "BAR_NOT_APPLIED", name,
+        AddFinding(out, findings::kBarNotApplied.code, name,
                    absl::StrFormat("the profile's %s busbw bar (%.2f GB/s) was not applied: the "
                                    "table has no size with valid figures",
                                    run.collective(), bar->second));
       } else if (last->busbw_gbps() < bar->second) {
-        AddFinding(out, "NCCL_BUSBW_BELOW_EXPECTED", "",
+        AddFinding(out, findings::kNcclBusbwBelowExpected.code, "",
                    absl::StrFormat("nccl-tests %s at %llu B: busbw %.2f GB/s (out-of-place), "
                                    "below the profile's %.2f GB/s (%s)",
                                    name, static_cast<unsigned long long>(last->size()),
@@ -253,7 +254,7 @@ void JudgeTests(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeRe
       }
     }
     if (wrong_rows > 0 || run.out_of_bounds() > 0) {
-      AddFinding(out, "NCCL_WRONG_RESULT", "",
+      AddFinding(out, findings::kNcclWrongResult.code, "",
                  absl::StrCat("nccl-tests ", name, ": ",
                               wrong_rows > 0 ? absl::StrCat(wrong_rows,
                                                             " size(s) with wrong "
@@ -283,10 +284,10 @@ void VersionsDiffer(const v1::NcclLogReport& r, v1::ProbeResult* out) {
   }
   // Past the versions a report keeps, the count is a floor.
   const bool more = r.truncated() && total >= kMaxNcclVersions;
-  AddFinding(out, "NCCL_VERSIONS_DIFFER", "",
-             absl::StrCat(more ? "at least " : "", total, " NCCL versions in one log",
-                          more ? " (more than the report keeps)" : "", ": ",
-                          absl::StrJoin(seen, "; ")));
+  AddFinding(
+      out, findings::kNcclVersionsDiffer.code, "",
+      absl::StrCat(more ? "at least " : "", total, " NCCL versions in one log",
+                   more ? " (more than the report keeps)" : "", ": ", absl::StrJoin(seen, "; ")));
 }
 
 // Per event class: its finding code (its severity and remediation are in
@@ -299,14 +300,15 @@ struct EventClass {
 
 const std::vector<EventClass>& EventClasses() {
   static const std::vector<EventClass> classes = {
-      {"memory_registration", "NCCL_MEMORY_REGISTRATION_FAILED",
+      {"memory_registration", findings::kNcclMemoryRegistrationFailed.code,
        "NCCL could not register memory with the network"},
-      {"shared_memory", "NCCL_SHM_FAILED", "NCCL could not create its shared-memory segments"},
-      {"transport_setup", "NCCL_TRANSPORT_FAILED",
+      {"shared_memory", findings::kNcclShmFailed.code,
+       "NCCL could not create its shared-memory segments"},
+      {"transport_setup", findings::kNcclTransportFailed.code,
        "NCCL's network transport failed to connect or to move data"},
-      {"timeout", "NCCL_JOB_TIMEOUT", "a collective timed out"},
-      {"error", "NCCL_JOB_ERROR", "NCCL or CUDA reported an error"},
-      {"job_killed", "NCCL_JOB_KILLED", "the job was killed or cancelled"},
+      {"timeout", findings::kNcclJobTimeout.code, "a collective timed out"},
+      {"error", findings::kNcclJobError.code, "NCCL or CUDA reported an error"},
+      {"job_killed", findings::kNcclJobKilled.code, "the job was killed or cancelled"},
   };
   return classes;
 }
@@ -360,7 +362,7 @@ void JudgeEvents(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
   // NCCL's IB transport found no device where RDMA was expected or asked for.
   const auto hca = r.env().find("NCCL_IB_HCA");
   if (r.ib_no_device() && (c.rdma_expected || hca != r.env().end())) {
-    AddFinding(out, "NCCL_TRANSPORT_FAILED", "",
+    AddFinding(out, findings::kNcclTransportFailed.code, "",
                absl::StrCat("NCCL's IB transport found no device (\"NET/IB : No device found\") "
                             "although ",
                             hca != r.env().end()
@@ -369,7 +371,7 @@ void JudgeEvents(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
   }
   // Communicators torn down by an abort that never finished setting up.
   if (r.abort_complete() > 0 && r.init_complete() == 0) {
-    AddFinding(out, "NCCL_JOB_ERROR", "",
+    AddFinding(out, findings::kNcclJobError.code, "",
                absl::StrCat(r.abort_complete(),
                             " communicator(s) ended in \"Abort COMPLETE\" "
                             "and none reached \"Init COMPLETE\": NCCL never finished setting up"));
@@ -378,7 +380,7 @@ void JudgeEvents(const v1::NcclLogReport& r, const NcclLogContext& c, v1::ProbeR
   if (warnings != by_kind.end()) {
     uint64_t lines = 0;
     for (const v1::NcclLogEvent* e : warnings->second) lines += e->count();
-    AddFinding(out, "NCCL_LOG_WARNINGS", "",
+    AddFinding(out, findings::kNcclLogWarnings.code, "",
                absl::StrCat(lines, " NCCL WARN line(s) of ", warnings->second.size(),
                             " distinct kind(s): ", Examples(warnings->second)));
   }
@@ -408,7 +410,7 @@ v1::ProbeResult JudgeNcclLog(const v1::NcclLogReport& report, const NcclLogConte
   }
   if (report.nccl_lines() == 0) {
     out.set_reason("no NCCL INFO output in the log");
-    AddFinding(&out, "NCCL_LOG_EMPTY", "",
+    AddFinding(&out, findings::kNcclLogEmpty.code, "",
                absl::StrCat("none of the ", report.lines(),
                             " lines is NCCL output (\"NCCL INFO\" or \"NCCL WARN\")"));
     return out;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "probes/framework/result_util.h"
+#include "probes/nccl_env/nccl_env_findings.h"
 
 namespace nodeprobe::nccl_env {
 namespace {
@@ -25,7 +26,7 @@ bool Matches(const List& l, const Entry& e, const std::string& name, int port) {
 
 void Invalid(v1::ProbeResult* r, const std::string& var, const std::string& value,
              const std::string& what) {
-  AddFinding(r, "NCCL_ENV_INVALID", var, absl::StrCat(var, "=", value, " ", what));
+  AddFinding(r, findings::kNcclEnvInvalid.code, var, absl::StrCat(var, "=", value, " ", what));
 }
 
 std::string Names(const std::vector<std::string>& names) {
@@ -91,7 +92,7 @@ void JudgeIfname(const std::string& value, const std::vector<Link>& links, v1::P
   // sockets as the fallback transport).
   if (std::all_of(selected.begin(), selected.end(),
                   [](const std::string& n) { return n.rfind("lo", 0) == 0; })) {
-    AddFinding(r, "NCCL_SOCKET_LOOPBACK_ONLY", "NCCL_SOCKET_IFNAME",
+    AddFinding(r, findings::kNcclSocketLoopbackOnly.code, "NCCL_SOCKET_IFNAME",
                absl::StrCat("NCCL_SOCKET_IFNAME=", value, " leaves only loopback (",
                             Names(selected), "): a job across nodes cannot bootstrap over it"));
   }
@@ -215,9 +216,10 @@ void Judge(const job::Env& env, const std::vector<Device>& devices, const std::v
         std::find(std::begin(kLevels), std::end(kLevels), v) != std::end(kLevels)) {
       continue;
     }
-    AddFinding(r, "NCCL_ENV_IGNORED", var,
-               absl::StrCat(var, "=", v, " is not a level NCCL knows (", absl::StrJoin(kLevels, ", "),
-                            " or a number): NCCL ignores it and keeps its default"));
+    AddFinding(
+        r, findings::kNcclEnvIgnored.code, var,
+        absl::StrCat(var, "=", v, " is not a level NCCL knows (", absl::StrJoin(kLevels, ", "),
+                     " or a number): NCCL ignores it and keeps its default"));
   }
 }
 

@@ -11,7 +11,7 @@
 //  - NCCL_TOPO_FILE: a readable file.
 //  - NCCL_NET_GDR_LEVEL, NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB, PHB, SYS or
 //    0-5.
-//   NCCL_ENV_INVALID  FAIL  a variable's value, what it selects, and what exists
+//   (its findings, with severity and remedy: probes/nccl_env/nccl_env_findings.h)
 #pragma once
 
 #include <string>

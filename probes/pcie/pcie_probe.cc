@@ -7,9 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "platform/file_tree.h"
-#include "probes/framework/result_util.h"
-#include "probes/pcie/pcie_link.h"
 #include "platform/pci_class.h"
+#include "probes/framework/framework_findings.h"
+#include "probes/framework/result_util.h"
+#include "probes/pcie/pcie_findings.h"
+#include "probes/pcie/pcie_link.h"
 
 namespace nodeprobe {
 namespace {
@@ -41,13 +43,14 @@ std::optional<T> LinkValue(const platform::RawPciDevice& dev, const char* name,
   const platform::RawAttr& a = dev.attrs.at(name);
   if (IsNotFound(a)) return std::nullopt;
   if (!a.value.ok()) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address, std::string(a.value.status().message()));
+    AddFinding(result, findings::kSysfsValueInvalid.code, dev.address,
+               std::string(a.value.status().message()));
     return std::nullopt;
   }
   AddEvidence(result, a.path, *a.value);
   auto parsed = parse(*a.value);
   if (!parsed.ok()) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
+    AddFinding(result, findings::kSysfsValueInvalid.code, dev.address,
                absl::StrCat(a.path, ": ", parsed.status().message()));
     return std::nullopt;
   }
@@ -69,13 +72,13 @@ Link ReadLink(const platform::FileTree* sys, const platform::RawPciDevice& dev,
   // A link above what the device says it can do is not what the kernel
   // writes for a healthy device: invalid, not judged.
   if (l.cur_speed && l.max_speed && *l.cur_speed > *l.max_speed) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
+    AddFinding(result, findings::kSysfsValueInvalid.code, dev.address,
                absl::StrCat(dev.address, ": current_link_speed ", Speed(*l.cur_speed),
                             " is above max_link_speed ", Speed(*l.max_speed)));
     l.cur_speed.reset();
   }
   if (l.cur_width && l.max_width && *l.cur_width > *l.max_width) {
-    AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
+    AddFinding(result, findings::kSysfsValueInvalid.code, dev.address,
                absl::StrCat(dev.address, ": current_link_width x", *l.cur_width,
                             " is above max_link_width x", *l.max_width));
     l.cur_width.reset();
@@ -117,7 +120,7 @@ bool IdentityReadable(const platform::RawPciDevice& dev, v1::ProbeResult* result
                                        : pcie::ParsePciId(*a.value).status();
     }
     if (!s.ok()) {
-      AddFinding(result, "SYSFS_VALUE_INVALID", dev.address,
+      AddFinding(result, findings::kSysfsValueInvalid.code, dev.address,
                  absl::StrCat("PCI device ", dev.address, " cannot be identified: ", a.path, ": ",
                               s.message()));
       ok = false;
@@ -172,7 +175,7 @@ bool JudgeUnknownLink(const std::string& addr, const std::string& role, const Li
   if (link.speed_unknown && role != "bridge") {
     // A PCIe device with no trained link: down, or fallen off the bus.
     const bool capable = link.max_speed.has_value();
-    AddFinding(result, "PCIE_LINK_SPEED_UNKNOWN", capable ? v1::FAIL : v1::WARN, addr,
+    AddFinding(result, findings::kPcieLinkSpeedUnknown.code, capable ? v1::FAIL : v1::WARN, addr,
                absl::StrCat(role, " ", addr, " reports current_link_speed Unknown",
                             capable ? absl::StrCat(" although it can run ", Speed(*link.max_speed),
                                                    ": its link is not trained")
@@ -231,7 +234,7 @@ void JudgeDegradedLink(const std::string& addr, const std::string& role, const L
   const double child_max_speed = children.speed;
   if (*link.cur_width < exp_width) {
     bool explained = children_known && child_max_width <= *link.cur_width;
-    AddFinding(result, "PCIE_LINK_WIDTH_DEGRADED", explained ? v1::WARN : v1::FAIL, addr,
+    AddFinding(result, findings::kPcieLinkWidthDegraded.code, explained ? v1::WARN : v1::FAIL, addr,
                absl::StrCat(role, " ", addr, " runs x", *link.cur_width, " of x", exp_width,
                             " its path supports",
                             explained ? absl::StrCat("; every device below it is at "
@@ -244,7 +247,8 @@ void JudgeDegradedLink(const std::string& addr, const std::string& role, const L
   if (*link.cur_speed < exp_speed) {
     bool gpu = role == "gpu";
     bool explained = children_known && child_max_speed <= *link.cur_speed;
-    AddFinding(result, "PCIE_LINK_SPEED_DEGRADED", gpu || explained ? v1::WARN : v1::FAIL, addr,
+    AddFinding(result, findings::kPcieLinkSpeedDegraded.code,
+               gpu || explained ? v1::WARN : v1::FAIL, addr,
                absl::StrCat(role, " ", addr, " runs at ", Speed(*link.cur_speed), " of ",
                             Speed(exp_speed), " its path supports",
                             gpu ? "; GPUs lower their link speed when idle, so "

@@ -10,17 +10,19 @@
 #include "platform/file_tree.h"
 #include "platform/pci_sysfs.h"
 #include "platform/verbs_port.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 #include "probes/pcie/pcie_link.h"
 #include "probes/rdma_devices/compute_rails.h"
 #include "probes/rdma_devices/rdma_capable_nics.h"
+#include "probes/rdma_devices/rdma_devices_findings.h"
 #include "probes/rdma_devices/rdma_profile.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
 
 namespace nodeprobe {
 namespace {
 
-constexpr char kInvalid[] = "SYSFS_VALUE_INVALID";
+constexpr const char* kInvalid = findings::kSysfsValueInvalid.code;
 
 // Records an attribute as evidence and returns its value, or adds an ERROR
 // finding naming the file and returns nullopt.
@@ -92,12 +94,12 @@ void JudgeGids(const platform::RawRdmaPort& raw, const std::string& device,
   // address; a link-local (fe80::) entry does not route.
   if (!ethernet || !active || routable_v2) return;
   if (!types_known) {
-    AddFinding(result, "ROCE_GID_TYPE_UNKNOWN", device,
+    AddFinding(result, findings::kRoceGidTypeUnknown.code, device,
                "the kernel does not expose gid_attrs/types, so RoCE v2 "
                "GIDs cannot be told apart");
     return;
   }
-  AddFinding(result, "ROCE_NO_V2_GID", device,
+  AddFinding(result, findings::kRoceNoV2Gid.code, device,
              "Ethernet (RoCE) port has no RoCE v2 GID with a routable (non "
              "link-local) address");
 }
@@ -117,7 +119,7 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
   if (!raw.counters_status.ok()) {
     // Unreadable is not clean: the error counters were not seen.
     AddFinding(
-        result, "RDMA_COUNTERS_UNREADABLE", device,
+        result, findings::kRdmaCountersUnreadable.code, device,
         absl::StrCat("the port's error counters cannot be read: ", raw.counters_status.message()));
   }
   read(raw.counters, port->mutable_counters());
@@ -130,7 +132,7 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
       if (!raw.counters.count(name)) absent.push_back(name);
     }
     if (!absent.empty()) {
-      AddFinding(result, "RDMA_COUNTERS_UNREADABLE", device,
+      AddFinding(result, findings::kRdmaCountersUnreadable.code, device,
                  absl::StrCat("the port's counters/ lacks ", absl::StrJoin(absent, ", "),
                               ": those errors were not seen"));
     }
@@ -143,8 +145,9 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
                     it->second);
   }
   if (nonzero.empty()) return;
-  AddFinding(result, "RDMA_ERROR_COUNTERS_NONZERO", RdmaExpectationsOf(profile).error_counters,
-             device, absl::StrCat("error counters are non-zero: ", nonzero));
+  AddFinding(result, findings::kRdmaErrorCountersNonzero.code,
+             RdmaExpectationsOf(profile).error_counters, device,
+             absl::StrCat("error counters are non-zero: ", nonzero));
 }
 
 // A port's sysfs attributes read and recorded in `port`; each unreadable
@@ -196,19 +199,19 @@ void JudgePortState(const PortReading& p, const std::string& device, bool comput
                     v1::ProbeResult* result) {
   if (p.state && p.phys && !p.active()) {
     if (p.ib() && p.phys->name == "LinkUp" && p.state->name == "INIT") {
-      AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
+      AddFinding(result, findings::kIbNoSubnetManager.code, device,
                  "InfiniBand link is up but the port stays INIT: no subnet "
                  "manager has configured it");
     } else {
-      AddFinding(result, "RDMA_PORT_DOWN", compute_rail ? v1::FAIL : v1::WARN, device,
-                 absl::StrCat("port state is ", p.state->name, ", physical state ",
-                              p.phys->name, " (ACTIVE and LinkUp expected)",
+      AddFinding(result, findings::kRdmaPortDown.code, compute_rail ? v1::FAIL : v1::WARN, device,
+                 absl::StrCat("port state is ", p.state->name, ", physical state ", p.phys->name,
+                              " (ACTIVE and LinkUp expected)",
                               compute_rail ? ""
                                            : "; not a compute rail (no GPU's nearest RDMA "
                                              "NIC): WARN"));
     }
   } else if (p.active() && p.ib() && p.sm_lid && *p.sm_lid == 0) {
-    AddFinding(result, "IB_NO_SUBNET_MANAGER", device,
+    AddFinding(result, findings::kIbNoSubnetManager.code, device,
                "InfiniBand port is ACTIVE but its SM LID is 0: no subnet "
                "manager is reachable");
   }
@@ -220,14 +223,14 @@ void JudgePortExpectations(const PortReading& p, const platform::RawRdmaPort& ra
                            v1::ProbeResult* result) {
   const auto& want = RdmaExpectationsOf(profile);
   if (p.active() && p.rate && want.rate_gbps && *p.rate < *want.rate_gbps) {
-    AddFinding(result, "RDMA_RATE_BELOW_EXPECTED", device,
+    AddFinding(result, findings::kRdmaRateBelowExpected.code, device,
                absl::StrCat("port rate is ", *raw.attrs.at("rate").value, ", the profile expects ",
                             *want.rate_gbps, " Gb/s"));
   }
   if (p.link_layer && want.link_layer && *p.link_layer != *want.link_layer) {
-    AddFinding(result, "RDMA_LINK_LAYER_UNEXPECTED", device,
-               absl::StrCat("link layer is ", *p.link_layer, ", the profile expects ",
-                            *want.link_layer));
+    AddFinding(
+        result, findings::kRdmaLinkLayerUnexpected.code, device,
+        absl::StrCat("link layer is ", *p.link_layer, ", the profile expects ", *want.link_layer));
   }
 }
 
@@ -248,7 +251,8 @@ void JudgePort(const platform::RawRdmaPort& raw, const std::string& dev_name,
     if (mtu.ok()) {
       port->set_active_mtu(*mtu);
     } else {
-      AddFinding(result, "RDMA_VERBS_QUERY_FAILED", device, std::string(mtu.status().message()));
+      AddFinding(result, findings::kRdmaVerbsQueryFailed.code, device,
+                 std::string(mtu.status().message()));
     }
   }
   std::map<std::string, std::string> labels = {{"device", dev_name},
@@ -295,7 +299,8 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
     std::optional<rdma::RdmaCapableNic> nic = rdma::RdmaCapableNicFor(
         static_cast<uint16_t>(*vendor), static_cast<uint16_t>(*device), *cls);
     if (!nic) continue;
-    AddFinding(result, "RDMA_DRIVER_NOT_BOUND", rdma_expected ? v1::FAIL : v1::WARN, addr,
+    AddFinding(result, findings::kRdmaDriverNotBound.code, rdma_expected ? v1::FAIL : v1::WARN,
+               addr,
                absl::StrFormat("%s %s (%04x:%04x) has no RDMA device: its RDMA driver (%s) is "
                                "not loaded or not bound",
                                nic->model, addr, *vendor, *device, nic->driver));

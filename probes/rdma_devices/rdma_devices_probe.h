@@ -29,7 +29,7 @@ class RdmaDevicesProbe : public Probe {
 // Judges devices already read (the testable core of Run). `query_verbs`
 // asks libibverbs for the active MTU (live hosts only). `pci` (the node's
 // PCI functions) finds RDMA-capable NICs without an RDMA device:
-//   RDMA_DRIVER_NOT_BOUND  FAIL when the profile expects RDMA, else WARN
+//   (its findings, with severity and remedy: probes/rdma_devices/rdma_devices_findings.h)
 v1::ProbeResult JudgeRdmaDevices(
     const std::vector<platform::RawRdmaDevice>& devices, const Profile& profile,
     bool query_verbs, const std::map<std::string, platform::RawPciDevice>& pci = {});

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "probes/framework/result_util.h"
+#include "probes/rdma_exposure/rdma_exposure_findings.h"
 
 namespace nodeprobe::rdma_exposure {
 namespace {
@@ -113,7 +114,7 @@ void Judge(const std::vector<rdma_view::Device>& devices, const std::vector<Uver
         "kernel's `rdma system` netns mode is exclusive and none was moved into this "
         "namespace)";
   }
-  AddFinding(r, "RDMA_DEVICE_NOT_VISIBLE", "",
+  AddFinding(r, findings::kRdmaDeviceNotVisible.code, "",
              absl::StrCat("the job expects RDMA (", why, ") and ", seen));
 }
 
@@ -131,7 +132,7 @@ void JudgePkey(const std::vector<rdma_view::Device>& devices, int pkey, v1::Prob
       const std::string port = absl::StrCat(d.name, "/", p.port);
       AddEvidence(r, "pkeys." + port, held.empty() ? "none" : absl::StrJoin(held, ","));
       if (found) continue;
-      AddFinding(r, "RDMA_PKEY_MISSING", port,
+      AddFinding(r, findings::kRdmaPkeyMissing.code, port,
                  absl::StrCat(d.name, " port ", p.port, " does not hold the job's partition ", want,
                               " (its table: ", held.empty() ? "empty" : absl::StrJoin(held, ","),
                               "): NCCL's QPs on it cannot reach the partition's members"));

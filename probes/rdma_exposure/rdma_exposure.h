@@ -9,8 +9,7 @@
 // The kernel's `rdma system` netns mode (RDMA netlink) says why a device
 // may be missing; a partition named by the profile must be in each visible
 // InfiniBand port's PKey table.
-//   RDMA_DEVICE_NOT_VISIBLE  FAIL  the job expects RDMA and no device is usable here
-//   RDMA_PKEY_MISSING        FAIL  an ACTIVE IB port without preflight.pkey
+//   (its findings, with severity and remedy: probes/rdma_exposure/rdma_exposure_findings.h)
 #pragma once
 
 #include <string>

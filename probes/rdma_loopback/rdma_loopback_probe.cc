@@ -10,6 +10,7 @@
 #include "probes/gpudirect/gpudirect_probe.h"
 #include "probes/pcie/pcie_probe.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
+#include "probes/rdma_loopback/rdma_loopback_findings.h"
 #include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/rdma_loopback.h"
 #include "probes/transfer/rdma_transport.h"
@@ -105,7 +106,7 @@ void JudgeLoopback(const transfer::LoopbackOutcome& outcome, const transfer::Lin
                              judged.transfer().expected_basis()));
   }
   if (!outcome.status.ok()) {
-    AddFinding(result, "RDMA_LOOPBACK_FAILED", label,
+    AddFinding(result, findings::kRdmaLoopbackFailed.code, label,
                absl::StrCat("a transfer through ", label, " to itself",
                             gpu ? absl::StrCat(" from ", outcome.write_bw.memory()) : "",
                             " failed: ", outcome.status.message()));
@@ -123,7 +124,7 @@ void LoopThrough(const LoopbackTarget& t, const platform::FileTree& sys, const P
   // Any valid GID of the port (link-local too): the QPs never leave it.
   absl::StatusOr<transfer::GidChoice> gid = transfer::SelectLoopbackGid(t.gids, t.link_layer);
   if (!gid.ok()) {
-    AddFinding(result, "RDMA_LOOPBACK_FAILED", label,
+    AddFinding(result, findings::kRdmaLoopbackFailed.code, label,
                absl::StrCat("no GID to loop through ", label, ": ", gid.status().message()));
     return;
   }

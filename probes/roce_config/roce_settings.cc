@@ -1,16 +1,18 @@
 // File: roce_settings.cc
 #include "probes/roce_config/roce_settings.h"
 
-#include <set>
-
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
+#include "probes/roce_config/roce_config_findings.h"
 
 namespace nodeprobe::roce {
 namespace {
@@ -98,7 +100,7 @@ void AddValues(const RocePort& port, v1::ProbeResult* result) {
 
 void NotReadable(const RocePort& port, const std::string& what, const std::string& why,
                  v1::ProbeResult* result) {
-  AddFinding(result, "ROCE_CONFIG_NOT_READABLE", port.Name(),
+  AddFinding(result, findings::kRoceConfigNotReadable.code, port.Name(),
              absl::StrCat(port.Name(), " (", port.netdev, "): ", what, " not known: ", why));
 }
 
@@ -116,14 +118,14 @@ void JudgePfc(const RocePort& port, bool lossless, const Priority& prio, v1::Pro
     if (!prio.prio) return NotReadable(port, "the RDMA priority", prio.basis, result);
     allowed = 1u << *prio.prio;
     if (!(port.dcb->pfc_enabled & allowed)) {
-      AddFinding(result, "ROCE_RDMA_PRIORITY_NOT_LOSSLESS", port.Name(),
+      AddFinding(result, findings::kRoceRdmaPriorityNotLossless.code, port.Name(),
                  absl::StrCat(port.netdev, ": PFC is off on the RDMA priority ", *prio.prio, " (",
                               prio.basis, "); PFC is on for ", Priorities(port.dcb->pfc_enabled),
                               " (roce.lossless: true)"));
     }
   }
   if (const uint8_t extra = port.dcb->pfc_enabled & ~allowed; extra != 0) {
-    AddFinding(result, "ROCE_PFC_SCOPE_TOO_WIDE", port.Name(),
+    AddFinding(result, findings::kRocePfcScopeTooWide.code, port.Name(),
                absl::StrCat(port.netdev, ": PFC is on for priority ", Priorities(extra),
                             lossless ? absl::StrCat(" besides the RDMA priority ", *prio.prio)
                                      : std::string(" though roce.lossless is false"),
@@ -145,7 +147,7 @@ void JudgeEcn(const RocePort& port, const Priority& prio, v1::ProbeResult* resul
   }
   if (!off.empty()) {
     AddFinding(
-        result, "ROCE_ECN_DISABLED", port.Name(),
+        result, findings::kRoceEcnDisabled.code, port.Name(),
         absl::StrCat(port.netdev, ": ECN is off for ", absl::StrJoin(off, " and "),
                      " on the RDMA priority ", *prio.prio, " (", prio.basis, "; roce.ecn: true)"));
   }
@@ -155,7 +157,7 @@ void JudgeTos(const RocePort& port, int tos, const std::string& source, v1::Prob
   if (!port.default_tos) {
     NotReadable(port, "rdma_cm's default RoCE ToS", port.rdma_cm_why, result);
   } else if (*port.default_tos != tos) {
-    AddFinding(result, "ROCE_TOS_MISMATCH", port.Name(),
+    AddFinding(result, findings::kRoceTosMismatch.code, port.Name(),
                absl::StrCat(port.Name(), ": rdma_cm's default RoCE ToS is ", *port.default_tos,
                             ", the design's is ", tos, " (", source,
                             "): rdma_cm traffic rides another class than NCCL's"));
@@ -163,7 +165,7 @@ void JudgeTos(const RocePort& port, int tos, const std::string& source, v1::Prob
   if (!port.traffic_class_why.empty()) {
     NotReadable(port, "the device's traffic class override", port.traffic_class_why, result);
   } else if (port.traffic_class && *port.traffic_class != tos) {
-    AddFinding(result, "ROCE_TOS_MISMATCH", port.Name(),
+    AddFinding(result, findings::kRoceTosMismatch.code, port.Name(),
                absl::StrCat(port.Name(), ": the device's traffic class override is ",
                             *port.traffic_class, ", the design's ToS is ", tos, " (", source,
                             "): every QP on the port is stamped with the override"));
@@ -296,7 +298,7 @@ int JudgeRocePort(const RocePort& port, const RoceDesign& design, std::optional<
   AddValues(port, result);
   for (const auto& [name, n] : port.storm) {
     if (n == 0) continue;
-    AddFinding(result, "ROCE_PAUSE_STORM", v1::WARN, port.Name(),
+    AddFinding(result, findings::kRocePauseStorm.code, v1::WARN, port.Name(),
                absl::StrCat(port.netdev, ": ", name, " is ", n,
                             " since the driver loaded: the NIC sent pause frames without "
                             "end and its watchdog stepped in"));
@@ -313,7 +315,7 @@ int JudgeRocePort(const RocePort& port, const RoceDesign& design, std::optional<
       NotReadable(port, "the trust mode", std::string(port.dcb.status().message()), result);
     } else if (Trust(*port.dcb) != design.trust) {
       AddFinding(
-          result, "ROCE_TRUST_MISMATCH", port.Name(),
+          result, findings::kRoceTrustMismatch.code, port.Name(),
           absl::StrCat(port.netdev, " trusts ", Trust(*port.dcb), " (its DSCP map has ",
                        port.dcb->dscp_prio.size(), " entries), roce.trust is ", design.trust));
     }

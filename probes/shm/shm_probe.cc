@@ -14,6 +14,7 @@
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/shm/shm_findings.h"
 
 namespace nodeprobe {
 
@@ -30,7 +31,7 @@ void JudgeShm(uint64_t size, uint64_t free_bytes, uint64_t need, const std::stri
   AddEvidence(r, "statvfs(/dev/shm)", absl::StrCat(Bytes(free_bytes), " free of ", Bytes(size)));
   AddEvidence(r, "shm.need", absl::StrCat(Bytes(need), ": ", need_why));
   if (free_bytes >= need) return;
-  AddFinding(r, "SHM_TOO_SMALL", kShm,
+  AddFinding(r, findings::kShmTooSmall.code, kShm,
              absl::StrCat("/dev/shm has ", Bytes(free_bytes), " free (of ", Bytes(size),
                           ") and NCCL needs about ", Bytes(need), " (", need_why,
                           "): its shared-memory transport will fail to extend its segments"));
@@ -65,11 +66,12 @@ void JudgeShmUse(const absl::Status& segment, uint64_t free_inodes, v1::ProbeRes
   AddEvidence(r, "shm.segment", segment.ok() ? "created, sized and removed as NCCL would"
                                              : std::string(segment.message()));
   if (!segment.ok()) {
-    AddFinding(r, "SHM_NOT_USABLE", kShm,
-               absl::StrCat(segment.message(), ": NCCL's shared-memory transport fails the same "
-                                               "way (\"failed to open/extend /dev/shm/nccl-...\")"));
+    AddFinding(r, findings::kShmNotUsable.code, kShm,
+               absl::StrCat(segment.message(),
+                            ": NCCL's shared-memory transport fails the same "
+                            "way (\"failed to open/extend /dev/shm/nccl-...\")"));
   } else if (free_inodes == 0) {
-    AddFinding(r, "SHM_NOT_USABLE", kShm,
+    AddFinding(r, findings::kShmNotUsable.code, kShm,
                "/dev/shm has no free inode: NCCL cannot create its segments");
   }
 }
@@ -83,7 +85,7 @@ absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
   r.set_probe("shm");
   struct statvfs vfs;
   if (statvfs(kShm, &vfs) != 0) {
-    AddFinding(&r, "SHM_TOO_SMALL", kShm,
+    AddFinding(&r, findings::kShmTooSmall.code, kShm,
                absl::StrCat("no usable /dev/shm here (", std::strerror(errno),
                             "): NCCL's shared-memory transport needs one"));
     return r;

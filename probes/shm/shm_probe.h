@@ -8,8 +8,7 @@
 // segment per connection as the job's user, so the probe does the same
 // with one segment (read-only, not writable by this user, no free inode:
 // NCCL fails the same way).
-//   SHM_TOO_SMALL   FAIL  no /dev/shm, or less free than the need
-//   SHM_NOT_USABLE  FAIL  a segment cannot be created, sized or removed here
+//   (its findings, with severity and remedy: probes/shm/shm_findings.h)
 #pragma once
 
 #include <cstdint>

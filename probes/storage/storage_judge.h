@@ -1,10 +1,7 @@
 // File: storage_judge.h
 // The storage probe's judgement of one path's figures against the
 // profile's storage.* bars (a bar left out is measured, not judged):
-//   STORAGE_WRITE_SLOW       FAIL  checkpoint bandwidth below checkpoint_write_min_gbps
-//   STORAGE_CHECKPOINT_SLOW  FAIL  the slowest writer past checkpoint_max_s
-//   STORAGE_READ_SLOW        FAIL  sequential or random read-back below read_min_gbps
-//   STORAGE_METADATA_SLOW    FAIL  a metadata operation's p99 above metadata_p99_max_ms
+//   (its findings, with severity and remedy: probes/storage/storage_findings.h)
 #pragma once
 
 #include "nodeprobe/v1/result.pb.h"

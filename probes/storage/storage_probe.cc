@@ -14,13 +14,14 @@
 #include "platform/cufile.h"
 #include "platform/file_tree.h"
 #include "platform/mount_info.h"
+#include "platform/pci_class.h"
 #include "platform/pci_sysfs.h"
 #include "platform/scratch_dir.h"
 #include "probes/framework/result_util.h"
+#include "probes/storage/storage_findings.h"
 #include "probes/storage/storage_io.h"
 #include "probes/storage/storage_judge.h"
 #include "probes/storage/storage_profile.h"
-#include "platform/pci_class.h"
 
 namespace nodeprobe {
 namespace {
@@ -50,12 +51,12 @@ int CountGpus(const platform::HostPaths& host) {
 
 void Unusable(v1::ProbeResult* r, v1::StoragePath* p, std::string why) {
   p->set_error(why);
-  AddFinding(r, "STORAGE_PATH_UNUSABLE", p->path(), std::move(why));
+  AddFinding(r, findings::kStoragePathUnusable.code, p->path(), std::move(why));
 }
 
 void NotMeasured(v1::ProbeResult* r, v1::StoragePath* p, const absl::Status& s) {
   p->set_error(std::string(s.message()));
-  AddFinding(r, "STORAGE_NOT_MEASURED", p->path(), std::string(s.message()));
+  AddFinding(r, findings::kStorageNotMeasured.code, p->path(), std::string(s.message()));
 }
 
 // The first shard into GPU memory with cuFile, where a GPU and libcufile

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/profile_section.h"
+#include "probes/storage/storage_findings.h"
 
 namespace nodeprobe {
 namespace {
@@ -80,14 +81,14 @@ ProfileSection StorageProfileSection() {
         "small files created, stat'ed, opened and removed, in one directory and across "
         "directories"},
        {"storage.checkpoint_write_min_gbps", "Gb/s", "not judged",
-        "all writers' bytes over the checkpoint's completion time at least this, else "
-        "STORAGE_WRITE_SLOW"},
+        "all writers' bytes over the checkpoint's completion time at least this, "
+        "else STORAGE_WRITE_SLOW"},
        {"storage.checkpoint_max_s", "seconds", "not judged",
-        "the slowest writer's shard written and fsync'ed within this, else "
-        "STORAGE_CHECKPOINT_SLOW"},
+        "the slowest writer's shard written and fsync'ed within this, "
+        "else STORAGE_CHECKPOINT_SLOW"},
        {"storage.read_min_gbps", "Gb/s", "not judged",
-        "reading the shards back cold, in order and in random order, at least this, else "
-        "STORAGE_READ_SLOW"},
+        "reading the shards back cold, in order and in random order, at least this, "
+        "else STORAGE_READ_SLOW"},
        {"storage.metadata_p99_max_ms", "milliseconds", "not judged",
         "each metadata operation's p99 latency at most this, else STORAGE_METADATA_SLOW"}},
       ReadKey);

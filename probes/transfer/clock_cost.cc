@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "platform/file_tree.h"
 #include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_findings.h"
 #include "probes/transfer/transfer_stats.h"
 
 namespace nodeprobe::transfer {
@@ -57,7 +58,7 @@ void JudgeClockCost(const ClockCost& cost, v1::ProbeResult* result) {
                               "figure (%.1f ns one-way)",
                               cost.ns_per_read, source, cost.ns_per_read / 2));
   if (cost.ns_per_read <= kSlowClockReadNs) return;
-  AddFinding(result, "CLOCK_READ_SLOW", source,
+  AddFinding(result, findings::kClockReadSlow.code, source,
              absl::StrFormat("one clock read costs %.0f ns here (clocksource %s, not readable "
                              "through the vDSO): subtracted from the figures, but its jitter "
                              "stays in them",

@@ -10,9 +10,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "platform/netdev_stats.h"
+#include "probes/framework/framework_findings.h"
 #include "probes/framework/result_util.h"
 #include "probes/rdma_devices/rdma_devices_probe.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
+#include "probes/transfer/transfer_findings.h"
 
 namespace nodeprobe::transfer {
 namespace {
@@ -192,7 +194,8 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
     }
   }
   if (!grew.empty()) {
-    AddFinding(result, rdma ? "RDMA_ERROR_COUNTERS_GREW" : "NETDEV_ERRORS_GREW",
+    AddFinding(result,
+               rdma ? findings::kRdmaErrorCountersGrew.code : findings::kNetdevErrorsGrew.code,
                profile.transfer.error_counters_grew, port,
                absl::StrCat(where, " error counters grew during ", sum.during, ": ",
                             absl::StrJoin(grew, ", "),
@@ -201,13 +204,14 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
                                 : ""));
   }
   if (!storms.empty()) {
-    AddFinding(result, "ROCE_PAUSE_STORM", v1::FAIL, port,
+    AddFinding(result, findings::kRocePauseStorm.code, v1::FAIL, port,
                absl::StrCat(where, " pause-storm watchdog fired during ", sum.during, ": ",
                             absl::StrJoin(storms, ", ")));
   }
   if (!congested.empty()) {
     AddFinding(
-        result, rdma ? "RDMA_CONGESTION_SIGNALS" : "NETDEV_PAUSE_FRAMES", port,
+        result, rdma ? findings::kRdmaCongestionSignals.code : findings::kNetdevPauseFrames.code,
+        port,
         absl::StrCat(where, " ",
                      rdma ? "kept up by pausing or marking" : "was paused by flow control", ": ",
                      absl::StrJoin(congested, ", "), " (above transfer.congestion_max_per_second ",

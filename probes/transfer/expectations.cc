@@ -12,6 +12,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/pcie/pcie_link.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
+#include "probes/transfer/transfer_findings.h"
 #include "probes/transfer/transfer_runner.h"
 
 namespace nodeprobe::transfer {
@@ -206,7 +207,8 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
     if (latency) {
       const double us = row.latency().median_us();
       if (us > t->expected()) {
-        AddFinding(result, "LATENCY_ABOVE_EXPECTED", t->device().empty() ? t->peer() : t->device(),
+        AddFinding(result, findings::kLatencyAboveExpected.code,
+                   t->device().empty() ? t->peer() : t->device(),
                    absl::StrFormat("%d-byte %s median %.2f us is above the %s bar of %.2f us (%s)",
                                    row.size(), OpName(t->op()), us, t->expected_source(),
                                    t->expected(), t->expected_basis()));
@@ -219,7 +221,8 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
                   absl::StrCat("below ", kLineRateMinSize, " B a message cannot fill the link; "
                                "judged by its message rate only where the profile sets one"));
     } else if (row.bw_avg_gbps() < t->expected()) {
-      AddFinding(result, "TRANSFER_BELOW_EXPECTED", t->device().empty() ? t->peer() : t->device(),
+      AddFinding(result, findings::kTransferBelowExpected.code,
+                 t->device().empty() ? t->peer() : t->device(),
                  absl::StrFormat("%d-byte %s to %s averaged %.2f Gb/s, below the %s bar of "
                                  "%.2f Gb/s (%s)",
                                  row.size(), OpName(t->op()), t->peer(), row.bw_avg_gbps(),

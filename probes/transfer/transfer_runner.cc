@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_findings.h"
 
 namespace nodeprobe::transfer {
 namespace {
@@ -17,19 +18,19 @@ void AddFailure(const TransferPlan& plan, const RowOutcome& row,
                                          OpName(plan.request.op()), " row");
   const absl::Status& s = row.status;
   if (!row.started && s.code() == absl::StatusCode::kFailedPrecondition) {
-    AddFinding(result, "TRANSFER_REFUSED", peer,
+    AddFinding(result, findings::kTransferRefused.code, peer,
                absl::StrCat("server ", peer, " refused the ", where, ": ", s.message()));
   } else if (!row.started) {
-    AddFinding(result, "TRANSFER_CONNECT_FAILED", peer,
+    AddFinding(result, findings::kTransferConnectFailed.code, peer,
                absl::StrCat("client could not start the ", where, " with server ", peer, ": ",
                             s.message()));
   } else if (s.code() == absl::StatusCode::kDeadlineExceeded) {
-    AddFinding(result, "TRANSFER_TIMEOUT", peer,
+    AddFinding(result, findings::kTransferTimeout.code, peer,
                absl::StrCat("nothing moved between client and server ", peer, " for ",
                             absl::FormatDuration(plan.timeouts.idle), " during the ", where, " (",
                             s.message(), "): the peer hung or the link went down"));
   } else {
-    AddFinding(result, "TRANSFER_PEER_LOST", peer,
+    AddFinding(result, findings::kTransferPeerLost.code, peer,
                absl::StrCat("server ", peer, " went away during the ", where, ": ", s.message()));
   }
 }

@@ -6,14 +6,15 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
-#include "platform/route.h"
-#include "probes/framework/result_util.h"
 #include "absl/time/clock.h"
 #include "platform/file_tree.h"
 #include "platform/gpu_memory.h"
+#include "platform/route.h"
+#include "probes/framework/result_util.h"
 #include "probes/transfer/clock_cost.h"
 #include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/expectations.h"
+#include "probes/transfer/transfer_findings.h"
 #include "probes/transfer/transfer_runner.h"
 
 namespace nodeprobe::transfer {
@@ -113,8 +114,8 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
                                       t.port())
                     : absl::StatusOr<RdmaLocal>(egress.status());
     if (!local.ok()) {
-      result =
-          ErrorResult("transfer", "TRANSFER_NO_RDMA_DEVICE", std::string(local.status().message()));
+      result = ErrorResult("transfer", findings::kTransferNoRdmaDevice.code,
+                           std::string(local.status().message()));
       v1::TransferReport* report = result.mutable_transfer();
       report->set_transport(v1::RDMA);
       report->set_op(plan.request.op());
@@ -125,7 +126,8 @@ v1::ProbeResult RunTransferTask(const v1::RunTransfer& t, absl::Duration idle_ti
     absl::StatusOr<int> gpu = BufferGpu(
         t.has_gpu() ? std::optional<uint32_t>(t.gpu()) : std::nullopt, t.gpu_bus_id());
     if (!gpu.ok()) {
-      result = ErrorResult("transfer", "TRANSFER_GPU_NOT_USABLE", std::string(gpu.status().message()));
+      result = ErrorResult("transfer", findings::kTransferGpuNotUsable.code,
+                           std::string(gpu.status().message()));
       result.mutable_transfer()->set_transport(v1::RDMA);
       result.mutable_transfer()->set_op(plan.request.op());
       return result;

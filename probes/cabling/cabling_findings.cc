@@ -1,0 +1,10 @@
+// File: cabling_findings.cc
+#include "probes/cabling/cabling_findings.h"
+
+namespace nodeprobe {
+
+std::vector<FindingCode> CablingFindings() {
+  return {findings::kCablingRailMismatch, findings::kCablingNoNeighbor, findings::kCablingNoLldpd};
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,12 @@
+// File: gpudirect_findings.cc
+#include "probes/gpudirect/gpudirect_findings.h"
+
+namespace nodeprobe {
+
+std::vector<FindingCode> GpudirectFindings() {
+  return {findings::kGdrNotAvailable, findings::kAcsEnabledOnGpuNicPath,
+          findings::kGdrStateNotCaptured, findings::kAcsStateUnknown,
+          findings::kIommuTranslationEnabled};
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,10 @@
+// File: host_config_findings.cc
+#include "probes/host_config/host_config_findings.h"
+
+namespace nodeprobe {
+
+std::vector<FindingCode> HostConfigFindings() {
+  return {findings::kHostSettingMismatch, findings::kHostSettingNotReadable};
+}
+
+}  // namespace nodeprobe

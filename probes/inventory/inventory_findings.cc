@@ -1,0 +1,10 @@
+// File: inventory_findings.cc
+#include "probes/inventory/inventory_findings.h"
+
+namespace nodeprobe {
+
+std::vector<FindingCode> InventoryFindings() {
+  return {findings::kVersionMismatch, findings::kVersionNotCaptured};
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,11 @@
+// File: pcie_findings.cc
+#include "probes/pcie/pcie_findings.h"
+
+namespace nodeprobe {
+
+std::vector<FindingCode> PcieFindings() {
+  return {findings::kPcieLinkSpeedUnknown, findings::kPcieLinkWidthDegraded,
+          findings::kPcieLinkSpeedDegraded};
+}
+
+}  // namespace nodeprobe

@@ -167,3 +167,19 @@ ${calls}  return all;
 ")
   target_sources(np_probe_framework PRIVATE ${out} ${srcs})
 endfunction()
+
+# np_stage(HEADERS path/of/stage.h SRCS file.cc... TESTS file_test.cc...): a
+# multi-node stage in its folder under coordinator/stages/
+# (coordinator/stage.h). Its sources are compiled into np_coordinator, its
+# tests into coordinator_test, and its header is included by the generated
+# list that builtin_stages.cc reads.
+function(np_stage)
+  cmake_parse_arguments(NP "" "" "HEADERS;SRCS;TESTS" ${ARGN})
+  foreach(src ${NP_SRCS})
+    set_property(GLOBAL APPEND PROPERTY NP_STAGE_SRCS ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+  endforeach()
+  foreach(src ${NP_TESTS})
+    set_property(GLOBAL APPEND PROPERTY NP_STAGE_TESTS ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY NP_STAGE_HEADERS ${NP_HEADERS})
+endfunction()

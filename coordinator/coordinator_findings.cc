@@ -4,29 +4,12 @@
 namespace nodeprobe {
 
 std::vector<FindingCode> CoordinatorFindings() {
-  return {findings::kAgentLost,
-          findings::kCoordinatorRestarted,
-          findings::kCoordinatorLost,
-          findings::kStoreWriteFailed,
-          findings::kRunCancelled,
-          findings::kNcclBusbwBelowPeers,
-          findings::kNcclNotRun,
-          findings::kTransferBelowPeers,
-          findings::kMeasurementTooNoisy,
-          findings::kTransferAsymmetric,
-          findings::kNothingMeasured,
-          findings::kSuspectNode,
-          findings::kSuspectRail,
-          findings::kRailNotMeasured,
-          findings::kSuspectLink,
-          findings::kClusterIncomplete,
-          findings::kCongestionAggregateBelowExpected,
-          findings::kCongestionUnfair,
-          findings::kCongestionLatency,
-          findings::kStorageStormSlow,
-          findings::kStorageStormLatency,
-          findings::kFailureNotRecovered,
-          findings::kFailureHung};
+  return {findings::kAgentLost,          findings::kCoordinatorRestarted,
+          findings::kCoordinatorLost,    findings::kStoreWriteFailed,
+          findings::kRunCancelled,       findings::kNcclBusbwBelowPeers,
+          findings::kTransferBelowPeers, findings::kMeasurementTooNoisy,
+          findings::kTransferAsymmetric, findings::kNothingMeasured,
+          findings::kRailNotMeasured};
 }
 
 }  // namespace nodeprobe

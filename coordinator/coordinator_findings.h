@@ -37,10 +37,6 @@ inline constexpr FindingCode kNcclBusbwBelowPeers = {
     "other nodes' in the run",
     "compare this node's GPU links with its peers' (the gpu probe's NVLink count, the pcie "
     "probe's link speeds) and what NCCL used (P2P or SHM)"};
-inline constexpr FindingCode kNcclNotRun = {
-    "NCCL_NOT_RUN", v1::WARN, "collective stage",
-    "no collective across the nodes: some node ran no local NCCL",
-    "fix the nccl probe on those nodes first (driver, NCCL, GPUs)"};
 inline constexpr FindingCode kTransferBelowPeers = {
     "TRANSFER_BELOW_PEERS",
     kVaries,
@@ -73,76 +69,11 @@ inline constexpr FindingCode kNothingMeasured = {
     " nodes first; a stage that needs several nodes: name enough healthy ones (--nodes A,B,C "
     "or --all)",
     "ERROR; WARN for a two-node stage whose nodes offered nothing to measure between them"};
-inline constexpr FindingCode kSuspectNode = {
-    "SUSPECT_NODE",
-    kVaries,
-    "cluster stage",
-    "a node measured low with most of its partners (FAIL when its retest confirms it)",
-    "take the node out of the pool; check its NICs' link speed, PCIe slots, firmware and "
-    "counters (nodeprobe run --stage single-node)",
-    "WARN; FAIL when its retest confirms it"};
-inline constexpr FindingCode kSuspectRail = {
-    "SUSPECT_RAIL",
-    kVaries,
-    "cluster stage",
-    "one rail of a node measured low with most partners, its other rails fine",
-    "check that rail's cable, optics and switch port on the node named (the other rails of the"
-    " node are fine)",
-    "WARN; FAIL when its retest confirms it"};
 inline constexpr FindingCode kRailNotMeasured = {
     "RAIL_NOT_MEASURED", v1::WARN, "two-node stage",
     "a rail of both nodes could not be measured as itself (a RoCE rail without an IPv4 "
     "address, so no routable GID), and no other path is measured in its name",
     "give the rail's interface its address (or the RoCE GID its IPv4), then run the stage "
     "again"};
-inline constexpr FindingCode kSuspectLink = {
-    "SUSPECT_LINK",
-    kVaries,
-    "cluster stage",
-    "one pair measured low while both ends were fine with others",
-    "check the path between the two: the cable or a switch port they share, or a route only "
-    "they take",
-    "WARN; FAIL when its retest confirms it"};
-inline constexpr FindingCode kClusterIncomplete = {
-    "CLUSTER_INCOMPLETE", v1::ERROR, "cluster stage",
-    "the stage deadline passed before every round ran",
-    "raise --timeout (about rounds x the time of one pair), or use --pattern ring for a quick "
-    "pass"};
-inline constexpr FindingCode kCongestionAggregateBelowExpected = {
-    "CONGESTION_AGGREGATE_BELOW_EXPECTED", v1::FAIL, "congestion stage",
-    "a receiver's sum of flows under incast/all-to-all is below its bar",
-    "the receiver's link or its switch egress does not carry its rate under load: check its "
-    "buffers, PFC/ECN configuration and the flows' counter deltas"};
-inline constexpr FindingCode kCongestionUnfair = {
-    "CONGESTION_UNFAIR", v1::WARN, "congestion stage",
-    "flows into one receiver shared it unevenly (Jain's index below the profile's)",
-    "uneven shares under incast point at ECMP collisions, a missing congestion control (DCQCN)"
-    " or one sender's slower path"};
-inline constexpr FindingCode kCongestionLatency = {
-    "CONGESTION_LATENCY", v1::WARN, "congestion stage",
-    "p99 latency into a receiver blew up under load",
-    "deep queues at the receiver's switch port: check ECN marking thresholds and buffer "
-    "profiles for this traffic class"};
-inline constexpr FindingCode kStorageStormSlow = {
-    "STORAGE_STORM_SLOW", v1::FAIL, "storage storm (run --storage-storm)",
-    "every node checkpointing at once took longer than storage.checkpoint_max_s",
-    "the shared filesystem cannot absorb the job's synchronous checkpoint: look at the "
-    "slowest node and the aggregate against the servers' rating, spread checkpoints over "
-    "time (async or staggered saves) or add storage bandwidth"};
-inline constexpr FindingCode kStorageStormLatency = {
-    "STORAGE_STORM_LATENCY", v1::WARN, "storage storm (run --storage-storm)",
-    "latency between two nodes blew up while every node checkpointed",
-    "storage and compute traffic share the wires or queues: put storage on its own rail or "
-    "traffic class (a separate priority and ECN profile), or rate-limit checkpoint writes"};
-inline constexpr FindingCode kFailureNotRecovered = {
-    "FAILURE_NOT_RECOVERED", v1::FAIL, "failure stage",
-    "no good transfer soon enough after the link came back",
-    "check the link's state, its routes/ARP and the switch port after the flap, and that the "
-    "agent comes back after a restart (systemctl status nodeprobe-agent)"};
-inline constexpr FindingCode kFailureHung = {
-    "FAILURE_HUNG", v1::FAIL, "failure stage",
-    "a transfer neither finished nor failed when its link went away",
-    "a transfer must end (or fail) by itself when its path or peer goes away: check the "
-    "transfer engine's idle timeout on that node"};
 
 }  // namespace nodeprobe::findings

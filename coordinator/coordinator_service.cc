@@ -20,6 +20,7 @@
 #include "controlplane/server_limits.h"
 #include "coordinator/agent_reactor.h"
 #include "coordinator/coordinator_findings.h"
+#include "coordinator/pair_transfers.h"
 #include "coordinator/preflight_record.h"
 #include "coordinator/record_check.h"
 #include "coordinator/run_pages.h"
@@ -269,7 +270,8 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                                                      : req.profile();
   const absl::StatusOr<Profile> judged_by = ParseProfile(profile.yaml(), profile.source());
   if (!judged_by.ok()) return controlplane::ToGrpcStatus(judged_by.status());
-  if (absl::Status s = CheckStageFits(req, names.size(), *judged_by); !s.ok()) {
+  if (absl::Status s = CheckStageFits(req); !s.ok()) return controlplane::ToGrpcStatus(s);
+  if (absl::Status s = CheckRequestAgainstStages(req, names.size(), *judged_by); !s.ok()) {
     return controlplane::ToGrpcStatus(s);
   }
   std::vector<std::shared_ptr<AgentSession>> nodes;

@@ -2,8 +2,7 @@
 // The transfer tasks the stages send for a rail: RDMA where both ends can
 // reach each other (InfiniBand by LID without IPoIB), the profile's NCCL
 // class on them, and rails paired by name.
-#include "coordinator/stage_orchestrator.h"
-
+#include "coordinator/pair_transfers.h"
 #include "gtest/gtest.h"
 
 namespace nodeprobe::coordinator {

@@ -13,7 +13,7 @@
 
 #include "absl/time/time.h"
 #include "coordinator/agent_registry.h"
-#include "coordinator/stage_orchestrator.h"
+#include "coordinator/pair_transfers.h"
 #include "nodeprobe/v1/service.pb.h"
 
 namespace nodeprobe {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
-#include "coordinator/stage_orchestrator.h"
+#include "coordinator/pair_transfers.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "coordinator/cluster_profile.h"
-#include "coordinator/congestion_profile.h"
-#include "coordinator/failure_profile.h"
+#include "coordinator/stages/cluster/cluster_profile.h"
+#include "coordinator/stages/congestion/congestion_profile.h"
+#include "coordinator/stages/failure/failure_profile.h"
 #include "gtest/gtest.h"
 #include "probes/framework/profile.h"
 

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "probes/storage/storage_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -46,24 +45,7 @@ absl::Status CheckStageOptions(const v1::RunStageRequest& req) {
   return absl::OkStatus();
 }
 
-absl::Status CheckStageFits(const v1::RunStageRequest& req, size_t nodes, const Profile& profile) {
-  if (req.stage() == v1::CLUSTER && nodes < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the cluster stage needs at least 2 nodes, got ", nodes));
-  }
-  if (req.stage() == v1::FAILURE && !req.allow_disruptive()) {
-    return absl::FailedPreconditionError(
-        "the failure stage takes links down: it runs only with --allow-disruptive (and agents "
-        "started with --allow-disruptive)");
-  }
-  if (req.stage() == v1::FAILURE && nodes != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the failure stage needs exactly 2 nodes, got ", nodes));
-  }
-  if (req.stage() == v1::CONGESTION && nodes < 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the congestion stage needs at least 3 nodes, got ", nodes));
-  }
+absl::Status CheckStageFits(const v1::RunStageRequest& req) {
   if (!std::isfinite(req.timeout_s()) || req.timeout_s() < 0 || req.timeout_s() > 86400) {
     return absl::InvalidArgumentError("timeout must be a number of seconds up to 86400");
   }
@@ -71,11 +53,6 @@ absl::Status CheckStageFits(const v1::RunStageRequest& req, size_t nodes, const 
   if (req.storage_storm() && req.stage() != v1::CLUSTER) {
     return absl::InvalidArgumentError(
         "--storage-storm is an option of the cluster stage: run it with --stage cluster");
-  }
-  if (req.storage_storm() && StorageRulesOf(profile).paths.empty()) {
-    return absl::InvalidArgumentError(
-        "--storage-storm needs the shared checkpoint path in the profile (storage.paths; the "
-        "first is used)");
   }
   return absl::OkStatus();
 }

@@ -1,7 +1,9 @@
 // File: stage_request.h
 // Whether a RunStage request can start, before any node is touched: the
-// stage's node count, the options that belong to it (--all, --pattern,
-// --soak, --storage-storm, --allow-disruptive) and the timeout. Each
+// options against the stage they belong to (--all, --pattern, --soak,
+// --storage-storm) and the timeout. What a stage itself needs (its node
+// count, --allow-disruptive, the storm's path) each stage says
+// (stage.h's CheckRequest). Each
 // refusal is one INVALID_ARGUMENT (FAILED_PRECONDITION for the failure
 // stage without --allow-disruptive) that names the option and the fix.
 // The coordinator's RunStage asks this; the orchestrator never sees a
@@ -12,7 +14,6 @@
 
 #include "absl/status/status.h"
 #include "nodeprobe/v1/service.pb.h"
-#include "probes/framework/profile.h"
 
 namespace nodeprobe::coordinator {
 
@@ -20,7 +21,7 @@ namespace nodeprobe::coordinator {
 // named (--all with --nodes, a pattern for another stage).
 absl::Status CheckStageOptions(const v1::RunStageRequest& req);
 
-// The stage against `nodes` named nodes and the profile that judges it.
-absl::Status CheckStageFits(const v1::RunStageRequest& req, size_t nodes, const Profile& profile);
+// The timeout, the soak's length against it, the storm's stage.
+absl::Status CheckStageFits(const v1::RunStageRequest& req);
 
 }  // namespace nodeprobe::coordinator

@@ -2,6 +2,7 @@
 // host c runs the coordinator and routes between a (10.83.1.0/24) and b
 // (10.83.2.0/24), where the agents run. Covers the two-node stage, mutual
 // TLS, lost agents, a coordinator restart, a hung probe run, and bad input.
+#include <google/protobuf/util/json_util.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -15,16 +16,14 @@
 #include <map>
 #include <sstream>
 
-#include <google/protobuf/util/json_util.h>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "coordinator/stages/congestion/congestion_stage.h"
 #include "gtest/gtest.h"
 #include "nodeprobe/v1/service.pb.h"
 #include "platform/socket.h"
 #include "tests/lab/certs.h"
-#include "coordinator/congestion_stage.h"
 #include "tests/lab/fleet_fixture.h"
 #include "tests/lab/lab.h"
 #include "tests/testing/fixtures.h"

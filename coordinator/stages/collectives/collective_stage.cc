@@ -1,0 +1,278 @@
+// File: collective_stage.cc
+#include "coordinator/stages/collectives/collective_stage.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "coordinator/agent_tasks.h"
+#include "coordinator/coordinator_findings.h"
+#include "coordinator/rail_rate.h"
+#include "coordinator/stages/collectives/collectives_findings.h"
+#include "probes/framework/result_util.h"
+#include "probes/framework/stage_runner.h"
+#include "probes/nccl/collective_judge.h"
+#include "probes/nccl/collective_math.h"
+#include "probes/nccl/hardware_bound.h"
+#include "probes/transfer/counter_deltas.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// GPUs the node's own nccl probe ran over (0: it skipped, or did not run).
+int GpusOf(const v1::StageRun& run, const std::string& node) {
+  for (const v1::StageReport& rep : run.node_reports()) {
+    if (rep.node() != node) continue;
+    for (const v1::ProbeResult& r : rep.results()) {
+      if (r.probe() == "nccl" && r.verdict() != v1::SKIP && r.has_collective()) {
+        return static_cast<int>(r.collective().nranks());
+      }
+    }
+  }
+  return 0;
+}
+
+struct Slot {
+  AgentSession* node;
+  int gpu;
+  std::string task_id;
+};
+
+}  // namespace
+
+std::map<std::string, std::string> NcclEnvFor(const v1::Registration& reg, const Profile& profile) {
+  std::vector<std::string> hcas, ifnames;
+  std::set<uint32_t> gids;
+  bool every_roce_gid_known = true;
+  for (const v1::Rail& rail : reg.rails()) {
+    if (!rail.rdma_device().empty()) {
+      hcas.push_back(absl::StrCat(rail.rdma_device(), ":", rail.port() ? rail.port() : 1));
+    }
+    if (!rail.netdev().empty()) ifnames.push_back(rail.netdev());
+    if (rail.link_layer() == "Ethernet" && !rail.rdma_device().empty()) {
+      if (rail.has_gid_index()) gids.insert(rail.gid_index());
+      every_roce_gid_known &= rail.has_gid_index();
+    }
+  }
+  std::map<std::string, std::string> env;
+  // "=" asks NCCL for exactly these names, not every name they prefix.
+  if (!hcas.empty()) env["NCCL_IB_HCA"] = "=" + absl::StrJoin(hcas, ",");
+  if (!ifnames.empty()) env["NCCL_SOCKET_IFNAME"] = "=" + absl::StrJoin(ifnames, ",");
+  // NCCL takes one GID index for every HCA: set only when the RoCE rails
+  // agree on the one our transfers use; otherwise NCCL picks its own.
+  if (gids.size() == 1 && every_roce_gid_known) {
+    env["NCCL_IB_GID_INDEX"] = absl::StrCat(*gids.begin());
+  }
+  for (const auto& [k, v] : profile.nccl_env) env[k] = v;
+  return env;
+}
+
+namespace {
+
+// Rank r's task: the options, the unique id, and the node's NCCL rails.
+v1::Task CollectiveTask(const std::vector<Slot>& slots, int rank, const std::string& id,
+                        const Profile& profile) {
+  v1::Task t;
+  t.set_task_id(slots[rank].task_id);
+  v1::RunCollective* c = t.mutable_run_collective();
+  *c->mutable_options() = nccl::WithDefaults(profile.nccl_run);
+  c->set_nranks(static_cast<uint32_t>(slots.size()));
+  c->set_rank(static_cast<uint32_t>(rank));
+  c->set_gpu(static_cast<uint32_t>(slots[rank].gpu));
+  c->set_unique_id(id);
+  for (const auto& [k, v] : NcclEnvFor(slots[rank].node->registration(), profile)) {
+    (*c->mutable_env())[k] = v;
+  }
+  return t;
+}
+
+// The ranks' answers judged as one collective run against what the
+// nodes' GPUs and rails can carry; added to the run.
+void JudgeAcrossNodes(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                      const std::vector<nccl::RankAnswer>& answers, const Profile& profile,
+                      const std::string& rank_order, const ProgressFn& progress) {
+  nccl::NcclLogContext ctx;
+  ctx.busbw_min_gbps = profile.nccl_busbw_min_gbps;
+  ctx.profile_source = profile.source;
+  ctx.rdma_expected = true;
+  std::vector<nccl::NodeRails> rails;
+  for (const auto& n : nodes) {
+    bool rdma = false;
+    for (const v1::Rail& rail : n->registration().rails()) rdma |= !rail.rdma_device().empty();
+    ctx.rdma_expected &= rdma;
+    // The rails NCCL is given (NCCL_IB_HCA): the RDMA ones where there are,
+    // each at the goodput the transfer bar uses.
+    nccl::NodeRails& mine = rails.emplace_back(nccl::NodeRails{n->node(), {}, ""});
+    double least = 0;
+    for (const v1::Rail& rail : n->registration().rails()) {
+      if (rdma && rail.rdma_device().empty()) continue;
+      std::string basis;
+      const double gbits = RailGoodputGbps(rail, &basis);
+      mine.rate_gbits.push_back(gbits);
+      if (mine.rate_basis.empty() || gbits < least) {
+        least = gbits;
+        mine.rate_basis = basis;
+      }
+    }
+  }
+  ctx.run_shape = nccl::ShapeOfRun(answers, nodes.size());
+  ctx.run_shape.rails = nccl::RailBound(rails);
+  ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
+  v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
+  if (result.has_collective()) {
+    transfer::JudgeCollectiveCounters(result.collective(), profile, &result);
+  }
+  FinalizeResult(profile, &result);
+  progress(absl::StrCat("nccl across nodes: ", VerdictName(result.verdict())));
+  *run->add_collectives() = std::move(result);
+}
+
+// Rank 0 first: its answer is the unique id ("" when it made none; its
+// failure is then in answers[0]).
+std::string StartRankZero(const v1::StageRun& run, const std::vector<Slot>& slots,
+                          const Profile& profile, absl::Time deadline,
+                          std::vector<nccl::RankAnswer>* answers) {
+  if (absl::Status s =
+          Send(*slots[0].node, CollectiveTask(slots, 0, "", profile), deadline, run.profile());
+      !s.ok()) {
+    (*answers)[0].lost = std::string(s.message());
+    return "";
+  }
+  absl::StatusOr<v1::AgentMessage> first = slots[0].node->AwaitFirst(slots[0].task_id, deadline);
+  if (!first.ok()) {
+    (*answers)[0].lost = std::string(first.status().message());
+  } else if (first->has_endpoint()) {
+    return first->endpoint().nccl_unique_id();
+  } else if (first->has_result()) {
+    (*answers)[0].result = first->result().result();
+  }
+  return "";
+}
+
+// Every sent rank's answer, awaited in parallel: after the first failure
+// the ranks still out get nccl::kRankGrace, then are stopped (a rank stuck
+// in a collective whose peer died would wait to the deadline).
+void AwaitRanks(const std::vector<Slot>& slots, const std::vector<bool>& sent, absl::Time deadline,
+                std::vector<nccl::RankAnswer>* answers) {
+  const int nranks = static_cast<int>(slots.size());
+  std::atomic<int64_t> failed_at{0};
+  std::vector<std::atomic<bool>> done(slots.size());
+  std::vector<std::thread> waits;
+  for (int r = 0; r < nranks; ++r) {
+    if (!sent[r]) {
+      failed_at = absl::ToUnixNanos(absl::Now());
+      done[r] = true;
+      continue;
+    }
+    waits.emplace_back([&, r] {
+      nccl::RankAnswer& a = (*answers)[r];
+      absl::StatusOr<v1::AgentMessage> m = slots[r].node->Await(slots[r].task_id, deadline);
+      if (m.ok() && m->has_result()) {
+        a.result = m->result().result();
+      } else {
+        a.lost = m.ok() ? "answered with something that is not a result"
+                        : std::string(m.status().message());
+      }
+      if (!a.result.has_value() || !nccl::RankFinished(*a.result)) {
+        int64_t none = 0;
+        failed_at.compare_exchange_strong(none, absl::ToUnixNanos(absl::Now()));
+      }
+      done[r] = true;
+    });
+  }
+  std::vector<bool> cancelled(slots.size(), false);
+  while (true) {
+    bool all = true;
+    for (int r = 0; r < nranks; ++r) all &= done[r].load();
+    if (all) break;
+    const int64_t f = failed_at.load();
+    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + nccl::kRankGrace) {
+      for (int r = 0; r < nranks; ++r) {
+        if (!done[r] && !cancelled[r]) {
+          Cancel(*slots[r].node, slots[r].task_id);
+          cancelled[r] = true;
+        }
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  for (std::thread& t : waits) t.join();
+  for (int r = 0; r < nranks; ++r) {
+    nccl::RankAnswer& a = (*answers)[r];
+    if (cancelled[r] && a.result.has_value() && !nccl::RankFinished(*a.result)) {
+      a.result.reset();
+      a.lost =
+          "stopped by the coordinator: another rank had failed and this one had not "
+          "answered within 5 s";
+    }
+  }
+}
+
+}  // namespace
+
+void RunCollectivesOnAgents(v1::StageRun* run,
+                            const std::vector<std::shared_ptr<AgentSession>>& nodes,
+                            const Profile& profile, absl::Time deadline,
+                            const ProgressFn& progress) {
+  std::vector<Slot> slots;
+  std::vector<std::string> without, order;
+  for (const auto& n : nodes) {
+    const int gpus = GpusOf(*run, n->node());
+    if (gpus == 0) without.push_back(n->node());
+    if (gpus > 0) {
+      order.push_back(absl::StrCat(n->node(), " ranks ", slots.size(), "-",
+                                   slots.size() + static_cast<size_t>(gpus) - 1));
+    }
+    for (int g = 0; g < gpus; ++g) slots.push_back({n.get(), g, NewTaskId()});
+  }
+  if (slots.empty()) return;  // no GPUs anywhere: nothing to run, nothing to say
+  if (!without.empty()) {
+    AddFinding(run->mutable_findings(), findings::kNcclNotRun.code, "",
+               absl::StrCat("no collective across the nodes: ", absl::StrJoin(without, ", "),
+                            " ran no local NCCL (see its nccl probe)"));
+    return;
+  }
+  const std::string rank_order =
+      absl::StrCat("node order x local CUDA ordinal: ", absl::StrJoin(order, "; "));
+  progress(absl::StrCat("nccl: ", slots.size(), " ranks on ", nodes.size(), " nodes"));
+  const int nranks = static_cast<int>(slots.size());
+  std::vector<nccl::RankAnswer> answers(slots.size());
+  for (int r = 0; r < nranks; ++r) {
+    answers[r].rank = static_cast<uint32_t>(r);
+    answers[r].node = slots[r].node->node();
+    answers[r].gpu = slots[r].gpu;
+  }
+  const std::string id = StartRankZero(*run, slots, profile, deadline, &answers);
+  if (id.empty()) {
+    Cancel(*slots[0].node, slots[0].task_id);
+    for (int r = 1; r < nranks; ++r) answers[r].lost = "not started: rank 0 made no unique id";
+    JudgeAcrossNodes(run, nodes, answers, profile, rank_order, progress);
+    return;
+  }
+  std::vector<bool> sent(slots.size(), true);
+  for (int r = 1; r < nranks; ++r) {
+    if (absl::Status s =
+            Send(*slots[r].node, CollectiveTask(slots, r, id, profile), deadline, run->profile());
+        !s.ok()) {
+      answers[r].lost = std::string(s.message());
+      sent[r] = false;
+    }
+  }
+  AwaitRanks(slots, sent, deadline, &answers);
+  JudgeAcrossNodes(run, nodes, answers, profile, rank_order, progress);
+}
+
+void CollectivesStage::Measure(const StageContext& c) {
+  std::vector<std::shared_ptr<AgentSession>> live;
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    if (c.usable[i] && c.nodes[i]->alive()) live.push_back(c.nodes[i]);
+  }
+  if (live.size() == c.nodes.size() || (c.request.stage() == v1::CLUSTER && live.size() >= 2)) {
+    RunCollectivesOnAgents(c.run, live, c.profile, c.deadline, c.progress);
+  }
+}
+
+}  // namespace nodeprobe::coordinator

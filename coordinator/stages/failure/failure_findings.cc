@@ -1,0 +1,10 @@
+// File: failure_findings.cc
+#include "coordinator/stages/failure/failure_findings.h"
+
+namespace nodeprobe {
+
+std::vector<FindingCode> FailureStageFindings() {
+  return {findings::kFailureNotRecovered, findings::kFailureHung};
+}
+
+}  // namespace nodeprobe

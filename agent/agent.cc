@@ -1,4 +1,3 @@
-// File: agent.cc
 #include "agent/agent.h"
 
 #include <fcntl.h>

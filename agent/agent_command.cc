@@ -1,4 +1,3 @@
-// File: agent_command.cc
 #include "agent/agent_command.h"
 
 #include <limits.h>

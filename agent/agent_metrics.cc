@@ -1,4 +1,3 @@
-// File: agent_metrics.cc
 #include "agent/agent_metrics.h"
 
 #include "controlplane/metrics_http.h"

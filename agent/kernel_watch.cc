@@ -1,4 +1,3 @@
-// File: kernel_watch.cc
 #include "agent/kernel_watch.h"
 
 #include <fcntl.h>

@@ -1,4 +1,3 @@
-// File: link_flap.cc
 #include "agent/link_flap.h"
 
 #include <google/protobuf/util/time_util.h>

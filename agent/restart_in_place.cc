@@ -1,4 +1,3 @@
-// File: restart_in_place.cc
 #include "agent/restart_in_place.h"
 
 #include <fcntl.h>

@@ -1,4 +1,3 @@
-// File: control_commands.cc
 #include "cli/control_commands.h"
 
 #include <poll.h>

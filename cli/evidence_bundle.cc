@@ -1,4 +1,3 @@
-// File: evidence_bundle.cc
 #include "cli/evidence_bundle.h"
 
 #include <archive.h>

@@ -1,4 +1,3 @@
-// File: evidence_command.cc
 #include "cli/evidence_command.h"
 
 #include <google/protobuf/util/json_util.h>

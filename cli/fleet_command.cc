@@ -1,4 +1,3 @@
-// File: fleet_command.cc
 #include "cli/fleet_command.h"
 
 #include <CLI/CLI.hpp>

@@ -1,4 +1,3 @@
-// File: html_report.cc
 #include "cli/html_report.h"
 
 #include <libxml/HTMLtree.h>

@@ -1,4 +1,3 @@
-// File: json_output.cc
 #include "cli/json_output.h"
 
 #include <google/protobuf/util/json_util.h>

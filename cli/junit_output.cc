@@ -1,4 +1,3 @@
-// File: junit_output.cc
 #include "cli/junit_output.h"
 
 #include <libxml/xmlwriter.h>

@@ -1,4 +1,3 @@
-// File: kernel_log_command.cc
 #include "cli/kernel_log_command.h"
 
 #include <fcntl.h>

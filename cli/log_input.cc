@@ -1,4 +1,3 @@
-// File: log_input.cc
 #include "cli/log_input.h"
 
 #include <sys/stat.h>

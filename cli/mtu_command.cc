@@ -1,4 +1,3 @@
-// File: mtu_command.cc
 #include "cli/mtu_command.h"
 
 #include <CLI/CLI.hpp>

@@ -1,4 +1,3 @@
-// File: nccl_command.cc
 #include "cli/nccl_command.h"
 
 #include <CLI/CLI.hpp>

@@ -1,4 +1,3 @@
-// File: nccl_log_command.cc
 #include "cli/nccl_log_command.h"
 
 #include <CLI/CLI.hpp>

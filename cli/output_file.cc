@@ -1,4 +1,3 @@
-// File: output_file.cc
 #include "cli/output_file.h"
 
 #include <errno.h>

@@ -1,4 +1,3 @@
-// File: preflight_command.cc
 #include "cli/preflight_command.h"
 
 #include <arpa/inet.h>

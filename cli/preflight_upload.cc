@@ -1,4 +1,3 @@
-// File: preflight_upload.cc
 #include "cli/preflight_upload.h"
 
 #include <algorithm>

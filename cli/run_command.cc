@@ -1,4 +1,3 @@
-// File: run_command.cc
 #include "cli/run_command.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: run_rendering.cc
 #include "cli/run_rendering.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,4 +1,3 @@
-// File: safe_text.cc
 #include "cli/safe_text.h"
 
 #include <cstdint>

@@ -1,4 +1,3 @@
-// File: safe_text_test.cc
 #include "cli/safe_text.h"
 
 #include "cli/run_rendering.h"

@@ -1,4 +1,3 @@
-// File: single_node_soak.cc
 #include "cli/single_node_soak.h"
 
 #include <unistd.h>

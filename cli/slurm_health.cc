@@ -1,4 +1,3 @@
-// File: slurm_health.cc
 #include "cli/slurm_health.h"
 
 #include <unistd.h>

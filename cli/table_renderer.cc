@@ -1,4 +1,3 @@
-// File: table_renderer.cc
 #include "cli/table_renderer.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: textfile_output.cc
 #include "cli/textfile_output.h"
 
 #include "cli/output_file.h"

@@ -1,4 +1,3 @@
-// File: transfer_command.cc
 #include "cli/transfer_command.h"
 
 #include <CLI/CLI.hpp>

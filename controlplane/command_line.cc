@@ -1,4 +1,3 @@
-// File: command_line.cc
 #include "controlplane/command_line.h"
 
 #include <cmath>

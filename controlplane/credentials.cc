@@ -1,4 +1,3 @@
-// File: credentials.cc
 #include "controlplane/credentials.h"
 
 #include <openssl/pem.h>

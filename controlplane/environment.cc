@@ -1,4 +1,3 @@
-// File: environment.cc
 #include "controlplane/environment.h"
 
 #include <stdlib.h>

@@ -1,4 +1,3 @@
-// File: exit_codes.cc
 #include "controlplane/exit_codes.h"
 
 #include <iostream>

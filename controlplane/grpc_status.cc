@@ -1,4 +1,3 @@
-// File: grpc_status.cc
 #include "controlplane/grpc_status.h"
 
 #include <string>

@@ -1,4 +1,3 @@
-// File: metrics_http.cc
 #include "controlplane/metrics_http.h"
 
 #include <exception>

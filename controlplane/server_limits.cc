@@ -1,4 +1,3 @@
-// File: server_limits.cc
 #include "controlplane/server_limits.h"
 
 #include <grpcpp/resource_quota.h>

@@ -1,4 +1,3 @@
-// File: signals.cc
 #include "controlplane/signals.h"
 
 #include <pthread.h>

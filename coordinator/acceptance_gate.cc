@@ -1,4 +1,3 @@
-// File: acceptance_gate.cc
 #include "coordinator/acceptance_gate.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: agent_reactor.cc
 #include "coordinator/agent_reactor.h"
 
 #include <algorithm>

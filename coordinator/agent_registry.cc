@@ -1,4 +1,3 @@
-// File: agent_registry.cc
 #include "coordinator/agent_registry.h"
 
 #include <utility>

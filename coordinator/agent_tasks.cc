@@ -1,4 +1,3 @@
-// File: agent_tasks.cc
 #include "coordinator/agent_tasks.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: collective_peers.cc
 #include "coordinator/collective_peers.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: coordinator_findings.cc
 #include "coordinator/coordinator_findings.h"
 
 namespace nodeprobe {

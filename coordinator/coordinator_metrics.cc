@@ -1,4 +1,3 @@
-// File: coordinator_metrics.cc
 #include "coordinator/coordinator_metrics.h"
 
 #include "controlplane/metrics_http.h"

@@ -1,4 +1,3 @@
-// File: coordinator_service.cc
 #include "coordinator/coordinator_service.h"
 
 #include <google/protobuf/util/time_util.h>

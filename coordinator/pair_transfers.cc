@@ -1,4 +1,3 @@
-// File: pair_transfers.cc
 #include "coordinator/pair_transfers.h"
 
 #include <google/protobuf/util/time_util.h>

@@ -1,4 +1,3 @@
-// File: peer_judgement.cc
 #include "coordinator/peer_judgement.h"
 
 #include <algorithm>

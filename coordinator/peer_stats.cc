@@ -1,4 +1,3 @@
-// File: peer_stats.cc
 #include "coordinator/peer_stats.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: preflight_record.cc
 #include "coordinator/preflight_record.h"
 
 #include <google/protobuf/util/time_util.h>

@@ -1,4 +1,3 @@
-// File: rail_rate.cc
 #include "coordinator/rail_rate.h"
 
 #include "absl/strings/str_format.h"

@@ -1,4 +1,3 @@
-// File: record_check.cc
 #include "coordinator/record_check.h"
 
 #include <algorithm>

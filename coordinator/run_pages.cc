@@ -1,4 +1,3 @@
-// File: run_pages.cc
 #include "coordinator/run_pages.h"
 
 #include "absl/strings/str_cat.h"

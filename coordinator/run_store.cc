@@ -1,4 +1,3 @@
-// File: run_store.cc
 #include "coordinator/run_store.h"
 
 #include <fcntl.h>

@@ -1,4 +1,3 @@
-// File: soak.cc
 #include "coordinator/soak.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: stage_kernel_events.cc
 #include "coordinator/stage_kernel_events.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: stage_orchestrator.cc
 #include "coordinator/stage_orchestrator.h"
 
 #include <google/protobuf/util/time_util.h>

@@ -1,4 +1,3 @@
-// File: stage_request.cc
 #include "coordinator/stage_request.h"
 
 #include <cmath>

@@ -1,4 +1,3 @@
-// File: version_matrix.cc
 #include "coordinator/version_matrix.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: child_process.cc
 #include "platform/child_process.h"
 
 #include <errno.h>

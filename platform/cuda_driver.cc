@@ -1,4 +1,3 @@
-// File: cuda_driver.cc
 #include "platform/cuda_driver.h"
 
 #include <string>

@@ -1,4 +1,3 @@
-// File: cufile.cc
 #include "platform/cufile.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,3 @@
-// File: dcbnl.cc
 #include "platform/dcbnl.h"
 
 #include <linux/dcbnl.h>

@@ -1,4 +1,3 @@
-// File: file_tree.cc
 #include "platform/file_tree.h"
 
 #include <dirent.h>

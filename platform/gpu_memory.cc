@@ -1,4 +1,3 @@
-// File: gpu_memory.cc
 #include "platform/gpu_memory.h"
 
 #include <unistd.h>

@@ -1,4 +1,3 @@
-// File: gpu_stress.cc
 #include "platform/gpu_stress.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: host_text.cc
 #include "platform/host_text.h"
 
 #include <google/protobuf/descriptor.h>

@@ -1,4 +1,3 @@
-// File: hwloc_topology.cc
 #include "platform/hwloc_topology.h"
 
 #include <hwloc.h>

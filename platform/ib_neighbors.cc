@@ -1,4 +1,3 @@
-// File: ib_neighbors.cc
 #include "platform/ib_neighbors.h"
 
 #include <cstring>

@@ -1,4 +1,3 @@
-// File: identifiers.cc
 #include "platform/identifiers.h"
 
 #include <cctype>

@@ -1,4 +1,3 @@
-// File: identifiers_test.cc
 #include "platform/identifiers.h"
 
 #include <string>

@@ -1,4 +1,3 @@
-// File: library_versions.cc
 #include "platform/library_versions.h"
 
 #include <dlfcn.h>

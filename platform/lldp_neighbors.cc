@@ -1,4 +1,3 @@
-// File: lldp_neighbors.cc
 #include "platform/lldp_neighbors.h"
 
 #include <lldpctl.h>

@@ -1,4 +1,3 @@
-// File: mount_info.cc
 #include "platform/mount_info.h"
 
 #include <vector>

@@ -1,4 +1,3 @@
-// File: nccl_api.cc
 #include "platform/nccl_api.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,3 @@
-// File: netdev_stats.cc
 #include "platform/netdev_stats.h"
 
 #include <linux/ethtool.h>

@@ -1,4 +1,3 @@
-// File: netlink_links.cc
 #include "platform/netlink_links.h"
 
 #include <net/if.h>

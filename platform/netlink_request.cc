@@ -1,4 +1,3 @@
-// File: netlink_request.cc
 #include "platform/netlink_request.h"
 
 #include <netlink/netlink.h>

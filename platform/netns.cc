@@ -1,4 +1,3 @@
-// File: netns.cc
 #include "platform/netns.h"
 
 #include <fcntl.h>

@@ -1,4 +1,3 @@
-// File: node_busy.cc
 #include "platform/node_busy.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: pci_class.cc
 #include "platform/pci_class.h"
 
 #include <charconv>

@@ -1,4 +1,3 @@
-// File: pci_class_test.cc
 #include "platform/pci_class.h"
 
 #include "gtest/gtest.h"

@@ -1,4 +1,3 @@
-// File: pci_sysfs.cc
 #include "platform/pci_sysfs.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,4 +1,3 @@
-// File: rdma_cm.cc
 #include "platform/rdma_cm.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,3 @@
-// File: rdma_netlink.cc
 #include "platform/rdma_netlink.h"
 
 #include <netlink/attr.h>

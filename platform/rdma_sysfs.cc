@@ -1,4 +1,3 @@
-// File: rdma_sysfs.cc
 #include "platform/rdma_sysfs.h"
 
 #include <algorithm>

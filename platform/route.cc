@@ -1,4 +1,3 @@
-// File: route.cc
 #include "platform/route.h"
 
 #include <arpa/inet.h>

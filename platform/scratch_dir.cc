@@ -1,4 +1,3 @@
-// File: scratch_dir.cc
 #include "platform/scratch_dir.h"
 
 #include <fcntl.h>

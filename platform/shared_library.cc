@@ -1,4 +1,3 @@
-// File: shared_library.cc
 #include "platform/shared_library.h"
 
 #include <cstdlib>

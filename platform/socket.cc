@@ -1,4 +1,3 @@
-// File: socket.cc
 #include "platform/socket.h"
 
 #include <arpa/inet.h>

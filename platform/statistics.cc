@@ -1,4 +1,3 @@
-// File: statistics.cc
 #include "platform/statistics.h"
 
 #include <algorithm>

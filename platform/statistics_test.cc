@@ -1,4 +1,3 @@
-// File: statistics_test.cc
 #include "platform/statistics.h"
 
 #include <vector>

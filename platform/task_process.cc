@@ -1,4 +1,3 @@
-// File: task_process.cc
 #include "platform/task_process.h"
 
 #include <google/protobuf/io/coded_stream.h>

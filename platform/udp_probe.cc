@@ -1,4 +1,3 @@
-// File: udp_probe.cc
 #include "platform/udp_probe.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,3 @@
-// File: verbs_port.cc
 #include "platform/verbs_port.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,3 @@
-// File: verbs_qp.cc
 #include "platform/verbs_qp.h"
 
 #include <stdlib.h>

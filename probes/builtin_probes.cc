@@ -1,4 +1,3 @@
-// File: builtin_probes.cc
 #include "probes/builtin_probes.h"
 
 #include <memory>

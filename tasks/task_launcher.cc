@@ -1,4 +1,3 @@
-// File: task_launcher.cc
 #include "tasks/task_launcher.h"
 
 #include <google/protobuf/util/time_util.h>

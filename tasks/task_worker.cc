@@ -1,4 +1,3 @@
-// File: task_worker.cc
 #include "tasks/task_worker.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>

@@ -1,4 +1,3 @@
-// File: cabling_findings.cc
 #include "probes/cabling/cabling_findings.h"
 
 namespace nodeprobe {

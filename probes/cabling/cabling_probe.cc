@@ -1,4 +1,3 @@
-// File: cabling_probe.cc
 #include "probes/cabling/cabling_probe.h"
 
 #include <fnmatch.h>

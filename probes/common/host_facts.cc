@@ -1,4 +1,3 @@
-// File: host_facts.cc
 #include "probes/common/host_facts.h"
 
 #include <cctype>

@@ -1,4 +1,3 @@
-// File: job_view.cc
 #include "probes/common/job_view.h"
 
 #include <dirent.h>

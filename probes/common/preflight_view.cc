@@ -1,4 +1,3 @@
-// File: preflight_view.cc
 #include "probes/common/preflight_view.h"
 
 #include "probes/common/preflight_profile.h"

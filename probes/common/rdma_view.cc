@@ -1,4 +1,3 @@
-// File: rdma_view.cc
 #include "probes/common/rdma_view.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: counter_baseline.cc
 #include "probes/fault_counters/counter_baseline.h"
 
 #include <google/protobuf/util/json_util.h>

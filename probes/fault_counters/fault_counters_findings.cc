@@ -1,4 +1,3 @@
-// File: fault_counters_findings.cc
 #include "probes/fault_counters/fault_counters_findings.h"
 
 namespace nodeprobe {

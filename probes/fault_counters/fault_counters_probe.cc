@@ -1,4 +1,3 @@
-// File: fault_counters_probe.cc
 #include "probes/fault_counters/fault_counters_probe.h"
 
 #include "absl/strings/str_cat.h"

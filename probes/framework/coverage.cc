@@ -1,4 +1,3 @@
-// File: coverage.cc
 #include "probes/framework/coverage.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: coverage_test.cc
 #include "probes/framework/coverage.h"
 
 #include <gtest/gtest.h>

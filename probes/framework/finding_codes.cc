@@ -1,4 +1,3 @@
-// File: finding_codes.cc
 #include "probes/framework/finding_codes.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: framework_findings.cc
 #include "probes/framework/framework_findings.h"
 
 namespace nodeprobe {

@@ -179,5 +179,34 @@ TEST(LayoutTest, EachRuleLivesInItsOneModule) {
   EXPECT_TRUE(found.empty()) << found.size() << " outside their module, e.g. " << found.front();
 }
 
+// A banner says what its file is for: every header opens with its
+// paragraph (what it holds, who uses it), and a "// File:" line is never
+// left with nothing after it.
+TEST(LayoutTest, EveryHeaderOpensWithItsParagraph) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> bare;
+  int headers = 0;
+  for (const char* layer :
+       {"platform", "probes", "controlplane", "tasks", "agent", "coordinator", "cli"}) {
+    for (const auto& e :
+         fs::recursive_directory_iterator(std::string(NODEPROBE_SOURCE_DIR) + "/" + layer)) {
+      const std::string ext = e.path().extension().string();
+      if (ext != ".h" && ext != ".cc") continue;
+      std::ifstream in(e.path());
+      std::string first, second;
+      std::getline(in, first);
+      std::getline(in, second);
+      const bool file_line = first.rfind("// File:", 0) == 0;
+      const bool paragraph = second.rfind("//", 0) == 0;
+      if (ext == ".h") ++headers;
+      if ((file_line && !paragraph) || (ext == ".h" && first.rfind("//", 0) != 0)) {
+        bare.push_back(e.path().string());
+      }
+    }
+  }
+  EXPECT_GT(headers, 100);
+  EXPECT_TRUE(bare.empty()) << bare.size() << " files, e.g. " << bare.front();
+}
+
 }  // namespace
 }  // namespace nodeprobe

@@ -1,4 +1,3 @@
-// File: probe_registry.cc
 #include "probes/framework/probe_registry.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: profile_keys.cc
 #include "probes/framework/profile_keys.h"
 
 #include <algorithm>

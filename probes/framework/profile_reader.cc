@@ -1,4 +1,3 @@
-// File: profile_reader.cc
 #include "probes/framework/profile_reader.h"
 
 #include <cmath>

@@ -1,4 +1,3 @@
-// File: profile_section.cc
 #include "probes/framework/profile_section.h"
 
 #include <algorithm>

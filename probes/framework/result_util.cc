@@ -1,4 +1,3 @@
-// File: result_util.cc
 #include "probes/framework/result_util.h"
 
 #include <google/protobuf/util/time_util.h>

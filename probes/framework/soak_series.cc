@@ -1,4 +1,3 @@
-// File: soak_series.cc
 #include "probes/framework/soak_series.h"
 
 #include <algorithm>

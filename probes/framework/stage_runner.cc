@@ -1,4 +1,3 @@
-// File: stage_runner.cc
 #include "probes/framework/stage_runner.h"
 
 #include <google/protobuf/util/time_util.h>

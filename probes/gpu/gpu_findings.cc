@@ -1,4 +1,3 @@
-// File: gpu_findings.cc
 #include "probes/gpu/gpu_findings.h"
 
 namespace nodeprobe {

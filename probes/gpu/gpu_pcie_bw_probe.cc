@@ -1,4 +1,3 @@
-// File: gpu_pcie_bw_probe.cc
 #include "probes/gpu/gpu_pcie_bw_probe.h"
 
 #include "absl/strings/str_cat.h"

@@ -1,4 +1,3 @@
-// File: gpu_probe.cc
 #include "probes/gpu/gpu_probe.h"
 
 #include "absl/strings/str_cat.h"

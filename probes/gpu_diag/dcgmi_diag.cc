@@ -1,4 +1,3 @@
-// File: dcgmi_diag.cc
 #include "probes/gpu_diag/dcgmi_diag.h"
 
 #include <set>

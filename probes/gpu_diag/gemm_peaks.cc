@@ -1,4 +1,3 @@
-// File: gemm_peaks.cc
 #include "probes/gpu_diag/gemm_peaks.h"
 
 namespace nodeprobe::gpu_diag {

@@ -1,4 +1,3 @@
-// File: gpu_diag_findings.cc
 #include "probes/gpu_diag/gpu_diag_findings.h"
 
 namespace nodeprobe {

@@ -1,4 +1,3 @@
-// File: gpu_diag_image.cc
 #include "probes/gpu_diag/gpu_diag_image.h"
 
 #include <string>

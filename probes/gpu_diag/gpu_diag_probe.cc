@@ -1,4 +1,3 @@
-// File: gpu_diag_probe.cc
 #include "probes/gpu_diag/gpu_diag_probe.h"
 
 #include <unistd.h>

@@ -1,4 +1,3 @@
-// File: own_diag.cc
 #include "probes/gpu_diag/own_diag.h"
 
 #include <algorithm>

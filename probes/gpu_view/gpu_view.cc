@@ -1,4 +1,3 @@
-// File: gpu_view.cc
 #include "probes/gpu_view/gpu_view.h"
 
 #include <map>

@@ -1,4 +1,3 @@
-// File: gpu_view_findings.cc
 #include "probes/gpu_view/gpu_view_findings.h"
 
 namespace nodeprobe {

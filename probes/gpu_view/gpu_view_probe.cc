@@ -1,4 +1,3 @@
-// File: gpu_view_probe.cc
 #include "probes/gpu_view/gpu_view_probe.h"
 
 #include <unistd.h>

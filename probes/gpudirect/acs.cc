@@ -1,4 +1,3 @@
-// File: acs.cc
 #include "probes/gpudirect/acs.h"
 
 #include "absl/status/status.h"

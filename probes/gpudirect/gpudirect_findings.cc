@@ -1,4 +1,3 @@
-// File: gpudirect_findings.cc
 #include "probes/gpudirect/gpudirect_findings.h"
 
 namespace nodeprobe {

@@ -1,4 +1,3 @@
-// File: gpudirect_probe.cc
 #include "probes/gpudirect/gpudirect_probe.h"
 
 #include <algorithm>

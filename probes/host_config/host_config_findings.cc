@@ -1,4 +1,3 @@
-// File: host_config_findings.cc
 #include "probes/host_config/host_config_findings.h"
 
 namespace nodeprobe {

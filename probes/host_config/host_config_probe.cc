@@ -1,4 +1,3 @@
-// File: host_config_probe.cc
 #include "probes/host_config/host_config_probe.h"
 
 #include <arpa/inet.h>

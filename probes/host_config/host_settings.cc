@@ -1,4 +1,3 @@
-// File: host_settings.cc
 #include "probes/host_config/host_settings.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,3 @@
-// File: pcie_sizes.cc
 #include "probes/host_config/pcie_sizes.h"
 
 #include "absl/strings/str_cat.h"

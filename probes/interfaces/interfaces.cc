@@ -1,4 +1,3 @@
-// File: interfaces.cc
 #include "probes/interfaces/interfaces.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: interfaces_findings.cc
 #include "probes/interfaces/interfaces_findings.h"
 
 namespace nodeprobe {

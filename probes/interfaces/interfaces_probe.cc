@@ -1,4 +1,3 @@
-// File: interfaces_probe.cc
 #include "probes/interfaces/interfaces_probe.h"
 
 #include <map>

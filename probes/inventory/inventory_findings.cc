@@ -1,4 +1,3 @@
-// File: inventory_findings.cc
 #include "probes/inventory/inventory_findings.h"
 
 namespace nodeprobe {

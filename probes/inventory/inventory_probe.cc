@@ -1,4 +1,3 @@
-// File: inventory_probe.cc
 #include "probes/inventory/inventory_probe.h"
 
 #include <filesystem>

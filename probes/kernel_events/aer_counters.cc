@@ -1,4 +1,3 @@
-// File: aer_counters.cc
 #include "probes/kernel_events/aer_counters.h"
 
 #include <vector>

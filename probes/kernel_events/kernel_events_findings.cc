@@ -1,4 +1,3 @@
-// File: kernel_events_findings.cc
 #include "probes/kernel_events/kernel_events_findings.h"
 
 namespace nodeprobe {

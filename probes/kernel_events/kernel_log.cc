@@ -1,4 +1,3 @@
-// File: kernel_log.cc
 #include "probes/kernel_events/kernel_log.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: kernel_log_judge.cc
 #include "probes/kernel_events/kernel_log_judge.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: port_counters.cc
 #include "probes/kernel_events/port_counters.h"
 
 #include "absl/strings/ascii.h"

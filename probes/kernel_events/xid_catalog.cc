@@ -1,4 +1,3 @@
-// File: xid_catalog.cc
 #include "probes/kernel_events/xid_catalog.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: locality_findings.cc
 #include "probes/locality/locality_findings.h"
 
 namespace nodeprobe {

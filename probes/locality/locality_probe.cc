@@ -1,4 +1,3 @@
-// File: locality_probe.cc
 #include "probes/locality/locality_probe.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: path_class.cc
 #include "probes/locality/path_class.h"
 
 namespace nodeprobe::locality {

@@ -1,4 +1,3 @@
-// File: memlock_findings.cc
 #include "probes/memlock/memlock_findings.h"
 
 namespace nodeprobe {

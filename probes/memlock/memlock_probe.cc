@@ -1,4 +1,3 @@
-// File: memlock_probe.cc
 #include "probes/memlock/memlock_probe.h"
 
 #include <sys/resource.h>

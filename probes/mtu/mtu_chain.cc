@@ -1,4 +1,3 @@
-// File: mtu_chain.cc
 #include "probes/mtu/mtu_chain.h"
 
 #include "absl/strings/numbers.h"

@@ -1,4 +1,3 @@
-// File: mtu_findings.cc
 #include "probes/mtu/mtu_findings.h"
 
 namespace nodeprobe {

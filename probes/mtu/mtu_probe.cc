@@ -1,4 +1,3 @@
-// File: mtu_probe.cc
 #include "probes/mtu/mtu_probe.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: path_mtu.cc
 #include "probes/mtu/path_mtu.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,3 @@
-// File: path_mtu_probe.cc
 #include "probes/mtu/path_mtu_probe.h"
 
 #include "platform/socket.h"

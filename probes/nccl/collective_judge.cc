@@ -1,4 +1,3 @@
-// File: collective_judge.cc
 #include "probes/nccl/collective_judge.h"
 
 #include <algorithm>

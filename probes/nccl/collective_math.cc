@@ -1,4 +1,3 @@
-// File: collective_math.cc
 #include "probes/nccl/collective_math.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: collective_math_test.cc
 #include "probes/nccl/collective_math.h"
 
 #include <cstring>

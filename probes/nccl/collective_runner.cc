@@ -1,4 +1,3 @@
-// File: collective_runner.cc
 #include "probes/nccl/collective_runner.h"
 
 #include <dirent.h>

@@ -1,4 +1,3 @@
-// File: hardware_bound.cc
 #include "probes/nccl/hardware_bound.h"
 
 #include <algorithm>

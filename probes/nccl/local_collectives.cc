@@ -1,4 +1,3 @@
-// File: local_collectives.cc
 #include "probes/nccl/local_collectives.h"
 
 #include <atomic>

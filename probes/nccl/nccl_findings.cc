@@ -1,4 +1,3 @@
-// File: nccl_findings.cc
 #include "probes/nccl/nccl_findings.h"
 
 namespace nodeprobe {

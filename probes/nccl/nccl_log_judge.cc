@@ -1,4 +1,3 @@
-// File: nccl_log_judge.cc
 #include "probes/nccl/nccl_log_judge.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: nccl_probe.cc
 #include "probes/nccl/nccl_probe.h"
 
 #include <algorithm>

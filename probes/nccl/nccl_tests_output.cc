@@ -1,4 +1,3 @@
-// File: nccl_tests_output.cc
 #include "probes/nccl/nccl_tests_output.h"
 
 #include <re2/re2.h>

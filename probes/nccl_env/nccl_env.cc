@@ -1,4 +1,3 @@
-// File: nccl_env.cc
 #include "probes/nccl_env/nccl_env.h"
 
 #include <unistd.h>

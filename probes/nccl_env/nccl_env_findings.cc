@@ -1,4 +1,3 @@
-// File: nccl_env_findings.cc
 #include "probes/nccl_env/nccl_env_findings.h"
 
 namespace nodeprobe {

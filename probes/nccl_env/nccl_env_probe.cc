@@ -1,4 +1,3 @@
-// File: nccl_env_probe.cc
 #include "probes/nccl_env/nccl_env_probe.h"
 
 #include "platform/netlink_links.h"

@@ -1,4 +1,3 @@
-// File: pcie_findings.cc
 #include "probes/pcie/pcie_findings.h"
 
 namespace nodeprobe {

@@ -1,4 +1,3 @@
-// File: pcie_link.cc
 #include "probes/pcie/pcie_link.h"
 
 #include <cmath>

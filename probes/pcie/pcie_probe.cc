@@ -1,4 +1,3 @@
-// File: pcie_probe.cc
 #include "probes/pcie/pcie_probe.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: compute_rails.cc
 #include "probes/rdma_devices/compute_rails.h"
 
 #include <algorithm>

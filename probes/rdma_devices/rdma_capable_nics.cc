@@ -1,4 +1,3 @@
-// File: rdma_capable_nics.cc
 #include "probes/rdma_devices/rdma_capable_nics.h"
 
 namespace nodeprobe::rdma {

@@ -1,4 +1,3 @@
-// File: rdma_devices_findings.cc
 #include "probes/rdma_devices/rdma_devices_findings.h"
 
 namespace nodeprobe {

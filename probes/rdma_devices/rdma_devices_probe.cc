@@ -1,4 +1,3 @@
-// File: rdma_devices_probe.cc
 #include "probes/rdma_devices/rdma_devices_probe.h"
 
 #include <set>

@@ -1,4 +1,3 @@
-// File: rdma_netdevs.cc
 #include "probes/rdma_devices/rdma_netdevs.h"
 
 #include <algorithm>

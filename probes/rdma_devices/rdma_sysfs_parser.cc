@@ -1,4 +1,3 @@
-// File: rdma_sysfs_parser.cc
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,3 @@
-// File: rdma_exposure.cc
 #include "probes/rdma_exposure/rdma_exposure.h"
 
 #include <dirent.h>

@@ -1,4 +1,3 @@
-// File: rdma_exposure_findings.cc
 #include "probes/rdma_exposure/rdma_exposure_findings.h"
 
 namespace nodeprobe {

@@ -1,4 +1,3 @@
-// File: rdma_exposure_probe.cc
 #include "probes/rdma_exposure/rdma_exposure_probe.h"
 
 #include "absl/strings/str_cat.h"

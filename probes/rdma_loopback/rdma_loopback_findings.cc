@@ -1,4 +1,3 @@
-// File: rdma_loopback_findings.cc
 #include "probes/rdma_loopback/rdma_loopback_findings.h"
 
 namespace nodeprobe {

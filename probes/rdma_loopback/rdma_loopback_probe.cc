@@ -1,4 +1,3 @@
-// File: rdma_loopback_probe.cc
 #include "probes/rdma_loopback/rdma_loopback_probe.h"
 
 #include "absl/strings/str_cat.h"

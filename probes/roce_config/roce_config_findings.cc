@@ -1,4 +1,3 @@
-// File: roce_config_findings.cc
 #include "probes/roce_config/roce_config_findings.h"
 
 namespace nodeprobe {

@@ -1,4 +1,3 @@
-// File: roce_config_probe.cc
 #include "probes/roce_config/roce_config_probe.h"
 
 #include <unistd.h>

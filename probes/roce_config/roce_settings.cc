@@ -1,4 +1,3 @@
-// File: roce_settings.cc
 #include "probes/roce_config/roce_settings.h"
 
 #include <sys/stat.h>

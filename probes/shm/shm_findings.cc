@@ -1,4 +1,3 @@
-// File: shm_findings.cc
 #include "probes/shm/shm_findings.h"
 
 namespace nodeprobe {

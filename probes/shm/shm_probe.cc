@@ -1,4 +1,3 @@
-// File: shm_probe.cc
 #include "probes/shm/shm_probe.h"
 
 #include <fcntl.h>

@@ -1,4 +1,3 @@
-// File: storage_findings.cc
 #include "probes/storage/storage_findings.h"
 
 namespace nodeprobe {

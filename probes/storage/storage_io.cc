@@ -1,4 +1,3 @@
-// File: storage_io.cc
 #include "probes/storage/storage_io.h"
 
 #include <fcntl.h>

@@ -1,4 +1,3 @@
-// File: storage_judge.cc
 #include "probes/storage/storage_judge.h"
 
 #include "absl/strings/str_format.h"

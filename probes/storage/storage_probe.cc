@@ -1,4 +1,3 @@
-// File: storage_probe.cc
 #include "probes/storage/storage_probe.h"
 
 #include <sys/statvfs.h>

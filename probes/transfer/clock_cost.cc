@@ -1,4 +1,3 @@
-// File: clock_cost.cc
 #include "probes/transfer/clock_cost.h"
 
 #include <time.h>

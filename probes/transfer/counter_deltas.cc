@@ -1,4 +1,3 @@
-// File: counter_deltas.cc
 #include "probes/transfer/counter_deltas.h"
 
 #include <cstring>

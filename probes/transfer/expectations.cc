@@ -1,4 +1,3 @@
-// File: expectations.cc
 #include "probes/transfer/expectations.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: gid_select.cc
 #include "probes/transfer/gid_select.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: rdma_handshake.cc
 #include "probes/transfer/rdma_handshake.h"
 
 #include "absl/strings/str_cat.h"

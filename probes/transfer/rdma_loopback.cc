@@ -1,4 +1,3 @@
-// File: rdma_loopback.cc
 #include "probes/transfer/rdma_loopback.h"
 
 #include <algorithm>

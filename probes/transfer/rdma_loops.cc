@@ -1,4 +1,3 @@
-// File: rdma_loops.cc
 #include "probes/transfer/rdma_loops.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: rdma_transport.cc
 #include "probes/transfer/rdma_transport.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,3 @@
-// File: transfer_findings.cc
 #include "probes/transfer/transfer_findings.h"
 
 namespace nodeprobe {

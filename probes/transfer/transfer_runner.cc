@@ -1,4 +1,3 @@
-// File: transfer_runner.cc
 #include "probes/transfer/transfer_runner.h"
 
 #include "absl/strings/ascii.h"

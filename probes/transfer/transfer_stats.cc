@@ -1,4 +1,3 @@
-// File: transfer_stats.cc
 #include "probes/transfer/transfer_stats.h"
 
 #include <time.h>

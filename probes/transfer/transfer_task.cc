@@ -1,4 +1,3 @@
-// File: transfer_task.cc
 #include "probes/transfer/transfer_task.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: certs.cc
 #include "tests/lab/certs.h"
 
 #include <stdlib.h>

@@ -1,4 +1,3 @@
-// File: lab.cc
 #include "tests/lab/lab.h"
 
 #include <errno.h>

@@ -1,4 +1,3 @@
-// File: throttled_fs.cc
 #include "tests/lab/throttled_fs.h"
 
 #include <sys/stat.h>

@@ -1,4 +1,3 @@
-// File: fixtures.cc
 #include "tests/testing/fixtures.h"
 
 #include <stdlib.h>

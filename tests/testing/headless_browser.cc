@@ -1,4 +1,3 @@
-// File: headless_browser.cc
 #include "tests/testing/headless_browser.h"
 
 #include <cstdlib>

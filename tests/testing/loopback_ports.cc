@@ -1,4 +1,3 @@
-// File: loopback_ports.cc
 #include "tests/testing/loopback_ports.h"
 
 #include <netinet/in.h>

@@ -1,4 +1,3 @@
-// File: roce_capture.cc
 #include "tests/testing/roce_capture.h"
 
 #include <linux/dcbnl.h>

@@ -1,4 +1,3 @@
-// File: run_binary.cc
 #include "tests/testing/run_binary.h"
 
 #include "absl/strings/str_split.h"

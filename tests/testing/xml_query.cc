@@ -1,4 +1,3 @@
-// File: xml_query.cc
 #include "tests/testing/xml_query.h"
 
 #include <libxml/HTMLparser.h>

@@ -1,4 +1,3 @@
-// File: blame.cc
 #include "coordinator/stages/cluster/blame.h"
 
 #include <algorithm>

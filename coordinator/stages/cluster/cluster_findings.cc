@@ -1,4 +1,3 @@
-// File: cluster_findings.cc
 #include "coordinator/stages/cluster/cluster_findings.h"
 
 namespace nodeprobe {

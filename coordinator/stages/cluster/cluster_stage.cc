@@ -1,4 +1,3 @@
-// File: cluster_stage.cc
 #include "coordinator/stages/cluster/cluster_stage.h"
 
 #include <algorithm>

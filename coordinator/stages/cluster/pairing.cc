@@ -1,4 +1,3 @@
-// File: pairing.cc
 #include "coordinator/stages/cluster/pairing.h"
 
 namespace nodeprobe::coordinator {

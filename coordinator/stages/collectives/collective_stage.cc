@@ -1,4 +1,3 @@
-// File: collective_stage.cc
 #include "coordinator/stages/collectives/collective_stage.h"
 
 #include <atomic>

@@ -1,4 +1,3 @@
-// File: collectives_findings.cc
 #include "coordinator/stages/collectives/collectives_findings.h"
 
 namespace nodeprobe {

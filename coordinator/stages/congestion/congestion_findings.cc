@@ -1,4 +1,3 @@
-// File: congestion_findings.cc
 #include "coordinator/stages/congestion/congestion_findings.h"
 
 namespace nodeprobe {

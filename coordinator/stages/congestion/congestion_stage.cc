@@ -1,4 +1,3 @@
-// File: congestion_stage.cc
 #include "coordinator/stages/congestion/congestion_stage.h"
 
 #include <algorithm>

@@ -1,4 +1,3 @@
-// File: failure_findings.cc
 #include "coordinator/stages/failure/failure_findings.h"
 
 namespace nodeprobe {

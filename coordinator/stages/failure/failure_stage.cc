@@ -1,4 +1,3 @@
-// File: failure_stage.cc
 #include "coordinator/stages/failure/failure_stage.h"
 
 #include <google/protobuf/util/time_util.h>

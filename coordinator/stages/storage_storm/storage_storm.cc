@@ -1,4 +1,3 @@
-// File: storage_storm.cc
 #include "coordinator/stages/storage_storm/storage_storm.h"
 
 #include <algorithm>

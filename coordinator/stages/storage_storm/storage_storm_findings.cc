@@ -1,4 +1,3 @@
-// File: storage_storm_findings.cc
 #include "coordinator/stages/storage_storm/storage_storm_findings.h"
 
 namespace nodeprobe {

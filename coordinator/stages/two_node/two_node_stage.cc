@@ -1,4 +1,3 @@
-// File: two_node_stage.cc
 #include "coordinator/stages/two_node/two_node_stage.h"
 
 #include <set>

@@ -31,6 +31,7 @@
 #include "probes/transfer/counter_deltas.h"
 #include "probes/transfer/expectations.h"
 #include "probes/transfer/gid_select.h"
+#include "tasks/host_roots.h"
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::agent {
@@ -146,12 +147,7 @@ void Agent::HandleTask(const v1::Task& received) {
     if (!options_.capture_dir.empty()) {
       platform::HostPaths capture;
       capture.UseCapture(options_.capture_dir);
-      v1::HostRoots* h = task.mutable_run_probes()->mutable_host();
-      h->set_sys_root(capture.sys_root);
-      h->set_proc_root(capture.proc_root);
-      h->set_etc_root(capture.etc_root);
-      h->set_topology_xml(capture.topology_xml);
-      h->set_dcbnl_root(capture.dcbnl_root);
+      *task.mutable_run_probes()->mutable_host() = tasks::ToHostRoots(capture);
     }
   }
   if (options_.metrics && task.kind_case() != v1::Task::KIND_NOT_SET) {

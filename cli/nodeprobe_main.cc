@@ -28,6 +28,7 @@
 #include "cli/nccl_command.h"
 #include "cli/nccl_log_command.h"
 #include "cli/preflight_command.h"
+#include "cli/probe_argument_flags.h"
 #include "cli/run_command.h"
 #include "cli/slurm_health.h"
 #include "cli/transfer_command.h"
@@ -35,6 +36,7 @@
 #include "controlplane/exit_codes.h"
 #include "nodeprobe_version.h"
 #include "platform/dcbnl.h"
+#include "probes/builtin_probes.h"
 #include "tasks/task_worker.h"
 
 namespace {
@@ -53,15 +55,12 @@ struct RunFlags {
   std::string capture_dir;
 };
 
-// Which probes run, and for the pre-flight stage, for how many ranks.
+// Which probes run, and their declared arguments (the job's GPU grant, path-mtu's peer).
 void AddProbeSelectionFlags(CLI::App* run_cmd, RunFlags& f) {
   run_cmd->add_option("--probe", f.run.probes,
                       "Run only this probe (repeatable); see `nodeprobe probes`");
-  run_cmd
-      ->add_option("--gpus", f.run.gpus,
-                   "Pre-flight stage: GPUs (local ranks) the job was granted (default: Slurm's "
-                   "or CUDA's environment, else the GPUs visible here)")
-      ->check(CLI::Range(1, 1024));
+  const nodeprobe::ProbeRegistry registry = nodeprobe::BuiltinProbes();
+  nodeprobe::cli::AddProbeArgumentFlags(run_cmd, registry.List(), &f.run.arguments);
 }
 
 // `run`'s flags for the stage on this node (and what every stage shares).
@@ -238,10 +237,6 @@ std::function<int()> AddRunCommand(CLI::App& app) {
       std::cerr << "nodeprobe: error: --timeout must be a number of seconds in (0, 86400]\n";
       return controlplane::kExitUsage;
     }
-    if (f->run.gpus > 0 && f->run.stage != "preflight") {
-      std::cerr << "nodeprobe: error: --gpus is for --stage preflight (the job's local ranks)\n";
-      return controlplane::kExitUsage;
-    }
     if (!f->capture_dir.empty()) f->run.host.UseCapture(f->capture_dir);
     if (run_cmd->get_option("--kmsg")->count() > 0 &&
         (f->multi.soak_s <= 0 || f->run.stage != "single-node")) {
@@ -280,6 +275,13 @@ std::function<int()> AddRunCommand(CLI::App& app) {
         return controlplane::ErrorExit(
             "--probe picks probes on this node only; through the coordinator every node runs "
             "the stage's probes: drop --probe (or run it on the node itself)",
+            controlplane::kExitUsage);
+      }
+      if (!f->run.arguments.empty()) {
+        return controlplane::ErrorExit(
+            nodeprobe::cli::CheckArgumentsFitProbes(
+                f->run.arguments, {}, nodeprobe::BuiltinProbes(),
+                "through the coordinator each stage sets its probes' arguments: drop it"),
             controlplane::kExitUsage);
       }
       return nodeprobe::cli::RunMultiNode(f->multi);

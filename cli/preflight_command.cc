@@ -1,17 +1,15 @@
 #include "cli/preflight_command.h"
 
-#include <arpa/inet.h>
-
 #include <iostream>
 #include <memory>
 
 #include "absl/time/clock.h"
 #include "cli/preflight_upload.h"
+#include "cli/probe_argument_flags.h"
 #include "cli/run_command.h"
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
-#include "platform/socket.h"
-#include "probes/mtu/path_mtu.h"
+#include "probes/builtin_probes.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -41,29 +39,14 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
       "Exit codes: 0 the job can start (every check PASS, WARN or SKIP); 1 it would fail or "
       "crawl here (a FAIL: the finding names the fix); 2 usage or profile error; 3 a check "
       "could not run.");
-  cmd->add_option("--gpus", o->gpus,
-                  "GPUs (local ranks) the job was granted; default: SLURM_STEP_GPUS, "
-                  "SLURM_GPUS_ON_NODE, CUDA_VISIBLE_DEVICES, else the GPUs visible here")
-      ->check(CLI::Range(1, 1024));
   cmd->add_option("--probe", o->probes,
                   "Run only this probe (repeatable): memlock, shm, nccl-env, rdma-exposure, "
                   "interfaces, gpu-view, path-mtu");
   cmd->add_flag("--active", o->active,
                 "Also the intrusive checks: NCCL all_reduce over the visible GPUs, a loopback "
                 "transfer on each ACTIVE RDMA port, path MTU to --mtu-peer (seconds, not ms)");
-  cmd->add_option("--mtu-peer", o->mtu_peer,
-                  "With --active: IPv4[:PORT] of a peer running `nodeprobe mtu serve` (or its "
-                  "agent) on the job's network")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            absl::StatusOr<platform::HostPort> peer =
-                platform::ParseHostPort(text, mtu::kDefaultMtuPort);
-            in_addr addr;
-            if (peer.ok() && inet_pton(AF_INET, peer->host.c_str(), &addr) == 1) return "";
-            return "not an IPv4 address[:PORT] (give the peer's address on the job's network, "
-                   "e.g. 10.0.0.2 or 10.0.0.2:18516)";
-          },
-          "IPv4[:PORT]"));
+  const ProbeRegistry registry = BuiltinProbes();
+  AddProbeArgumentFlags(cmd, PreflightProbes(registry, true), &o->arguments);
   auto upload = std::make_shared<UploadOptions>();
   controlplane::AddControlFlags(cmd, &upload->coordinator, &upload->tls);
   cmd->add_option("--job", upload->job,
@@ -81,11 +64,6 @@ std::function<int()> AddPreflightCommand(CLI::App& app) {
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing in table format; rely on the exit code");
   return [cmd, o, upload]() -> int {
     if (!*cmd) return -1;
-    if (!o->mtu_peer.empty() && !o->active) {
-      std::cerr << "nodeprobe: error: --mtu-peer measures with --active only (it sends packets "
-                   "to the peer): add --active\n";
-      return controlplane::kExitUsage;
-    }
     const std::string job = upload->job.empty() ? DefaultJobLabel() : upload->job;
     // The upload shares the pre-flight's --timeout: it gets what is left.
     const absl::Time deadline = absl::Now() + absl::Seconds(o->timeout_s);

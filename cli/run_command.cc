@@ -1,10 +1,9 @@
 #include "cli/run_command.h"
 
-#include <algorithm>
-
 #include <google/protobuf/struct.pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "cli/json_output.h"
 #include "cli/junit_output.h"
+#include "cli/probe_argument_flags.h"
 #include "cli/run_rendering.h"
 #include "cli/single_node_soak.h"
 #include "cli/table_renderer.h"
@@ -24,17 +24,13 @@
 #include "probes/framework/profile_keys.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
+#include "tasks/host_roots.h"
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::cli {
-namespace {
-
-// Pre-flight is quick and harmless unless --active: then also the stage's
-// intrusive probes and kActiveProbes.
-std::vector<Probe*> PreflightProbes(const ProbeRegistry& registry, const std::vector<Probe*>& stage,
-                                    bool active) {
+std::vector<Probe*> PreflightProbes(const ProbeRegistry& registry, bool active) {
   std::vector<Probe*> out;
-  for (Probe* p : stage) {
+  for (Probe* p : registry.ForStage(v1::PREFLIGHT)) {
     if (active || !p->intrusive()) out.push_back(p);
   }
   if (!active) return out;
@@ -42,6 +38,50 @@ std::vector<Probe*> PreflightProbes(const ProbeRegistry& registry, const std::ve
     if (Probe* p = registry.Find(name)) out.push_back(p);
   }
   return out;
+}
+
+namespace {
+
+// The probes `options` asks for in `stage` (its --probe names, or the
+// stage's own), each argument given read by one of them; INVALID_ARGUMENT
+// naming the probe or flag that does not fit.
+absl::StatusOr<std::vector<Probe*>> ChosenProbes(const ProbeRegistry& registry, v1::Stage stage,
+                                                 const RunOptions& options) {
+  std::vector<Probe*> probes;
+  if (options.probes.empty()) {
+    probes = registry.ForStage(stage);
+    if (stage == v1::PREFLIGHT) probes = PreflightProbes(registry, options.active);
+  } else {
+    for (const std::string& name : options.probes) {
+      Probe* p = registry.Find(name);
+      if (p == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "unknown probe '", name, "' (valid: ", absl::StrJoin(registry.Names(), ", "), ")"));
+      }
+      // A pre-flight runs from inside the job: only its own probes (and the
+      // --active ones) belong there, never a node's intrusive checks.
+      if (stage == v1::PREFLIGHT) {
+        const std::vector<Probe*> allowed = PreflightProbes(registry, true);
+        if (std::find(allowed.begin(), allowed.end(), p) == allowed.end()) {
+          std::vector<std::string> names;
+          for (const Probe* a : allowed) names.emplace_back(a->name());
+          return absl::InvalidArgumentError(
+              absl::StrCat("probe '", name, "' does not run in a pre-flight (its probes: ",
+                           absl::StrJoin(names, ", "), ")"));
+        }
+      }
+      probes.push_back(p);
+    }
+  }
+
+  const std::string unread = CheckArgumentsFitProbes(
+      options.arguments, probes, registry,
+      stage == v1::PREFLIGHT && !options.active
+          ? "a pre-flight runs its intrusive probes with --active only: add --active "
+            "(`nodeprobe preflight --active`)"
+          : "");
+  if (!unread.empty()) return absl::InvalidArgumentError(unread);
+  return probes;
 }
 
 }  // namespace
@@ -54,34 +94,9 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
         absl::StrCat("unknown stage '", options.stage,
                      "' (valid: single-node, preflight, two-node, cluster, congestion, failure)"));
   }
-
-  std::vector<Probe*> probes;
-  if (options.probes.empty()) {
-    probes = registry.ForStage(stage);
-    if (stage == v1::PREFLIGHT) probes = PreflightProbes(registry, probes, options.active);
-  } else {
-    for (const std::string& name : options.probes) {
-      Probe* p = registry.Find(name);
-      if (p == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unknown probe '", name, "' (valid: ", absl::StrJoin(registry.Names(), ", "), ")"));
-      }
-      // A pre-flight runs from inside the job: only its own probes (and the
-      // --active ones) belong there, never a node's intrusive checks.
-      if (stage == v1::PREFLIGHT) {
-        const std::vector<Probe*> allowed =
-            PreflightProbes(registry, registry.ForStage(v1::PREFLIGHT), true);
-        if (std::find(allowed.begin(), allowed.end(), p) == allowed.end()) {
-          std::vector<std::string> names;
-          for (const Probe* a : allowed) names.emplace_back(a->name());
-          return absl::InvalidArgumentError(
-              absl::StrCat("probe '", name, "' does not run in a pre-flight (its probes: ",
-                           absl::StrJoin(names, ", "), ")"));
-        }
-      }
-      probes.push_back(p);
-    }
-  }
+  absl::StatusOr<std::vector<Probe*>> chosen = ChosenProbes(registry, stage, options);
+  if (!chosen.ok()) return chosen.status();
+  const std::vector<Probe*>& probes = *chosen;
 
   if (!options.netns.empty()) {
     absl::Status s = platform::EnterNetns(options.netns);
@@ -99,15 +114,10 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   rp->set_stage(stage);
   for (Probe* p : probes) rp->add_probes(std::string(p->name()));
   rp->set_node_name(options.node_name.empty() ? controlplane::HostName() : options.node_name);
-  rp->mutable_host()->set_sys_root(options.host.sys_root);
-  rp->mutable_host()->set_proc_root(options.host.proc_root);
-  rp->mutable_host()->set_etc_root(options.host.etc_root);
-  rp->mutable_host()->set_topology_xml(options.host.topology_xml);
-  rp->mutable_host()->set_dcbnl_root(options.host.dcbnl_root);
+  *rp->mutable_host() = tasks::ToHostRoots(options.host);
   rp->set_force(options.force);
   rp->set_sweep(options.sweep);
-  rp->set_gpus_granted(static_cast<uint32_t>(options.gpus));
-  rp->set_mtu_peer(options.mtu_peer);
+  rp->mutable_arguments()->insert(options.arguments.begin(), options.arguments.end());
   // --active is the job's own request: its node is busy with the job itself.
   if (options.active) rp->set_force(true);
 

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "nodeprobe/v1/task.pb.h"
 #include "platform/host_paths.h"
+#include "probes/framework/probe_registry.h"
 
 namespace nodeprobe::cli {
 
@@ -25,11 +27,12 @@ struct RunOptions {
   bool quiet = false;
   bool force = false;  // intrusive probes on a busy node
   bool sweep = false;  // scheduled: intrusive probes only if the profile says
-  int gpus = 0;        // preflight: the GPUs the job was granted (0: ask the environment)
   // Preflight: also the intrusive checks from inside the job (kActiveProbes
-  // and the stage's intrusive ones, path-mtu to `mtu_peer`).
+  // and the stage's intrusive ones, such as path-mtu).
   bool active = false;
-  std::string mtu_peer;
+  // The probes' own arguments by name, from their declared flags
+  // (cli/probe_argument_flags.h): the job's GPU grant, path-mtu's peer.
+  std::map<std::string, std::string> arguments;
   // Single-node: repeat the stage's intrusive bandwidth probes for this
   // long and judge their figures over time (cli/single_node_soak.h).
   double soak_s = 0;
@@ -43,6 +46,10 @@ struct RunOptions {
 // all_reduce over the visible GPUs and a loopback transfer on each ACTIVE
 // RDMA port, both from inside the job.
 inline constexpr const char* kActiveProbes[] = {"nccl", "rdma-loopback"};
+
+// The probes of a pre-flight: quick and harmless ones, and with `active`
+// also the stage's intrusive probes and kActiveProbes.
+std::vector<Probe*> PreflightProbes(const ProbeRegistry& registry, bool active);
 
 // Runs the stage's probes on this node (in a worker process, within the
 // timeout) and returns the report; INVALID_ARGUMENT for a bad stage, probe,

@@ -24,6 +24,7 @@
 #include "probes/transfer/transfer_engine.h"
 #include "probes/transfer/transfer_findings.h"
 #include "probes/transfer/transfer_task.h"
+#include "tasks/host_roots.h"
 
 namespace nodeprobe::tasks {
 namespace {
@@ -72,19 +73,12 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   emit(plan);
 
   ProbeContext ctx;
-  const v1::HostRoots& h = rp.host();
-  if (!h.sys_root().empty()) ctx.host.sys_root = h.sys_root();
-  if (!h.proc_root().empty()) ctx.host.proc_root = h.proc_root();
-  if (!h.etc_root().empty()) ctx.host.etc_root = h.etc_root();
-  ctx.host.topology_xml = h.topology_xml();
-  ctx.host.dcbnl_root = h.dcbnl_root();
+  ctx.host = FromHostRoots(rp.host());
   ctx.profile = &profile;
   ctx.node_name = rp.node_name();
   ctx.nccl_options = rp.nccl_options();
   ctx.force = rp.force();
-  ctx.gpus_granted = static_cast<int>(rp.gpus_granted());
-  ctx.mtu_peer = rp.mtu_peer();
-  ctx.storage_writers_nodes = std::max(1, static_cast<int>(rp.storage_writers_nodes()));
+  ctx.arguments = ProbeArguments(rp.arguments());
   ctx.skip_intrusive = rp.sweep() && !profile.intrusive_in_sweep;
   ctx.what_keeps_busy = [&ctx] { return platform::WhatKeepsNodeBusy(ctx.host); };
   ctx.deadline = absl::Now() + BudgetOf(task);

@@ -1,4 +1,3 @@
-// File: probe.h
 // What a probe is: a name, the stages it belongs to, a one-line purpose, and
 // Run(). A non-OK Status from Run() means "could not run" (reported as
 // ERROR); hardware that is wrong is a FAIL finding inside an OK result.
@@ -13,6 +12,7 @@
 #include "absl/time/time.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/host_paths.h"
+#include "probes/framework/probe_argument.h"
 #include "probes/framework/profile.h"
 
 namespace nodeprobe {
@@ -32,14 +32,9 @@ struct ProbeContext {
   std::function<std::vector<std::string>()> what_keeps_busy;
   bool force = false;           // run intrusive probes on a busy node
   bool skip_intrusive = false;  // a sweep the profile keeps non-intrusive
-  // Pre-flight: the GPUs the job was granted by flag (0: not given; the
-  // scheduler's environment or the visible GPUs then say).
-  int gpus_granted = 0;
-  // Pre-flight --active: the peer the path-MTU probe measures to ("" none).
-  std::string mtu_peer;
-  // The storage storm: nodes writing the same shared filesystem at once
-  // (1: this node alone).
-  int storage_writers_nodes = 1;
+  // The probes' own arguments (path-mtu's peer, the job's GPU grant, the
+  // storm's writers), each read through its declaration (probe_argument.h).
+  ProbeArguments arguments;
 };
 
 class Probe {
@@ -51,6 +46,9 @@ class Probe {
   // Loads the GPUs or the fabric (copies, collectives, transfers): not run
   // on a busy node without --force, nor in a sweep unless the profile asks.
   virtual bool intrusive() const { return false; }
+  // The arguments it reads from ctx.arguments, each declared once beside
+  // it: the CLI's flags and the run's checks come from these.
+  virtual std::vector<const ProbeArgument*> arguments() const { return {}; }
   // Fills findings, measurements, evidence and detail. Leave verdict unset
   // to have it derived from the findings; set SKIP (with reason) when the
   // probe does not apply to this host.

@@ -24,7 +24,7 @@ absl::StatusOr<v1::ProbeResult> GpuViewProbe::Run(const ProbeContext& ctx) {
     seen = {job::VisibleGpuNodes(),
             absl::StrCat("/dev/nvidiaN nodes; NVML: ", nvml.status().message())};
   }
-  const job::LocalRanks grant = gpu_view::GrantOf(env, ctx.gpus_granted);
+  const job::LocalRanks grant = gpu_view::GrantOf(env, job::GrantedGpus(ctx.arguments));
   if (seen.count == 0 && grant.count <= 0) {
     return SkipResult("gpu-view",
                       absl::StrCat("no GPU visible here (", seen.source, ") and none granted"));

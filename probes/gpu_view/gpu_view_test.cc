@@ -153,13 +153,13 @@ TEST(GpuViewProbeTest, TwoSeenOfFourGrantedFailsAndNoneAtAllSkips) {
   Profile profile;
   ProbeContext ctx;
   ctx.profile = &profile;
-  ctx.gpus_granted = 4;
+  ctx.arguments.Set(job::kGpusGranted, "4");
   absl::StatusOr<v1::ProbeResult> r = probe.Run(ctx);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Codes(*r), std::vector<std::string>{"GPU_GRANT_NOT_VISIBLE"}) << r->DebugString();
   EXPECT_EQ(r->evidence().at("gpu.seen"), "2 (NVML)");
   setenv("FAKE_NVML_GPUS", "", 1);
-  ctx.gpus_granted = 0;
+  ctx.arguments = ProbeArguments();
   r = probe.Run(ctx);
   ASSERT_TRUE(r.ok());
   if (getenv("SLURM_GPUS_ON_NODE") == nullptr && getenv("SLURM_STEP_GPUS") == nullptr) {

@@ -104,7 +104,8 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
     need = static_cast<uint64_t>(rules.memlock_min_mb * (1 << 20));
     why = "the profile's preflight.memlock_min_mb";
   } else {
-    const job::LocalRanks ranks = job::RanksOf(env, ctx.gpus_granted, job::VisibleGpuNodes());
+    const job::LocalRanks ranks =
+        job::RanksOf(env, job::GrantedGpus(ctx.arguments), job::VisibleGpuNodes());
     const int n = std::max(1, ranks.count);
     const int channels = job::Channels(env);
     need = job::Product({static_cast<uint64_t>(n), static_cast<uint64_t>(channels), 2,

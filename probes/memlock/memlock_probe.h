@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "probes/common/job_arguments.h"
 #include "probes/framework/probe.h"
 
 namespace nodeprobe {
@@ -19,6 +20,7 @@ class MemlockProbe : public Probe {
  public:
   std::string_view name() const override { return "memlock"; }
   std::vector<v1::Stage> stages() const override { return {v1::PREFLIGHT}; }
+  std::vector<const ProbeArgument*> arguments() const override { return {&job::kGpusGranted}; }
   std::string_view purpose() const override {
     return "the job's locked-memory limit against what its RDMA registers";
   }

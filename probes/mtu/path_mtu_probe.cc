@@ -7,14 +7,14 @@
 namespace nodeprobe {
 
 absl::StatusOr<v1::ProbeResult> PathMtuProbe::Run(const ProbeContext& ctx) {
-  if (ctx.mtu_peer.empty()) {
+  const std::string named = ctx.arguments.Text(mtu::kMtuPeer);
+  if (named.empty()) {
     return SkipResult("path-mtu",
                       "no peer named: `nodeprobe preflight --active --mtu-peer HOST` measures the "
                       "path to HOST's `nodeprobe mtu serve` (or its agent)");
   }
-  // `preflight --mtu-peer` checked it: an IPv4 address, a port or not.
-  absl::StatusOr<platform::HostPort> peer =
-      platform::ParseHostPort(ctx.mtu_peer, mtu::kDefaultMtuPort);
+  // Its declaration checked it: an IPv4 address, a port or not.
+  absl::StatusOr<platform::HostPort> peer = platform::ParseHostPort(named, mtu::kDefaultMtuPort);
   if (!peer.ok()) return peer.status();
   mtu::PathProbeOptions options;
   options.peer_ip = peer->host;

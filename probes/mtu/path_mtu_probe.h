@@ -7,6 +7,7 @@
 #pragma once
 
 #include "probes/framework/probe.h"
+#include "probes/mtu/path_mtu_arguments.h"
 
 namespace nodeprobe {
 
@@ -19,6 +20,7 @@ class PathMtuProbe : public Probe {
            "--mtu-peer HOST[:PORT])";
   }
   bool intrusive() const override { return true; }
+  std::vector<const ProbeArgument*> arguments() const override { return {&mtu::kMtuPeer}; }
   absl::StatusOr<v1::ProbeResult> Run(const ProbeContext& ctx) override;
 };
 

@@ -97,7 +97,8 @@ absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
     need = static_cast<uint64_t>(rules.shm_min_mb * (1 << 20));
     why = "the profile's preflight.shm_min_mb";
   } else {
-    const job::LocalRanks ranks = job::RanksOf(env, ctx.gpus_granted, job::VisibleGpuNodes());
+    const job::LocalRanks ranks =
+        job::RanksOf(env, job::GrantedGpus(ctx.arguments), job::VisibleGpuNodes());
     const int channels = job::Channels(env);
     if (ranks.count >= 2) {
       need = job::Product({static_cast<uint64_t>(ranks.count), static_cast<uint64_t>(channels),

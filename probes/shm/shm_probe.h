@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "probes/common/job_arguments.h"
 #include "probes/framework/probe.h"
 
 namespace nodeprobe {
@@ -22,6 +23,7 @@ class ShmProbe : public Probe {
  public:
   std::string_view name() const override { return "shm"; }
   std::vector<v1::Stage> stages() const override { return {v1::PREFLIGHT}; }
+  std::vector<const ProbeArgument*> arguments() const override { return {&job::kGpusGranted}; }
   std::string_view purpose() const override {
     return "free space in /dev/shm against NCCL's segments between local ranks";
   }

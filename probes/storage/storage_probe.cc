@@ -201,15 +201,15 @@ absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
       p->set_options(m->options);
     }
     // In a storm on a shared filesystem every node's checkpoint lands here.
-    const uint64_t need =
-        (plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
-         static_cast<uint64_t>(rules.metadata_files) * 8192) *
-        static_cast<uint64_t>(std::max(1, ctx.storage_writers_nodes));
+    const int64_t writers_nodes = ctx.arguments.Whole(storage::kWritersNodes, 1);
+    const uint64_t need = (plan.shard_bytes * static_cast<uint64_t>(plan.writers) +
+                           static_cast<uint64_t>(rules.metadata_files) * 8192) *
+                          static_cast<uint64_t>(writers_nodes);
     const uint64_t files = static_cast<uint64_t>(rules.metadata_files) +
                            static_cast<uint64_t>(plan.writers) + 8;  // shards, scratch
     if (std::string no_room = NoRoom(dir, need, files); !no_room.empty()) {
-      if (ctx.storage_writers_nodes > 1) {
-        absl::StrAppend(&no_room, " (", ctx.storage_writers_nodes,
+      if (writers_nodes > 1) {
+        absl::StrAppend(&no_room, " (", writers_nodes,
                         " nodes write this shared filesystem at once)");
       }
       Unusable(&r, p, no_room);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "probes/framework/probe.h"
+#include "probes/storage/storage_arguments.h"
 
 namespace nodeprobe {
 
@@ -20,6 +21,7 @@ class StorageProbe : public Probe {
   std::string_view name() const override { return "storage"; }
   bool intrusive() const override { return true; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
+  std::vector<const ProbeArgument*> arguments() const override { return {&storage::kWritersNodes}; }
   std::string_view purpose() const override {
     return "checkpoint write, cold dataset read and metadata rates of the profile's "
            "storage.paths";

@@ -22,7 +22,7 @@ v1::ProbeResult RunWith(const std::string& yaml, int writers_nodes = 1) {
   StorageProbe probe;
   ProbeContext ctx;
   ctx.profile = &*profile;
-  ctx.storage_writers_nodes = writers_nodes;
+  ctx.arguments.Set(storage::kWritersNodes, std::to_string(writers_nodes));
   absl::StatusOr<v1::ProbeResult> r = probe.Run(ctx);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *r : v1::ProbeResult();

@@ -14,6 +14,7 @@
 #include "coordinator/stages/storage_storm/storage_storm_findings.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
+#include "probes/storage/storage_arguments.h"
 #include "probes/storage/storage_findings.h"
 #include "probes/storage/storage_profile.h"
 
@@ -48,7 +49,8 @@ absl::StatusOr<v1::AgentMessage> AskStorage(AgentSession& node, bool force, absl
   task.mutable_run_probes()->set_stage(v1::SINGLE_NODE);
   task.mutable_run_probes()->add_probes("storage");
   task.mutable_run_probes()->set_force(force);
-  task.mutable_run_probes()->set_storage_writers_nodes(static_cast<uint32_t>(writers_nodes));
+  (*task.mutable_run_probes()->mutable_arguments())[std::string(storage::kWritersNodes.name)] =
+      std::to_string(writers_nodes);
   return Ask(node, task, deadline, profile);
 }
 

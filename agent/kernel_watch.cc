@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,14 +89,9 @@ absl::StatusOr<std::unique_ptr<KernelWatch>> KernelWatch::Start(Options options)
     return absl::InvalidArgumentError(
         absl::StrCat(options.path, " is a directory: --kmsg takes /dev/kmsg, a FIFO or a file"));
   }
-  const int stop = eventfd(0, EFD_CLOEXEC);
-  if (stop < 0) {
-    close(fd);
-    return absl::InternalError(absl::StrCat("eventfd: ", strerror(errno)));
-  }
   auto w = std::make_unique<KernelWatch>(std::move(options));
-  w->fd_ = fd;
-  w->stop_fd_ = stop;
+  w->fd_ = fd;  // closed by the watch from here on
+  if (!w->stop_.ok()) return absl::InternalError(absl::StrCat("eventfd: ", strerror(errno)));
   // The baseline for the first stage: sysfs now; the GPUs' (a worker that
   // may take seconds to load NVML) first thing on the reader's thread.
   if (!w->options_.sys_root.empty()) {
@@ -112,13 +106,9 @@ absl::StatusOr<std::unique_ptr<KernelWatch>> KernelWatch::Start(Options options)
 }
 
 KernelWatch::~KernelWatch() {
-  if (stop_fd_ >= 0) {
-    const uint64_t one = 1;
-    (void)!write(stop_fd_, &one, sizeof(one));
-  }
+  stop_.Raise();
   if (reader_.joinable()) reader_.join();
   if (fd_ >= 0) close(fd_);
-  if (stop_fd_ >= 0) close(stop_fd_);
 }
 
 void KernelWatch::Follow() {
@@ -135,10 +125,11 @@ void KernelWatch::Follow() {
   };
   absl::Time sampled = absl::Now();
   while (true) {
-    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-    const int n = poll(fds, 2, 1000);
-    if (n < 0 && errno != EINTR) return Stopped(absl::StrCat("poll: ", strerror(errno)));
-    if (fds[1].revents != 0) {
+    const platform::StopSignal::Woken woken = stop_.WaitReadable(fd_, 1000);
+    if (woken == platform::StopSignal::Woken::kFailed) {
+      return Stopped(absl::StrCat("poll: ", strerror(errno)));
+    }
+    if (woken == platform::StopSignal::Woken::kStopped) {
       if (!pending.empty()) line_done();  // a last line without its newline
       return;
     }
@@ -146,7 +137,7 @@ void KernelWatch::Follow() {
       SampleCounters();
       sampled = absl::Now();
     }
-    if (n == 0) {  // quiet: a good moment to look for reset GPUs
+    if (woken == platform::StopSignal::Woken::kTimedOut) {  // quiet: look for reset GPUs
       // A writer quiet for a second after a line without its newline (a
       // FIFO's last line): that line is whole.
       if (!pending.empty()) line_done();
@@ -162,8 +153,7 @@ void KernelWatch::Follow() {
     }
     if (got == 0) {  // a file's end: look again in a second, like tail -f
       if (!pending.empty()) line_done();  // its last line, without a newline
-      pollfd s{stop_fd_, POLLIN, 0};
-      if (poll(&s, 1, 1000) > 0) return;
+      if (stop_.WaitRaised(1000)) return;
       continue;
     }
     for (ssize_t i = 0; i < got; ++i) {

@@ -39,6 +39,7 @@
 #include "nodeprobe/v1/gpu.pb.h"
 #include "nodeprobe/v1/result.pb.h"
 #include "platform/mutex.h"
+#include "platform/stop_signal.h"
 #include "probes/framework/profile.h"
 #include "probes/kernel_events/aer_counters.h"
 #include "probes/kernel_events/port_counters.h"
@@ -126,7 +127,7 @@ class KernelWatch {
 
   Options options_;
   int fd_ = -1;
-  int stop_fd_ = -1;  // an eventfd: written once to end Follow()
+  platform::StopSignal stop_;  // raised once to end Follow()
   std::thread reader_;
   platform::Mutex mu_;
   std::deque<Seen> ring_ ABSL_GUARDED_BY(mu_);

@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,9 +14,9 @@
 #include "platform/file_tree.h"
 #include "platform/netlink_links.h"
 #include "platform/rdma_sysfs.h"
+#include "platform/route.h"
 #include "platform/verbs_port.h"
 #include "probes/rdma_devices/rdma_netdevs.h"
-#include "platform/route.h"
 
 namespace nodeprobe::mtu {
 namespace {
@@ -269,31 +268,27 @@ absl::StatusOr<std::unique_ptr<MtuResponder>> MtuResponder::Start(const std::str
                                                                  uint16_t port) {
   absl::StatusOr<DfUdpSocket> socket = DfUdpSocket::Bind(bind_ip, port);
   if (!socket.ok()) return socket.status();
-  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (efd < 0) return absl::ErrnoToStatus(errno, "eventfd");
   std::random_device rd;
   uint64_t secret = (uint64_t{rd()} << 32) ^ rd();
-  return std::unique_ptr<MtuResponder>(new MtuResponder(*std::move(socket), efd, secret));
+  auto responder = std::unique_ptr<MtuResponder>(new MtuResponder(*std::move(socket), secret));
+  if (!responder->stop_.ok()) return absl::ErrnoToStatus(errno, "eventfd");
+  return responder;
 }
 
-MtuResponder::MtuResponder(DfUdpSocket socket, int stop_fd, uint64_t secret)
-    : socket_(std::move(socket)), stop_fd_(stop_fd), secret_(secret) {}
+MtuResponder::MtuResponder(DfUdpSocket socket, uint64_t secret)
+    : socket_(std::move(socket)), secret_(secret) {}
 
 uint64_t MtuResponder::Cookie(const sockaddr_in& client) const {
   return absl::HashOf(secret_, client.sin_addr.s_addr, client.sin_port);
 }
 
-void MtuResponder::Stop() {
-  stopping_ = true;
-  uint64_t one = 1;
-  (void)!write(stop_fd_.get(), &one, sizeof(one));
-}
+void MtuResponder::Stop() { stop_.Raise(); }
 
 void MtuResponder::Serve() {
-  while (!stopping_) {
-    pollfd fds[2] = {{socket_.fd(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) continue;
-    if (fds[1].revents) return;
+  while (true) {
+    const platform::StopSignal::Woken woken = stop_.WaitReadable(socket_.fd(), -1);
+    if (woken == platform::StopSignal::Woken::kStopped) return;
+    if (woken != platform::StopSignal::Woken::kReadable) continue;
     absl::StatusOr<UdpEvent> ev = socket_.Receive(absl::Now() + absl::Milliseconds(10));
     if (!ev.ok() || ev->kind != UdpEvent::kDatagram) continue;
     absl::StatusOr<v1::MtuDatagram> in = DecodeDatagram(ev->data);

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "nodeprobe/v1/mtu.pb.h"
+#include "platform/stop_signal.h"
 #include "platform/udp_probe.h"
 
 namespace nodeprobe::mtu {
@@ -61,13 +62,12 @@ class MtuResponder {
   void Stop();
 
  private:
-  MtuResponder(platform::DfUdpSocket socket, int stop_fd, uint64_t secret);
+  MtuResponder(platform::DfUdpSocket socket, uint64_t secret);
   uint64_t Cookie(const sockaddr_in& client) const;
 
   platform::DfUdpSocket socket_;
-  platform::Fd stop_fd_;
   uint64_t secret_;
-  std::atomic<bool> stopping_{false};
+  platform::StopSignal stop_;
 };
 
 // Datagram encoding: 2-byte length, the MtuDatagram, zero padding so the IP

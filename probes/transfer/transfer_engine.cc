@@ -6,9 +6,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -477,40 +475,32 @@ absl::StatusOr<std::unique_ptr<TransferServer>> TransferServer::Start(
   if (!listener.ok()) return listener.status();
   absl::StatusOr<uint16_t> actual = platform::LocalPort(listener->get());
   if (!actual.ok()) return actual.status();
-  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (efd < 0) return absl::ErrnoToStatus(errno, "eventfd");
-  return std::unique_ptr<TransferServer>(new TransferServer(
-      *std::move(listener), *actual, bind_ip, timeouts, limits, efd));
+  auto server = std::unique_ptr<TransferServer>(
+      new TransferServer(*std::move(listener), *actual, bind_ip, timeouts, limits));
+  if (!server->stop_.ok()) return absl::ErrnoToStatus(errno, "eventfd");
+  return server;
 }
 
-TransferServer::TransferServer(Fd listener, uint16_t port, std::string bind_ip,
-                               Timeouts timeouts, ServerLimits limits, int stop_fd)
+TransferServer::TransferServer(Fd listener, uint16_t port, std::string bind_ip, Timeouts timeouts,
+                               ServerLimits limits)
     : listener_(std::move(listener)),
       port_(port),
       bind_ip_(std::move(bind_ip)),
       timeouts_(timeouts),
-      limits_(limits),
-      stop_fd_(stop_fd) {}
+      limits_(limits) {}
 
 TransferServer::~TransferServer() {
   Stop();
   connections_.JoinAll();
 }
 
-void TransferServer::Stop() {
-  stopping_ = true;
-  uint64_t one = 1;
-  (void)!write(stop_fd_.get(), &one, sizeof(one));
-}
+void TransferServer::Stop() { stop_.Raise(); }
 
 void TransferServer::Serve() {
-  while (!stopping_) {
-    pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (fds[1].revents != 0) return;
+  while (true) {
+    const platform::StopSignal::Woken woken = stop_.WaitReadable(listener_.get(), -1);
+    if (woken == platform::StopSignal::Woken::kTimedOut) continue;  // interrupted
+    if (woken != platform::StopSignal::Woken::kReadable) return;
     absl::StatusOr<Fd> c = platform::Accept(listener_.get(), absl::Now() + absl::Seconds(1));
     if (!c.ok()) continue;
     // Past the limit the connection is closed at once (its Fd goes out of

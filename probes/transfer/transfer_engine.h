@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "nodeprobe/v1/transfer.pb.h"
 #include "platform/socket.h"
+#include "platform/stop_signal.h"
 #include "platform/task_threads.h"
 
 namespace nodeprobe::transfer {
@@ -96,8 +97,8 @@ class TransferServer {
   int runs_served() const { return runs_served_.load(); }
 
  private:
-  TransferServer(platform::Fd listener, uint16_t port, std::string bind_ip,
-                 Timeouts timeouts, ServerLimits limits, int stop_fd);
+  TransferServer(platform::Fd listener, uint16_t port, std::string bind_ip, Timeouts timeouts,
+                 ServerLimits limits);
   void HandleControl(platform::Fd control);
 
   platform::Fd listener_;
@@ -108,8 +109,7 @@ class TransferServer {
   RdmaServeChoice rdma_choice_;
   std::string counter_root_ = "/sys";
   std::atomic<int> sessions_{0};
-  platform::Fd stop_fd_;  // eventfd: readable once Stop() was called
-  std::atomic<bool> stopping_{false};
+  platform::StopSignal stop_;
   std::atomic<int> runs_served_{0};
   platform::TaskThreads connections_;
 };

@@ -165,17 +165,4 @@ std::string Bytes(uint64_t b) {
   return ByteSize(b);
 }
 
-int VisibleGpuNodes(const std::string& dev) {
-  DIR* d = opendir(dev.c_str());
-  if (d == nullptr) return 0;
-  int n = 0;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    int index = 0;
-    if (name.rfind("nvidia", 0) == 0 && absl::SimpleAtoi(name.substr(6), &index)) ++n;
-  }
-  closedir(d);
-  return n;
-}
-
 }  // namespace nodeprobe::job

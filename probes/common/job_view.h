@@ -80,7 +80,4 @@ RdmaUse RdmaUseOf(const Env& env, int devices, bool expected);
 // "64 KiB", "8.0 MiB", "2.0 GiB"; "unlimited" for UINT64_MAX.
 std::string Bytes(uint64_t bytes);
 
-// /dev/nvidiaN device nodes under `dev`: the GPUs this container may open.
-int VisibleGpuNodes(const std::string& dev = "/dev");
-
 }  // namespace nodeprobe::job

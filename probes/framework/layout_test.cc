@@ -154,6 +154,7 @@ TEST(LayoutTest, EachRuleLivesInItsOneModule) {
       {std::regex(R"(ChildProcess::Start\()"), "platform/"},
       {std::regex(R"(\beventfd\()"), "platform/stop_signal.cc"},
       {std::regex(R"(set_proc_root\()"), "tasks/host_roots.cc"},
+      {std::regex(R"(rfind\("nvidia", 0\))"), "platform/gpu_inventory.cc"},
   };
   std::vector<std::string> found;
   int files = 0;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "platform/gpu_inventory.h"
 #include "platform/hwloc_topology.h"
 #include "platform/nvml.h"
 #include "probes/common/preflight_view.h"
@@ -14,16 +15,9 @@ namespace nodeprobe {
 absl::StatusOr<v1::ProbeResult> GpuViewProbe::Run(const ProbeContext& ctx) {
   const preflight::View view = preflight::ViewOf(ctx);
   const job::Env& env = view.env;
-  gpu_view::Seen seen;
-  std::set<std::string> buses;
-  absl::StatusOr<v1::GpuReport> nvml = platform::ReadNvmlGpus();
-  if (nvml.ok()) {
-    seen = {nvml->gpus_size(), "NVML"};
-    for (const v1::GpuInfo& g : nvml->gpus()) buses.insert(g.bus_id());
-  } else {
-    seen = {job::VisibleGpuNodes(),
-            absl::StrCat("/dev/nvidiaN nodes; NVML: ", nvml.status().message())};
-  }
+  const platform::GpusSeen gpus = platform::VisibleGpus();
+  const gpu_view::Seen seen = {gpus.count, gpus.source};
+  const std::set<std::string> buses(gpus.bus_ids.begin(), gpus.bus_ids.end());
   const job::LocalRanks grant = gpu_view::GrantOf(env, job::GrantedGpus(ctx.arguments));
   if (seen.count == 0 && grant.count <= 0) {
     return SkipResult("gpu-view",

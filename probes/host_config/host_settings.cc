@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "platform/gpu_inventory.h"
 #include "platform/pci_class.h"
 #include "probes/common/host_facts.h"
 #include "probes/framework/result_util.h"
@@ -194,16 +195,8 @@ std::map<std::string, std::pair<std::string, std::string>> DmaFunctions(
     const platform::FileTree& sys, const std::vector<platform::RawRdmaDevice>& rdma) {
   std::map<std::string, std::pair<std::string, std::string>> out;
   // Two small reads per function, not the whole bus walk the pcie probe does.
-  if (auto addrs = sys.ListDir("bus/pci/devices"); addrs.ok()) {
-    for (const std::string& addr : *addrs) {
-      const std::string dir = "bus/pci/devices/" + addr;
-      absl::StatusOr<std::string> vendor = sys.ReadValue(dir + "/vendor");
-      absl::StatusOr<std::string> cls = sys.ReadValue(dir + "/class");
-      if (vendor.ok() && cls.ok() &&
-          platform::ClassifyPci(*vendor, *cls) == platform::PciKind::kNvidiaGpu) {
-        out[addr] = {"GPU", dir + "/config"};
-      }
-    }
+  for (const std::string& addr : platform::PciGpuAddresses(sys)) {
+    out[addr] = {"GPU", "bus/pci/devices/" + addr + "/config"};
   }
   for (const platform::RawRdmaDevice& d : rdma) {
     if (!d.pci_address.empty()) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "platform/file_tree.h"
+#include "platform/gpu_inventory.h"
 #include "platform/verbs_qp.h"
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
@@ -105,7 +106,7 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
     why = "the profile's preflight.memlock_min_mb";
   } else {
     const job::LocalRanks ranks =
-        job::RanksOf(env, job::GrantedGpus(ctx.arguments), job::VisibleGpuNodes());
+        job::RanksOf(env, job::GrantedGpus(ctx.arguments), platform::GpuDeviceNodes());
     const int n = std::max(1, ranks.count);
     const int channels = job::Channels(env);
     need = job::Product({static_cast<uint64_t>(n), static_cast<uint64_t>(channels), 2,

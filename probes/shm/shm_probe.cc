@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "platform/gpu_inventory.h"
 #include "probes/common/job_view.h"
 #include "probes/common/preflight_profile.h"
 #include "probes/framework/result_util.h"
@@ -98,7 +99,7 @@ absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
     why = "the profile's preflight.shm_min_mb";
   } else {
     const job::LocalRanks ranks =
-        job::RanksOf(env, job::GrantedGpus(ctx.arguments), job::VisibleGpuNodes());
+        job::RanksOf(env, job::GrantedGpus(ctx.arguments), platform::GpuDeviceNodes());
     const int channels = job::Channels(env);
     if (ranks.count >= 2) {
       need = job::Product({static_cast<uint64_t>(ranks.count), static_cast<uint64_t>(channels),

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "platform/cufile.h"
 #include "platform/file_tree.h"
+#include "platform/gpu_inventory.h"
 #include "platform/mount_info.h"
 #include "platform/pci_class.h"
 #include "platform/pci_sysfs.h"
@@ -27,26 +28,6 @@ namespace {
 
 constexpr char kProbe[] = "storage";
 constexpr uint64_t kMiB = 1 << 20;
-
-// NVIDIA display/3D controllers on the PCI bus: a checkpoint has a shard
-// per GPU (rank).
-int CountGpus(const platform::HostPaths& host) {
-  absl::StatusOr<std::map<std::string, platform::RawPciDevice>> devices =
-      platform::ReadPciDevices(platform::FileTree(host.sys_root));
-  if (!devices.ok()) return 0;
-  int gpus = 0;
-  for (const auto& entry : *devices) {
-    const platform::RawPciDevice& dev = entry.second;
-    auto attr = [&](const char* name) -> std::string {
-      auto it = dev.attrs.find(name);
-      return it != dev.attrs.end() && it->second.value.ok() ? *it->second.value : "";
-    };
-    if (platform::ClassifyPci(attr("vendor"), attr("class")) == platform::PciKind::kNvidiaGpu) {
-      ++gpus;
-    }
-  }
-  return gpus;
-}
 
 void Unusable(v1::ProbeResult* r, v1::StoragePath* p, std::string why) {
   p->set_error(why);
@@ -167,7 +148,9 @@ absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
     return SkipResult(kProbe, "a captured node: storage is measured on the live filesystems");
   }
   storage::IoPlan plan;
-  const int gpus = CountGpus(ctx.host);
+  // A checkpoint has a shard per GPU (rank) on the bus.
+  const int gpus =
+      static_cast<int>(platform::PciGpuAddresses(platform::FileTree(ctx.host.sys_root)).size());
   plan.writers = rules.writers > 0 ? rules.writers : (gpus > 0 ? gpus : 8);
   plan.block_bytes = static_cast<uint32_t>(rules.block_kb) * 1024;
   // Whole 4 KiB pages, at least one block: what O_DIRECT moves.

@@ -272,7 +272,7 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
     dropped = dropped_;
     stopped = stopped_;
   }
-  v1::ProbeResult r = kernel::JudgeKernelLog(reader, FaultRulesOf(profile));
+  v1::ProbeResult r = kernel::JudgeKernelLog(reader, profile.Section<FaultRules>());
   r.set_probe("kernel-events");
   if (!stopped.empty()) {
     (*r.mutable_evidence())["kernel-events.stopped"] =
@@ -281,7 +281,8 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
   }
   if (baseline) {
     const absl::Duration over = now - baseline->first;
-    kernel::JudgeAerGrowth(baseline->second.aer, counters.aer, over, FaultRulesOf(profile), &r);
+    kernel::JudgeAerGrowth(baseline->second.aer, counters.aer, over, profile.Section<FaultRules>(),
+                           &r);
     kernel::JudgePortGrowth(baseline->second.ports, counters.ports, over,
                             profile.transfer.error_counters_grew, &r);
     int links = 0;
@@ -293,8 +294,8 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
     if (baseline->second.gpus && counters.gpus) {
       counters::JudgeNvlinkGrowth(
           counters::MakeBaseline(baseline->first, "", {}, {}, &*baseline->second.gpus),
-          counters::MakeBaseline(now, "", {}, {}, &*counters.gpus), over, FaultRulesOf(profile),
-          &r);
+          counters::MakeBaseline(now, "", {}, {}, &*counters.gpus), over,
+          profile.Section<FaultRules>(), &r);
     }
     (*r.mutable_evidence())["kernel-events.counters"] = absl::StrFormat(
         "%d PCIe functions with AER counters, %d RDMA ports and %d NVLinks, growth over the last "

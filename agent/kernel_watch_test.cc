@@ -162,7 +162,7 @@ TEST(KernelWatchTest, AerCountersThatGrowDuringTheWindowAreJudged) {
   // A profile that allows that many: only a measurement.
   WriteAerFunction(sys.path(), "0000:00:1c.0", 6, 0);
   Profile lenient;
-  MutableFaultRules(lenient).aer_corrected_max_per_hour = 100000;
+  lenient.MutableSection<FaultRules>().aer_corrected_max_per_hour = 100000;
   v1::ProbeResult allowed = w.Window(absl::Minutes(1), lenient);
   EXPECT_EQ(allowed.findings_size(), 0) << allowed.DebugString();
   EXPECT_EQ(allowed.measurements_size(), 1);

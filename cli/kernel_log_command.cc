@@ -112,7 +112,7 @@ int RunKernelLog(const KernelLogOptions& o) {
              !read.ok()) {
     return controlplane::StatusExit(read);
   }
-  v1::ProbeResult result = kernel::JudgeKernelLog(reader, FaultRulesOf(*profile));
+  v1::ProbeResult result = kernel::JudgeKernelLog(reader, profile->Section<FaultRules>());
   FinalizeResult(*profile, &result);
   if (!PrintAs(o.format, result, [&] { return RenderKernelLog(reader, result); }))
     return controlplane::kExitCouldNotRun;

@@ -61,7 +61,7 @@ void Collect(const v1::StageReport& round, double at_s, SeriesMap* series,
 v1::ProbeResult Judge(const SeriesMap& series, int rounds, double soak_s, const Profile& profile) {
   v1::ProbeResult r;
   r.set_probe("soak");
-  const SoakRules& rules = SoakRulesOf(profile);
+  const SoakRules& rules = profile.Section<SoakRules>();
   AddEvidence(&r, "soak", absl::StrFormat("%d rounds over %.0f s asked", rounds, soak_s));
   for (const auto& [name, s] : series) {
     std::vector<double> g;

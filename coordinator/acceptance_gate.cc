@@ -191,7 +191,7 @@ std::vector<std::string> ExceptionLines(const Profile& p) {
 }
 
 void AddOrganisational(const GateProfile& gp, v1::GateChecklist* gate) {
-  const AcceptanceProfile& a = AcceptanceOf(gp.profile);
+  const AcceptanceProfile& a = gp.profile.Section<AcceptanceProfile>();
   std::vector<std::pair<std::string, std::string>> owners;
   for (const char* layer : kOwnerLayers) {
     const auto it = a.owners.find(layer);

@@ -14,8 +14,6 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "acceptance";
-
 absl::Status ReadOwners(const ProfileReader& r, const YAML::Node& v, AcceptanceProfile& into) {
   if (!v.IsMap()) {
     return r.Error(v,
@@ -37,7 +35,7 @@ absl::Status ReadOwners(const ProfileReader& r, const YAML::Node& v, AcceptanceP
 
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      AcceptanceProfile& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(AcceptanceProfile::kSection, ".", key);
   if (key == "owners") return ReadOwners(r, v, into);
   if (key == "dashboards" || key == "limitations") {
     absl::StatusOr<std::vector<std::string>> list = r.TextList(v, name);
@@ -70,8 +68,8 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection AcceptanceProfileSection() {
   std::vector<ProfileKey> keys;
   for (const char* layer : kOwnerLayers) {
-    keys.push_back({absl::StrCat(kSection, ".owners.", layer), "text (a team, a person, an alias)",
-                    "gate item 'owners' not met",
+    keys.push_back({absl::StrCat(AcceptanceProfile::kSection, ".owners.", layer),
+                    "text (a team, a person, an alias)", "gate item 'owners' not met",
                     absl::StrCat("who answers for the ", layer, " layer")});
   }
   auto unmet = [](const char* item) { return absl::StrCat("gate item '", item, "' not met"); };
@@ -87,11 +85,7 @@ ProfileSection AcceptanceProfileSection() {
                   "known limitations (the profile's exceptions are listed beside them)"});
   keys.push_back({"acceptance.service_objective", "text", unmet("service_objective"),
                   "the service objective the workload must meet"});
-  return DeclareSection<AcceptanceProfile>(kSection, std::move(keys), ReadKey);
-}
-
-const AcceptanceProfile& AcceptanceOf(const Profile& profile) {
-  return profile.Section<AcceptanceProfile>(kSection);
+  return DeclareSection<AcceptanceProfile>(std::move(keys), ReadKey);
 }
 
 }  // namespace nodeprobe

@@ -28,6 +28,7 @@ inline constexpr std::array<const char*, 5> kOwnerLayers = {"host", "fabric", "k
                                                             "storage", "application"};
 
 struct AcceptanceProfile {
+  static constexpr char kSection[] = "acceptance";  // its top-level key
   std::map<std::string, std::string> owners;  // layer -> who answers for it
   std::string alert_owner;
   std::vector<std::string> dashboards;  // http(s) URLs
@@ -38,6 +39,5 @@ struct AcceptanceProfile {
 };
 
 // The profile's acceptance section (empty when it has none).
-const AcceptanceProfile& AcceptanceOf(const Profile& profile);
 
 }  // namespace nodeprobe

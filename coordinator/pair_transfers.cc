@@ -113,7 +113,7 @@ std::vector<std::string> RailPlan(const v1::AcceptanceProfile& profile) {
   if (profile.yaml().empty()) return out;
   absl::StatusOr<Profile> p = ParseProfile(profile.yaml(), profile.source());
   if (!p.ok()) return out;
-  for (const auto& [netdev, glob] : CablingPlanOf(*p).expect) out.push_back(netdev);
+  for (const auto& [netdev, glob] : p->Section<CablingPlan>().expect) out.push_back(netdev);
   return out;
 }
 

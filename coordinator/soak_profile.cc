@@ -10,11 +10,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "soak";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      SoakRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(SoakRules::kSection, ".", key);
   absl::StatusOr<double> n = r.Number(v, name);
   if (!n.ok()) return n.status();
   if (*n <= 0 || *n >= 1) return r.Error(v, name + " must be a fraction above 0 and below 1");
@@ -27,17 +25,12 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection SoakProfileSection() {
   const SoakRules d;  // what applies without a key
   return DeclareSection<SoakRules>(
-      kSection,
       {{"soak.max_spread", "fraction in (0, 1)", absl::StrCat(d.max_spread),
         "a direction whose figures vary more than this over a soak (stddev / mean) "
         "is SOAK_UNSTABLE"},
        {"soak.max_drift", "fraction in (0, 1)", absl::StrCat(d.max_drift),
         "a direction whose last third is slower than its first by more than this is SOAK_DRIFT"}},
       ReadKey);
-}
-
-const SoakRules& SoakRulesOf(const Profile& profile) {
-  return profile.Section<SoakRules>(kSection);
 }
 
 }  // namespace nodeprobe

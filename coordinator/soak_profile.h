@@ -11,10 +11,9 @@ namespace nodeprobe {
 struct Profile;
 
 struct SoakRules {
+  static constexpr char kSection[] = "soak";  // its top-level key
   double max_spread = 0.15;
   double max_drift = 0.10;
 };
-
-const SoakRules& SoakRulesOf(const Profile& profile);
 
 }  // namespace nodeprobe

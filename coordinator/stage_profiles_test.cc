@@ -20,14 +20,14 @@ TEST(ParseProfileTest, ClusterBlameRulesAreReadAndChecked) {
       "  max_latency_ratio: 3\n",
       "c.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_TRUE(ClusterRulesOf(*p).latency);
-  EXPECT_DOUBLE_EQ(ClusterRulesOf(*p).max_latency_ratio, 3);
-  EXPECT_DOUBLE_EQ(ClusterRulesOf(*p).suspect_share, 0.34);
-  EXPECT_FALSE(ClusterRulesOf(*p).retest);
+  EXPECT_TRUE(p->Section<ClusterRules>().latency);
+  EXPECT_DOUBLE_EQ(p->Section<ClusterRules>().max_latency_ratio, 3);
+  EXPECT_DOUBLE_EQ(p->Section<ClusterRules>().suspect_share, 0.34);
+  EXPECT_FALSE(p->Section<ClusterRules>().retest);
   absl::StatusOr<Profile> defaults = ParseProfile("", "c.yaml");
   ASSERT_TRUE(defaults.ok());
-  EXPECT_DOUBLE_EQ(ClusterRulesOf(*defaults).suspect_share, 0.5);
-  EXPECT_TRUE(ClusterRulesOf(*defaults).retest);
+  EXPECT_DOUBLE_EQ(defaults->Section<ClusterRules>().suspect_share, 0.5);
+  EXPECT_TRUE(defaults->Section<ClusterRules>().retest);
   for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
            {"cluster:\n  suspect_share: 1\n", "must be in (0, 1)"},
            {"cluster:\n  suspect_share: many\n", "cluster.suspect_share"},
@@ -49,14 +49,14 @@ TEST(ParseProfileTest, CongestionAndFailureKeysAreReadAndChecked) {
       "  max_recover_s: 10\n",
       "f.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_TRUE(CongestionRulesOf(*p).incast);
-  EXPECT_FALSE(CongestionRulesOf(*p).all_to_all);
-  EXPECT_EQ(CongestionRulesOf(*p).group_size, 4);
-  EXPECT_EQ(CongestionRulesOf(*p).incast_senders, 2);
-  EXPECT_DOUBLE_EQ(CongestionRulesOf(*p).min_fairness, 0.7);
-  EXPECT_DOUBLE_EQ(CongestionRulesOf(*p).max_latency_ratio, 20);
-  EXPECT_DOUBLE_EQ(FailureRulesOf(*p).link_down_s, 1.5);
-  EXPECT_DOUBLE_EQ(FailureRulesOf(*p).max_recover_s, 10);
+  EXPECT_TRUE(p->Section<CongestionRules>().incast);
+  EXPECT_FALSE(p->Section<CongestionRules>().all_to_all);
+  EXPECT_EQ(p->Section<CongestionRules>().group_size, 4);
+  EXPECT_EQ(p->Section<CongestionRules>().incast_senders, 2);
+  EXPECT_DOUBLE_EQ(p->Section<CongestionRules>().min_fairness, 0.7);
+  EXPECT_DOUBLE_EQ(p->Section<CongestionRules>().max_latency_ratio, 20);
+  EXPECT_DOUBLE_EQ(p->Section<FailureRules>().link_down_s, 1.5);
+  EXPECT_DOUBLE_EQ(p->Section<FailureRules>().max_recover_s, 10);
   for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
            {"congestion:\n  patterns: [storm]\n", "congestion.patterns"},
            {"congestion:\n  patterns: []\n", "must be a list"},

@@ -119,19 +119,19 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
       devs.ok() ? rdma::NetdevsOfPorts(*devs, &sys) : std::vector<rdma::PortNetdevs>{};
   std::vector<platform::CableNeighbor> ib = IbCableNeighbors(ports);
   bool plan_names_netdevs = false;
-  for (const auto& [key, pattern] : CablingPlanOf(*ctx.profile).expect) {
+  for (const auto& [key, pattern] : ctx.profile->Section<CablingPlan>().expect) {
     plan_names_netdevs |= !IsIbPortKey(key);
   }
   const std::string socket = platform::LldpdSocket();
   absl::StatusOr<std::vector<platform::CableNeighbor>> neighbors =
       platform::ReadLldpNeighbors(socket);
   if (!neighbors.ok() && !plan_names_netdevs &&
-      (!ib.empty() || !CablingPlanOf(*ctx.profile).expect.empty())) {
+      (!ib.empty() || !ctx.profile->Section<CablingPlan>().expect.empty())) {
     // InfiniBand alone needs no lldpd: judge what the fabric said.
     neighbors = std::vector<platform::CableNeighbor>{};
   }
   if (!neighbors.ok()) {
-    if (CablingPlanOf(*ctx.profile).expect.empty()) {
+    if (ctx.profile->Section<CablingPlan>().expect.empty()) {
       return SkipResult("cabling", absl::StrCat("no cabling record: ", neighbors.status().message(),
                                                 "; install and start lldpd on the node"));
     }
@@ -147,8 +147,8 @@ absl::StatusOr<v1::ProbeResult> CablingProbe::Run(const ProbeContext& ctx) {
   for (const rdma::PortNetdevs& p : ports) {
     for (const std::string& nd : p.netdevs) rdma_ports[nd] = absl::StrCat(p.device, ":", p.port);
   }
-  v1::ProbeResult r =
-      JudgeCabling(*neighbors, CablingPlanOf(*ctx.profile).expect, rdma_ports, ctx.profile->source);
+  v1::ProbeResult r = JudgeCabling(*neighbors, ctx.profile->Section<CablingPlan>().expect,
+                                   rdma_ports, ctx.profile->source);
   r.mutable_cabling()->set_lldpd_socket(socket);
   return r;
 }

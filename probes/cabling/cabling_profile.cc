@@ -9,8 +9,6 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "cabling";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      CablingPlan& into) {
   if (key != "expect") return absl::OkStatus();  // the section's only key
@@ -35,17 +33,9 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection CablingProfileSection() {
   return DeclareSection<CablingPlan>(
-      kSection,
       {{"cabling.expect", "mapping of netdev (or IB port) to a switch-name glob", "not checked",
         "the switch each port must be cabled to (LLDP, or the IB fabric one hop out)"}},
       ReadKey);
-}
-
-const CablingPlan& CablingPlanOf(const Profile& profile) {
-  return profile.Section<CablingPlan>(kSection);
-}
-CablingPlan& MutableCablingPlan(Profile& profile) {
-  return profile.MutableSection<CablingPlan>(kSection);
 }
 
 }  // namespace nodeprobe

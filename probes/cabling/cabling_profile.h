@@ -16,10 +16,8 @@ namespace nodeprobe {
 struct Profile;
 
 struct CablingPlan {
+  static constexpr char kSection[] = "cabling";             // its top-level key
   std::vector<std::pair<std::string, std::string>> expect;  // port, switch-name glob
 };
-
-const CablingPlan& CablingPlanOf(const Profile& profile);
-CablingPlan& MutableCablingPlan(Profile& profile);
 
 }  // namespace nodeprobe

@@ -12,11 +12,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "preflight";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      PreflightRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(PreflightRules::kSection, ".", key);
   if (key == "expect_rdma") {
     absl::StatusOr<bool> b = r.Bool(v, name);
     if (!b.ok()) return b.status();
@@ -53,7 +51,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection PreflightProfileSection() {
   return DeclareSection<PreflightRules>(
-      kSection,
       {{"preflight.expect_rdma", "true | false", "false",
         "the job needs RDMA: no usable RDMA device here is RDMA_DEVICE_NOT_VISIBLE, and locked "
         "memory is judged (as when NCCL_IB_HCA is set or a device is visible)"},
@@ -67,10 +64,6 @@ ProfileSection PreflightProfileSection() {
         "the job's InfiniBand partition: each visible IB port must hold it (either membership), "
         "else RDMA_PKEY_MISSING"}},
       ReadKey);
-}
-
-const PreflightRules& PreflightRulesOf(const Profile& profile) {
-  return profile.Section<PreflightRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -16,13 +16,12 @@ namespace nodeprobe {
 struct Profile;
 
 struct PreflightRules {
+  static constexpr char kSection[] = "preflight";  // its top-level key
   bool expect_rdma = false;
   double memlock_min_mb = 0;  // 0: estimated from the ranks
   double shm_min_mb = 0;      // 0: estimated from the ranks
   int interface_mtu = 0;      // 0: not judged
   int pkey = -1;              // 15-bit partition; -1: not judged
 };
-
-const PreflightRules& PreflightRulesOf(const Profile& profile);
 
 }  // namespace nodeprobe

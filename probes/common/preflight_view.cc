@@ -9,7 +9,7 @@ View ViewOf(const ProbeContext& ctx) {
   v.env = job::ProcessEnvironment();
   v.devices = rdma_view::DevicesHere(ctx.host);
   v.rdma = job::RdmaUseOf(v.env, static_cast<int>(v.devices.size()),
-                          PreflightRulesOf(*ctx.profile).expect_rdma);
+                          ctx.profile->Section<PreflightRules>().expect_rdma);
   return v;
 }
 

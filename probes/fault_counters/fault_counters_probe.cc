@@ -55,7 +55,7 @@ absl::StatusOr<v1::ProbeResult> FaultCountersProbe::Run(const ProbeContext& ctx)
                 "the last reading is from another boot: this reading is the baseline");
   } else {
     const absl::Duration over = now - TimeOf(before->taken());
-    const FaultRules& rules = FaultRulesOf(*ctx.profile);
+    const FaultRules& rules = ctx.profile->Section<FaultRules>();
     kernel::JudgeAerGrowth(counters::AerOf(*before), counters::AerOf(after), over, rules, &r);
     kernel::JudgePortGrowth(counters::PortsOf(*before), counters::PortsOf(after), over,
                             ctx.profile->transfer.error_counters_grew, &r);

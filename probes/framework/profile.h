@@ -145,6 +145,17 @@ struct Profile {
   // acceptance (coordinator/), cabling (probes/cabling/); one
   // each holds its struct, defaults when the profile has no such section.
   std::map<std::string, std::any, std::less<>> sections;
+  // A declared section's struct, named by its T::kSection (a default T
+  // when the profile has none): `profile.Section<MtuExpectations>()`.
+  template <typename T>
+  const T& Section() const {
+    return Section<T>(T::kSection);
+  }
+  // The same, to set (code that builds a profile, tests): made if absent.
+  template <typename T>
+  T& MutableSection() {
+    return MutableSection<T>(T::kSection);
+  }
   // The declared section NAME's struct (a default T when there is none).
   template <typename T>
   const T& Section(std::string_view name) const {

@@ -9,13 +9,14 @@
 // Adding a key touches that one folder.
 //
 //   // coordinator/acceptance_profile.cc
+//   struct AcceptanceProfile { static constexpr char kSection[] = "acceptance"; ... };
 //   ProfileSection AcceptanceProfileSection() {
-//     return DeclareSection<AcceptanceProfile>("acceptance", {{"acceptance.rollback", ...}},
+//     return DeclareSection<AcceptanceProfile>({{"acceptance.rollback", ...}},
 //         [](const ProfileReader& r, const std::string& key, const YAML::Node& v,
 //            AcceptanceProfile& into) -> absl::Status { ... });
 //   }
 //   // its readers
-//   const AcceptanceProfile& a = profile.Section<AcceptanceProfile>("acceptance");
+//   const AcceptanceProfile& a = profile.Section<AcceptanceProfile>();
 #pragma once
 
 #include <any>
@@ -57,6 +58,16 @@ ProfileSection DeclareSection(
     return read(r, key, value, std::any_cast<T&>(into));
   };
   return s;
+}
+
+// The same, named by T::kSection: a section is its struct's declaration.
+template <typename T>
+ProfileSection DeclareSection(
+    std::vector<ProfileKey> keys,
+    std::function<absl::Status(const ProfileReader&, const std::string& key,
+                               const YAML::Node& value, T& into)>
+        read) {
+  return DeclareSection<T>(T::kSection, std::move(keys), std::move(read));
 }
 
 // Every section declared with np_profile_section(), in name order.

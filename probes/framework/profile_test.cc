@@ -29,12 +29,12 @@ exceptions:
     reason: cable swap scheduled, OPS-1234
 )", "fleet.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_DOUBLE_EQ(*RdmaExpectationsOf(*p).rate_gbps, 400);
-  EXPECT_EQ(*RdmaExpectationsOf(*p).link_layer, "InfiniBand");
-  EXPECT_EQ(RdmaExpectationsOf(*p).error_counters, v1::FAIL);
-  EXPECT_TRUE(LocalityRulesOf(*p).rail_optimized);
-  EXPECT_EQ(*MtuExpectationsOf(*p).expected, 9000);
-  EXPECT_EQ(MtuExpectationsOf(*p).interfaces, (std::vector<std::string>{"eth0", "bond0"}));
+  EXPECT_DOUBLE_EQ(*p->Section<RdmaExpectations>().rate_gbps, 400);
+  EXPECT_EQ(*p->Section<RdmaExpectations>().link_layer, "InfiniBand");
+  EXPECT_EQ(p->Section<RdmaExpectations>().error_counters, v1::FAIL);
+  EXPECT_TRUE(p->Section<LocalityRules>().rail_optimized);
+  EXPECT_EQ(*p->Section<MtuExpectations>().expected, 9000);
+  EXPECT_EQ(p->Section<MtuExpectations>().interfaces, (std::vector<std::string>{"eth0", "bond0"}));
   EXPECT_EQ(p->versions.at("nvidia_driver"), "550.54.15");
   EXPECT_EQ(p->versions.at("nccl"), "2.21.5");
   ASSERT_EQ(p->exceptions.size(), 1u);
@@ -104,8 +104,8 @@ TEST(ParseProfileTest, NcclBusBandwidthBarsPerCollective) {
 TEST(ParseProfileTest, EmptyFileIsEmptyProfile) {
   absl::StatusOr<Profile> p = ParseProfile("", "empty.yaml");
   ASSERT_TRUE(p.ok());
-  EXPECT_FALSE(RdmaExpectationsOf(*p).rate_gbps.has_value());
-  EXPECT_EQ(RdmaExpectationsOf(*p).error_counters, v1::WARN);
+  EXPECT_FALSE(p->Section<RdmaExpectations>().rate_gbps.has_value());
+  EXPECT_EQ(p->Section<RdmaExpectations>().error_counters, v1::WARN);
 }
 
 TEST(ParseProfileTest, UnknownKeyNamesFileLineAndKey) {

@@ -125,9 +125,9 @@ TEST(GpuDiagProfileTest, TheLevelIsOneToFourAndTheBarsAreChecked) {
       "gpu_diag:\n  level: 3\n  memory_fraction: 0.8\n  gemm_n: 4096\n  gemm_min_tflops: 600\n",
       "p.yaml");
   ASSERT_TRUE(good.ok()) << good.status();
-  EXPECT_EQ(GpuDiagRulesOf(*good).memory_fraction, 0.8);
-  EXPECT_EQ(GpuDiagRulesOf(*good).gemm_n, 4096);
-  EXPECT_EQ(GpuDiagRulesOf(*good).gemm_min_tflops, 600);
+  EXPECT_EQ(good->Section<GpuDiagRules>().memory_fraction, 0.8);
+  EXPECT_EQ(good->Section<GpuDiagRules>().gemm_n, 4096);
+  EXPECT_EQ(good->Section<GpuDiagRules>().gemm_min_tflops, 600);
   for (const char* bad_key : {"memory_fraction: 0.99", "gemm_n: 100", "hbm_min_fraction: 0",
                               "memory_passes: 1.5", "gemm_min_tflops: -1"}) {
     EXPECT_FALSE(ParseProfile(absl::StrCat("gpu_diag:\n  ", bad_key, "\n"), "p.yaml").ok())

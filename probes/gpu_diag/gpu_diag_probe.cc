@@ -66,7 +66,7 @@ absl::StatusOr<v1::ProbeResult> GpuDiagProbe::Run(const ProbeContext& ctx) {
   if (ctx.host.IsCaptured()) {
     return SkipResult("gpu-diag", "a captured node: active diagnostics need the live GPUs");
   }
-  const GpuDiagRules& rules = GpuDiagRulesOf(*ctx.profile);
+  const GpuDiagRules& rules = ctx.profile->Section<GpuDiagRules>();
   v1::ProbeResult r;
   r.set_probe("gpu-diag");
   std::vector<std::string> not_here;  // what does not apply, for the SKIP

@@ -11,11 +11,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "gpu_diag";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      GpuDiagRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(GpuDiagRules::kSection, ".", key);
   struct Whole {
     const char* key;
     int* into;
@@ -55,7 +53,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection GpuDiagProfileSection() {
   const GpuDiagRules d;  // what applies without a key
   return DeclareSection<GpuDiagRules>(
-      kSection,
       {{"gpu_diag.level", "1, 2, 3 or 4", absl::StrCat(d.level),
         "dcgmi diag's run level for the gpu-diag probe where DCGM is installed (1: seconds, 2: "
         "minutes, 3: about half an hour, 4: hours)"},
@@ -74,10 +71,6 @@ ProfileSection GpuDiagProfileSection() {
        {"gpu_diag.gemm_min_tflops", "TFLOPS", "from the table x gemm_min_fraction",
         "the GEMM's bar itself, for models the table does not know or a site's own figure"}},
       ReadKey);
-}
-
-const GpuDiagRules& GpuDiagRulesOf(const Profile& profile) {
-  return profile.Section<GpuDiagRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -15,6 +15,7 @@ namespace nodeprobe {
 struct Profile;
 
 struct GpuDiagRules {
+  static constexpr char kSection[] = "gpu_diag";  // its top-level key
   int level = 2;
   double memory_fraction = 0.9;
   int memory_passes = 1;
@@ -23,7 +24,5 @@ struct GpuDiagRules {
   double gemm_min_fraction = 0.5;
   double gemm_min_tflops = 0;  // 0: the model's table figure x gemm_min_fraction
 };
-
-const GpuDiagRules& GpuDiagRulesOf(const Profile& profile);
 
 }  // namespace nodeprobe

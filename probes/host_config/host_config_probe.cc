@@ -53,7 +53,7 @@ absl::StatusOr<v1::ProbeResult> HostConfigProbe::Run(const ProbeContext& ctx) {
   // No RDMA device (or none readable): no rails and no NIC to size.
   in.rdma = platform::ReadRdmaDevices(sys).value_or(std::vector<platform::RawRdmaDevice>{});
   if (in.rails_known) in.rails = LiveRailAddresses(sys, in.rdma);
-  const HostRules& rules = HostRulesOf(*ctx.profile);
+  const HostRules& rules = ctx.profile->Section<HostRules>();
   if (hostcfg::JudgeHostSettings(in, rules, &result) == 0) {
     result.set_verdict(v1::SKIP);
     result.set_reason(

@@ -11,11 +11,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "host";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      HostRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(HostRules::kSection, ".", key);
   if (key == "iommu") {
     absl::StatusOr<std::string> s = r.OneOf(v, name, {"passthrough", "translated", "any"});
     if (!s.ok()) return s.status();
@@ -63,7 +61,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection HostProfileSection() {
   return DeclareSection<HostRules>(
-      kSection,
       {{"host.iommu", "passthrough | translated | any", "not judged",
         "the IOMMU mode GPU and NIC DMA run under (passthrough: no IOTLB lookups, what "
         "GPUDirect RDMA wants)"},
@@ -85,13 +82,6 @@ ProfileSection HostProfileSection() {
         "HugePages_Total of the default huge page size at least this (/proc/meminfo), for "
         "workloads that register huge-page buffers"}},
       ReadKey);
-}
-
-const HostRules& HostRulesOf(const Profile& profile) {
-  return profile.Section<HostRules>(kSection);
-}
-HostRules& MutableHostRules(Profile& profile) {
-  return profile.MutableSection<HostRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -20,6 +20,7 @@ namespace nodeprobe {
 struct Profile;
 
 struct HostRules {
+  static constexpr char kSection[] = "host";  // its top-level key
   std::string iommu;                   // "" or "any": not judged
   std::optional<bool> numa_balancing;  // none: not judged
   std::string cpu_governor;            // "": not judged
@@ -33,8 +34,5 @@ struct HostRules {
            pcie_max_payload_min || pcie_max_read_request_min || hugepages_min;
   }
 };
-
-const HostRules& HostRulesOf(const Profile& profile);
-HostRules& MutableHostRules(Profile& profile);
 
 }  // namespace nodeprobe

@@ -277,7 +277,7 @@ TEST(HostConfigProbeTest, WithoutAHostKeyItSkipsAndWithOneItJudges) {
   EXPECT_EQ(none->verdict(), v1::SKIP);
   EXPECT_TRUE(absl::StrContains(none->reason(), "host.*")) << none->reason();
   EXPECT_GT(none->evidence_size(), 0);
-  MutableHostRules(profile).cpu_governor = "powersave";
+  profile.MutableSection<HostRules>().cpu_governor = "powersave";
   absl::StatusOr<v1::ProbeResult> judged = probe.Run(ctx);
   ASSERT_TRUE(judged.ok());
   EXPECT_NE(judged->verdict(), v1::SKIP);

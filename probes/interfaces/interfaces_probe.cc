@@ -22,7 +22,7 @@ absl::StatusOr<v1::ProbeResult> InterfacesProbe::Run(const ProbeContext& ctx) {
 
   const preflight::View view = preflight::ViewOf(ctx);
   interfaces::Rules judge;
-  judge.mtu = PreflightRulesOf(*ctx.profile).interface_mtu;
+  judge.mtu = ctx.profile->Section<PreflightRules>().interface_mtu;
   judge.rdma_expected = view.rdma.uses;
   judge.rdma_why = view.rdma.why;
   judge.addresses_known = !ctx.host.IsCaptured();

@@ -10,11 +10,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "faults";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      FaultRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(FaultRules::kSection, ".", key);
   absl::StatusOr<double> n = r.Number(v, name);
   if (!n.ok()) return n.status();
   if (*n < 0 || *n > 1e6) return r.Error(v, name + " must be 0 to 1000000 (errors per hour)");
@@ -28,7 +26,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection FaultsProfileSection() {
   const FaultRules d;  // what applies without a key
   return DeclareSection<FaultRules>(
-      kSection,
       {{"faults.aer_corrected_max_per_hour", "errors per hour, 0 to 1000000",
         absl::StrCat(d.aer_corrected_max_per_hour),
         "a PCIe function whose corrected AER errors grow faster than this during a stage is "
@@ -38,13 +35,6 @@ ProfileSection FaultsProfileSection() {
         "an NVLink whose CRC (flit and data) and replay errors grew faster than this since the "
         "last local reading (fault-counters) is GPU_NVLINK_ERRORS; any recovery (a retrain) is"}},
       ReadKey);
-}
-
-const FaultRules& FaultRulesOf(const Profile& profile) {
-  return profile.Section<FaultRules>(kSection);
-}
-FaultRules& MutableFaultRules(Profile& profile) {
-  return profile.MutableSection<FaultRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -11,11 +11,9 @@ namespace nodeprobe {
 struct Profile;
 
 struct FaultRules {
+  static constexpr char kSection[] = "faults";  // its top-level key
   double aer_corrected_max_per_hour = 6;
   double nvlink_errors_max_per_hour = 60;
 };
-
-const FaultRules& FaultRulesOf(const Profile& profile);
-FaultRules& MutableFaultRules(Profile& profile);
 
 }  // namespace nodeprobe

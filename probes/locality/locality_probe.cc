@@ -214,7 +214,8 @@ v1::ProbeResult JudgeLocality(const platform::PciTopology& topology,
   }
   bool any_rdma = false;
   for (const auto* nic : nics) any_rdma |= IsRailNic(*nic);
-  const v1::Verdict not_local = LocalityRulesOf(profile).rail_optimized ? v1::FAIL : v1::WARN;
+  const v1::Verdict not_local =
+      profile.Section<LocalityRules>().rail_optimized ? v1::FAIL : v1::WARN;
   std::map<std::string, std::vector<std::string>> gpus_per_nic;  // PIX only
   for (size_t i = 0; i < gpus.size(); ++i) {
     JudgeGpuRail(i, gpus, nics, not_local, &gpus_per_nic, &result);

@@ -114,7 +114,7 @@ TEST(LocalityFixtureTest, G4dnSocketZeroGpusAreSysToEveryNic) {
 
 TEST(LocalityFixtureTest, G4dnFailsWhenProfileWantsRailOptimized) {
   Profile p;
-  MutableLocalityRules(p).rail_optimized = true;
+  p.MutableSection<LocalityRules>().rail_optimized = true;
   v1::ProbeResult r = Judge("g4dnmetal.xml", p);
   bool fail = false;
   for (const auto& f : r.findings()) {

@@ -9,8 +9,6 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "locality";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      LocalityRules& into) {
   if (key != "rail_optimized") return absl::OkStatus();  // the section's only key
@@ -24,18 +22,10 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection LocalityProfileSection() {
   return DeclareSection<LocalityRules>(
-      kSection,
       {{"locality.rail_optimized", "true | false",
         LocalityRules{}.rail_optimized ? "true" : "false",
         "every GPU must have a NIC under its PCIe switch (FAIL, not WARN, when not)"}},
       ReadKey);
-}
-
-const LocalityRules& LocalityRulesOf(const Profile& profile) {
-  return profile.Section<LocalityRules>(kSection);
-}
-LocalityRules& MutableLocalityRules(Profile& profile) {
-  return profile.MutableSection<LocalityRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -9,10 +9,8 @@ namespace nodeprobe {
 struct Profile;
 
 struct LocalityRules {
+  static constexpr char kSection[] = "locality";  // its top-level key
   bool rail_optimized = false;
 };
-
-const LocalityRules& LocalityRulesOf(const Profile& profile);
-LocalityRules& MutableLocalityRules(Profile& profile);
 
 }  // namespace nodeprobe

@@ -87,7 +87,7 @@ absl::StatusOr<v1::ProbeResult> MemlockProbe::Run(const ProbeContext& ctx) {
   const preflight::View view = preflight::ViewOf(ctx);
   const job::Env& env = view.env;
   const job::RdmaUse& use = view.rdma;
-  const PreflightRules& rules = PreflightRulesOf(*ctx.profile);
+  const PreflightRules& rules = ctx.profile->Section<PreflightRules>();
   if (!use.uses) {
     return SkipResult("memlock", absl::StrCat("the job uses no RDMA here (", use.why,
                                               "): locked memory does not limit it"));

@@ -39,7 +39,7 @@ absl::StatusOr<v1::ProbeResult> MtuProbe::Run(const ProbeContext& ctx) {
       for (const std::string& n : *names) ifaces.emplace(n, std::nullopt);
     }
   }
-  for (const std::string& n : MtuExpectationsOf(*ctx.profile).interfaces)
+  for (const std::string& n : ctx.profile->Section<MtuExpectations>().interfaces)
     ifaces.emplace(n, std::nullopt);
   if (ifaces.empty()) {
     result.set_verdict(v1::SKIP);
@@ -57,7 +57,7 @@ absl::StatusOr<v1::ProbeResult> MtuProbe::Run(const ProbeContext& ctx) {
   v1::MtuReport* report = result.mutable_mtu();
   for (const auto& [iface, roce_mtu] : ifaces) {
     v1::InterfaceChain chain = mtu::BuildChain(*links, iface, sys);
-    mtu::JudgeChain(chain, MtuExpectationsOf(*ctx.profile).expected, roce_mtu, &result);
+    mtu::JudgeChain(chain, ctx.profile->Section<MtuExpectations>().expected, roce_mtu, &result);
     if (chain.elements_size() > 0) {
       AddMeasurement(&result, "interface_mtu", chain.elements(0).mtu(), "bytes",
                      {{"interface", iface}});

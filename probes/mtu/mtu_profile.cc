@@ -9,8 +9,6 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "mtu";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      MtuExpectations& into) {
   if (key == "expected") {
@@ -36,18 +34,10 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection MtuProfileSection() {
   return DeclareSection<MtuExpectations>(
-      kSection,
       {{"mtu.expected", "integer MTU", "not judged", "every checked interface's MTU"},
        {"mtu.interfaces", "list of interface names", "the RDMA netdevs only",
         "interfaces checked besides the RDMA netdevs"}},
       ReadKey);
-}
-
-const MtuExpectations& MtuExpectationsOf(const Profile& profile) {
-  return profile.Section<MtuExpectations>(kSection);
-}
-MtuExpectations& MutableMtuExpectations(Profile& profile) {
-  return profile.MutableSection<MtuExpectations>(kSection);
 }
 
 }  // namespace nodeprobe

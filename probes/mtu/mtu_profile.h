@@ -15,11 +15,9 @@ namespace nodeprobe {
 struct Profile;
 
 struct MtuExpectations {
+  static constexpr char kSection[] = "mtu";  // its top-level key
   std::optional<int> expected;
   std::vector<std::string> interfaces;
 };
-
-const MtuExpectations& MtuExpectationsOf(const Profile& profile);
-MtuExpectations& MutableMtuExpectations(Profile& profile);
 
 }  // namespace nodeprobe

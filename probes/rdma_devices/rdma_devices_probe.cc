@@ -145,7 +145,7 @@ void JudgeCounters(const platform::RawRdmaPort& raw, const std::string& device,
   }
   if (nonzero.empty()) return;
   AddFinding(result, findings::kRdmaErrorCountersNonzero.code,
-             RdmaExpectationsOf(profile).error_counters, device,
+             profile.Section<RdmaExpectations>().error_counters, device,
              absl::StrCat("error counters are non-zero: ", nonzero));
 }
 
@@ -220,7 +220,7 @@ void JudgePortState(const PortReading& p, const std::string& device, bool comput
 void JudgePortExpectations(const PortReading& p, const platform::RawRdmaPort& raw,
                            const std::string& device, const Profile& profile,
                            v1::ProbeResult* result) {
-  const auto& want = RdmaExpectationsOf(profile);
+  const auto& want = profile.Section<RdmaExpectations>();
   if (p.active() && p.rate && want.rate_gbps && *p.rate < *want.rate_gbps) {
     AddFinding(result, findings::kRdmaRateBelowExpected.code, device,
                absl::StrCat("port rate is ", *raw.attrs.at("rate").value, ", the profile expects ",
@@ -278,8 +278,8 @@ void JudgeUnboundRdmaFunctions(const std::map<std::string, platform::RawPciDevic
                                 const Profile& profile, v1::ProbeResult* result) {
   std::set<std::string> bound;
   for (const auto& d : devices) bound.insert(d.pci_address);
-  const bool rdma_expected = RdmaExpectationsOf(profile).rate_gbps.has_value() ||
-                             RdmaExpectationsOf(profile).link_layer.has_value();
+  const bool rdma_expected = profile.Section<RdmaExpectations>().rate_gbps.has_value() ||
+                             profile.Section<RdmaExpectations>().link_layer.has_value();
   for (const auto& entry : pci) {
     const std::string& addr = entry.first;
     const auto& dev = entry.second;  // a plain reference: lambdas may capture it

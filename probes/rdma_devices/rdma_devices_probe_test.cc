@@ -102,7 +102,7 @@ TEST_F(HwlocXeonTest, NonZeroErrorCounterWarnsByDefaultAndFailsByProfile) {
   EXPECT_NE(r.findings(0).message().find("symbol_error=17"), std::string::npos);
 
   Profile strict;
-  MutableRdmaExpectations(strict).error_counters = v1::FAIL;
+  strict.MutableSection<RdmaExpectations>().error_counters = v1::FAIL;
   EXPECT_EQ(RunOn(host_->sys_root, strict).verdict(), v1::FAIL);
 }
 
@@ -122,7 +122,7 @@ TEST_F(HwlocXeonTest, ProfileExceptionDowngradesFailToWarnKeepingReason) {
   WriteFile(port_ + "counters/link_downed", "3\n");
   Profile p;
   p.source = "fleet.yaml";
-  MutableRdmaExpectations(p).error_counters = v1::FAIL;
+  p.MutableSection<RdmaExpectations>().error_counters = v1::FAIL;
   p.exceptions.push_back({"RDMA_ERROR_COUNTERS_NONZERO", "mlx4_0", "OPS-42", "", "", std::nullopt});
   v1::ProbeResult r = RunOn(host_->sys_root, p);
   EXPECT_EQ(r.verdict(), v1::WARN);
@@ -131,17 +131,17 @@ TEST_F(HwlocXeonTest, ProfileExceptionDowngradesFailToWarnKeepingReason) {
 
 TEST_F(HwlocXeonTest, RateBelowProfileIsReported) {
   Profile p;
-  MutableRdmaExpectations(p).rate_gbps = 100;
+  p.MutableSection<RdmaExpectations>().rate_gbps = 100;
   v1::ProbeResult r = RunOn(host_->sys_root, p);
   EXPECT_EQ(Codes(r), std::vector<std::string>{"RDMA_RATE_BELOW_EXPECTED"});
   EXPECT_EQ(r.verdict(), v1::FAIL);
-  MutableRdmaExpectations(p).rate_gbps = 56;
+  p.MutableSection<RdmaExpectations>().rate_gbps = 56;
   EXPECT_EQ(RunOn(host_->sys_root, p).verdict(), v1::PASS);
 }
 
 TEST_F(HwlocXeonTest, LinkLayerOtherThanProfileIsReported) {
   Profile p;
-  MutableRdmaExpectations(p).link_layer = "Ethernet";
+  p.MutableSection<RdmaExpectations>().link_layer = "Ethernet";
   EXPECT_EQ(Codes(RunOn(host_->sys_root, p)),
             std::vector<std::string>{"RDMA_LINK_LAYER_UNEXPECTED"});
 }

@@ -10,11 +10,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "rdma";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      RdmaExpectations& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(RdmaExpectations::kSection, ".", key);
   if (key == "expected_rate_gbps") {
     absl::StatusOr<double> n = r.Number(v, name);
     if (!n.ok()) return n.status();
@@ -37,7 +35,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection RdmaProfileSection() {
   return DeclareSection<RdmaExpectations>(
-      kSection,
       {{"rdma.expected_rate_gbps", "number in (0, 3200] (Gb/s)", "not judged",
         "each ACTIVE RDMA port's rate"},
        {"rdma.expected_link_layer", "InfiniBand | Ethernet", "not judged",
@@ -46,13 +43,6 @@ ProfileSection RdmaProfileSection() {
         RdmaExpectations{}.error_counters == v1::FAIL ? "fail" : "warn",
         "severity of non-zero port error counters"}},
       ReadKey);
-}
-
-const RdmaExpectations& RdmaExpectationsOf(const Profile& profile) {
-  return profile.Section<RdmaExpectations>(kSection);
-}
-RdmaExpectations& MutableRdmaExpectations(Profile& profile) {
-  return profile.MutableSection<RdmaExpectations>(kSection);
 }
 
 }  // namespace nodeprobe

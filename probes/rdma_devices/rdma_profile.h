@@ -17,12 +17,10 @@ namespace nodeprobe {
 struct Profile;
 
 struct RdmaExpectations {
+  static constexpr char kSection[] = "rdma";  // its top-level key
   std::optional<double> rate_gbps;
   std::optional<std::string> link_layer;
   v1::Verdict error_counters = v1::WARN;
 };
-
-const RdmaExpectations& RdmaExpectationsOf(const Profile& profile);
-RdmaExpectations& MutableRdmaExpectations(Profile& profile);
 
 }  // namespace nodeprobe

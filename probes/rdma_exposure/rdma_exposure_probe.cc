@@ -27,7 +27,7 @@ absl::StatusOr<v1::ProbeResult> RdmaExposureProbe::Run(const ProbeContext& ctx) 
   rdma_exposure::Judge(
       devices, rdma_exposure::ReadUverbs("/dev/infiniband", platform::FileTree(ctx.host.sys_root)),
       use.uses, use.why, &r, mode.value_or(""));
-  if (const int pkey = PreflightRulesOf(*ctx.profile).pkey; pkey >= 0) {
+  if (const int pkey = ctx.profile->Section<PreflightRules>().pkey; pkey >= 0) {
     rdma_exposure::JudgePkey(devices, pkey, &r);
   }
   return r;

@@ -98,7 +98,8 @@ absl::StatusOr<v1::ProbeResult> RoceConfigProbe::Run(const ProbeContext& ctx) {
   const std::optional<int> tos = DesignedTos(*ctx.profile, &tos_source);
   int judged = 0;
   for (const roce::RocePort& port : ports) {
-    judged += roce::JudgeRocePort(port, RoceDesignOf(*ctx.profile), tos, tos_source, &result);
+    judged +=
+        roce::JudgeRocePort(port, ctx.profile->Section<RoceDesign>(), tos, tos_source, &result);
     roce::AddRoceSettings(port, result.mutable_config());
   }
   if (judged == 0) {

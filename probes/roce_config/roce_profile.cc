@@ -11,8 +11,6 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "roce";
-
 absl::StatusOr<int> WholeNumber(const ProfileReader& r, const YAML::Node& v,
                                 const std::string& name, int max, const char* what) {
   absl::StatusOr<double> n = r.Number(v, name);
@@ -25,7 +23,7 @@ absl::StatusOr<int> WholeNumber(const ProfileReader& r, const YAML::Node& v,
 
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      RoceDesign& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(RoceDesign::kSection, ".", key);
   if (key == "tos" || key == "rdma_priority") {
     const bool tos = key == "tos";
     absl::StatusOr<int> n = WholeNumber(r, v, name, tos ? 255 : 7,
@@ -48,7 +46,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 
 ProfileSection RoceProfileSection() {
   return DeclareSection<RoceDesign>(
-      kSection,
       {{"roce.tos", "0 .. 255", "not judged (NCCL_IB_TC of nccl.env, when set, is the class)",
         "the ToS RDMA traffic carries: rdma_cm's default RoCE ToS and the device's traffic "
         "class must say it, and RDMA transfers send with it"},
@@ -64,13 +61,6 @@ ProfileSection RoceProfileSection() {
       ReadKey);
 }
 
-const RoceDesign& RoceDesignOf(const Profile& profile) {
-  return profile.Section<RoceDesign>(kSection);
-}
-RoceDesign& MutableRoceDesign(Profile& profile) {
-  return profile.MutableSection<RoceDesign>(kSection);
-}
-
 std::optional<int> DesignedTos(const Profile& profile, std::string* source) {
   // NCCL_IB_TC first: it is what NCCL stamps, so what must be lossless.
   int v = 0;
@@ -79,7 +69,7 @@ std::optional<int> DesignedTos(const Profile& profile, std::string* source) {
     if (source) *source = "NCCL_IB_TC in nccl.env";
     return v;
   }
-  if (std::optional<int> tos = RoceDesignOf(profile).tos) {
+  if (std::optional<int> tos = profile.Section<RoceDesign>().tos) {
     if (source) *source = "roce.tos";
     return tos;
   }

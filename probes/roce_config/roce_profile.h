@@ -18,6 +18,7 @@ namespace nodeprobe {
 struct Profile;
 
 struct RoceDesign {
+  static constexpr char kSection[] = "roce";  // its top-level key
   std::optional<int> tos;            // 0 .. 255
   std::optional<int> rdma_priority;  // 0 .. 7
   std::string trust;                 // "", "dscp" or "pcp"
@@ -26,9 +27,6 @@ struct RoceDesign {
 
   bool Any() const { return tos || rdma_priority || !trust.empty() || lossless || ecn; }
 };
-
-const RoceDesign& RoceDesignOf(const Profile& profile);
-RoceDesign& MutableRoceDesign(Profile& profile);
 
 // The ToS RDMA traffic will carry: the profile's NCCL_IB_TC (what NCCL
 // stamps), else roce.tos, else none; `source` says which. The roce-config

@@ -226,9 +226,9 @@ TEST(RoceProfileTest, TheSectionIsReadAndItsMistakesNamedWithTheirLine) {
   absl::StatusOr<Profile> p =
       ParseProfile("roce:\n  tos: 106\n  trust: dscp\n  lossless: true\n  ecn: true\n", "r.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(RoceDesignOf(*p).tos, 106);
-  EXPECT_EQ(RoceDesignOf(*p).trust, "dscp");
-  EXPECT_FALSE(RoceDesignOf(*p).rdma_priority.has_value());
+  EXPECT_EQ(p->Section<RoceDesign>().tos, 106);
+  EXPECT_EQ(p->Section<RoceDesign>().trust, "dscp");
+  EXPECT_FALSE(p->Section<RoceDesign>().rdma_priority.has_value());
   std::string source;
   EXPECT_EQ(DesignedTos(*p, &source), 106);
   EXPECT_EQ(source, "roce.tos");
@@ -329,7 +329,7 @@ TEST(DcbRepliesTest, TheKernelAnswersForLoopbackThatItHasNoDcb) {
 TEST(RoceConfigProbeTest, ThisHostWithoutARocePortSkipsWithTheReason) {
   RoceConfigProbe probe;
   Profile profile;
-  MutableRoceDesign(profile) = LosslessPriority3();
+  profile.MutableSection<RoceDesign>() = LosslessPriority3();
   ProbeContext ctx;
   ctx.profile = &profile;
   testing::TempDir tmp;  // a host with no RDMA device at all
@@ -352,7 +352,7 @@ TEST(RoceConfigProbeTest, ACapturedNodeIsReadFromItsSavedReplies) {
             testing::DcbIeeeReply(testing::ParseMlnxQos(ReadFixture(kAtt)), "eth2"));
   RoceConfigProbe probe;
   Profile profile;
-  RoceDesign& d = MutableRoceDesign(profile);
+  RoceDesign& d = profile.MutableSection<RoceDesign>();
   d.rdma_priority = 3;
   d.lossless = true;
   d.ecn = true;

@@ -80,7 +80,7 @@ void JudgeShmUse(const absl::Status& segment, uint64_t free_inodes, v1::ProbeRes
 
 absl::StatusOr<v1::ProbeResult> ShmProbe::Run(const ProbeContext& ctx) {
   const job::Env env = job::ProcessEnvironment();
-  const PreflightRules& rules = PreflightRulesOf(*ctx.profile);
+  const PreflightRules& rules = ctx.profile->Section<PreflightRules>();
   v1::ProbeResult r;
   r.set_probe("shm");
   struct statvfs vfs;

@@ -138,7 +138,7 @@ void AddMeasurements(const v1::StoragePath& p, v1::ProbeResult* r) {
 }  // namespace
 
 absl::StatusOr<v1::ProbeResult> StorageProbe::Run(const ProbeContext& ctx) {
-  const StorageRules& rules = StorageRulesOf(*ctx.profile);
+  const StorageRules& rules = ctx.profile->Section<StorageRules>();
   if (rules.paths.empty()) {
     return SkipResult(kProbe,
                       "no storage.paths in the profile: name the checkpoint and dataset "

@@ -11,11 +11,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "storage";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      StorageRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(StorageRules::kSection, ".", key);
   if (key == "paths") {
     absl::StatusOr<std::vector<std::string>> paths = r.TextList(v, name);
     if (!paths.ok()) return paths.status();
@@ -66,7 +64,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection StorageProfileSection() {
   const StorageRules d;  // what applies without a key
   return DeclareSection<StorageRules>(
-      kSection,
       {{"storage.paths", "list of absolute directories", "none (the storage probe skips)",
         "checkpoint and dataset filesystems the storage probe measures, each in a scratch "
         "directory it makes and removes"},
@@ -92,10 +89,6 @@ ProfileSection StorageProfileSection() {
        {"storage.metadata_p99_max_ms", "milliseconds", "not judged",
         "each metadata operation's p99 latency at most this, else STORAGE_METADATA_SLOW"}},
       ReadKey);
-}
-
-const StorageRules& StorageRulesOf(const Profile& profile) {
-  return profile.Section<StorageRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -20,6 +20,7 @@ namespace nodeprobe {
 struct Profile;
 
 struct StorageRules {
+  static constexpr char kSection[] = "storage";  // its top-level key
   std::vector<std::string> paths;  // none: the probe SKIPs
   double shard_mb = 1024;
   int writers = 0;  // 0: one per GPU, else 8
@@ -31,7 +32,5 @@ struct StorageRules {
   double read_min_gbps = 0;
   double metadata_p99_max_ms = 0;
 };
-
-const StorageRules& StorageRulesOf(const Profile& profile);
 
 }  // namespace nodeprobe

@@ -116,7 +116,7 @@ bool Has(const v1::ProbeResult& r, const std::string& code, const std::string& t
 TEST(GarbageSysfsTest, TheHealthyTreePasses) {
   Tree t;
   Profile p;
-  MutableRdmaExpectations(p).rate_gbps = 400;
+  p.MutableSection<RdmaExpectations>().rate_gbps = 400;
   v1::ProbeResult rdma = RunProbe("rdma-devices", t, p);
   EXPECT_EQ(rdma.verdict(), v1::PASS) << rdma.DebugString();
   v1::ProbeResult pcie = RunProbe("pcie", t);
@@ -192,7 +192,7 @@ TEST(GarbageSysfsTest, EveryBadValueIsNamedAndNothingPasses) {
     Tree t;
     c.spoil(t);
     Profile p;
-    MutableRdmaExpectations(p).rate_gbps = 400;
+    p.MutableSection<RdmaExpectations>().rate_gbps = 400;
     const absl::Time start = absl::Now();
     v1::ProbeResult r = RunProbe(c.probe, t, p);
     EXPECT_LT(absl::Now() - start, absl::Seconds(5));
@@ -216,7 +216,7 @@ TEST(GarbageSysfsTest, AnHcaWithoutItsDriverFailsWhenTheProfileExpectsRdma) {
   t.Remove("class/infiniband");
   Profile p;
   EXPECT_EQ(RunProbe("rdma-devices", t, p).verdict(), v1::WARN);
-  MutableRdmaExpectations(p).link_layer = "InfiniBand";
+  p.MutableSection<RdmaExpectations>().link_layer = "InfiniBand";
   EXPECT_EQ(RunProbe("rdma-devices", t, p).verdict(), v1::FAIL);
 }
 

@@ -10,11 +10,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "cluster";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      ClusterRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(ClusterRules::kSection, ".", key);
   if (key == "retest" || key == "latency") {
     absl::StatusOr<bool> b = r.Bool(v, name);
     if (!b.ok()) return b.status();
@@ -39,7 +37,6 @@ ProfileSection ClusterProfileSection() {
   const ClusterRules d;  // what applies without a key
   auto flag = [](bool b) { return b ? "true" : "false"; };
   return DeclareSection<ClusterRules>(
-      kSection,
       {{"cluster.suspect_share", "number in (0, 1)", absl::StrCat(d.suspect_share),
         "a node is suspect when low with more than this share of its partners"},
        {"cluster.retest", "true | false", flag(d.retest),
@@ -49,13 +46,6 @@ ProfileSection ClusterProfileSection() {
        {"cluster.max_latency_ratio", "number > 1", absl::StrCat(d.max_latency_ratio),
         "a latency above this times the run's best is bad"}},
       ReadKey);
-}
-
-const ClusterRules& ClusterRulesOf(const Profile& profile) {
-  return profile.Section<ClusterRules>(kSection);
-}
-ClusterRules& MutableClusterRules(Profile& profile) {
-  return profile.MutableSection<ClusterRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -12,13 +12,11 @@ namespace nodeprobe {
 struct Profile;
 
 struct ClusterRules {
+  static constexpr char kSection[] = "cluster";  // its top-level key
   double suspect_share = 0.5;
   bool retest = true;
   bool latency = false;
   double max_latency_ratio = 2.1;
 };
-
-const ClusterRules& ClusterRulesOf(const Profile& profile);
-ClusterRules& MutableClusterRules(Profile& profile);
 
 }  // namespace nodeprobe

@@ -166,7 +166,7 @@ void RunRetests(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSessio
                           now.size() - (free_good.size() >= 2), " suspects",
                           free_good.size() >= 2 ? " and a control pair" : ""));
     RunPairs(run, nodes, jobs, retest_round, true, request, deadline, progress, chatty,
-             /*latency=*/ClusterRulesOf(profile).latency, /*path_mtu=*/false);
+             /*latency=*/profile.Section<ClusterRules>().latency, /*path_mtu=*/false);
     for (const Retest& t : now) {
       if (t.control) continue;
       (*partner)[t.suspect] = t.known_good;
@@ -250,7 +250,7 @@ void MeasureRounds(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSes
     progress(absl::StrCat("round ", r + 1, "/", rounds.size(), ": ", jobs.size(), " pairs",
                           kept ? absl::StrCat(" (", kept, " kept from before)") : ""));
     RunPairs(run, nodes, jobs, static_cast<uint32_t>(r + 1), false, request, deadline, progress,
-             chatty, /*latency=*/ClusterRulesOf(profile).latency, /*path_mtu=*/true);
+             chatty, /*latency=*/profile.Section<ClusterRules>().latency, /*path_mtu=*/true);
     run->set_rounds(static_cast<uint32_t>(r + 1));
     checkpoint(*run);
   }
@@ -428,8 +428,8 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   Blame b;
   for (size_t i = 0; i < nodes.size(); ++i) b.index[nodes[i]->node()] = static_cast<int>(i);
   b.m = Measurements(*run, nodes, b.index, false, &b.pair_of);
-  b.rules = {profile.transfer.min_fraction_of_peers, ClusterRulesOf(profile).suspect_share,
-             ClusterRulesOf(profile).max_latency_ratio, profile.transfer.noise_sigmas};
+  b.rules = {profile.transfer.min_fraction_of_peers, profile.Section<ClusterRules>().suspect_share,
+             profile.Section<ClusterRules>().max_latency_ratio, profile.transfer.noise_sigmas};
   const std::vector<Suspect> suspects = FindSuspects(b.m, b.rules);
   b.refs = ReferencesOf(b.m);
   // Known good: answered, connected, and suspect of nothing.
@@ -443,7 +443,7 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
       good.push_back(static_cast<int>(i));
     }
   }
-  const bool retest = ClusterRulesOf(profile).retest;
+  const bool retest = profile.Section<ClusterRules>().retest;
   std::vector<int> retest_partner(suspects.size(), -2);  // -2: not retested
   std::vector<uint32_t> retest_round(suspects.size(), 0);
   RunRetests(run, nodes, retest ? RetestsOf(suspects) : std::vector<Retest>{}, good, request,
@@ -502,7 +502,7 @@ void ClusterStage::Measure(const StageContext& c) {
 
 void ClusterStage::Judge(const v1::RunStageRequest& request, const Profile& profile,
                          v1::StageRun* run) const {
-  if (request.soak_s() > 0) JudgeSoak(SoakRulesOf(profile), request.soak_s(), run);
+  if (request.soak_s() > 0) JudgeSoak(profile.Section<SoakRules>(), request.soak_s(), run);
 }
 
 }  // namespace nodeprobe::coordinator

@@ -10,8 +10,6 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "congestion";
-
 absl::Status ReadPatterns(const ProfileReader& r, const std::string& name, const YAML::Node& v,
                           CongestionRules& into) {
   if (!v.IsSequence() || v.size() == 0) {
@@ -28,7 +26,7 @@ absl::Status ReadPatterns(const ProfileReader& r, const std::string& name, const
 
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      CongestionRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(CongestionRules::kSection, ".", key);
   if (key == "patterns") return ReadPatterns(r, name, v, into);
   if (key == "group_size" || key == "incast_senders") {
     const bool group = key == "group_size";
@@ -54,7 +52,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection CongestionProfileSection() {
   const CongestionRules d;  // what applies without a key
   return DeclareSection<CongestionRules>(
-      kSection,
       {{"congestion.patterns", "list of incast | all_to_all", "both", "what the stage runs"},
        {"congestion.group_size", "integer in [3, 64]", absl::StrCat(d.group_size),
         "nodes per group"},
@@ -65,13 +62,6 @@ ProfileSection CongestionProfileSection() {
        {"congestion.max_latency_ratio", "number >= 1", absl::StrCat(d.max_latency_ratio),
         "p99 latency under load over idle p99; WARN above"}},
       ReadKey);
-}
-
-const CongestionRules& CongestionRulesOf(const Profile& profile) {
-  return profile.Section<CongestionRules>(kSection);
-}
-CongestionRules& MutableCongestionRules(Profile& profile) {
-  return profile.MutableSection<CongestionRules>(kSection);
 }
 
 }  // namespace nodeprobe

@@ -14,6 +14,7 @@ namespace nodeprobe {
 struct Profile;
 
 struct CongestionRules {
+  static constexpr char kSection[] = "congestion";  // its top-level key
   bool incast = true;
   bool all_to_all = true;
   int group_size = 8;
@@ -21,8 +22,5 @@ struct CongestionRules {
   double min_fairness = 0.8;
   double max_latency_ratio = 10;
 };
-
-const CongestionRules& CongestionRulesOf(const Profile& profile);
-CongestionRules& MutableCongestionRules(Profile& profile);
 
 }  // namespace nodeprobe

@@ -135,7 +135,7 @@ void RunGroup(v1::StageRun* part, const std::vector<std::shared_ptr<AgentSession
               const std::vector<int>& group, const Profile& profile, double seconds,
               absl::Time deadline, const ProgressFn& progress) {
   const int g = static_cast<int>(group.size());
-  const CongestionRules& rules = CongestionRulesOf(profile);
+  const CongestionRules& rules = profile.Section<CongestionRules>();
   if (rules.incast) {
     const int k = rules.incast_senders > 0 ? std::min(rules.incast_senders, g - 1) : g - 1;
     for (int i = 0; i < g && absl::Now() < deadline; ++i) {
@@ -324,7 +324,7 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
             r->receiver(), r->aggregate_gbps(), static_cast<int>(bw.size()), r->pattern(),
             r->expected_gbps(), r->expected_basis()));
   }
-  const double min_fair = CongestionRulesOf(profile).min_fairness;
+  const double min_fair = profile.Section<CongestionRules>().min_fairness;
   if (bw.size() >= 2 && r->fairness() < min_fair) {
     std::vector<std::string> each;
     for (const v1::PairResult& p : r->flows()) {
@@ -340,7 +340,7 @@ void JudgeCongestion(const Profile& profile, double rail_rate_gbps, v1::Congesti
   }
   const double idle = r->idle_latency().p99_us();
   const double loaded = r->loaded_latency().p99_us();
-  const double ratio = CongestionRulesOf(profile).max_latency_ratio;
+  const double ratio = profile.Section<CongestionRules>().max_latency_ratio;
   if (idle > 0 && loaded > idle * ratio) {
     Add(r, findings::kCongestionLatency.code,
         absl::StrFormat("p99 latency into %s rose from %.1f us idle to %.1f us under load "
@@ -368,8 +368,8 @@ void RunCongestion(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSes
     return;
   }
   const double seconds = request.transfer_seconds() ? request.transfer_seconds() : 3;
-  const auto groups =
-      CongestionGroups(static_cast<int>(live.size()), CongestionRulesOf(profile).group_size);
+  const auto groups = CongestionGroups(static_cast<int>(live.size()),
+                                       profile.Section<CongestionRules>().group_size);
   std::vector<v1::StageRun> parts(groups.size());
   for (v1::StageRun& p : parts) *p.mutable_profile() = run->profile();
   platform::BoundedFor(groups.size(), kMaxConcurrentAsks, [&](size_t i) {

@@ -116,7 +116,7 @@ TEST(CongestionTest, UnevenSharesWarnWithEverySendersFigure) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity(), v1::WARN);
   EXPECT_NE(f->message().find("gpu-0 8.00"), std::string::npos) << f->message();
-  MutableCongestionRules(profile).min_fairness = 0.5;
+  profile.MutableSection<CongestionRules>().min_fairness = 0.5;
   r = Incast({8, 1, 1});
   JudgeCongestion(profile, 0, &r);
   EXPECT_EQ(Find(r, "CONGESTION_UNFAIR"), nullptr);

@@ -10,11 +10,9 @@
 namespace nodeprobe {
 namespace {
 
-constexpr char kSection[] = "failure";
-
 absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
                      FailureRules& into) {
-  const std::string name = absl::StrCat(kSection, ".", key);
+  const std::string name = absl::StrCat(FailureRules::kSection, ".", key);
   absl::StatusOr<double> n = r.Number(v, name);
   if (!n.ok()) return n.status();
   if (key == "link_down_s") {
@@ -32,19 +30,11 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
 ProfileSection FailureProfileSection() {
   const FailureRules d;  // what applies without a key
   return DeclareSection<FailureRules>(
-      kSection,
       {{"failure.link_down_s", "seconds in [0.1, 60]", absl::StrCat(d.link_down_s),
         "how long the link stays down"},
        {"failure.max_recover_s", "seconds in [1, 600]", absl::StrCat(d.max_recover_s),
         "a good transfer must come within this of the link's return"}},
       ReadKey);
-}
-
-const FailureRules& FailureRulesOf(const Profile& profile) {
-  return profile.Section<FailureRules>(kSection);
-}
-FailureRules& MutableFailureRules(Profile& profile) {
-  return profile.MutableSection<FailureRules>(kSection);
 }
 
 }  // namespace nodeprobe

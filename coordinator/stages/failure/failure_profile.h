@@ -11,11 +11,9 @@ namespace nodeprobe {
 struct Profile;
 
 struct FailureRules {
+  static constexpr char kSection[] = "failure";  // its top-level key
   double link_down_s = 3;
   double max_recover_s = 30;
 };
-
-const FailureRules& FailureRulesOf(const Profile& profile);
-FailureRules& MutableFailureRules(Profile& profile);
 
 }  // namespace nodeprobe

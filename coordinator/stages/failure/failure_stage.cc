@@ -148,7 +148,7 @@ void RecordHitTransfer(const Scenario& sc, const std::string& from, const std::s
 void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile& profile,
               absl::Time deadline, const ProgressFn& progress) {
   const v1::AcceptanceProfile& ap = run->profile();
-  const double down = FailureRulesOf(profile).link_down_s;
+  const double down = profile.Section<FailureRules>().link_down_s;
   const Scenario sc = Begin(run, "link-down", a, b, progress);
   v1::FailureResult* r = sc.r;
 
@@ -194,14 +194,14 @@ void LinkDown(v1::StageRun* run, AgentSession& a, AgentSession& b, const Profile
   // Recovery: short transfers from the moment the link is back (beside
   // what is left of the hit transfer) until one is good.
   const absl::Time give_up =
-      std::min(deadline, up_at + absl::Seconds(FailureRulesOf(profile).max_recover_s));
+      std::min(deadline, up_at + absl::Seconds(profile.Section<FailureRules>().max_recover_s));
   if (TrafficFlowsBy(a, b, ap, give_up)) {
     r->set_recover_s(std::max(0.0, absl::ToDoubleSeconds(absl::Now() - up_at)));
     sc.act(absl::StrFormat("traffic flows again %.2f s after the link came back", r->recover_s()));
   } else if (a.alive() && b.alive()) {
     Add(r, findings::kFailureNotRecovered.code,
         absl::StrFormat("no good transfer %s -> %s within %.0f s of the link coming back", a.node(),
-                        b.node(), FailureRulesOf(profile).max_recover_s));
+                        b.node(), profile.Section<FailureRules>().max_recover_s));
   }
   // What the transfer made of it.
   absl::StatusOr<v1::AgentMessage> result =
@@ -269,7 +269,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
 
   // Back: registered again, and a transfer through the new agent.
   const absl::Time give_up =
-      std::min(deadline, lost + absl::Seconds(FailureRulesOf(profile).max_recover_s));
+      std::min(deadline, lost + absl::Seconds(profile.Section<FailureRules>().max_recover_s));
   std::shared_ptr<AgentSession> again;
   while (absl::Now() < give_up) {
     again = find ? find(b.node()) : nullptr;
@@ -290,7 +290,7 @@ void AgentRestart(v1::StageRun* run, AgentSession& a, AgentSession& b, const Age
         absl::StrFormat(
             "%s's agent %s within %.0f s of its restart", b.node(),
             again ? "registered again but no transfer through it worked" : "did not register again",
-            FailureRulesOf(profile).max_recover_s));
+            profile.Section<FailureRules>().max_recover_s));
   }
   sc.finish();
 }

@@ -106,7 +106,7 @@ void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alo
   if (alone.error().empty() && alone.checkpoint_s() > 0) {
     s->set_slowdown(s->slowest_checkpoint_s() / alone.checkpoint_s());
   }
-  const double ratio = CongestionRulesOf(profile).max_latency_ratio;
+  const double ratio = profile.Section<CongestionRules>().max_latency_ratio;
   if (s->idle_latency().p99_us() > 0 && s->storm_latency().p99_us() > 0 &&
       s->storm_latency().p99_us() > ratio * s->idle_latency().p99_us()) {
     AddFinding(run->mutable_findings(), findings::kStorageStormLatency.code,
@@ -117,7 +117,7 @@ void JudgeStorageStorm(const std::string& alone_node, const v1::StoragePath& alo
                                s->latency_from(), s->latency_to(), s->idle_latency().p99_us(),
                                s->storm_latency().p99_us(), ratio));
   }
-  const double bar = StorageRulesOf(profile).checkpoint_max_s;
+  const double bar = profile.Section<StorageRules>().checkpoint_max_s;
   if (bar > 0 && s->storm_s() > bar) {
     AddFinding(
         run->mutable_findings(), findings::kStorageStormSlow.code, s->path(),
@@ -137,7 +137,7 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
     if (usable[i] && nodes[i]->alive()) live.push_back(nodes[i]);
   }
   if (live.empty()) return;
-  const std::string path = StorageRulesOf(profile).paths.front();
+  const std::string path = profile.Section<StorageRules>().paths.front();
   progress(absl::StrCat("storage storm: ", live[0]->node(), " alone on ", path));
   const v1::StoragePath alone = PathOf(AskStorage(*live[0], force, deadline, run->profile()), path);
   // Latency-sensitive traffic between two of the nodes, before and during.
@@ -190,7 +190,7 @@ void RunStorageStorm(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
 
 absl::Status StorageStormStage::CheckRequest(const v1::RunStageRequest&, size_t,
                                              const Profile& profile) const {
-  if (!StorageRulesOf(profile).paths.empty()) return absl::OkStatus();
+  if (!profile.Section<StorageRules>().paths.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(
       "--storage-storm needs the shared checkpoint path in the profile (storage.paths; the first "
       "is used)");

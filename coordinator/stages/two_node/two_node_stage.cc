@@ -50,7 +50,7 @@ void TwoNodeStage::Measure(const StageContext& c) {
 
 void TwoNodeStage::Judge(const v1::RunStageRequest& request, const Profile& profile,
                          v1::StageRun* run) const {
-  if (request.soak_s() > 0) JudgeSoak(SoakRulesOf(profile), request.soak_s(), run);
+  if (request.soak_s() > 0) JudgeSoak(profile.Section<SoakRules>(), request.soak_s(), run);
   if (run->pairs_size() == 0 && run->findings_size() == 0) {
     AddFinding(run->mutable_findings(), findings::kNothingMeasured.code, v1::WARN, "",
                "no path MTU or transfer was measured between the nodes (check --rails and that "

@@ -23,6 +23,7 @@
 #include "probes/kernel_events/kernel_log.h"
 #include "probes/kernel_events/kernel_log_judge.h"
 #include "probes/kernel_events/xid_catalog.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe::agent {
 namespace {
@@ -284,7 +285,7 @@ v1::ProbeResult KernelWatch::Window(absl::Duration window, const Profile& profil
     kernel::JudgeAerGrowth(baseline->second.aer, counters.aer, over, profile.Section<FaultRules>(),
                            &r);
     kernel::JudgePortGrowth(baseline->second.ports, counters.ports, over,
-                            profile.transfer.error_counters_grew, &r);
+                            profile.Section<TransferBars>().error_counters_grew, &r);
     int links = 0;
     if (counters.gpus) {
       for (const v1::GpuInfo& g : counters.gpus->gpus()) links += g.nvlink_errors_size();

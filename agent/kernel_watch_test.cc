@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "agent/agent_metrics.h"
 #include "gtest/gtest.h"
+#include "probes/transfer/transfer_profile.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::agent {
@@ -233,7 +234,7 @@ TEST(KernelWatchTest, APortThatFlappedOrTookSymbolErrorsBetweenTransfersIsSaid) 
   // Symbol errors: the profile's transfer.error_counters_grew says how bad.
   set(2, 1, 40);
   Profile marginal;
-  marginal.transfer.error_counters_grew = v1::WARN;
+  marginal.MutableSection<TransferBars>().error_counters_grew = v1::WARN;
   v1::ProbeResult symbols = w.Window(absl::Seconds(1), marginal);
   bool found = false;
   for (const v1::Finding& f : symbols.findings()) {

@@ -19,6 +19,7 @@
 #include "probes/locality/locality_probe.h"
 #include "probes/nccl/nccl_log.h"
 #include "probes/nccl/nccl_log_judge.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -104,7 +105,7 @@ int RunNcclLog(const NcclLogOptions& o) {
   if (!loaded.ok()) return controlplane::StatusExit(loaded.status());
   const Profile& profile = *loaded;
   nccl::NcclLogContext context;
-  context.busbw_min_gbps = profile.nccl_busbw_min_gbps;
+  context.busbw_min_gbps = profile.Section<NcclRules>().busbw_min_gbps;
   context.profile_source = profile.source;
   context.rdma_expected = o.expect_rdma;
   context.gdr_expected = o.expect_gdr;

@@ -14,6 +14,8 @@
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/nccl/collective_judge.h"
+#include "probes/nccl/nccl_profile.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -61,19 +63,20 @@ void JudgeCollectivesAgainstPeers(const Profile& profile, v1::StageRun* run) {
       const Figure& f = figures[k];
       // Each node against the others, from one sort (thousands of nodes).
       const double median = stats::SortedMedianWithout(sorted, k);
-      if (f.busbw >= profile.nccl_min_fraction_of_peers * median ||
-          median - f.busbw <= profile.transfer.noise_sigmas * spread * median) {
+      if (f.busbw >= profile.Section<NcclRules>().min_fraction_of_peers * median ||
+          median - f.busbw <= profile.Section<TransferBars>().noise_sigmas * spread * median) {
         continue;
       }
       v1::StageReport* rep = run->mutable_node_reports(static_cast<int>(f.report));
       v1::ProbeResult* r = rep->mutable_results(f.result);
-      AddFinding(r, findings::kNcclBusbwBelowPeers.code, collective,
-                 absl::StrFormat("%s at %llu B over %u local ranks on %s: busbw %.2f GB/s, "
-                                 "%.0f%% of the median %.2f GB/s of the %zu other nodes (bar "
-                                 "%.0f%%: nccl.min_fraction_of_peers)",
-                                 collective, static_cast<unsigned long long>(size), ranks,
-                                 rep->node(), f.busbw, 100 * f.busbw / median, median,
-                                 figures.size() - 1, 100 * profile.nccl_min_fraction_of_peers));
+      AddFinding(
+          r, findings::kNcclBusbwBelowPeers.code, collective,
+          absl::StrFormat("%s at %llu B over %u local ranks on %s: busbw %.2f GB/s, "
+                          "%.0f%% of the median %.2f GB/s of the %zu other nodes (bar "
+                          "%.0f%%: nccl.min_fraction_of_peers)",
+                          collective, static_cast<unsigned long long>(size), ranks, rep->node(),
+                          f.busbw, 100 * f.busbw / median, median, figures.size() - 1,
+                          100 * profile.Section<NcclRules>().min_fraction_of_peers));
       FinalizeResult(profile, r);
       touched[f.report] = true;
     }

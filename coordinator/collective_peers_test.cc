@@ -2,6 +2,7 @@
 #include "coordinator/collective_peers.h"
 
 #include "gtest/gtest.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -62,7 +63,7 @@ TEST(CollectivePeersTest, TheProfileSetsTheShare) {
   AddNode(&run, "gpu02", 358);
   AddNode(&run, "gpu03", 300);  // 83%
   Profile p;
-  p.nccl_min_fraction_of_peers = 0.8;
+  p.MutableSection<NcclRules>().min_fraction_of_peers = 0.8;
   JudgeCollectivesAgainstPeers(p, &run);
   EXPECT_EQ(run.node_reports(2).results(0).findings_size(), 0);
 }

@@ -18,6 +18,7 @@
 #include "probes/framework/framework_findings.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/nccl/nccl_profile.h"
 #include "probes/roce_config/roce_profile.h"
 
 namespace nodeprobe::coordinator {
@@ -245,8 +246,8 @@ void SetTrafficClass(const v1::AcceptanceProfile& profile, v1::Task* go) {
   // What is measured is the class NCCL will use.
   if (std::optional<int> tos = DesignedTos(*p)) req->set_traffic_class(static_cast<uint32_t>(*tos));
   uint32_t v = 0;
-  if (auto sl = p->nccl_env.find("NCCL_IB_SL");
-      sl != p->nccl_env.end() && absl::SimpleAtoi(sl->second, &v) && v < 16) {
+  if (auto sl = p->Section<NcclRules>().env.find("NCCL_IB_SL");
+      sl != p->Section<NcclRules>().env.end() && absl::SimpleAtoi(sl->second, &v) && v < 16) {
     req->set_service_level(v);
   }
 }

@@ -15,6 +15,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/transfer/transfer_findings.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -175,7 +176,7 @@ double FigureCv(const v1::PairResult& p) {
 }
 
 std::vector<PairPlace> PlacesToRetest(const Profile& profile, const v1::StageRun& run) {
-  const TransferBars& bars = profile.transfer;
+  const TransferBars& bars = profile.Section<TransferBars>();
   const Assessment a = Assess(run);
   std::set<std::tuple<std::string, std::string, std::string>> want;
   for (const Fig& f : a.figs) {
@@ -222,7 +223,7 @@ void JudgeRetest(const Assessment& a, const Fig& f, const v1::StageRun& run, v1:
 }  // namespace
 
 void JudgeTransfersAgainstPeers(const Profile& profile, v1::StageRun* run) {
-  const TransferBars& bars = profile.transfer;
+  const TransferBars& bars = profile.Section<TransferBars>();
   const Assessment a = Assess(*run);
   TooNoisy(a, bars, run);
   for (const Fig& f : a.figs) {

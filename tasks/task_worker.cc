@@ -15,6 +15,7 @@
 #include "platform/node_busy.h"
 #include "probes/builtin_probes.h"
 #include "probes/framework/framework_findings.h"
+#include "probes/framework/guard_profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/mtu/mtu_probe.h"
@@ -79,7 +80,7 @@ void RunProbesTask(const v1::Task& task, const Profile& profile, const EventFn& 
   ctx.nccl_options = rp.nccl_options();
   ctx.force = rp.force();
   ctx.arguments = ProbeArguments(rp.arguments());
-  ctx.skip_intrusive = rp.sweep() && !profile.intrusive_in_sweep;
+  ctx.skip_intrusive = rp.sweep() && !profile.Section<GuardRules>().intrusive_in_sweep;
   ctx.what_keeps_busy = [&ctx] { return platform::WhatKeepsNodeBusy(ctx.host); };
   ctx.deadline = absl::Now() + BudgetOf(task);
   v1::StageReport report = RunProbes(

@@ -8,6 +8,7 @@
 #include "probes/fault_counters/counter_baseline.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe {
 
@@ -58,7 +59,7 @@ absl::StatusOr<v1::ProbeResult> FaultCountersProbe::Run(const ProbeContext& ctx)
     const FaultRules& rules = ctx.profile->Section<FaultRules>();
     kernel::JudgeAerGrowth(counters::AerOf(*before), counters::AerOf(after), over, rules, &r);
     kernel::JudgePortGrowth(counters::PortsOf(*before), counters::PortsOf(after), over,
-                            ctx.profile->transfer.error_counters_grew, &r);
+                            ctx.profile->Section<TransferBars>().error_counters_grew, &r);
     counters::JudgeNvlinkGrowth(*before, after, over, rules, &r);
     AddEvidence(
         &r, "fault-counters.window",

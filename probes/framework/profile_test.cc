@@ -4,7 +4,9 @@
 #include "gtest/gtest.h"
 #include "probes/locality/locality_profile.h"
 #include "probes/mtu/mtu_profile.h"
+#include "probes/nccl/nccl_profile.h"
 #include "probes/rdma_devices/rdma_profile.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe {
 namespace {
@@ -50,10 +52,10 @@ TEST(ParseProfileTest, NcclRunSettingsAreCheckedWhereTheyAreWritten) {
       "  op_timeout_s: 5\n  env: { NCCL_IB_HCA: \"=mlx5_0\" }\n",
       "f.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->nccl_run.collectives_size(), 2);
-  EXPECT_EQ(p->nccl_run.sizes(1), 1048576u);
-  EXPECT_EQ(p->nccl_run.iters(), 7u);
-  EXPECT_EQ(p->nccl_env.at("NCCL_IB_HCA"), "=mlx5_0");
+  EXPECT_EQ(p->Section<NcclRules>().run.collectives_size(), 2);
+  EXPECT_EQ(p->Section<NcclRules>().run.sizes(1), 1048576u);
+  EXPECT_EQ(p->Section<NcclRules>().run.iters(), 7u);
+  EXPECT_EQ(p->Section<NcclRules>().env.at("NCCL_IB_HCA"), "=mlx5_0");
   for (const char* bad : {"nccl:\n  collectives: [allreduce]\n",
                           "nccl:\n  env: { NCCL_NET_PLUGIN: evil }\n",
                           "nccl:\n  iters: 0\n",
@@ -87,8 +89,8 @@ TEST(ParseProfileTest, NcclBusBandwidthBarsPerCollective) {
   absl::StatusOr<Profile> p = ParseProfile(
       "nccl:\n  all_reduce_busbw_min_gbps: 400\n  sendrecv_busbw_min_gbps: 40.5\n", "f.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_DOUBLE_EQ(p->nccl_busbw_min_gbps.at("all_reduce"), 400);
-  EXPECT_DOUBLE_EQ(p->nccl_busbw_min_gbps.at("sendrecv"), 40.5);
+  EXPECT_DOUBLE_EQ(p->Section<NcclRules>().busbw_min_gbps.at("all_reduce"), 400);
+  EXPECT_DOUBLE_EQ(p->Section<NcclRules>().busbw_min_gbps.at("sendrecv"), 40.5);
   absl::StatusOr<Profile> typo =
       ParseProfile("nccl:\n  allreduce_busbw_min_gbps: 400\n", "f.yaml");
   ASSERT_FALSE(typo.ok());
@@ -238,9 +240,9 @@ TEST(ParseProfileTest, NoiseRulesAreReadAndTheOldPeerKeyStillReads) {
       "transfer:\n  min_fraction_of_best_pair: 0.8\n  noise_sigmas: 2.5\n  max_spread: 0.2\n",
       "t.yaml");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_DOUBLE_EQ(p->transfer.min_fraction_of_peers, 0.8);
-  EXPECT_DOUBLE_EQ(p->transfer.noise_sigmas, 2.5);
-  EXPECT_DOUBLE_EQ(p->transfer.max_spread, 0.2);
+  EXPECT_DOUBLE_EQ(p->Section<TransferBars>().min_fraction_of_peers, 0.8);
+  EXPECT_DOUBLE_EQ(p->Section<TransferBars>().noise_sigmas, 2.5);
+  EXPECT_DOUBLE_EQ(p->Section<TransferBars>().max_spread, 0.2);
   EXPECT_FALSE(ParseProfile("transfer:\n  max_spread: 0\n", "t.yaml").ok());
   EXPECT_FALSE(ParseProfile("transfer:\n  noise_sigmas: 11\n", "t.yaml").ok());
 }

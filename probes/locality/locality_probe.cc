@@ -15,6 +15,7 @@
 #include "probes/locality/locality_findings.h"
 #include "probes/locality/locality_profile.h"
 #include "probes/locality/path_class.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe {
 namespace {
@@ -342,7 +343,7 @@ absl::StatusOr<v1::ProbeResult> LocalityProbe::Run(const ProbeContext& ctx) {
   v1::ProbeResult result = JudgeLocality(*topo, *ctx.profile);
   // NCCL trusts NCCL_TOPO_FILE over the hardware: a file made for another
   // machine (or an older layout) silently sends traffic to the wrong NIC.
-  std::string topo_file = ctx.profile->nccl_topo_file;
+  std::string topo_file = ctx.profile->Section<NcclRules>().topo_file;
   if (topo_file.empty() && ctx.host.IsLiveSysfs() && ctx.host.topology_xml.empty()) {
     if (const char* env = getenv("NCCL_TOPO_FILE")) topo_file = env;
   }

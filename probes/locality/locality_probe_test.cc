@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "probes/locality/locality_profile.h"
 #include "probes/locality/path_class.h"
+#include "probes/nccl/nccl_profile.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe {
@@ -502,16 +503,16 @@ TEST(NcclTopologyTest, TheProbeChecksTheFileTheProfileNames) {
   testing::WriteFile(dir.path() + "/hwloc.xml", HwlocEightByEight());
   testing::WriteFile(dir.path() + "/moved.xml", NcclEightByEight(7, 6));
   Profile profile;
-  profile.nccl_topo_file = dir.path() + "/moved.xml";
+  profile.MutableSection<NcclRules>().topo_file = dir.path() + "/moved.xml";
   ProbeContext ctx;
   ctx.profile = &profile;
   ctx.host.topology_xml = dir.path() + "/hwloc.xml";
   absl::StatusOr<v1::ProbeResult> r = LocalityProbe().Run(ctx);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Codes(*r), std::vector<std::string>{"NCCL_TOPO_FILE_MISMATCH"});
-  EXPECT_EQ(r->evidence().at("NCCL_TOPO_FILE"), profile.nccl_topo_file);
+  EXPECT_EQ(r->evidence().at("NCCL_TOPO_FILE"), profile.Section<NcclRules>().topo_file);
   // A profile naming a file that is not there: NCCL would fail too.
-  profile.nccl_topo_file = dir.path() + "/absent.xml";
+  profile.MutableSection<NcclRules>().topo_file = dir.path() + "/absent.xml";
   r = LocalityProbe().Run(ctx);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->findings_size(), 1);

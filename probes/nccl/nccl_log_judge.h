@@ -11,6 +11,7 @@
 #include "nodeprobe/v1/result.pb.h"
 #include "probes/framework/profile.h"
 #include "probes/nccl/hardware_bound.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe::nccl {
 

@@ -9,6 +9,7 @@
 #include "probes/nccl/collective_judge.h"
 #include "probes/nccl/collective_math.h"
 #include "probes/nccl/local_collectives.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe {
 
@@ -28,7 +29,7 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
   run.worker_exe = platform::kSelfExe;
   // The command line's options over the profile's: a list given replaces
   // the profile's list, a sweep given replaces its sizes.
-  v1::CollectiveOptions options = ctx.profile->nccl_run;
+  v1::CollectiveOptions options = ctx.profile->Section<NcclRules>().run;
   const v1::CollectiveOptions& flags = ctx.nccl_options;
   if (flags.collectives_size() > 0) options.clear_collectives();
   if (flags.sizes_size() > 0 || flags.min_bytes() > 0 || flags.max_bytes() > 0) {
@@ -38,16 +39,16 @@ absl::StatusOr<v1::ProbeResult> NcclProbe::Run(const ProbeContext& ctx) {
   run.options = nccl::WithDefaults(options);
   if (absl::Status v = nccl::ValidateOptions(run.options); !v.ok()) return v;
   run.gpus = gpus;
-  run.env = ctx.profile->nccl_env;
+  run.env = ctx.profile->Section<NcclRules>().env;
   run.node = ctx.node_name;
   run.deadline = std::min(ctx.deadline, absl::Now() + absl::Minutes(30));
   const std::vector<nccl::RankAnswer> answers = nccl::RunLocalRanks(run);
   nccl::NcclLogContext log_context;
-  log_context.busbw_min_gbps = ctx.profile->nccl_busbw_min_gbps;
+  log_context.busbw_min_gbps = ctx.profile->Section<NcclRules>().busbw_min_gbps;
   log_context.profile_source = ctx.profile->source;
   // What the GPUs' links carry, as each rank read its own (NVML, sysfs).
   log_context.run_shape = nccl::ShapeOfRun(answers, 1);
-  log_context.hardware_min_fraction = ctx.profile->nccl_hardware_min_fraction;
+  log_context.hardware_min_fraction = ctx.profile->Section<NcclRules>().hardware_min_fraction;
   return nccl::JudgeCollectiveRun(answers, log_context, nccl::kLocalRankOrder);
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/profile_section.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe {
 namespace {
@@ -64,8 +65,9 @@ ProfileSection RoceProfileSection() {
 std::optional<int> DesignedTos(const Profile& profile, std::string* source) {
   // NCCL_IB_TC first: it is what NCCL stamps, so what must be lossless.
   int v = 0;
-  if (auto tc = profile.nccl_env.find("NCCL_IB_TC");
-      tc != profile.nccl_env.end() && absl::SimpleAtoi(tc->second, &v) && v >= 0 && v < 256) {
+  if (auto tc = profile.Section<NcclRules>().env.find("NCCL_IB_TC");
+      tc != profile.Section<NcclRules>().env.end() && absl::SimpleAtoi(tc->second, &v) && v >= 0 &&
+      v < 256) {
     if (source) *source = "NCCL_IB_TC in nccl.env";
     return v;
   }

@@ -14,6 +14,7 @@
 #include "probes/rdma_devices/rdma_devices_probe.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
 #include "probes/transfer/transfer_findings.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe::transfer {
 namespace {
@@ -187,18 +188,18 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
     AddMeasurement(result, "counter_rate", per_s, "per second", labels);
     AddEvidence(result, absl::StrCat(where, " ", counter, " during ", sum.during),
                 absl::StrFormat("+%d (%.1f/s over %.2f s)", delta, per_s, sum.seconds));
-    if (profile.transfer.congestion_max_per_second &&
-        per_s > *profile.transfer.congestion_max_per_second) {
+    if (profile.Section<TransferBars>().congestion_max_per_second &&
+        per_s > *profile.Section<TransferBars>().congestion_max_per_second) {
       congested.push_back(absl::StrFormat("%s %.0f/s", counter, per_s));
     }
   }
   if (!grew.empty()) {
     AddFinding(result,
                rdma ? findings::kRdmaErrorCountersGrew.code : findings::kNetdevErrorsGrew.code,
-               profile.transfer.error_counters_grew, port,
+               profile.Section<TransferBars>().error_counters_grew, port,
                absl::StrCat(where, " error counters grew during ", sum.during, ": ",
                             absl::StrJoin(grew, ", "),
-                            profile.transfer.error_counters_grew == v1::WARN
+                            profile.Section<TransferBars>().error_counters_grew == v1::WARN
                                 ? " (WARN: transfer.error_counters_grew)"
                                 : ""));
   }
@@ -214,7 +215,7 @@ void JudgePort(const std::string& side, const std::string& role, const std::stri
         absl::StrCat(where, " ",
                      rdma ? "kept up by pausing or marking" : "was paused by flow control", ": ",
                      absl::StrJoin(congested, ", "), " (above transfer.congestion_max_per_second ",
-                     *profile.transfer.congestion_max_per_second, ")"));
+                     *profile.Section<TransferBars>().congestion_max_per_second, ")"));
   }
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "platform/netdev_stats.h"
+#include "probes/transfer/transfer_profile.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::transfer {
@@ -49,7 +50,7 @@ TEST_F(CounterDeltasTest, GrownErrorsFailAndCongestionIsEvidenceWithItsRate) {
             "+500 (250.0/s over 2.00 s)");
   // With a profile threshold below 250/s, the CNPs warn too.
   Profile p;
-  p.transfer.congestion_max_per_second = 100;
+  p.MutableSection<TransferBars>().congestion_max_per_second = 100;
   v1::ProbeResult warned;
   JudgeCounterDeltas(before, after, 2.0, p, &warned);
   ASSERT_EQ(warned.findings_size(), 2);
@@ -138,7 +139,7 @@ TEST(NetdevDeltasTest, ErrorsFailPausesWarnAboveTheRateAndDropsAreIgnored) {
                               {"ethtool:rx_pause_duration", 99999},
                               {"ethtool:tx_bytes_phy", 1 << 30}}};
   Profile p;
-  p.transfer.congestion_max_per_second = 100;
+  p.MutableSection<TransferBars>().congestion_max_per_second = 100;
   v1::TransferReport report;
   report.set_transport(v1::TCP);
   report.set_op(v1::STREAM_BW);
@@ -189,7 +190,7 @@ TEST(TransferCountersTest, EachEndsDeltasAreJudgedAsItsSideSummedOverSizes) {
     AddServerCounters(done, row);
   }
   Profile p;
-  p.transfer.congestion_max_per_second = 100;
+  p.MutableSection<TransferBars>().congestion_max_per_second = 100;
   v1::ProbeResult r;
   JudgeTransferCounters(report, false, p, &r);
   ASSERT_EQ(r.findings_size(), 2) << r.DebugString();

@@ -12,6 +12,7 @@
 #include "probes/pcie/pcie_link.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
 #include "probes/transfer/transfer_findings.h"
+#include "probes/transfer/transfer_profile.h"
 #include "probes/transfer/transfer_runner.h"
 
 namespace nodeprobe::transfer {
@@ -175,7 +176,8 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
                              v1::ProbeResult* result) {
   v1::TransferReport* t = result->mutable_transfer();
   const bool latency = IsLatencyOp(t->op());
-  const std::optional<double> bar = ProfileBar(profile.transfer, t->transport(), t->op());
+  const std::optional<double> bar =
+      ProfileBar(profile.Section<TransferBars>(), t->transport(), t->op());
   if (bar) {
     t->set_expected(*bar);
     t->set_expected_source("profile");
@@ -193,11 +195,11 @@ void JudgeAgainstExpectation(const Profile& profile, const LinkFacts& facts,
     const double goodput = GoodputGbps(facts, t->transport(), &limit);
     // Bidirectional figures are the sum of both ways (a full-duplex link).
     const double expected =
-        goodput * profile.transfer.min_fraction_of_line_rate * facts.directions;
+        goodput * profile.Section<TransferBars>().min_fraction_of_line_rate * facts.directions;
     t->set_expected(expected);
     t->set_expected_source("hardware");
-    t->set_expected_basis(absl::StrFormat("%s x %.2f (transfer.min_fraction_of_line_rate)%s",
-                                          limit, profile.transfer.min_fraction_of_line_rate,
+    t->set_expected_basis(absl::StrFormat("%s x %.2f (transfer.min_fraction_of_line_rate)%s", limit,
+                                          profile.Section<TransferBars>().min_fraction_of_line_rate,
                                           facts.directions == 2 ? " x 2 directions" : ""));
   }
   if (t->expected() <= 0) return;

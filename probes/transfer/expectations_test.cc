@@ -3,6 +3,7 @@
 
 #include "gtest/gtest.h"
 #include "probes/rdma_devices/rdma_sysfs_parser.h"
+#include "probes/transfer/transfer_profile.h"
 #include "tests/testing/fixtures.h"
 
 namespace nodeprobe::transfer {
@@ -105,7 +106,7 @@ TEST_F(LinkFactsTest, AVirtualInterfaceHasNoAbsoluteBarAndSaysSo) {
 
 TEST_F(LinkFactsTest, TheProfileWinsAndLatencyHasABarOnlyFromIt) {
   Profile p;
-  p.transfer.rdma_write_lat_max_us = 5;
+  p.MutableSection<TransferBars>().rdma_write_lat_max_us = 5;
   v1::ProbeResult r;
   r.mutable_transfer()->set_transport(v1::RDMA);
   r.mutable_transfer()->set_op(v1::WRITE_LAT);

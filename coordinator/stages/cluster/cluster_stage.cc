@@ -19,6 +19,7 @@
 #include "coordinator/stages/cluster/pairing.h"
 #include "platform/bounded_for.h"
 #include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -428,8 +429,10 @@ void RunClusterRounds(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   Blame b;
   for (size_t i = 0; i < nodes.size(); ++i) b.index[nodes[i]->node()] = static_cast<int>(i);
   b.m = Measurements(*run, nodes, b.index, false, &b.pair_of);
-  b.rules = {profile.transfer.min_fraction_of_peers, profile.Section<ClusterRules>().suspect_share,
-             profile.Section<ClusterRules>().max_latency_ratio, profile.transfer.noise_sigmas};
+  b.rules = {profile.Section<TransferBars>().min_fraction_of_peers,
+             profile.Section<ClusterRules>().suspect_share,
+             profile.Section<ClusterRules>().max_latency_ratio,
+             profile.Section<TransferBars>().noise_sigmas};
   const std::vector<Suspect> suspects = FindSuspects(b.m, b.rules);
   b.refs = ReferencesOf(b.m);
   // Known good: answered, connected, and suspect of nothing.

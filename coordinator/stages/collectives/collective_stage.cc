@@ -16,6 +16,7 @@
 #include "probes/nccl/collective_judge.h"
 #include "probes/nccl/collective_math.h"
 #include "probes/nccl/hardware_bound.h"
+#include "probes/nccl/nccl_profile.h"
 #include "probes/transfer/counter_deltas.h"
 
 namespace nodeprobe::coordinator {
@@ -65,7 +66,7 @@ std::map<std::string, std::string> NcclEnvFor(const v1::Registration& reg, const
   if (gids.size() == 1 && every_roce_gid_known) {
     env["NCCL_IB_GID_INDEX"] = absl::StrCat(*gids.begin());
   }
-  for (const auto& [k, v] : profile.nccl_env) env[k] = v;
+  for (const auto& [k, v] : profile.Section<NcclRules>().env) env[k] = v;
   return env;
 }
 
@@ -77,7 +78,7 @@ v1::Task CollectiveTask(const std::vector<Slot>& slots, int rank, const std::str
   v1::Task t;
   t.set_task_id(slots[rank].task_id);
   v1::RunCollective* c = t.mutable_run_collective();
-  *c->mutable_options() = nccl::WithDefaults(profile.nccl_run);
+  *c->mutable_options() = nccl::WithDefaults(profile.Section<NcclRules>().run);
   c->set_nranks(static_cast<uint32_t>(slots.size()));
   c->set_rank(static_cast<uint32_t>(rank));
   c->set_gpu(static_cast<uint32_t>(slots[rank].gpu));
@@ -94,7 +95,7 @@ void JudgeAcrossNodes(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
                       const std::vector<nccl::RankAnswer>& answers, const Profile& profile,
                       const std::string& rank_order, const ProgressFn& progress) {
   nccl::NcclLogContext ctx;
-  ctx.busbw_min_gbps = profile.nccl_busbw_min_gbps;
+  ctx.busbw_min_gbps = profile.Section<NcclRules>().busbw_min_gbps;
   ctx.profile_source = profile.source;
   ctx.rdma_expected = true;
   std::vector<nccl::NodeRails> rails;
@@ -119,7 +120,7 @@ void JudgeAcrossNodes(v1::StageRun* run, const std::vector<std::shared_ptr<Agent
   }
   ctx.run_shape = nccl::ShapeOfRun(answers, nodes.size());
   ctx.run_shape.rails = nccl::RailBound(rails);
-  ctx.hardware_min_fraction = profile.nccl_hardware_min_fraction;
+  ctx.hardware_min_fraction = profile.Section<NcclRules>().hardware_min_fraction;
   v1::ProbeResult result = nccl::JudgeCollectiveRun(answers, ctx, rank_order);
   if (result.has_collective()) {
     transfer::JudgeCollectiveCounters(result.collective(), profile, &result);

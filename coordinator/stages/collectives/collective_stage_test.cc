@@ -2,6 +2,7 @@
 #include "coordinator/stages/collectives/collective_stage.h"
 
 #include "gtest/gtest.h"
+#include "probes/nccl/nccl_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -44,7 +45,7 @@ TEST(NcclEnvForTest, InfinibandGetsNoGidIndexAndTheProfileWins) {
   v1::Registration roce;
   AddRail(&roce, "mlx5_0", "ens1f0np0", "Ethernet")->set_gid_index(3);
   Profile p;
-  p.nccl_env["NCCL_IB_GID_INDEX"] = "1";
+  p.MutableSection<NcclRules>().env["NCCL_IB_GID_INDEX"] = "1";
   EXPECT_EQ(NcclEnvFor(roce, p).at("NCCL_IB_GID_INDEX"), "1");
 }
 

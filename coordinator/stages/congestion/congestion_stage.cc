@@ -18,6 +18,7 @@
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
 #include "probes/transfer/transfer_findings.h"
+#include "probes/transfer/transfer_profile.h"
 #include "probes/transfer/transfer_stats.h"
 
 namespace nodeprobe::coordinator {
@@ -264,7 +265,7 @@ std::vector<double> CommonWindowRates(const std::vector<const v1::TransferResult
 void SetCongestionBar(const Profile& profile, v1::Transport transport, v1::TransferOp op,
                       double rail_rate_gbps, const std::string& rail_basis,
                       v1::CongestionResult* r) {
-  const TransferBars& bars = profile.transfer;
+  const TransferBars& bars = profile.Section<TransferBars>();
   const std::optional<double>& profile_bar =
       transport == v1::RDMA ? bars.rdma_write_bw_min_gbps : bars.tcp_stream_min_gbps;
   if (profile_bar && op == (transport == v1::RDMA ? v1::WRITE_BW : v1::STREAM_BW)) {

@@ -1,6 +1,7 @@
 #include "coordinator/stages/congestion/congestion_profile.h"
 #include "coordinator/stages/congestion/congestion_stage.h"
 #include "gtest/gtest.h"
+#include "probes/transfer/transfer_profile.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -95,7 +96,7 @@ TEST(CongestionTest, TheSumIsJudgedAgainstTheProfileThenTheRailThenNothing) {
   EXPECT_DOUBLE_EQ(r.expected_gbps(), 90);
   EXPECT_EQ(Find(r, "CONGESTION_AGGREGATE_BELOW_EXPECTED"), nullptr);
 
-  profile.transfer.tcp_stream_min_gbps = 0.5;  // the profile's bar wins
+  profile.MutableSection<TransferBars>().tcp_stream_min_gbps = 0.5;  // the profile's bar wins
   r = Incast({0.1, 0.1, 0.1});
   JudgeCongestion(profile, 100, &r);
   EXPECT_DOUBLE_EQ(r.expected_gbps(), 0.5);

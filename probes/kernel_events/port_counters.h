@@ -1,13 +1,11 @@
-// File: port_counters.h
 // RDMA port error counters over time, outside any transfer: every port's
 // link_downed, link_error_recovery and symbol_error under
 // class/infiniband/DEV/ports/N/counters (the kernel's sysfs-class-infiniband
-// ABI), read as snapshots whose growth over a window is judged:
-//   RDMA_LINK_FLAPPED         the link went down or retrained (link_downed,
-//                             link_error_recovery grew): WARN
-//   RDMA_ERROR_COUNTERS_GREW  symbol errors on the wire (symbol_error grew):
-//                             `error_severity` (the profile's
-//                             transfer.error_counters_grew, FAIL by default)
+// ABI), read as snapshots whose growth over a window is judged: a link that
+// went down or retrained is a flap, symbol errors on the wire are judged at
+// `error_severity` (the profile's transfer.error_counters_grew). Codes and
+// severities: kernel_events_findings.h (the flap), framework_findings.h (the
+// errors).
 // A flap between two transfers, or at night between two sweeps, shows here
 // even when no transfer ran across it (counter_deltas.h judges those).
 #pragma once

@@ -1,24 +1,13 @@
-// File: roce_settings.h
 // The host side of a RoCE congestion design, per RoCE port: the DCB state of
 // the netdev that carries it (PFC, ETS, the DSCP map, DCBX: platform/dcbnl.h),
 // ECN per priority (/sys/class/net/IF/ecn/roce_np|roce_rp/enable/P), the CNP
 // DSCP, rdma_cm's default RoCE ToS and mode (configfs), the device's
 // traffic-class override (class/infiniband/DEV/tc/PORT/traffic_class), the
 // MTU and the driver's pause-storm counters; judged against the profile's
-// roce: section (roce_profile.h):
-//   ROCE_TRUST_MISMATCH              trust dscp/pcp not as designed: FAIL
-//   ROCE_RDMA_PRIORITY_NOT_LOSSLESS  lossless design, no PFC on the RDMA
-//                                    priority: FAIL
-//   ROCE_PFC_SCOPE_TOO_WIDE          PFC on a priority the design does not
-//                                    make lossless: WARN
-//   ROCE_ECN_DISABLED                ECN designed, off for a role: FAIL
-//   ROCE_TOS_MISMATCH                rdma_cm's default ToS or the device's
-//                                    traffic class not the designed ToS: FAIL
-//   ROCE_PAUSE_STORM                 the driver's storm watchdog fired:
-//                                    WARN since load (here), FAIL during a
-//                                    transfer (counter_deltas.h)
-//   ROCE_CONFIG_NOT_READABLE         what a rule needs could not be read,
-//                                    with the reason: ERROR
+// roce: section (roce_profile.h): trust, lossless priority, PFC scope, ECN,
+// ToS, pause storms (WARN since load here, FAIL during a transfer in
+// counter_deltas.h) and what could not be read. The codes and their
+// severities are declared in roce_config_findings.h.
 #pragma once
 
 #include <cstdint>

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The README's "add a probe" and "add a stage" walkthroughs, proved: in a
 # temporary copy of the tree, a throwaway probe `demo` with one finding
-# (DEMO_OVER_LIMIT) and one profile key (demo.limit) is added as its folder
+# (DEMO_OVER_LIMIT), one profile key (demo.limit) and one argument of its
+# own (--demo-extra, read as ctx.arguments) is added as its folder
 # plus one Register() line in probes/builtin_probes.cc, and a throwaway
 # stage `demo-stage` with one finding (DEMO_STAGE_SKEWED) as its folder
 # under coordinator/stages/ plus one Register() line in builtin_stages.cc
 # -- nothing else is edited -- and the copy is configured and built. The
-# new binary must list the probe, both findings and the key, and judge a
-# profile with the key.
+# new binary must list the probe, both findings, the key and the flag, and
+# judge a profile with the key and the flag.
 # Usage: scripts/dry_run_add_probe.sh [KEEP_DIR]   (needs scripts/setup.sh's packages)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,7 +52,7 @@ cat > "$tree/probes/demo/demo_profile.cc" <<'CC'
 namespace nodeprobe {
 ProfileSection DemoProfileSection() {
   return DeclareSection<DemoRules>(
-      "demo", {{"demo.limit", "number", absl::StrCat(DemoRules{}.limit), "the demo's bar"}},
+      {{"demo.limit", "number", absl::StrCat(DemoRules{}.limit), "the demo's bar"}},
       [](const ProfileReader& r, const std::string& key, const YAML::Node& v, DemoRules& into) {
         absl::StatusOr<double> n = r.Number(v, "demo." + key);
         if (!n.ok()) return n.status();
@@ -66,13 +67,18 @@ cat > "$tree/probes/demo/demo_probe.h" <<'H'
 #include "probes/framework/probe.h"
 namespace nodeprobe {
 struct DemoRules {
+  static constexpr char kSection[] = "demo";
   double limit = 1;
 };
+inline constexpr ProbeArgument kDemoExtra = {
+    .name = "demo_extra", .flag = "--demo-extra", .value_name = "N",
+    .help = "added to the demo figure (dry run)", .min = 0, .max = 100};
 class DemoProbe : public Probe {
  public:
   std::string_view name() const override { return "demo"; }
   std::vector<v1::Stage> stages() const override { return {v1::SINGLE_NODE}; }
   std::string_view purpose() const override { return "a throwaway probe (dry run)"; }
+  std::vector<const ProbeArgument*> arguments() const override { return {&kDemoExtra}; }
   absl::StatusOr<v1::ProbeResult> Run(const ProbeContext& ctx) override;
 };
 }  // namespace nodeprobe
@@ -85,8 +91,10 @@ namespace nodeprobe {
 absl::StatusOr<v1::ProbeResult> DemoProbe::Run(const ProbeContext& ctx) {
   v1::ProbeResult r;
   r.set_probe("demo");
-  if (2 > ctx.profile->Section<DemoRules>("demo").limit) {
-    AddFinding(&r, findings::kDemoOverLimit.code, "", "2 is above demo.limit");
+  const double figure = 2 + static_cast<double>(ctx.arguments.Whole(kDemoExtra, 0));
+  AddEvidence(&r, "demo.figure", std::to_string(static_cast<int>(figure)));
+  if (figure > ctx.profile->Section<DemoRules>().limit) {
+    AddFinding(&r, findings::kDemoOverLimit.code, "", "the figure is above demo.limit");
   }
   return r;
 }
@@ -142,7 +150,7 @@ sed -i 's|^  (void)registry.Register(std::make_unique<FaultCountersProbe>());|&\
 
 after=$(cd "$tree" && find . -type f -not -path './probes/demo/*' \
   -not -path './coordinator/stages/demo/*' | sort | xargs sha256sum)
-edited=$(diff <(echo "$before") <(echo "$after") | grep '^>' | awk '{print $3}')
+edited=$( (diff <(echo "$before") <(echo "$after") || true) | grep '^>' | awk '{print $3}')
 echo "files edited outside the new folders: $(echo $edited)"
 [[ "$(echo $edited)" == "./coordinator/stages/builtin_stages.cc ./probes/builtin_probes.cc" ]] ||
   { echo "dry run: more than the two Register lines changed" >&2; exit 1; }
@@ -173,4 +181,8 @@ echo "profile --check: demo.limit accepted"
   >"$work/run.json" || true
 grep -q '"probe": "demo"' "$work/run.json" || fail "the demo probe did not run"
 echo "the probe ran"
+"$bin" run --help | grep -q -- '--demo-extra' || fail "run --help does not show --demo-extra"
+"$bin" run --stage single-node --probe demo --demo-extra 5 --format json >"$work/extra.json" || true
+grep -q '"demo.figure": "7"' "$work/extra.json" || fail "--demo-extra did not reach the probe"
+echo "run --demo-extra: the probe read its argument"
 echo "dry run: OK"

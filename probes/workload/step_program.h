@@ -1,0 +1,76 @@
+// One training step of a workload shape, as the ops one rank runs in order:
+// compute (a calibrated busy wait standing in for the layer's kernels) and
+// the communication the parallelism implies, sized from the model. The
+// volumes are the published ones:
+// - tensor parallelism (Shoeybi et al. 2019, Megatron-LM section 3): per
+//   layer two all-reduces of the activations (seq x micro_batch x hidden)
+//   forward and two backward; with sequence parallelism (Korthikanti et al.
+//   2022, section 4.2) each becomes an all-gather plus a reduce-scatter of
+//   the same tensor;
+// - pipeline parallelism (Narayanan et al. 2021, PipeDream-Flush / 1F1B):
+//   per micro-batch the activations go to the next stage forward and their
+//   gradients come back, in the 1F1B order (stage s runs pp-s-1 forwards
+//   before its first backward);
+// - data parallelism: the gradients (parameters / (tp x pp) elements)
+//   all-reduced in 25 MB buckets as the last micro-batch's backward frees
+//   them, overlapped with it (PyTorch DDP's bucket_cap_mb default); ZeRO-1
+//   reduce-scatters them instead and all-gathers the updated parameters
+//   after the step, ZeRO-3 also all-gathers each layer's parameters before
+//   its forward and backward (Rajbhandari et al. 2020, section 7: 1.5x
+//   DDP's volume);
+// - expert parallelism (Lepikhin et al. 2020, GShard; DeepSpeed-MoE): two
+//   all-to-alls per MoE layer forward (dispatch, combine) of the tokens x
+//   top_k x hidden, and two backward.
+// Dense parameters only size the gradients (an MoE's expert weights are
+// reduced within their expert group: left out, a lower bound).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "probes/workload/placement.h"
+
+namespace nodeprobe::workload {
+
+enum class OpKind {
+  kCompute,
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kSend,
+  kRecv,
+  kWait
+};
+const char* OpKindName(OpKind kind);  // "all_reduce", "send", ...
+
+struct Op {
+  OpKind kind = OpKind::kCompute;
+  Group group = Group::kTp;  // a collective's or a send/recv's group
+  // A collective's size as nccl-tests counts it (the all-reduced buffer,
+  // the gathered output, the reduce-scatter's input, one rank's all-to-all
+  // buffer); a send's or recv's message.
+  uint64_t bytes = 0;
+  double compute_ms = 0;
+  int peer = -1;            // send/recv: the other rank
+  bool overlapped = false;  // issued without waiting; done by the step's kWait
+  std::string label;        // "fwd mb0 L3 tp all_reduce"
+};
+
+// The DDP bucket: gradients are reduced in chunks of this many bytes.
+inline constexpr uint64_t kGradientBucketBytes = 25ull << 20;
+
+// The ops of one step of `rank`, in its order.
+std::vector<Op> StepProgram(const WorkloadShape& shape, const Placement& placement, int rank);
+
+// What a step moves per group, for the evidence and the tests.
+struct StepVolume {
+  std::map<Group, uint64_t> bytes;
+  std::map<Group, int> ops;
+  double compute_ms = 0;
+};
+StepVolume VolumeOf(const std::vector<Op>& program);
+
+}  // namespace nodeprobe::workload

@@ -6,6 +6,9 @@
 
 namespace nodeprobe::stats {
 
+// The MAD's scale for a normal distribution.
+constexpr double kMadScale = 1.4826;
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   const size_t n = v.size();
@@ -56,7 +59,16 @@ double RelativeMad(const std::vector<double>& values, double center) {
   std::vector<double> deviations;
   deviations.reserve(values.size());
   for (double v : values) deviations.push_back(std::fabs(v / center - 1));
-  return 1.4826 * Median(std::move(deviations));
+  return kMadScale * Median(std::move(deviations));
+}
+
+double Mad(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  const double center = Median(values);
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double v : values) deviations.push_back(std::fabs(v - center));
+  return kMadScale * Median(std::move(deviations));
 }
 
 double TrimmedMean(std::vector<double> v, double fraction) {

@@ -51,6 +51,10 @@ double CoefficientOfVariation(const std::vector<double>& values);
 // (0 when center is 0 or there are no samples).
 double RelativeMad(const std::vector<double>& values, double center);
 
+// 1.4826 x the median of |v - median|: the absolute robust spread, for
+// figures whose median may be 0 (a rank's lateness). 0 without samples.
+double Mad(const std::vector<double>& values);
+
 // The mean of what is left when the lowest and highest `fraction` (0 ..
 // 0.5) of the samples are set aside, at least one sample kept.
 double TrimmedMean(std::vector<double> values, double fraction);

@@ -48,5 +48,12 @@ TEST(StatisticsTest, SpreadFigures) {
   EXPECT_EQ(Mean({}), 0);
 }
 
+// The absolute MAD: one outlier does not move it, and a median of 0 is fine.
+TEST(StatisticsTest, MadIsAbsoluteAndRobust) {
+  EXPECT_DOUBLE_EQ(stats::Mad({}), 0);
+  EXPECT_DOUBLE_EQ(stats::Mad({-1, 0, 1}), 1.4826);
+  EXPECT_DOUBLE_EQ(stats::Mad({-1, 0, 1, 0, 1000}), 1.4826);
+}
+
 }  // namespace
 }  // namespace nodeprobe::stats

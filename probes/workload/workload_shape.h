@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,10 +46,5 @@ struct WorkloadShape {
 
 // Bytes per element of `dtype` ("bf16", "fp16": 2; "fp32": 4); 0 unknown.
 int DtypeBytes(const std::string& dtype);
-
-// The named shapes a user can start from (`workload.shape: NAME`), each a
-// published model's dimensions; nullopt for an unknown name.
-std::optional<WorkloadShape> NamedShape(const std::string& name);
-std::vector<std::string> NamedShapes();
 
 }  // namespace nodeprobe::workload

@@ -1,0 +1,37 @@
+// The finding codes the workload stage raises, declared beside it (np_findings
+// in this folder's CMakeLists): each a typed constant that call sites name
+// (findings::kX.code), listed by workload_findings.cc for the one table.
+#pragma once
+
+#include "probes/framework/finding_codes.h"
+
+namespace nodeprobe::findings {
+
+inline constexpr FindingCode kWorkloadStraggler = {
+    "WORKLOAD_STRAGGLER",
+    kVaries,
+    "workload stage",
+    "one rank arrived last at most of the job's collectives and the others waited for it",
+    "look at that node first: its GPU (throttling, clocks), the NUMA/PCIe placement of its GPU "
+    "and NIC, its NIC's counters and its leaf; `nodeprobe run --stage single-node` on it",
+    "WARN; FAIL when a second measurement names the same rank"};
+
+inline constexpr FindingCode kWorkloadStepSlow = {
+    "WORKLOAD_STEP_SLOW", v1::FAIL, "workload stage",
+    "the job's step took longer than workload.step_time_max_ms at the median",
+    "compare the per-group op times with the same ops in isolation: the slow group names the "
+    "fabric (TP: NVLink/PCIe inside the node, PP/DP: the network)"};
+
+inline constexpr FindingCode kWorkloadStepJitter = {
+    "WORKLOAD_STEP_JITTER", v1::WARN, "workload stage",
+    "step times vary more than workload.step_cv_max (coefficient of variation)",
+    "look for background load on the nodes, congestion from other tenants, or a rank that is "
+    "late only sometimes (the wait heatmap)"};
+
+inline constexpr FindingCode kWorkloadCommBound = {
+    "WORKLOAD_COMM_BOUND", v1::WARN, "workload stage",
+    "more of the step than workload.comm_share_max is spent waiting in communication",
+    "the fabric, not the GPUs, sets the pace: check the slow group's op times against the "
+    "hardware's bound (the collective stage) and the job's layout (TP inside a node)"};
+
+}  // namespace nodeprobe::findings

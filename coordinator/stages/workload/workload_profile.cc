@@ -1,0 +1,248 @@
+// Declares `workload:` (np_profile_section in this folder's CMakeLists):
+// compiled into the profile library, so it uses only what that links
+// (the shape's header, no code of np_workload).
+#include "coordinator/stages/workload/workload_profile.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "probes/framework/profile.h"
+#include "probes/framework/profile_section.h"
+
+namespace nodeprobe {
+namespace {
+
+using workload::WorkloadShape;
+
+// Dimensions from the models' papers and released configurations:
+// LLaMA 2 7B and 70B (Touvron et al. 2023, table 1: hidden 4096/8192,
+// layers 32/80), Mixtral 8x7B (Jiang et al. 2024: 8 experts, top 2,
+// hidden 4096, 32 layers, 46.7B parameters). The parallel layouts are the
+// usual ones for each: data parallel for a 7B fine-tune, TP 8 inside a
+// node with 4 pipeline stages and sequence parallelism for 70B
+// pre-training (Megatron-LM's published 70B recipes), experts spread over
+// 8 ranks for Mixtral.
+const std::map<std::string, workload::WorkloadShape>& Table() {
+  static const std::map<std::string, workload::WorkloadShape> kShapes = [] {
+    std::map<std::string, workload::WorkloadShape> t;
+    workload::WorkloadShape dp7b;
+    dp7b.name = "llama2-7b-dp";
+    dp7b.hidden = 4096;
+    dp7b.layers = 32;
+    dp7b.params_b = 6.7;
+    t[dp7b.name] = dp7b;
+
+    workload::WorkloadShape tp70b;
+    tp70b.name = "llama2-70b-tp8-pp4";
+    tp70b.tp = 8;
+    tp70b.pp = 4;
+    tp70b.hidden = 8192;
+    tp70b.layers = 80;
+    tp70b.micro_batches = 8;
+    tp70b.params_b = 70;
+    tp70b.sequence_parallel = true;
+    tp70b.zero = 1;
+    t[tp70b.name] = tp70b;
+
+    workload::WorkloadShape moe;
+    moe.name = "mixtral-8x7b-ep8";
+    moe.ep = 8;
+    moe.hidden = 4096;
+    moe.layers = 32;
+    moe.experts = 8;
+    moe.top_k = 2;
+    moe.params_b = 46.7;
+    t[moe.name] = moe;
+    return t;
+  }();
+  return kShapes;
+}
+
+// One shape key: how it is read (range included) and where it goes.
+struct ShapeKey {
+  const char* key;
+  const char* type;
+  const char* doc;
+  std::function<absl::StatusOr<std::function<void(WorkloadShape&)>>(
+      const ProfileReader&, const YAML::Node&, const std::string&)>
+      read;
+};
+
+template <typename T>
+ShapeKey WholeKey(const char* key, T WorkloadShape::*field, int64_t lo, int64_t hi,
+                  const char* type, const char* doc) {
+  return {key, type, doc,
+          [field, lo, hi](const ProfileReader& r, const YAML::Node& v, const std::string& name)
+              -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
+            absl::StatusOr<int64_t> n = r.Whole(v, name, lo, hi);
+            if (!n.ok()) return n.status();
+            const T value = static_cast<T>(*n);
+            return [field, value](WorkloadShape& s) { s.*field = value; };
+          }};
+}
+
+ShapeKey RealKey(const char* key, double WorkloadShape::*field, double lo, double hi,
+                 const char* type, const char* doc) {
+  return {key, type, doc,
+          [field, lo, hi, type](
+              const ProfileReader& r, const YAML::Node& v,
+              const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
+            absl::StatusOr<double> n = r.Number(v, name);
+            if (!n.ok()) return n.status();
+            if (!(*n > lo && *n <= hi)) return r.Error(v, absl::StrCat(name, " must be ", type));
+            const double value = *n;
+            return [field, value](WorkloadShape& s) { s.*field = value; };
+          }};
+}
+
+ShapeKey FlagKey(const char* key, bool WorkloadShape::*field, const char* doc) {
+  return {key, "true | false", doc,
+          [field](const ProfileReader& r, const YAML::Node& v,
+                  const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
+            absl::StatusOr<bool> b = r.Bool(v, name);
+            if (!b.ok()) return b.status();
+            const bool value = *b;
+            return [field, value](WorkloadShape& s) { s.*field = value; };
+          }};
+}
+
+const std::vector<ShapeKey>& ShapeKeys() {
+  static const std::vector<ShapeKey> kKeys = {
+      WholeKey("tp", &WorkloadShape::tp, 1, 1024, "integer 1 .. 1024", "tensor-parallel size"),
+      WholeKey("pp", &WorkloadShape::pp, 1, 1024, "integer 1 .. 1024", "pipeline stages"),
+      WholeKey("dp", &WorkloadShape::dp, 1, 65536, "integer 1 .. 65536",
+               "data-parallel size (default: the ranks left over)"),
+      WholeKey("ep", &WorkloadShape::ep, 1, 1024, "integer 1 .. 1024",
+               "expert-parallel size (divides dp)"),
+      WholeKey("ranks_per_node", &WorkloadShape::ranks_per_node, 1, 64, "integer 1 .. 64",
+               "ranks on each node (default: its GPUs, 1 without)"),
+      FlagKey("tp_across_nodes", &WorkloadShape::tp_across_nodes,
+              "let a tensor-parallel group span nodes"),
+      WholeKey("hidden", &WorkloadShape::hidden, 64, 1 << 20, "integer 64 .. 1048576",
+               "the model's hidden size"),
+      WholeKey("layers", &WorkloadShape::layers, 1, 1024, "integer 1 .. 1024",
+               "transformer layers (split over the pipeline stages)"),
+      WholeKey("seq", &WorkloadShape::seq, 1, 1 << 22, "integer 1 .. 4194304",
+               "sequence length in tokens"),
+      WholeKey("micro_batch", &WorkloadShape::micro_batch, 1, 4096, "integer 1 .. 4096",
+               "sequences per micro-batch"),
+      WholeKey("micro_batches", &WorkloadShape::micro_batches, 1, 4096, "integer 1 .. 4096",
+               "micro-batches per step (the pipeline's depth of work)"),
+      WholeKey("experts", &WorkloadShape::experts, 0, 4096, "integer 0 .. 4096",
+               "experts per MoE layer (0: dense)"),
+      WholeKey("top_k", &WorkloadShape::top_k, 1, 64, "integer 1 .. 64",
+               "experts each token goes to"),
+      FlagKey("sequence_parallel", &WorkloadShape::sequence_parallel,
+              "TP all-reduces become all-gather + reduce-scatter"),
+      WholeKey("warmup", &WorkloadShape::warmup, 0, 1000, "integer 0 .. 1000",
+               "steps run before the measured ones"),
+      WholeKey("steps", &WorkloadShape::steps, 3, 100000, "integer 3 .. 100000",
+               "measured steps (a verdict needs several)"),
+      RealKey("params_b", &WorkloadShape::params_b, 0, 100000, "number in (0, 100000]",
+              "billions of parameters (sizes the gradients)"),
+      RealKey("compute_ms_per_layer", &WorkloadShape::compute_ms_per_layer, 0, 60000,
+              "number in (0, 60000] (ms)", "one layer's forward per micro-batch (backward: 2x)"),
+      RealKey("scale", &WorkloadShape::scale, 0, 1, "number in (0, 1]",
+              "every message is this share of the real one (a small lab)"),
+  };
+  return kKeys;
+}
+
+absl::Status ReadBar(const ProfileReader& r, const std::string& key, const YAML::Node& v,
+                     WorkloadRules& into) {
+  const std::string name = absl::StrCat(WorkloadRules::kSection, ".", key);
+  absl::StatusOr<double> n = r.Number(v, name);
+  if (!n.ok()) return n.status();
+  const bool share = key == "step_cv_max" || key == "comm_share_max";
+  if (*n <= 0 || (share && *n > 1) || (!share && *n > 3.6e6)) {
+    return r.Error(
+        v, absl::StrCat(name, share ? " must be in (0, 1]" : " must be in (0, 3600000] (ms)"));
+  }
+  if (key == "step_time_max_ms") into.step_time_max_ms = *n;
+  if (key == "step_cv_max") into.step_cv_max = *n;
+  if (key == "comm_share_max") into.comm_share_max = *n;
+  if (key == "skew_max_ms") into.skew_max_ms = *n;
+  return absl::OkStatus();
+}
+
+absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML::Node& v,
+                     WorkloadRules& into) {
+  const std::string name = absl::StrCat(WorkloadRules::kSection, ".", key);
+  if (key == "shape") {
+    absl::StatusOr<std::string> s = r.String(v, name);
+    if (!s.ok()) return s.status();
+    if (!NamedShape(*s)) {
+      return r.Error(v, absl::StrCat(name, ": unknown shape '", *s,
+                                     "' (known: ", absl::StrJoin(NamedShapes(), ", "), ")"));
+    }
+    into.shape_name = *s;
+    return absl::OkStatus();
+  }
+  if (key == "dtype") {
+    absl::StatusOr<std::string> d = r.OneOf(v, name, {"bf16", "fp16", "fp32"});
+    if (!d.ok()) return d.status();
+    into.overrides[key] = [d = *d](WorkloadShape& s) { s.dtype = d; };
+    return absl::OkStatus();
+  }
+  if (key == "zero") {
+    absl::StatusOr<std::string> z = r.OneOf(v, name, {"0", "1", "3"});
+    if (!z.ok()) return z.status();
+    into.overrides[key] = [z = (*z)[0] - '0'](WorkloadShape& s) { s.zero = z; };
+    return absl::OkStatus();
+  }
+  for (const ShapeKey& k : ShapeKeys()) {
+    if (key != k.key) continue;
+    absl::StatusOr<std::function<void(WorkloadShape&)>> set = k.read(r, v, name);
+    if (!set.ok()) return set.status();
+    into.overrides[key] = *std::move(set);
+    return absl::OkStatus();
+  }
+  return ReadBar(r, key, v, into);
+}
+
+}  // namespace
+
+std::optional<workload::WorkloadShape> NamedShape(const std::string& name) {
+  auto it = Table().find(name);
+  if (it == Table().end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> NamedShapes() {
+  std::vector<std::string> out;
+  for (const auto& [name, shape] : Table()) out.push_back(name);
+  return out;
+}
+
+WorkloadShape WorkloadRules::Shape() const {
+  WorkloadShape s;
+  if (std::optional<WorkloadShape> named = NamedShape(shape_name)) s = *named;
+  for (const auto& [key, apply] : overrides) apply(s);
+  return s;
+}
+
+ProfileSection WorkloadProfileSection() {
+  const WorkloadRules w;
+  std::vector<ProfileKey> keys = {
+      {"workload.shape", absl::StrCat("one of ", absl::StrJoin(NamedShapes(), ", ")),
+       "the defaults of each key", "a published model's shape to start from"},
+      {"workload.dtype", "bf16 | fp16 | fp32", "bf16", "element type of every message"},
+      {"workload.zero", "0 | 1 | 3", "0",
+       "ZeRO stage: 0 DDP, 1 sharded optimizer, 3 parameters too"},
+  };
+  for (const ShapeKey& k : ShapeKeys()) {
+    keys.push_back({absl::StrCat("workload.", k.key), k.type, "the shape's", k.doc});
+  }
+  keys.push_back({"workload.step_time_max_ms", "number > 0 (ms)", "not judged",
+                  "WORKLOAD_STEP_SLOW above it (FAIL)"});
+  keys.push_back({"workload.step_cv_max", "number in (0, 1]", absl::StrCat(w.step_cv_max),
+                  "WORKLOAD_STEP_JITTER above this coefficient of variation (WARN)"});
+  keys.push_back({"workload.comm_share_max", "number in (0, 1]", absl::StrCat(w.comm_share_max),
+                  "WORKLOAD_COMM_BOUND above this share of the step exposed in communication"});
+  keys.push_back({"workload.skew_max_ms", "number > 0 (ms)", "5% of the median step",
+                  "a rank later than the others by more is WORKLOAD_STRAGGLER"});
+  return DeclareSection<WorkloadRules>(std::move(keys), ReadKey);
+}
+
+}  // namespace nodeprobe

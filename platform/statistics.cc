@@ -71,6 +71,11 @@ double Mad(const std::vector<double>& values) {
   return kMadScale * Median(std::move(deviations));
 }
 
+double MedianStandardError(const std::vector<double>& values, size_t n) {
+  if (n == 0) return 0;
+  return std::sqrt(std::acos(-1.0) / 2) * Mad(values) / std::sqrt(static_cast<double>(n));
+}
+
 double TrimmedMean(std::vector<double> v, double fraction) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

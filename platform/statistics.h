@@ -55,6 +55,11 @@ double RelativeMad(const std::vector<double>& values, double center);
 // figures whose median may be 0 (a rank's lateness). 0 without samples.
 double Mad(const std::vector<double>& values);
 
+// The standard error of the median of `n` samples spread as `values` are:
+// sqrt(pi/2) x Mad(values) / sqrt(n) (the median's asymptotic error on
+// normal data). 0 for n = 0.
+double MedianStandardError(const std::vector<double>& values, size_t n);
+
 // The mean of what is left when the lowest and highest `fraction` (0 ..
 // 0.5) of the samples are set aside, at least one sample kept.
 double TrimmedMean(std::vector<double> values, double fraction);

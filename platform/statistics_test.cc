@@ -53,6 +53,8 @@ TEST(StatisticsTest, MadIsAbsoluteAndRobust) {
   EXPECT_DOUBLE_EQ(stats::Mad({}), 0);
   EXPECT_DOUBLE_EQ(stats::Mad({-1, 0, 1}), 1.4826);
   EXPECT_DOUBLE_EQ(stats::Mad({-1, 0, 1, 0, 1000}), 1.4826);
+  EXPECT_NEAR(stats::MedianStandardError({-1, 0, 1}, 4), 1.2533 * 1.4826 / 2, 1e-3);
+  EXPECT_DOUBLE_EQ(stats::MedianStandardError({-1, 0, 1}, 0), 0);
 }
 
 }  // namespace

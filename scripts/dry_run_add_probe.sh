@@ -181,7 +181,8 @@ echo "profile --check: demo.limit accepted"
   >"$work/run.json" || true
 grep -q '"probe": "demo"' "$work/run.json" || fail "the demo probe did not run"
 echo "the probe ran"
-"$bin" run --help | grep -q -- '--demo-extra' || fail "run --help does not show --demo-extra"
+"$bin" run --help >"$work/run_help.txt"
+grep -q -- '--demo-extra' "$work/run_help.txt" || fail "run --help does not show --demo-extra"
 "$bin" run --stage single-node --probe demo --demo-extra 5 --format json >"$work/extra.json" || true
 grep -q '"demo.figure": "7"' "$work/extra.json" || fail "--demo-extra did not reach the probe"
 echo "run --demo-extra: the probe read its argument"

@@ -18,6 +18,7 @@ NODEPROBE_PACKAGES=(
   libgtest-dev libgmock-dev
   iproute2 iperf3 fio openssl libssl-dev bzip2 tar
   clang libclang-rt-14-dev universal-ctags
+  libgloo-dev
   chromium
   slurm-wlm munge help2man
   ibsim-utils libumad2sim0 infiniband-diags

@@ -96,11 +96,12 @@ class ProgramBuilder {
          .label = absl::StrCat(label, " ", GroupName(group), " ", OpKindName(kind))});
     pending_overlapped_ |= overlapped;
   }
-  void PointToPoint(OpKind kind, int stage, std::string label) {
+  void PointToPoint(OpKind kind, int stage, int mb, bool backward, std::string label) {
     Add({.kind = kind,
          .group = Group::kPp,
          .bytes = Size(activation_, 1),
          .peer = pp_members_.at(static_cast<size_t>(stage)),
+         .tag = 2 * mb + (backward ? 1 : 0),
          .label = std::move(label)});
   }
   // The TP exchange around one half of a layer: before it (sequence
@@ -135,10 +136,12 @@ class ProgramBuilder {
   }
   void Forward(int mb) {
     const int stage = me_.pp_index;
-    if (stage > 0) PointToPoint(OpKind::kRecv, stage - 1, absl::StrCat("fwd mb", mb, " recv"));
+    if (stage > 0) {
+      PointToPoint(OpKind::kRecv, stage - 1, mb, false, absl::StrCat("fwd mb", mb, " recv"));
+    }
     for (int l = 0; l < layers_; ++l) Layer(mb, l, false);
     if (stage + 1 < pl_.pp) {
-      PointToPoint(OpKind::kSend, stage + 1, absl::StrCat("fwd mb", mb, " send"));
+      PointToPoint(OpKind::kSend, stage + 1, mb, false, absl::StrCat("fwd mb", mb, " send"));
     }
   }
   // The last micro-batch's backward frees each layer's gradients: they
@@ -146,7 +149,7 @@ class ProgramBuilder {
   void Backward(int mb, bool last) {
     const int stage = me_.pp_index;
     if (stage + 1 < pl_.pp) {
-      PointToPoint(OpKind::kRecv, stage + 1, absl::StrCat("bwd mb", mb, " recv"));
+      PointToPoint(OpKind::kRecv, stage + 1, mb, true, absl::StrCat("bwd mb", mb, " recv"));
     }
     for (int l = layers_ - 1; l >= 0; --l) {
       Layer(mb, l, true);
@@ -157,7 +160,9 @@ class ProgramBuilder {
         }
       }
     }
-    if (stage > 0) PointToPoint(OpKind::kSend, stage - 1, absl::StrCat("bwd mb", mb, " send"));
+    if (stage > 0) {
+      PointToPoint(OpKind::kSend, stage - 1, mb, true, absl::StrCat("bwd mb", mb, " send"));
+    }
   }
   // One bucket of gradients reduced, overlapped with the backward.
   void Bucket(double bytes) {

@@ -55,6 +55,9 @@ struct Op {
   uint64_t bytes = 0;
   double compute_ms = 0;
   int peer = -1;            // send/recv: the other rank
+  // send/recv: the same number on both ends (micro-batch and direction),
+  // so a transport matches the two.
+  int tag = 0;
   bool overlapped = false;  // issued without waiting; done by the step's kWait
   std::string label;        // "fwd mb0 L3 tp all_reduce"
 };

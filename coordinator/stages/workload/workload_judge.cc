@@ -12,22 +12,6 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-// Per rank, its lateness in each step: the median of the others' waits
-// minus its own.
-std::vector<std::vector<double>> Lateness(const std::vector<StepTimes>& steps, size_t ranks) {
-  std::vector<std::vector<double>> late(ranks);
-  for (const StepTimes& s : steps) {
-    std::vector<double> sorted = s.wait_ms;
-    std::sort(sorted.begin(), sorted.end());
-    for (size_t r = 0; r < ranks; ++r) {
-      const size_t at = static_cast<size_t>(
-          std::lower_bound(sorted.begin(), sorted.end(), s.wait_ms[r]) - sorted.begin());
-      late[r].push_back(stats::SortedMedianWithout(sorted, at) - s.wait_ms[r]);
-    }
-  }
-  return late;
-}
-
 void JudgeStepTimes(const std::vector<StepTimes>& steps, WorkloadJudgement* j) {
   std::vector<double> step_ms, share;
   for (const StepTimes& s : steps) {
@@ -57,7 +41,10 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
   j.too_noisy = j.step_cv > max_spread;
   if (ranks < 2) return j;
 
-  const std::vector<std::vector<double>> late = Lateness(steps, ranks);
+  std::vector<std::vector<double>> late(ranks);
+  for (const StepTimes& s : steps) {
+    for (size_t r = 0; r < ranks; ++r) late[r].push_back(r < s.late_ms.size() ? s.late_ms[r] : 0);
+  }
   std::vector<double> median_late(ranks);
   for (size_t r = 0; r < ranks; ++r) median_late[r] = stats::Median(late[r]);
   const size_t candidate = static_cast<size_t>(
@@ -68,16 +55,19 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
     for (size_t r = 0; r < ranks; ++r) is_latest &= late[r][s] <= late[candidate][s];
     latest += is_latest;
   }
-  std::vector<double> others;
+  std::vector<double> others;  // every other rank's lateness in every step
   for (size_t r = 0; r < ranks; ++r) {
-    if (r != candidate) others.push_back(median_late[r]);
+    if (r != candidate) others.insert(others.end(), late[r].begin(), late[r].end());
   }
   j.late_rank = static_cast<int>(candidate);
   j.late_ms = median_late[candidate];
   j.late_share = static_cast<double>(latest) / static_cast<double>(steps.size());
   j.bar_ms = rules.skew_max_ms ? *rules.skew_max_ms : 0.05 * j.step_p50_ms;
-  j.noise_ms = stats::Median(others) + noise_sigmas * stats::Mad(others);
-  j.straggler = j.late_share >= 0.5 && j.late_ms > j.bar_ms && j.late_ms > j.noise_ms;
+  // The candidate's figure is a median over the steps: its noise is the
+  // others' spread in one step, as the error of such a median.
+  j.noise_ms =
+      stats::Median(others) + noise_sigmas * stats::MedianStandardError(others, steps.size());
+  j.straggler = j.late_share >= 0.75 && j.late_ms > j.bar_ms && j.late_ms > j.noise_ms;
   if (!j.straggler) j.late_rank = -1;
   return j;
 }

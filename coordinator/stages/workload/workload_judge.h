@@ -3,17 +3,21 @@
 // communication, and the late rank.
 //
 // The late rank: at every collective each rank arrives (finishes its work
-// before it) and then waits for the last arrival; a rank's wait is the time
-// from its arrival to the op's start. The rank the others wait for waits
-// least. Per step, a rank's lateness is the median of the other ranks'
-// waits minus its own; over the steps, the rank with the highest median
-// lateness is the candidate. It is a straggler only when
-// - it is the latest rank in at least half of the steps (a pattern, never
-//   one step),
+// before it) and then waits for the last arrival of its group; the rank
+// the others wait for waits least. A rank's lateness in a step is, summed
+// over its collectives, the median of its group's other members' time in
+// the op minus its own (workload_timing.h): the late one's is positive,
+// its partners' negative, everyone else's near 0. Over the steps, the rank
+// with the highest median lateness is the candidate. It is a straggler
+// only when
+// - it is the latest rank in at least 3/4 of the steps (a pattern, never
+//   one step: a rank of 4 that is latest by chance does so 6 times in 8 in
+//   0.4% of runs),
 // - its median lateness passes the bar (workload.skew_max_ms, else 5% of
 //   the median step), and
-// - it passes the noise: noise_sigmas times the robust spread (MAD) of the
-//   other ranks' lateness.
+// - it passes the noise: the median of every other rank's lateness in
+//   every step (pooled, so a few ranks still give a steady spread) plus
+//   noise_sigmas standard errors of a median over that many steps.
 // A first finding is WARN; the stage measures again and a second that names
 // the same rank makes it FAIL (the cluster stage's rule).
 #pragma once
@@ -31,7 +35,8 @@ namespace nodeprobe::coordinator {
 struct StepTimes {
   std::vector<double> step_ms;     // per rank: the step's wall time
   std::vector<double> exposed_ms;  // per rank: time blocked in communication
-  std::vector<double> wait_ms;     // per rank: summed waits at the step's collectives
+  std::vector<double> wait_ms;     // per rank: summed waits for its groups' last arrival
+  std::vector<double> late_ms;     // per rank: its lateness (above)
 };
 
 struct WorkloadJudgement {

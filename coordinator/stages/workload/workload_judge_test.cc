@@ -5,6 +5,7 @@
 #include <random>
 
 #include "coordinator/stages/workload/workload_findings.h"
+#include "platform/statistics.h"
 
 namespace nodeprobe::coordinator {
 namespace {
@@ -33,6 +34,14 @@ std::vector<StepTimes> Simulate(int ranks, int steps, int late, double late_ms, 
       t.wait_ms.push_back(last - arrive[r]);
       t.exposed_ms.push_back(last - arrive[r] + 10);
       t.step_ms.push_back(last + 10);
+    }
+    // One group, one collective: the others' median wait minus its own.
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<double> others;
+      for (int o = 0; o < ranks; ++o) {
+        if (o != r) others.push_back(t.wait_ms[o]);
+      }
+      t.late_ms.push_back(stats::Median(others) - t.wait_ms[r]);
     }
     out.push_back(std::move(t));
   }

@@ -64,6 +64,7 @@ struct ShapeKey {
   const char* key;
   const char* type;
   const char* doc;
+  std::string absent;  // the default shape's value
   std::function<absl::StatusOr<std::function<void(WorkloadShape&)>>(
       const ProfileReader&, const YAML::Node&, const std::string&)>
       read;
@@ -71,8 +72,8 @@ struct ShapeKey {
 
 template <typename T>
 ShapeKey WholeKey(const char* key, T WorkloadShape::*field, int64_t lo, int64_t hi,
-                  const char* type, const char* doc) {
-  return {key, type, doc,
+                  const char* type, const char* doc, const char* absent = nullptr) {
+  return {key, type, doc, absent != nullptr ? absent : absl::StrCat(WorkloadShape{}.*field),
           [field, lo, hi](const ProfileReader& r, const YAML::Node& v, const std::string& name)
               -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
             absl::StatusOr<int64_t> n = r.Whole(v, name, lo, hi);
@@ -84,7 +85,7 @@ ShapeKey WholeKey(const char* key, T WorkloadShape::*field, int64_t lo, int64_t 
 
 ShapeKey RealKey(const char* key, double WorkloadShape::*field, double lo, double hi,
                  const char* type, const char* doc) {
-  return {key, type, doc,
+  return {key, type, doc, absl::StrCat(WorkloadShape{}.*field),
           [field, lo, hi, type](
               const ProfileReader& r, const YAML::Node& v,
               const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
@@ -97,7 +98,7 @@ ShapeKey RealKey(const char* key, double WorkloadShape::*field, double lo, doubl
 }
 
 ShapeKey FlagKey(const char* key, bool WorkloadShape::*field, const char* doc) {
-  return {key, "true | false", doc,
+  return {key, "true | false", doc, WorkloadShape{}.*field ? "true" : "false",
           [field](const ProfileReader& r, const YAML::Node& v,
                   const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
             absl::StatusOr<bool> b = r.Bool(v, name);
@@ -112,11 +113,11 @@ const std::vector<ShapeKey>& ShapeKeys() {
       WholeKey("tp", &WorkloadShape::tp, 1, 1024, "integer 1 .. 1024", "tensor-parallel size"),
       WholeKey("pp", &WorkloadShape::pp, 1, 1024, "integer 1 .. 1024", "pipeline stages"),
       WholeKey("dp", &WorkloadShape::dp, 1, 65536, "integer 1 .. 65536",
-               "data-parallel size (default: the ranks left over)"),
+               "data-parallel size", "the ranks left over"),
       WholeKey("ep", &WorkloadShape::ep, 1, 1024, "integer 1 .. 1024",
                "expert-parallel size (divides dp)"),
       WholeKey("ranks_per_node", &WorkloadShape::ranks_per_node, 1, 64, "integer 1 .. 64",
-               "ranks on each node (default: its GPUs, 1 without)"),
+               "ranks on each node", "its GPUs (1 without)"),
       FlagKey("tp_across_nodes", &WorkloadShape::tp_across_nodes,
               "let a tensor-parallel group span nodes"),
       WholeKey("hidden", &WorkloadShape::hidden, 64, 1 << 20, "integer 64 .. 1048576",
@@ -232,7 +233,8 @@ ProfileSection WorkloadProfileSection() {
        "ZeRO stage: 0 DDP, 1 sharded optimizer, 3 parameters too"},
   };
   for (const ShapeKey& k : ShapeKeys()) {
-    keys.push_back({absl::StrCat("workload.", k.key), k.type, "the shape's", k.doc});
+    keys.push_back({absl::StrCat("workload.", k.key), k.type,
+                    absl::StrCat(k.absent, ", or the named shape's"), k.doc});
   }
   keys.push_back({"workload.step_time_max_ms", "number > 0 (ms)", "not judged",
                   "WORKLOAD_STEP_SLOW above it (FAIL)"});

@@ -32,6 +32,7 @@
 #include "cli/run_command.h"
 #include "cli/slurm_health.h"
 #include "cli/transfer_command.h"
+#include "cli/workload_command.h"
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
 #include "nodeprobe_version.h"
@@ -444,6 +445,7 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
   commands.push_back(nodeprobe::cli::AddFleetCommand(app));
   commands.push_back(nodeprobe::cli::AddEvidenceCommand(app));
   commands.push_back(nodeprobe::cli::AddSlurmHealthCommand(app));
+  commands.push_back(nodeprobe::cli::AddWorkloadCommand(app));
   if (std::optional<int> done = controlplane::ParseCommandLine(app, argc, argv, "nodeprobe")) {
     return *done;
   }

@@ -390,5 +390,26 @@ TEST(BadInputTest, SlurmHealthKeepsItsTimeoutWithAHungScontrol) {
   EXPECT_LT(took, absl::Seconds(15)) << r.err;
 }
 
+// `workload plan`: a shape the nodes cannot hold, or a key out of range, is
+// exit 2 with one line naming the key; a shape that fits prints its plan.
+TEST(BadInputTest, AWorkloadShapeThatDoesNotFitNamesTheKey) {
+  testing::TempDir dir;
+  const std::string profile = dir.path() + "/w.yaml";
+  testing::WriteFile(profile, "workload:\n  shape: llama2-70b-tp8-pp4\n  scale: 0.01\n");
+  CommandResult r = Nodeprobe(
+      {"workload", "plan", "--profile", profile, "--nodes", "2", "--ranks-per-node", "8"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(testing::LineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "workload.tp x pp x dp")) << r.err;
+  r = Nodeprobe(
+      {"workload", "plan", "--profile", profile, "--nodes", "4", "--ranks-per-node", "8"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "pipeline stage 3: nodes 3..3")) << r.out;
+  testing::WriteFile(profile, "workload:\n  tp: 2\n  tp_across_nodes: maybe\n");
+  r = Nodeprobe({"workload", "plan", "--profile", profile, "--nodes", "2"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "workload.tp_across_nodes")) << r.err;
+}
+
 }  // namespace
 }  // namespace nodeprobe

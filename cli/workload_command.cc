@@ -1,0 +1,113 @@
+#include "cli/workload_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "controlplane/exit_codes.h"
+#include "coordinator/stages/workload/workload_profile.h"
+#include "platform/gpu_inventory.h"
+#include "probes/framework/profile.h"
+#include "probes/framework/result_util.h"
+#include "probes/workload/placement.h"
+#include "probes/workload/step_program.h"
+
+namespace nodeprobe::cli {
+namespace {
+
+struct PlanOptions {
+  std::string profile_path;
+  int nodes = 0;
+  int ranks_per_node = 0;
+};
+
+void PrintPlan(const workload::WorkloadShape& s, const workload::Placement& pl) {
+  std::printf("shape %s: %d nodes x %d ranks = %d ranks; tp %d, pp %d, dp %d, ep %d\n",
+              s.name.c_str(), pl.size() / pl.ranks_per_node, pl.ranks_per_node, pl.size(), pl.tp,
+              pl.pp, pl.dp, pl.ep);
+  std::printf(
+      "model: hidden %lld, %d layers, seq %lld, micro-batch %d x %d, %s, %.1fB "
+      "parameters%s%s, ZeRO %d, scale %g\n",
+      static_cast<long long>(s.hidden), s.layers, static_cast<long long>(s.seq), s.micro_batch,
+      s.micro_batches, s.dtype.c_str(), s.params_b,
+      s.experts > 0 ? absl::StrCat(", ", s.experts, " experts top ", s.top_k).c_str() : "",
+      s.sequence_parallel ? ", sequence parallel" : "", s.zero, s.scale);
+  for (int stage = 0; stage < pl.pp; ++stage) {
+    int first = -1, last = -1;
+    for (const workload::RankPlace& r : pl.ranks) {
+      if (r.pp_index != stage) continue;
+      if (first < 0) first = r.node;
+      last = r.node;
+    }
+    std::printf("pipeline stage %d: nodes %d..%d\n", stage, first, last);
+  }
+  // Each stage's first rank: every rank of a stage runs the same program.
+  std::printf("%-6s %-6s %8s %14s   (per rank and step)\n", "stage", "group", "ops", "bytes");
+  for (int stage = 0; stage < pl.pp; ++stage) {
+    const int rank = stage * pl.tp * pl.dp;
+    const workload::StepVolume v = workload::VolumeOf(workload::StepProgram(s, pl, rank));
+    for (const auto& [group, bytes] : v.bytes) {
+      std::printf("%-6d %-6s %8d %14s\n", stage, workload::GroupName(group), v.ops.at(group),
+                  ByteSize(bytes).c_str());
+    }
+    std::printf("%-6d %-6s %8s %11.1f ms\n", stage, "compute", "", v.compute_ms);
+  }
+}
+
+int Plan(const PlanOptions& o) {
+  Profile profile;
+  if (!o.profile_path.empty()) {
+    absl::StatusOr<Profile> loaded = LoadProfile(o.profile_path);
+    if (!loaded.ok())
+      return controlplane::ErrorExit(std::string(loaded.status().message()),
+                                     controlplane::kExitUsage);
+    profile = *std::move(loaded);
+  }
+  const workload::WorkloadShape shape = profile.Section<WorkloadRules>().Shape();
+  int per_node = o.ranks_per_node;
+  if (per_node == 0) per_node = shape.ranks_per_node;
+  if (per_node == 0) per_node = std::max(1, platform::GpuDeviceNodes());
+  absl::StatusOr<workload::Placement> pl = workload::Place(shape, o.nodes, per_node);
+  if (!pl.ok())
+    return controlplane::ErrorExit(std::string(pl.status().message()), controlplane::kExitUsage);
+  PrintPlan(shape, *pl);
+  return controlplane::kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> AddWorkloadCommand(CLI::App& app) {
+  CLI::App* cmd =
+      app.add_subcommand("workload",
+                         "The workload stage's job shapes: `workload plan` shows what a profile's "
+                         "workload: section would run on N nodes, before anything runs.");
+  cmd->require_subcommand(1);
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* plan = cmd->add_subcommand(
+      "plan",
+      "Where each pipeline stage and group lands and what one step moves per group "
+      "(ops, bytes per rank, compute), from the published TP/PP/DP/EP volumes");
+  plan->add_option("--profile", o->profile_path,
+                   "Acceptance profile whose workload: section is the shape (none: the defaults, "
+                   "data parallel only)");
+  plan->add_option("--nodes", o->nodes, "Nodes the job runs on")
+      ->required()
+      ->check(CLI::Range(1, 100000));
+  plan->add_option("--ranks-per-node", o->ranks_per_node,
+                   "Ranks on each node (default: workload.ranks_per_node, else the GPUs here, "
+                   "else 1)")
+      ->check(CLI::Range(1, 64));
+  plan->footer(
+      "Exit codes: 0 the plan printed; 2 a profile or a shape that does not fit the "
+      "nodes (the line names the key).");
+  return [plan, o]() -> int {
+    if (!*plan) return -1;
+    return Plan(*o);
+  };
+}
+
+}  // namespace nodeprobe::cli

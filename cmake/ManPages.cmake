@@ -26,7 +26,8 @@ set(NP_MAN_COMMANDS
   "fleet|agents, last verdicts and version drift"
   "evidence|write a run's evidence bundle"
   "slurm-health|Slurm health check: drain on FAIL, resume after"
-  "preflight|check what a job will meet, from inside its container")
+  "preflight|check what a job will meet, from inside its container"
+  "workload|plan the workload stage's job shapes")
 set(NP_MAN_PAGES)
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/man)
 # nodeprobe-findings(1) also lists the finding table itself.

@@ -245,9 +245,17 @@ std::vector<Measured> MeasuredItems(const std::vector<v1::StageRun>& runs) {
        true,
        {}},
       {"collectives",
-       "Collective and representative-workload results",
+       "Collective results (nccl-tests-style)",
        "collectives",
        "a two-node or cluster run on nodes with GPUs",
+       false,
+       {}},
+      // A collective is a generic benchmark, not the job: only a replay of
+      // the job's own shape meets this (coordinator/stages/workload).
+      {"workload",
+       "Representative-workload results",
+       "workload",
+       "the workload stage (not in this build yet)",
        false,
        {}},
       {"congestion",
@@ -276,10 +284,10 @@ std::vector<Measured> MeasuredItems(const std::vector<v1::StageRun>& runs) {
     for (const v1::CongestionResult& c : run.congestion()) {
       std::vector<std::string> nodes(c.senders().begin(), c.senders().end());
       nodes.push_back(c.receiver());
-      items[5].sources.push_back({&run, nodes, c.verdict(), ""});
+      items[6].sources.push_back({&run, nodes, c.verdict(), ""});
     }
     for (const v1::FailureResult& f : run.failures()) {
-      items[6].sources.push_back({&run, {f.node(), f.peer()}, f.verdict(), ""});
+      items[7].sources.push_back({&run, {f.node(), f.peer()}, f.verdict(), ""});
     }
   }
   return items;

@@ -81,7 +81,7 @@ const v1::GateItem& Item(const v1::GateChecklist& gate, const std::string& item)
 
 TEST(AcceptanceGateTest, ATwoNodeRunWithoutGpusLeavesTheCollectivesNotRunAndTheGateIncomplete) {
   const v1::GateChecklist gate = GateOf({TwoNode(AcceptanceProfileText())});
-  EXPECT_EQ(gate.items_size(), 13);
+  EXPECT_EQ(gate.items_size(), 14);
   EXPECT_FALSE(gate.complete());
   EXPECT_TRUE(absl::StartsWith(gate.headline(), "gate incomplete")) << gate.headline();
   EXPECT_TRUE(absl::StrContains(gate.headline(), "collectives")) << gate.headline();
@@ -90,6 +90,11 @@ TEST(AcceptanceGateTest, ATwoNodeRunWithoutGpusLeavesTheCollectivesNotRunAndTheG
   EXPECT_TRUE(absl::StrContains(coll.why(), "no GPU found")) << coll.why();
   EXPECT_EQ(Item(gate, "congestion").state(), v1::GATE_NOT_RUN);
   EXPECT_EQ(Item(gate, "failure").state(), v1::GATE_NOT_RUN);
+  // A collective is not the job: the representative workload is its own
+  // item, and no run here replayed one.
+  EXPECT_EQ(Item(gate, "collectives").title(), "Collective results (nccl-tests-style)");
+  EXPECT_EQ(Item(gate, "workload").state(), v1::GATE_NOT_RUN);
+  EXPECT_TRUE(absl::StrContains(gate.headline(), "workload")) << gate.headline();
   for (const char* measured : {"versions", "mtu", "transfers"}) {
     const v1::GateItem& g = Item(gate, measured);
     EXPECT_EQ(g.state(), v1::GATE_MET) << measured << ": " << g.why();

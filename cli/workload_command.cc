@@ -9,12 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "controlplane/exit_codes.h"
-#include "coordinator/stages/workload/workload_profile.h"
 #include "platform/gpu_inventory.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
 #include "probes/workload/placement.h"
 #include "probes/workload/step_program.h"
+#include "probes/workload/workload_profile.h"
 
 namespace nodeprobe::cli {
 namespace {

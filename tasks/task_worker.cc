@@ -26,6 +26,7 @@
 #include "probes/transfer/transfer_findings.h"
 #include "probes/transfer/transfer_task.h"
 #include "tasks/host_roots.h"
+#include "tasks/workload_rank_task.h"
 
 namespace nodeprobe::tasks {
 namespace {
@@ -190,6 +191,9 @@ void ExecuteTask(const v1::Task& task, const EventFn& emit) {
       if (out.abandoned) _exit(0);
       return;
     }
+    case v1::Task::kRunWorkloadRank:
+      RunWorkloadRankTask(task, *profile, emit);
+      return;
     default:
       Done(task,
            ErrorResult("task", findings::kUnknownTask.code,

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/stages/workload/workload_profile.h"
 #include "nodeprobe/v1/result.pb.h"
+#include "probes/workload/workload_profile.h"
 
 namespace nodeprobe::coordinator {
 

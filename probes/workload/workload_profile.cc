@@ -1,7 +1,7 @@
 // Declares `workload:` (np_profile_section in this folder's CMakeLists):
 // compiled into the profile library, so it uses only what that links
 // (the shape's header, no code of np_workload).
-#include "coordinator/stages/workload/workload_profile.h"
+#include "probes/workload/workload_profile.h"
 
 #include <map>
 
@@ -112,8 +112,8 @@ const std::vector<ShapeKey>& ShapeKeys() {
   static const std::vector<ShapeKey> kKeys = {
       WholeKey("tp", &WorkloadShape::tp, 1, 1024, "integer 1 .. 1024", "tensor-parallel size"),
       WholeKey("pp", &WorkloadShape::pp, 1, 1024, "integer 1 .. 1024", "pipeline stages"),
-      WholeKey("dp", &WorkloadShape::dp, 1, 65536, "integer 1 .. 65536",
-               "data-parallel size", "the ranks left over"),
+      WholeKey("dp", &WorkloadShape::dp, 1, 65536, "integer 1 .. 65536", "data-parallel size",
+               "the ranks left over"),
       WholeKey("ep", &WorkloadShape::ep, 1, 1024, "integer 1 .. 1024",
                "expert-parallel size (divides dp)"),
       WholeKey("ranks_per_node", &WorkloadShape::ranks_per_node, 1, 64, "integer 1 .. 64",

@@ -1,4 +1,4 @@
-#include "coordinator/stages/workload/workload_profile.h"
+#include "probes/workload/workload_profile.h"
 
 #include <gtest/gtest.h>
 

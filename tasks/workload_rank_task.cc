@@ -1,0 +1,84 @@
+#include "tasks/workload_rank_task.h"
+
+#include "absl/strings/str_cat.h"
+#include "probes/framework/result_util.h"
+#include "probes/nccl/nccl_findings.h"
+#include "probes/workload/gloo_replay.h"
+#include "probes/workload/rendezvous_store.h"
+#include "probes/workload/workload_profile.h"
+
+namespace nodeprobe::tasks {
+namespace {
+
+v1::WorkloadRankReport ToProto(const workload::ReplayReport& r) {
+  v1::WorkloadRankReport out;
+  for (const workload::RankStep& s : r.steps) {
+    v1::WorkloadRankReport::Step* step = out.add_steps();
+    step->set_step_ms(s.step_ms);
+    step->set_exposed_ms(s.exposed_ms);
+    for (double ms : s.op_ms) step->add_op_ms(ms);
+  }
+  out.set_library(r.library);
+  out.set_version(r.version);
+  out.set_transport(r.transport);
+  return out;
+}
+
+// The rank's replay; rank 0 serves the store for the run's lifetime.
+absl::StatusOr<workload::ReplayReport> Replay(
+    const v1::Task& task, const Profile& profile,
+    const std::function<void(const v1::TaskEvent&)>& emit) {
+  const v1::RunWorkloadRank& w = task.run_workload_rank();
+  const absl::Duration budget = absl::Seconds(task.deadline_s() > 0 ? task.deadline_s() : 600);
+  const workload::WorkloadShape shape = profile.Section<WorkloadRules>().Shape();
+  absl::StatusOr<workload::Placement> pl =
+      workload::Place(shape, static_cast<int>(w.nodes()), static_cast<int>(w.ranks_per_node()));
+  if (!pl.ok()) return pl.status();
+  if (static_cast<int>(w.rank()) >= pl->size()) {
+    return absl::InvalidArgumentError(absl::StrCat("rank ", w.rank(), " of ", pl->size()));
+  }
+  const std::string bind = w.bind_ip().empty() ? "127.0.0.1" : w.bind_ip();
+  std::unique_ptr<workload::StoreServer> server;
+  platform::HostPort store{w.store_host(), static_cast<uint16_t>(w.store_port())};
+  if (w.store_port() == 0) {
+    absl::StatusOr<std::unique_ptr<workload::StoreServer>> s =
+        workload::StoreServer::Start(bind, w.secret());
+    if (!s.ok()) return s.status();
+    server = *std::move(s);
+    store = {bind, server->port()};
+    v1::TaskEvent ready;
+    ready.mutable_ready()->set_task_id(task.task_id());
+    ready.mutable_ready()->set_port(server->port());
+    emit(ready);
+  }
+  absl::StatusOr<std::unique_ptr<workload::StoreClient>> client =
+      workload::StoreClient::Connect(store, w.secret(), budget / 4);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<std::unique_ptr<workload::GlooReplay>> replay =
+      workload::GlooReplay::Connect(*pl, static_cast<int>(w.rank()), **client, bind, budget / 4);
+  if (!replay.ok()) return replay.status();
+  return (*replay)->Run(workload::StepProgram(shape, *pl, static_cast<int>(w.rank())), shape.warmup,
+                        shape.steps);
+}
+
+}  // namespace
+
+void RunWorkloadRankTask(const v1::Task& task, const Profile& profile,
+                         const std::function<void(const v1::TaskEvent&)>& emit) {
+  v1::TaskEvent done;
+  v1::TaskResult* result = done.mutable_done();
+  result->set_task_id(task.task_id());
+  absl::StatusOr<workload::ReplayReport> report = Replay(task, profile, emit);
+  if (report.ok()) {
+    result->mutable_result()->set_probe("workload-rank");
+    result->mutable_result()->set_verdict(v1::PASS);
+    *result->mutable_workload() = ToProto(*report);
+  } else {
+    *result->mutable_result() = ErrorResult(
+        "workload-rank", findings::kTaskFailed.code,
+        absl::StrCat("rank ", task.run_workload_rank().rank(), ": ", report.status().message()));
+  }
+  emit(done);
+}
+
+}  // namespace nodeprobe::tasks

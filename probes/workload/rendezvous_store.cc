@@ -3,39 +3,9 @@
 #include <stdexcept>
 
 #include "absl/strings/str_cat.h"
+#include "nodeprobe/v1/task.pb.h"
 
 namespace nodeprobe::workload {
-namespace {
-
-constexpr uint32_t kTimedOut = 0xFFFFFFFFu;
-
-absl::Status SendField(int fd, const std::string& bytes, absl::Time deadline) {
-  const uint32_t n = static_cast<uint32_t>(bytes.size());
-  const unsigned char len[4] = {static_cast<unsigned char>(n), static_cast<unsigned char>(n >> 8),
-                                static_cast<unsigned char>(n >> 16),
-                                static_cast<unsigned char>(n >> 24)};
-  if (absl::Status s = platform::SendAll(fd, len, 4, deadline); !s.ok()) return s;
-  return platform::SendAll(fd, bytes.data(), bytes.size(), deadline);
-}
-
-absl::StatusOr<uint32_t> RecvLength(int fd, absl::Time deadline) {
-  unsigned char len[4];
-  if (absl::Status s = platform::RecvAll(fd, len, 4, deadline); !s.ok()) return s;
-  return static_cast<uint32_t>(len[0]) | static_cast<uint32_t>(len[1]) << 8 |
-         static_cast<uint32_t>(len[2]) << 16 | static_cast<uint32_t>(len[3]) << 24;
-}
-
-// A field of at most `cap` bytes; longer is an error (the caller closes).
-absl::StatusOr<std::string> RecvField(int fd, size_t cap, absl::Time deadline) {
-  absl::StatusOr<uint32_t> n = RecvLength(fd, deadline);
-  if (!n.ok()) return n.status();
-  if (*n > cap) return absl::OutOfRangeError("field over its limit");
-  std::string out(*n, '\0');
-  if (absl::Status s = platform::RecvAll(fd, out.data(), out.size(), deadline); !s.ok()) return s;
-  return out;
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<StoreServer>> StoreServer::Start(const std::string& bind_ip,
                                                                 std::string secret,
@@ -98,45 +68,38 @@ void StoreServer::Handle(platform::Fd conn) {
 }
 
 bool StoreServer::Request(int fd) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  char op = 0;
-  if (!platform::RecvAll(fd, &op, 1, deadline).ok()) return false;
-  absl::StatusOr<std::string> secret = RecvField(fd, 256, deadline);
-  if (!secret.ok() || *secret != secret_ || (op != 'S' && op != 'G')) {
+  v1::StoreRequest req;
+  const absl::Status read = platform::ReadMessage(fd, &req, absl::Now() + absl::Seconds(10));
+  if (!read.ok() && !absl::IsInvalidArgument(read)) return false;  // closed, or silent
+  if (!read.ok() || req.secret() != secret_ || req.key().size() > limits_.max_key_bytes ||
+      req.op_case() == v1::StoreRequest::OP_NOT_SET) {
     ++refused_;
     return false;
   }
-  absl::StatusOr<std::string> key = RecvField(fd, limits_.max_key_bytes, deadline);
-  if (!key.ok()) {
-    ++refused_;
-    return false;
-  }
-  if (op == 'S') {
-    absl::StatusOr<std::string> value = RecvField(fd, limits_.max_value_bytes, deadline);
+  if (req.has_set()) {
     platform::MutexLock l(&mu_);
-    if (!value.ok() || (values_.size() >= limits_.max_keys && !values_.count(*key))) {
+    if (req.set().size() > limits_.max_value_bytes ||
+        (values_.size() >= limits_.max_keys && !values_.count(req.key()))) {
       ++refused_;
       return false;
     }
-    values_[*key] = std::vector<char>(value->begin(), value->end());
+    values_[req.key()] = std::vector<char>(req.set().begin(), req.set().end());
     changed_.SignalAll();
     return true;
   }
-  std::string value;
-  bool found = false;
+  v1::StoreReply reply;
   {
     const absl::Time until = absl::Now() + limits_.get_wait;
     platform::MutexLock l(&mu_);
-    while (!(found = values_.count(*key) > 0) && !stop_.raised() && absl::Now() < until) {
+    while (!values_.count(req.key()) && !stop_.raised() && absl::Now() < until) {
       changed_.WaitUntil(&mu_, std::min(until, absl::Now() + absl::Seconds(1)));
     }
-    if (found) value.assign(values_[*key].begin(), values_[*key].end());
+    if (auto it = values_.find(req.key()); it != values_.end()) {
+      reply.set_found(true);
+      reply.set_value(std::string(it->second.begin(), it->second.end()));
+    }
   }
-  if (!found) {
-    const unsigned char none[4] = {0xFF, 0xFF, 0xFF, 0xFF};
-    return platform::SendAll(fd, none, 4, absl::Now() + absl::Seconds(10)).ok();
-  }
-  return SendField(fd, value, absl::Now() + absl::Seconds(10)).ok();
+  return platform::WriteMessage(fd, reply, absl::Now() + absl::Seconds(10)).ok();
 }
 
 absl::StatusOr<std::unique_ptr<StoreClient>> StoreClient::Connect(const platform::HostPort& server,
@@ -148,35 +111,30 @@ absl::StatusOr<std::unique_ptr<StoreClient>> StoreClient::Connect(const platform
 }
 
 void StoreClient::set(const std::string& key, const std::vector<char>& data) {
-  const absl::Time deadline = absl::Now() + timeout_;
+  v1::StoreRequest req;
+  req.set_secret(secret_);
+  req.set_key(key);
+  req.set_set(std::string(data.begin(), data.end()));
   platform::MutexLock l(&mu_);
-  const char op = 'S';
-  absl::Status s = platform::SendAll(fd_.get(), &op, 1, deadline);
-  if (s.ok()) s = SendField(fd_.get(), secret_, deadline);
-  if (s.ok()) s = SendField(fd_.get(), key, deadline);
-  if (s.ok()) s = SendField(fd_.get(), std::string(data.begin(), data.end()), deadline);
+  absl::Status s = platform::WriteMessage(fd_.get(), req, absl::Now() + timeout_);
   if (!s.ok()) throw std::runtime_error(absl::StrCat("store set ", key, ": ", s.message()));
 }
 
 std::vector<char> StoreClient::get(const std::string& key) {
+  v1::StoreRequest req;
+  req.set_secret(secret_);
+  req.set_key(key);
+  req.set_get(true);
   const absl::Time give_up = absl::Now() + timeout_;
   platform::MutexLock l(&mu_);
   // The server answers each get within its own wait: ask again until ours.
   while (true) {
     const absl::Time deadline = absl::Now() + timeout_ + absl::Seconds(70);
-    const char op = 'G';
-    absl::Status s = platform::SendAll(fd_.get(), &op, 1, deadline);
-    if (s.ok()) s = SendField(fd_.get(), secret_, deadline);
-    if (s.ok()) s = SendField(fd_.get(), key, deadline);
-    absl::StatusOr<uint32_t> n = s.ok() ? RecvLength(fd_.get(), deadline) : s;
-    if (!n.ok())
-      throw std::runtime_error(absl::StrCat("store get ", key, ": ", n.status().message()));
-    if (*n != kTimedOut) {
-      std::vector<char> out(*n);
-      s = platform::RecvAll(fd_.get(), out.data(), out.size(), deadline);
-      if (!s.ok()) throw std::runtime_error(absl::StrCat("store get ", key, ": ", s.message()));
-      return out;
-    }
+    v1::StoreReply reply;
+    absl::Status s = platform::WriteMessage(fd_.get(), req, deadline);
+    if (s.ok()) s = platform::ReadMessage(fd_.get(), &reply, deadline);
+    if (!s.ok()) throw std::runtime_error(absl::StrCat("store get ", key, ": ", s.message()));
+    if (reply.found()) return std::vector<char>(reply.value().begin(), reply.value().end());
     if (absl::Now() >= give_up) {
       throw std::runtime_error(absl::StrCat("store get ", key, ": not set by the other ranks in ",
                                             absl::FormatDuration(timeout_)));

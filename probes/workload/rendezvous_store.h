@@ -6,10 +6,10 @@
 // carries the secret; a connection that sends a wrong one, or more than a
 // store of addresses holds (keys, values, clients), is closed.
 //
-// The frame: 'S' (set), 'G' (get: waits until the key is there), each
-// field a 4-byte little-endian length and its bytes: secret, key, value (set
-// only). A get is answered by its value's length and bytes, or a length of
-// 0xFFFFFFFF when its wait ran out.
+// Requests and replies are v1::StoreRequest / StoreReply, framed as every
+// control message is (platform::WriteMessage / ReadMessage, which refuse
+// what is over its size or does not parse). A set is not answered; a get
+// is, when its key is there or its wait ran out.
 #pragma once
 
 #include <gloo/rendezvous/store.h>
@@ -33,7 +33,7 @@ struct StoreLimits {
   int max_clients = 1024;  // a run's ranks, and some to spare
   size_t max_keys = 65536;
   size_t max_key_bytes = 1024;
-  size_t max_value_bytes = 1 << 20;
+  size_t max_value_bytes = 1 << 16;             // a rank's Gloo addresses are a few kB
   absl::Duration get_wait = absl::Seconds(60);  // a get waits at most this
 };
 

@@ -36,6 +36,10 @@ struct Placement {
   // The members of `group` that `rank` belongs to, in group order (for PP:
   // stage 0 first).
   std::vector<int> Members(int rank, Group group) const;
+  // How many ranks each group of that kind holds.
+  int GroupSize(Group group) const {
+    return group == Group::kTp ? tp : group == Group::kDp ? dp : group == Group::kEp ? ep : pp;
+  }
   int size() const { return static_cast<int>(ranks.size()); }
 };
 

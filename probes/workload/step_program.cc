@@ -54,13 +54,9 @@ class ProgramBuilder {
     for (; fwd < warmup; ++fwd) Forward(fwd);
     while (fwd < m) {
       Forward(fwd++);
-      Backward(bwd, bwd + 1 == m);
-      ++bwd;
+      Backward(bwd++);
     }
-    while (bwd < m) {
-      Backward(bwd, bwd + 1 == m);
-      ++bwd;
-    }
+    while (bwd < m) Backward(bwd++);
     FlushBucket();
     if (pending_overlapped_) Add({.kind = OpKind::kWait, .label = "gradients reduced"});
     if (s_.zero == 1 && pl_.dp > 1) {
@@ -84,10 +80,7 @@ class ProgramBuilder {
   }
   void Collective(OpKind kind, Group group, double bytes, std::string label,
                   bool overlapped = false) {
-    const int members = group == Group::kTp   ? pl_.tp
-                        : group == Group::kDp ? pl_.dp
-                        : group == Group::kEp ? pl_.ep
-                                              : pl_.pp;
+    const int members = pl_.GroupSize(group);
     if (members < 2) return;
     Add({.kind = kind,
          .group = group,
@@ -146,7 +139,8 @@ class ProgramBuilder {
   }
   // The last micro-batch's backward frees each layer's gradients: they
   // fill the DDP buckets (ZeRO 0 and 1).
-  void Backward(int mb, bool last) {
+  void Backward(int mb) {
+    const bool last = mb + 1 == s_.micro_batches;
     const int stage = me_.pp_index;
     if (stage + 1 < pl_.pp) {
       PointToPoint(OpKind::kRecv, stage + 1, mb, true, absl::StrCat("bwd mb", mb, " recv"));

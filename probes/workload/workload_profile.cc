@@ -62,7 +62,7 @@ const std::map<std::string, workload::WorkloadShape>& Table() {
 // One shape key: how it is read (range included) and where it goes.
 struct ShapeKey {
   const char* key;
-  const char* type;
+  std::string type;  // as `profile --explain` and the key's errors say it
   const char* doc;
   std::string absent;  // the default shape's value
   std::function<absl::StatusOr<std::function<void(WorkloadShape&)>>(
@@ -70,82 +70,97 @@ struct ShapeKey {
       read;
 };
 
-template <typename T>
-ShapeKey WholeKey(const char* key, T WorkloadShape::*field, int64_t lo, int64_t hi,
-                  const char* type, const char* doc, const char* absent = nullptr) {
-  return {key, type, doc, absent != nullptr ? absent : absl::StrCat(WorkloadShape{}.*field),
-          [field, lo, hi](const ProfileReader& r, const YAML::Node& v, const std::string& name)
+// A key whose value `parse` reads as a T, then sets into `field`.
+template <typename T, typename Parse>
+ShapeKey Key(const char* key, T WorkloadShape::*field, std::string type, const char* doc,
+             std::string absent, Parse parse) {
+  return {key, std::move(type), doc, std::move(absent),
+          [field, parse](const ProfileReader& r, const YAML::Node& v, const std::string& name)
               -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
-            absl::StatusOr<int64_t> n = r.Whole(v, name, lo, hi);
-            if (!n.ok()) return n.status();
-            const T value = static_cast<T>(*n);
-            return [field, value](WorkloadShape& s) { s.*field = value; };
+            absl::StatusOr<T> value = parse(r, v, name);
+            if (!value.ok()) return value.status();
+            return [field, value = *value](WorkloadShape& s) { s.*field = value; };
           }};
 }
 
-ShapeKey RealKey(const char* key, double WorkloadShape::*field, double lo, double hi,
-                 const char* type, const char* doc) {
-  return {key, type, doc, absl::StrCat(WorkloadShape{}.*field),
-          [field, lo, hi, type](
-              const ProfileReader& r, const YAML::Node& v,
-              const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
-            absl::StatusOr<double> n = r.Number(v, name);
-            if (!n.ok()) return n.status();
-            if (!(*n > lo && *n <= hi)) return r.Error(v, absl::StrCat(name, " must be ", type));
-            const double value = *n;
-            return [field, value](WorkloadShape& s) { s.*field = value; };
-          }};
+template <typename T>
+ShapeKey WholeKey(const char* key, T WorkloadShape::*field, int64_t lo, int64_t hi, const char* doc,
+                  const char* absent = nullptr) {
+  return Key(key, field, absl::StrCat("integer ", lo, " .. ", hi), doc,
+             absent != nullptr ? absent : absl::StrCat(WorkloadShape{}.*field),
+             [lo, hi](const ProfileReader& r, const YAML::Node& v,
+                      const std::string& name) -> absl::StatusOr<T> {
+               absl::StatusOr<int64_t> n = r.Whole(v, name, lo, hi);
+               if (!n.ok()) return n.status();
+               return static_cast<T>(*n);
+             });
+}
+
+// A number in (0, hi], in `unit` ("" for a share).
+ShapeKey RealKey(const char* key, double WorkloadShape::*field, double hi, const char* unit,
+                 const char* doc) {
+  std::string type = absl::StrCat("number in (0, ", hi, "]", unit);
+  return Key(key, field, type, doc, absl::StrCat(WorkloadShape{}.*field),
+             [hi, type](const ProfileReader& r, const YAML::Node& v,
+                        const std::string& name) -> absl::StatusOr<double> {
+               absl::StatusOr<double> n = r.Number(v, name);
+               if (!n.ok()) return n.status();
+               if (!(*n > 0 && *n <= hi)) return r.Error(v, absl::StrCat(name, " must be ", type));
+               return *n;
+             });
 }
 
 ShapeKey FlagKey(const char* key, bool WorkloadShape::*field, const char* doc) {
-  return {key, "true | false", doc, WorkloadShape{}.*field ? "true" : "false",
-          [field](const ProfileReader& r, const YAML::Node& v,
-                  const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
-            absl::StatusOr<bool> b = r.Bool(v, name);
-            if (!b.ok()) return b.status();
-            const bool value = *b;
-            return [field, value](WorkloadShape& s) { s.*field = value; };
-          }};
+  return Key(key, field, "true | false", doc, WorkloadShape{}.*field ? "true" : "false",
+             [](const ProfileReader& r, const YAML::Node& v, const std::string& name) {
+               return r.Bool(v, name);
+             });
 }
 
 const std::vector<ShapeKey>& ShapeKeys() {
   static const std::vector<ShapeKey> kKeys = {
-      WholeKey("tp", &WorkloadShape::tp, 1, 1024, "integer 1 .. 1024", "tensor-parallel size"),
-      WholeKey("pp", &WorkloadShape::pp, 1, 1024, "integer 1 .. 1024", "pipeline stages"),
-      WholeKey("dp", &WorkloadShape::dp, 1, 65536, "integer 1 .. 65536", "data-parallel size",
-               "the ranks left over"),
-      WholeKey("ep", &WorkloadShape::ep, 1, 1024, "integer 1 .. 1024",
-               "expert-parallel size (divides dp)"),
-      WholeKey("ranks_per_node", &WorkloadShape::ranks_per_node, 1, 64, "integer 1 .. 64",
-               "ranks on each node", "its GPUs (1 without)"),
+      WholeKey("tp", &WorkloadShape::tp, 1, 1024, "tensor-parallel size"),
+      WholeKey("pp", &WorkloadShape::pp, 1, 1024, "pipeline stages"),
+      WholeKey("dp", &WorkloadShape::dp, 1, 65536, "data-parallel size", "the ranks left over"),
+      WholeKey("ep", &WorkloadShape::ep, 1, 1024, "expert-parallel size (divides dp)"),
+      WholeKey("ranks_per_node", &WorkloadShape::ranks_per_node, 1, 64, "ranks on each node",
+               "its GPUs (1 without)"),
       FlagKey("tp_across_nodes", &WorkloadShape::tp_across_nodes,
               "let a tensor-parallel group span nodes"),
-      WholeKey("hidden", &WorkloadShape::hidden, 64, 1 << 20, "integer 64 .. 1048576",
-               "the model's hidden size"),
-      WholeKey("layers", &WorkloadShape::layers, 1, 1024, "integer 1 .. 1024",
+      WholeKey("hidden", &WorkloadShape::hidden, 64, 1 << 20, "the model's hidden size"),
+      WholeKey("layers", &WorkloadShape::layers, 1, 1024,
                "transformer layers (split over the pipeline stages)"),
-      WholeKey("seq", &WorkloadShape::seq, 1, 1 << 22, "integer 1 .. 4194304",
-               "sequence length in tokens"),
-      WholeKey("micro_batch", &WorkloadShape::micro_batch, 1, 4096, "integer 1 .. 4096",
-               "sequences per micro-batch"),
-      WholeKey("micro_batches", &WorkloadShape::micro_batches, 1, 4096, "integer 1 .. 4096",
+      WholeKey("seq", &WorkloadShape::seq, 1, 1 << 22, "sequence length in tokens"),
+      WholeKey("micro_batch", &WorkloadShape::micro_batch, 1, 4096, "sequences per micro-batch"),
+      WholeKey("micro_batches", &WorkloadShape::micro_batches, 1, 4096,
                "micro-batches per step (the pipeline's depth of work)"),
-      WholeKey("experts", &WorkloadShape::experts, 0, 4096, "integer 0 .. 4096",
-               "experts per MoE layer (0: dense)"),
-      WholeKey("top_k", &WorkloadShape::top_k, 1, 64, "integer 1 .. 64",
-               "experts each token goes to"),
+      WholeKey("experts", &WorkloadShape::experts, 0, 4096, "experts per MoE layer (0: dense)"),
+      WholeKey("top_k", &WorkloadShape::top_k, 1, 64, "experts each token goes to"),
       FlagKey("sequence_parallel", &WorkloadShape::sequence_parallel,
               "TP all-reduces become all-gather + reduce-scatter"),
-      WholeKey("warmup", &WorkloadShape::warmup, 0, 1000, "integer 0 .. 1000",
-               "steps run before the measured ones"),
-      WholeKey("steps", &WorkloadShape::steps, 3, 100000, "integer 3 .. 100000",
+      WholeKey("warmup", &WorkloadShape::warmup, 0, 1000, "steps run before the measured ones"),
+      WholeKey("steps", &WorkloadShape::steps, 3, 100000,
                "measured steps (a verdict needs several)"),
-      RealKey("params_b", &WorkloadShape::params_b, 0, 100000, "number in (0, 100000]",
+      RealKey("params_b", &WorkloadShape::params_b, 100000, "",
               "billions of parameters (sizes the gradients)"),
-      RealKey("compute_ms_per_layer", &WorkloadShape::compute_ms_per_layer, 0, 60000,
-              "number in (0, 60000] (ms)", "one layer's forward per micro-batch (backward: 2x)"),
-      RealKey("scale", &WorkloadShape::scale, 0, 1, "number in (0, 1]",
+      RealKey("compute_ms_per_layer", &WorkloadShape::compute_ms_per_layer, 60000, " (ms)",
+              "one layer's forward per micro-batch (backward: 2x)"),
+      RealKey("scale", &WorkloadShape::scale, 1, "",
               "every message is this share of the real one (a small lab)"),
+      Key("dtype", &WorkloadShape::dtype, "bf16 | fp16 | fp32", "element type of every message",
+          WorkloadShape{}.dtype,
+          [](const ProfileReader& r, const YAML::Node& v, const std::string& name) {
+            return r.OneOf(v, name, {"bf16", "fp16", "fp32"});
+          }),
+      Key("zero", &WorkloadShape::zero, "0 | 1 | 3",
+          "ZeRO stage: 0 DDP, 1 sharded optimizer, 3 parameters too",
+          absl::StrCat(WorkloadShape{}.zero),
+          [](const ProfileReader& r, const YAML::Node& v,
+             const std::string& name) -> absl::StatusOr<int> {
+            absl::StatusOr<std::string> z = r.OneOf(v, name, {"0", "1", "3"});
+            if (!z.ok()) return z.status();
+            return (*z)[0] - '0';
+          }),
   };
   return kKeys;
 }
@@ -178,18 +193,6 @@ absl::Status ReadKey(const ProfileReader& r, const std::string& key, const YAML:
                                      "' (known: ", absl::StrJoin(NamedShapes(), ", "), ")"));
     }
     into.shape_name = *s;
-    return absl::OkStatus();
-  }
-  if (key == "dtype") {
-    absl::StatusOr<std::string> d = r.OneOf(v, name, {"bf16", "fp16", "fp32"});
-    if (!d.ok()) return d.status();
-    into.overrides[key] = [d = *d](WorkloadShape& s) { s.dtype = d; };
-    return absl::OkStatus();
-  }
-  if (key == "zero") {
-    absl::StatusOr<std::string> z = r.OneOf(v, name, {"0", "1", "3"});
-    if (!z.ok()) return z.status();
-    into.overrides[key] = [z = (*z)[0] - '0'](WorkloadShape& s) { s.zero = z; };
     return absl::OkStatus();
   }
   for (const ShapeKey& k : ShapeKeys()) {
@@ -228,9 +231,6 @@ ProfileSection WorkloadProfileSection() {
   std::vector<ProfileKey> keys = {
       {"workload.shape", absl::StrCat("one of ", absl::StrJoin(NamedShapes(), ", ")),
        "the defaults of each key", "a published model's shape to start from"},
-      {"workload.dtype", "bf16 | fp16 | fp32", "bf16", "element type of every message"},
-      {"workload.zero", "0 | 1 | 3", "0",
-       "ZeRO stage: 0 DDP, 1 sharded optimizer, 3 parameters too"},
   };
   for (const ShapeKey& k : ShapeKeys()) {
     keys.push_back({absl::StrCat("workload.", k.key), k.type,

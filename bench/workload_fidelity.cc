@@ -37,7 +37,7 @@ struct Figures {
   size_t bucket_bytes = 0;
 };
 
-Figures Stage(const WorkloadShape& s, const Placement& pl, int round) {
+Figures Stage(const WorkloadShape& s, const Placement& pl) {
   gloo::rendezvous::HashStore store;
   std::vector<ReplayReport> reports(static_cast<size_t>(pl.size()));
   std::vector<std::vector<Op>> programs;
@@ -45,8 +45,7 @@ Figures Stage(const WorkloadShape& s, const Placement& pl, int round) {
   std::vector<std::thread> threads;
   for (int r = 0; r < pl.size(); ++r) {
     threads.emplace_back([&, r] {
-      nodeprobe::workload::Placement p = pl;
-      auto replay = GlooReplay::Connect(p, r, store, "127.0.0.1", absl::Seconds(120));
+      auto replay = GlooReplay::Connect(pl, r, store, "127.0.0.1", absl::Seconds(120));
       if (!replay.ok()) std::abort();
       auto report = (*replay)->Run(programs[r], s.warmup, s.steps);
       if (!report.ok()) std::abort();
@@ -54,7 +53,6 @@ Figures Stage(const WorkloadShape& s, const Placement& pl, int round) {
     });
   }
   for (auto& t : threads) t.join();
-  (void)round;
   Figures f;
   const std::vector<Op>& p0 = programs[0];
   for (const auto& step : reports[0].steps) {
@@ -120,7 +118,7 @@ int main(int argc, char** argv) {
   std::vector<double> stage_ms, plain_ms, overhead;
   size_t bytes = 0;
   for (int rep = 0; rep < reps; ++rep) {
-    Figures f = Stage(s, *pl, rep);
+    Figures f = Stage(s, *pl);
     bytes = f.bucket_bytes;
     stage_ms.insert(stage_ms.end(), f.bucket_ms.begin(), f.bucket_ms.end());
     overhead.insert(overhead.end(), f.overhead.begin(), f.overhead.end());

@@ -154,7 +154,9 @@ void Agent::HandleTask(const v1::Task& received) {
     options_.metrics->Task(tasks::TaskKind(task));
   }
   if (task.has_serve_transfer()) return ServeTransferTask(task, deadline);
-  if (task.has_run_collective()) return RunCollectiveTask(task, deadline);
+  if (task.has_run_collective() || task.has_run_workload_rank()) {
+    return RunRankTask(task, deadline);
+  }
   if (task.has_restart_agent()) return RestartAgentTask(task);
   if (task.has_flap_link()) return FlapLinkTask(task, deadline);
   if (task.has_kernel_events()) return KernelEventsTask(task);
@@ -305,8 +307,10 @@ class RankCounters {
 
 }  // namespace
 
-void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
+void Agent::RunRankTask(const v1::Task& task, absl::Time deadline) {
   const RankCounters counters(options_.node_name);
+  const bool nccl = task.has_run_collective();
+  const std::string probe = nccl ? "nccl" : "workload-rank";
   v1::AgentMessage reply;
   v1::TaskResult* result = reply.mutable_result();
   result->set_task_id(task.task_id());
@@ -318,7 +322,7 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
       platform::TaskWorker::Start(options_.self_exe, task);
   if (!worker.ok()) {
     *result->mutable_result() =
-        ErrorResult("nccl", findings::kTaskFailed.code,
+        ErrorResult(probe, findings::kTaskFailed.code,
                     absl::StrCat("cannot start the rank's worker: ", worker.status().message()));
   }
   while (worker.ok()) {
@@ -332,7 +336,8 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
       continue;
     }
     if (ev.ok() && ev->has_done()) {
-      *result->mutable_result() = ev->done().result();
+      *result = ev->done();  // with a workload rank's report
+      result->set_task_id(task.task_id());
       counters.Finish(result->mutable_result());
       break;
     }
@@ -341,11 +346,13 @@ void Agent::RunCollectiveTask(const v1::Task& task, absl::Time deadline) {
     if (waiting && !cancelled()) continue;
     worker->Kill();
     *result->mutable_result() =
-        waiting ? ErrorResult("nccl", findings::kNcclStopped.code, "stopped by the coordinator")
+        waiting
+            ? ErrorResult(probe, nccl ? findings::kNcclStopped.code : findings::kTaskFailed.code,
+                          "stopped by the coordinator")
         : absl::IsDeadlineExceeded(ev.status())
-            ? ErrorResult("nccl", findings::kTaskTimeout.code,
+            ? ErrorResult(probe, findings::kTaskTimeout.code,
                           "the rank passed its deadline and was killed")
-            : ErrorResult("nccl", findings::kTaskFailed.code,
+            : ErrorResult(probe, findings::kTaskFailed.code,
                           absl::StrCat("the rank's worker ", ev.status().message()));
     break;
   }

@@ -79,9 +79,11 @@ class Agent {
   // One connection: register, then serve tasks until the stream ends.
   absl::Status Session();
   void HandleTask(const v1::Task& task);
-  // One NCCL rank: its unique id (rank 0) goes out as an endpoint the
-  // moment the worker has it; a Cancel from the coordinator stops it.
-  void RunCollectiveTask(const v1::Task& task, absl::Time deadline);
+  // One rank of a job across nodes (an NCCL collective, a workload
+  // replay): rank 0's ready (NCCL's unique id, the rendezvous store's port)
+  // goes out as an endpoint the moment the worker has it; a Cancel from
+  // the coordinator stops it.
+  void RunRankTask(const v1::Task& task, absl::Time deadline);
   // A transfer server: its endpoint goes out once it listens; it runs
   // until the coordinator cancels the task, the session ends or the deadline.
   void ServeTransferTask(const v1::Task& task, absl::Time deadline);

@@ -277,6 +277,62 @@ void SoakChart(xmlNodePtr parent, const v1::SoakReport& soak) {
             std::move(series), [](double x) { return absl::StrFormat("%.0f s", x); });
 }
 
+// Per rank (rows) and step (columns), its wait for its groups' last
+// arrival: darker is longer. The late rank is the pale row (it waits
+// least) among dark ones; a rank late only sometimes shows as pale cells.
+void WaitHeatmap(xmlNodePtr parent, const v1::WorkloadReport& w) {
+  double most = 0;
+  size_t steps = 0;
+  for (const v1::WorkloadReport::RankWaits& r : w.waits()) {
+    for (double ms : r.wait_ms()) most = std::max(most, ms);
+    steps = std::max(steps, static_cast<size_t>(r.wait_ms_size()));
+  }
+  if (steps == 0 || w.waits_size() == 0) return;
+  const double cell_w = std::max(4.0, std::min(24.0, 480.0 / static_cast<double>(steps)));
+  const double cell_h = std::max(4.0, std::min(16.0, 320.0 / w.waits_size())), left = 150;
+  xmlNodePtr svg = Html::El(parent, "svg");
+  Html::Attr(svg, "width", absl::StrFormat("%.0f", left + cell_w * static_cast<double>(steps) + 8));
+  Html::Attr(svg, "height", absl::StrFormat("%.0f", cell_h * w.waits_size() + 8));
+  Html::Attr(svg, "role", "img");
+  Html::El(svg, "title",
+           absl::StrFormat("each rank's wait per step (ms, darkest %.2f ms): the late rank waits "
+                           "least",
+                           most));
+  for (int r = 0; r < w.waits_size(); ++r) {
+    xmlNodePtr label =
+        Html::El(svg, "text",
+                 absl::StrCat("rank ", r, r < w.rank_nodes_size() ? " " + w.rank_nodes(r) : "",
+                              r == w.late_rank() ? " (late)" : ""));
+    Html::Attr(label, "x", "2");
+    Html::Attr(label, "y", absl::StrFormat("%.1f", cell_h * (r + 1) - 1));
+    Html::Attr(label, "font-size", absl::StrFormat("%.0f", std::min(11.0, cell_h)));
+    for (int s = 0; s < w.waits(r).wait_ms_size(); ++s) {
+      const double share = most > 0 ? w.waits(r).wait_ms(s) / most : 0;
+      xmlNodePtr cell = Html::El(svg, "rect");
+      Html::Attr(cell, "x", absl::StrFormat("%.1f", left + cell_w * s));
+      Html::Attr(cell, "y", absl::StrFormat("%.1f", cell_h * r));
+      Html::Attr(cell, "width", absl::StrFormat("%.1f", cell_w));
+      Html::Attr(cell, "height", absl::StrFormat("%.1f", cell_h));
+      Html::Attr(cell, "fill",
+                 absl::StrFormat("rgb(%d,%d,255)", static_cast<int>(235 - 200 * share),
+                                 static_cast<int>(240 - 200 * share)));
+    }
+  }
+}
+
+void WorkloadSection(xmlNodePtr body, const v1::StageRun& run) {
+  const v1::WorkloadReport& w = run.workload();
+  xmlNodePtr sec = Section(body, absl::StrCat("Workload: ", w.shape()), w.verdict(),
+                           AnchorOf(run.run_id(), "workload"));
+  ChartSeries series;
+  for (int s = 0; s < w.step_ms_size(); ++s) series["step"].push_back({s + 1.0, w.step_ms(s)});
+  LineChart(sec, "step time (ms) over the measured steps", std::move(series),
+            [](double x) { return absl::StrFormat("step %.0f", x); });
+  WaitHeatmap(sec, w);
+  xmlNodePtr ul = Html::El(sec, "ul");
+  for (const std::string& line : WorkloadLines(w)) Html::El(ul, "li", line);
+}
+
 }  // namespace
 
 std::string Sha256Hex(const std::string& data) {
@@ -712,6 +768,7 @@ void StageSections(xmlNodePtr body, const v1::StageRun& run) {
     xmlNodePtr tb = Table(sec, {"direction", "figures", "mean", "min", "max", "spread", "drift"});
     for (const std::vector<std::string>& row : SoakRows(run.soak())) Row(tb, row);
   }
+  if (run.has_workload()) WorkloadSection(body, run);
   if (run.failures_size() > 0) {
     v1::Verdict fv = v1::SKIP;
     for (const v1::FailureResult& f : run.failures()) fv = WorseVerdict(fv, f.verdict());

@@ -72,11 +72,13 @@ void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
                    "coordinator), two-node (--nodes A,B), cluster (every pair in rounds, "
                    "then blame and retests), congestion (incast and all-to-all at once: "
                    "loads the fabric, run it on purpose), failure (takes a link down "
-                   "mid-transfer: --allow-disruptive), preflight (what the job will meet, from "
-                   "inside its container: `nodeprobe preflight`)")
+                   "mid-transfer: --allow-disruptive), workload (the profile's workload: job "
+                   "shape replayed on --nodes: step time, communication share, the late rank; "
+                   "`nodeprobe workload plan` shows it first), preflight (what the job will "
+                   "meet, from inside its container: `nodeprobe preflight`)")
       ->required()
-      ->check(CLI::IsMember(
-          {"single-node", "preflight", "two-node", "cluster", "congestion", "failure"}));
+      ->check(CLI::IsMember({"single-node", "preflight", "two-node", "cluster", "congestion",
+                             "failure", "workload"}));
   AddProbeSelectionFlags(run_cmd, f);
   run_cmd
       ->add_option("--format", f.run.format,

@@ -90,9 +90,9 @@ absl::StatusOr<v1::StageReport> RunStageHere(const RunOptions& options) {
   ProbeRegistry registry = BuiltinProbes();
   v1::Stage stage = StageFromName(options.stage);
   if (stage == v1::STAGE_UNSPECIFIED) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown stage '", options.stage,
-                     "' (valid: single-node, preflight, two-node, cluster, congestion, failure)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown stage '", options.stage,
+        "' (valid: single-node, preflight, two-node, cluster, congestion, failure, workload)"));
   }
   absl::StatusOr<std::vector<Probe*>> chosen = ChosenProbes(registry, stage, options);
   if (!chosen.ok()) return chosen.status();

@@ -77,6 +77,30 @@ std::string CongestionLine(const v1::CongestionResult& c) {
   return line;
 }
 
+// The workload stage's figures, a line each: what ran, the step, the late
+// rank, then each kind of op.
+std::vector<std::string> WorkloadLines(const v1::WorkloadReport& w) {
+  std::vector<std::string> out = {
+      absl::StrCat("shape ", w.shape(), ": ", w.layout(), "; ", w.library(), " ", w.version(),
+                   w.transport().empty() ? "" : " over " + w.transport(), ", ", w.steps(),
+                   " steps measured", w.measurements() > 1 ? " (twice)" : "")};
+  if (w.steps() == 0) return out;
+  out.push_back(absl::StrFormat(
+      "step p50 %.2f ms, p99 %.2f ms, max %.2f ms, cv %.1f%%; communication %.0f%% of the step",
+      w.step_p50_ms(), w.step_p99_ms(), w.step_max_ms(), 100 * w.step_cv(), 100 * w.comm_share()));
+  out.push_back(w.late_rank() >= 0
+                    ? absl::StrFormat("late rank %d on %s: %.2f ms per step, latest in %.0f%% of "
+                                      "the steps (bar %.2f ms, noise %.2f ms)",
+                                      w.late_rank(), w.late_node(), w.late_ms(),
+                                      100 * w.late_share(), w.skew_bar_ms(), w.noise_ms())
+                    : absl::StrFormat("no late rank (bar %.2f ms)", w.skew_bar_ms()));
+  for (const v1::WorkloadReport::OpTime& o : w.ops()) {
+    out.push_back(absl::StrFormat("%s %s %s: %.3f ms median, %d per step", o.group(), o.op(),
+                                  ByteSize(o.bytes()), o.median_ms(), o.count()));
+  }
+  return out;
+}
+
 std::string RenderGate(const v1::GateChecklist& gate) {
   // Owners, rollback and the rest come from the profile: one line each.
   std::string out =
@@ -255,6 +279,12 @@ std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
                       "\n");
     }
   }
+  if (run.has_workload()) {
+    absl::StrAppend(&out, "\nworkload: ", VerdictName(run.workload().verdict()), "\n");
+    for (const std::string& line : WorkloadLines(run.workload())) {
+      absl::StrAppend(&out, "  ", line, "\n");
+    }
+  }
   for (const v1::Finding& f : run.findings()) {
     absl::StrAppend(&out, "\n", VerdictName(f.severity()), " ", f.code(), " [", f.device(),
                     "]: ", f.message(), "\n  fix: ", f.remediation(), "\n");
@@ -308,6 +338,12 @@ std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
       for (const v1::Finding& f : c.findings()) codes.push_back(f.code());
       absl::StrAppend(&out, "| ", MarkdownCell(CongestionLine(c)), " | ", VerdictName(c.verdict()), " | ",
                       MarkdownCell(absl::StrJoin(codes, ", ")), " |\n");
+    }
+  }
+  if (run.has_workload()) {
+    absl::StrAppend(&out, "\n## workload: **", VerdictName(run.workload().verdict()), "**\n\n");
+    for (const std::string& line : WorkloadLines(run.workload())) {
+      absl::StrAppend(&out, "- ", MarkdownCell(line), "\n");
     }
   }
   if (run.soak().series_size() > 0) {

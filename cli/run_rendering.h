@@ -18,6 +18,7 @@ std::vector<std::string> CollectiveLines(const v1::ProbeResult& r);
 std::string RoundTag(const v1::PairResult& p);
 std::string SuspectLine(const v1::Suspect& s);
 std::string CongestionLine(const v1::CongestionResult& c);
+std::vector<std::string> WorkloadLines(const v1::WorkloadReport& w);
 // A soak's directions: direction, figures, mean, min, max (Gb/s), spread,
 // drift (percent).
 std::vector<std::vector<std::string>> SoakRows(const v1::SoakReport& soak);

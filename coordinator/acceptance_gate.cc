@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/acceptance_profile.h"
 #include "probes/framework/profile.h"
@@ -218,6 +219,18 @@ void AddOrganisational(const GateProfile& gp, v1::GateChecklist* gate) {
              {{"acceptance.service_objective", a.service_objective}});
 }
 
+// The gate's line for a workload run: the shape, the step, the skew and
+// the late rank.
+std::string WorkloadSummary(const v1::WorkloadReport& w) {
+  if (w.steps() == 0) return absl::StrCat(w.shape(), " (", w.layout(), "): did not finish");
+  return absl::StrFormat("%s (%s) on %s: step p50 %.1f ms, cv %.0f%%, %s", w.shape(), w.layout(),
+                         w.library(), w.step_p50_ms(), 100 * w.step_cv(),
+                         w.late_rank() >= 0
+                             ? absl::StrFormat("late rank %d on %s by %.1f ms", w.late_rank(),
+                                               w.late_node(), w.late_ms())
+                             : std::string("no late rank"));
+}
+
 std::vector<Measured> MeasuredItems(const std::vector<v1::StageRun>& runs) {
   std::vector<Measured> items = {
       {"versions",
@@ -255,7 +268,7 @@ std::vector<Measured> MeasuredItems(const std::vector<v1::StageRun>& runs) {
       {"workload",
        "Representative-workload results",
        "workload",
-       "the workload stage (not in this build yet)",
+       "`--stage workload` (the job's shape)",
        false,
        {}},
       {"congestion",
@@ -280,6 +293,10 @@ std::vector<Measured> MeasuredItems(const std::vector<v1::StageRun>& runs) {
     for (const v1::ProbeResult& c : run.collectives()) {
       items[4].sources.push_back(
           {&run, {run.nodes().begin(), run.nodes().end()}, c.verdict(), c.reason()});
+    }
+    if (run.has_workload()) {
+      items[5].sources.push_back(
+          {&run, {run.nodes().begin(), run.nodes().end()}, run.workload().verdict(), ""});
     }
     for (const v1::CongestionResult& c : run.congestion()) {
       std::vector<std::string> nodes(c.senders().begin(), c.senders().end());
@@ -320,6 +337,11 @@ v1::GateChecklist GateOf(const std::vector<v1::StageRun>& runs) {
       g.set_state(v1::GATE_NOT_MET);
       g.set_key("versions.<component>");
       g.set_why("recorded, but the profile pins no versions.<component>");
+    }
+    if (g.item() == "workload") {
+      for (const v1::StageRun& r : runs) {
+        if (r.has_workload()) g.add_values(WorkloadSummary(r.workload()));
+      }
     }
     *gate.add_items() = std::move(g);
   }

@@ -18,6 +18,7 @@ const StageRegistry& BuiltinStages() {
     r->Register(std::make_unique<CongestionStage>());
     r->Register(std::make_unique<FailureStage>());
     r->Register(std::make_unique<CollectivesStage>());
+    r->Register(std::make_unique<WorkloadStage>());
     return r;
   }();
   return *registry;

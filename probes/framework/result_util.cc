@@ -145,6 +145,8 @@ const char* StageName(v1::Stage stage) {
     case v1::FAILURE: return "failure";
     case v1::PREFLIGHT:
       return "preflight";
+    case v1::WORKLOAD:
+      return "workload";
     default: return "unspecified";
   }
 }
@@ -157,8 +159,8 @@ v1::Verdict VerdictFromName(std::string_view name) {
 }
 
 v1::Stage StageFromName(std::string_view name) {
-  for (v1::Stage s :
-       {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION, v1::FAILURE, v1::PREFLIGHT}) {
+  for (v1::Stage s : {v1::SINGLE_NODE, v1::TWO_NODE, v1::CLUSTER, v1::CONGESTION, v1::FAILURE,
+                      v1::PREFLIGHT, v1::WORKLOAD}) {
     if (StageName(s) == name) return s;
   }
   return v1::STAGE_UNSPECIFIED;

@@ -6,44 +6,18 @@
 // blamed, five runs out of five, and a node whose link is shaped to 30% of
 // the others' must be blamed, alone, five out of five.
 // Label "busy" (and "lab"); RUN_SERIAL: nothing else runs beside them.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <iostream>
 #include <set>
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "tests/lab/cpu_hog.h"
 #include "tests/lab/fleet_fixture.h"
 
 namespace nodeprobe::lab {
 namespace {
 
 constexpr int kRuns = 5;
-
-// Processes that spin on a CPU each until destroyed (killed by PID).
-class CpuHog {
- public:
-  explicit CpuHog(int n) {
-    for (int i = 0; i < n; ++i) {
-      const pid_t pid = fork();
-      if (pid == 0) {
-        for (volatile uint64_t x = 0;; ++x) {
-        }
-      }
-      if (pid > 0) pids_.push_back(pid);
-    }
-  }
-  ~CpuHog() {
-    for (pid_t pid : pids_) kill(pid, SIGKILL);
-    for (pid_t pid : pids_) waitpid(pid, nullptr, 0);
-  }
-  size_t size() const { return pids_.size(); }
-
- private:
-  std::vector<pid_t> pids_;
-};
 
 int CountFail(const v1::StageRun& run) {
   int n = 0;

@@ -1,8 +1,6 @@
 #include "coordinator/stages/collectives/collective_stage.h"
 
-#include <atomic>
 #include <set>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -10,6 +8,7 @@
 #include "coordinator/agent_tasks.h"
 #include "coordinator/coordinator_findings.h"
 #include "coordinator/rail_rate.h"
+#include "coordinator/rank_tasks.h"
 #include "coordinator/stages/collectives/collectives_findings.h"
 #include "probes/framework/result_util.h"
 #include "probes/framework/stage_runner.h"
@@ -152,61 +151,22 @@ std::string StartRankZero(const v1::StageRun& run, const std::vector<Slot>& slot
   return "";
 }
 
-// Every sent rank's answer, awaited in parallel: after the first failure
-// the ranks still out get nccl::kRankGrace, then are stopped (a rank stuck
-// in a collective whose peer died would wait to the deadline).
-void AwaitRanks(const std::vector<Slot>& slots, const std::vector<bool>& sent, absl::Time deadline,
-                std::vector<nccl::RankAnswer>* answers) {
-  const int nranks = static_cast<int>(slots.size());
-  std::atomic<int64_t> failed_at{0};
-  std::vector<std::atomic<bool>> done(slots.size());
-  std::vector<std::thread> waits;
-  for (int r = 0; r < nranks; ++r) {
-    if (!sent[r]) {
-      failed_at = absl::ToUnixNanos(absl::Now());
-      done[r] = true;
-      continue;
-    }
-    waits.emplace_back([&, r] {
-      nccl::RankAnswer& a = (*answers)[r];
-      absl::StatusOr<v1::AgentMessage> m = slots[r].node->Await(slots[r].task_id, deadline);
-      if (m.ok() && m->has_result()) {
-        a.result = m->result().result();
-      } else {
-        a.lost = m.ok() ? "answered with something that is not a result"
-                        : std::string(m.status().message());
-      }
-      if (!a.result.has_value() || !nccl::RankFinished(*a.result)) {
-        int64_t none = 0;
-        failed_at.compare_exchange_strong(none, absl::ToUnixNanos(absl::Now()));
-      }
-      done[r] = true;
-    });
-  }
-  std::vector<bool> cancelled(slots.size(), false);
-  while (true) {
-    bool all = true;
-    for (int r = 0; r < nranks; ++r) all &= done[r].load();
-    if (all) break;
-    const int64_t f = failed_at.load();
-    if (f != 0 && absl::Now() > absl::FromUnixNanos(f) + nccl::kRankGrace) {
-      for (int r = 0; r < nranks; ++r) {
-        if (!done[r] && !cancelled[r]) {
-          Cancel(*slots[r].node, slots[r].task_id);
-          cancelled[r] = true;
-        }
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  for (std::thread& t : waits) t.join();
-  for (int r = 0; r < nranks; ++r) {
-    nccl::RankAnswer& a = (*answers)[r];
-    if (cancelled[r] && a.result.has_value() && !nccl::RankFinished(*a.result)) {
-      a.result.reset();
-      a.lost =
-          "stopped by the coordinator: another rank had failed and this one had not "
-          "answered within 5 s";
+// Every sent rank's answer (rank_tasks.h: after the first failure the
+// others get nccl::kRankGrace, then are stopped).
+void AwaitCollectiveRanks(const std::vector<Slot>& slots, const std::vector<bool>& sent,
+                          absl::Time deadline, std::vector<nccl::RankAnswer>* answers) {
+  std::vector<RankTask> tasks;
+  for (size_t r = 0; r < slots.size(); ++r)
+    tasks.push_back({slots[r].node, slots[r].task_id, sent[r]});
+  const std::vector<RankReply> replies =
+      AwaitRanks(tasks, deadline, nccl::kRankGrace,
+                 [](const v1::TaskResult& t) { return nccl::RankFinished(t.result()); });
+  for (size_t r = 0; r < slots.size(); ++r) {
+    if (!sent[r]) continue;  // its Send's error is already its answer
+    if (replies[r].result.has_value()) {
+      (*answers)[r].result = replies[r].result->result();
+    } else {
+      (*answers)[r].lost = replies[r].lost;
     }
   }
 }
@@ -261,7 +221,7 @@ void RunCollectivesOnAgents(v1::StageRun* run,
       sent[r] = false;
     }
   }
-  AwaitRanks(slots, sent, deadline, &answers);
+  AwaitCollectiveRanks(slots, sent, deadline, &answers);
   JudgeAcrossNodes(run, nodes, answers, profile, rank_order, progress);
 }
 

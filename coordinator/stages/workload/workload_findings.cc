@@ -4,7 +4,7 @@ namespace nodeprobe {
 
 std::vector<FindingCode> WorkloadFindings() {
   return {findings::kWorkloadStraggler, findings::kWorkloadStepSlow, findings::kWorkloadStepJitter,
-          findings::kWorkloadCommBound};
+          findings::kWorkloadCommBound, findings::kWorkloadNotRun};
 }
 
 }  // namespace nodeprobe

@@ -34,4 +34,11 @@ inline constexpr FindingCode kWorkloadCommBound = {
     "the fabric, not the GPUs, sets the pace: check the slow group's op times against the "
     "hardware's bound (the collective stage) and the job's layout (TP inside a node)"};
 
+inline constexpr FindingCode kWorkloadNotRun = {
+    "WORKLOAD_NOT_RUN", v1::ERROR, "workload stage",
+    "the job's shape could not be replayed: a node was not usable, the shape did not fit the "
+    "nodes, or a rank failed or vanished mid-step",
+    "the message names the node or the workload: key; fix that node (its agent, its rank's "
+    "error) or the shape (`nodeprobe workload plan`), then run the stage again"};
+
 }  // namespace nodeprobe::findings

@@ -32,43 +32,87 @@ void JudgeStepTimes(const std::vector<StepTimes>& steps, WorkloadJudgement* j) {
 
 }  // namespace
 
+namespace {
+
+// The rank whose figure (`fig[rank][step]`) stands out over the steps: the
+// highest median, how often the step's highest was on its node, and the
+// noise of the ranks on the other nodes (pooled, as the error of a median
+// over that many steps).
+struct Standout {
+  size_t rank = 0;
+  double median_ms = 0;
+  double share = 0;
+  double noise_ms = 0;
+};
+
+Standout StandsOut(const std::vector<std::vector<double>>& fig, const std::vector<int>& node_of,
+                   double noise_sigmas) {
+  const size_t ranks = fig.size(), steps = fig[0].size();
+  std::vector<double> median(ranks);
+  for (size_t r = 0; r < ranks; ++r) median[r] = stats::Median(fig[r]);
+  Standout out;
+  out.rank = static_cast<size_t>(std::max_element(median.begin(), median.end()) - median.begin());
+  out.median_ms = median[out.rank];
+  int highest = 0;
+  for (size_t s = 0; s < steps; ++s) {
+    size_t top = 0;
+    for (size_t r = 1; r < ranks; ++r) top = fig[r][s] > fig[top][s] ? r : top;
+    highest += node_of[top] == node_of[out.rank];
+  }
+  out.share = static_cast<double>(highest) / static_cast<double>(steps);
+  // Its node's other ranks share its cause (one link, one host): not noise.
+  std::vector<double> others, rest;
+  for (size_t r = 0; r < ranks; ++r) {
+    if (r == out.rank) continue;
+    std::vector<double>& pool = node_of[r] == node_of[out.rank] ? rest : others;
+    pool.insert(pool.end(), fig[r].begin(), fig[r].end());
+  }
+  if (others.empty()) others = rest;
+  out.noise_ms = stats::Median(others) + noise_sigmas * stats::MedianStandardError(others, steps);
+  return out;
+}
+
+}  // namespace
+
 WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const WorkloadRules& rules,
-                             double noise_sigmas, double max_spread) {
+                             double noise_sigmas, double max_spread, std::vector<int> node_of) {
   WorkloadJudgement j;
   if (steps.empty() || steps.front().step_ms.empty()) return j;
   const size_t ranks = steps.front().step_ms.size();
   JudgeStepTimes(steps, &j);
   j.too_noisy = j.step_cv > max_spread;
   if (ranks < 2) return j;
-
-  std::vector<std::vector<double>> late(ranks);
+  if (node_of.size() != ranks) {
+    node_of.resize(ranks);
+    for (size_t r = 0; r < ranks; ++r) node_of[r] = static_cast<int>(r);
+  }
+  std::vector<std::vector<double>> late(ranks), slow(ranks);
   for (const StepTimes& s : steps) {
-    for (size_t r = 0; r < ranks; ++r) late[r].push_back(r < s.late_ms.size() ? s.late_ms[r] : 0);
+    for (size_t r = 0; r < ranks; ++r) {
+      late[r].push_back(r < s.late_ms.size() ? s.late_ms[r] : 0);
+      slow[r].push_back(r < s.slow_ms.size() ? s.slow_ms[r] : 0);
+    }
   }
-  std::vector<double> median_late(ranks);
-  for (size_t r = 0; r < ranks; ++r) median_late[r] = stats::Median(late[r]);
-  const size_t candidate = static_cast<size_t>(
-      std::max_element(median_late.begin(), median_late.end()) - median_late.begin());
-  int latest = 0;
-  for (size_t s = 0; s < steps.size(); ++s) {
-    bool is_latest = true;
-    for (size_t r = 0; r < ranks; ++r) is_latest &= late[r][s] <= late[candidate][s];
-    latest += is_latest;
-  }
-  std::vector<double> others;  // every other rank's lateness in every step
-  for (size_t r = 0; r < ranks; ++r) {
-    if (r != candidate) others.insert(others.end(), late[r].begin(), late[r].end());
-  }
-  j.late_rank = static_cast<int>(candidate);
-  j.late_ms = median_late[candidate];
-  j.late_share = static_cast<double>(latest) / static_cast<double>(steps.size());
   j.bar_ms = rules.skew_max_ms ? *rules.skew_max_ms : 0.05 * j.step_p50_ms;
-  // The candidate's figure is a median over the steps: its noise is the
-  // others' spread in one step, as the error of such a median.
-  j.noise_ms =
-      stats::Median(others) + noise_sigmas * stats::MedianStandardError(others, steps.size());
-  j.straggler = j.late_share >= 0.75 && j.late_ms > j.bar_ms && j.late_ms > j.noise_ms;
-  if (!j.straggler) j.late_rank = -1;
+  // A late arrival first (the others waited for it), then a slow link (its
+  // groups were slower than the same transfers elsewhere).
+  for (const auto& [fig, cause] : {std::pair{&late, WorkloadJudgement::kLate},
+                                   std::pair{&slow, WorkloadJudgement::kSlowTransfers}}) {
+    const Standout o = StandsOut(*fig, node_of, noise_sigmas);
+    const bool stands = o.share >= 0.75 && o.median_ms > j.bar_ms && o.median_ms > o.noise_ms;
+    if (cause == WorkloadJudgement::kLate || stands) {
+      j.late_rank = static_cast<int>(o.rank);
+      j.late_ms = o.median_ms;
+      j.late_share = o.share;
+      j.noise_ms = o.noise_ms;
+      j.cause = cause;
+    }
+    if (stands) {
+      j.straggler = true;
+      return j;
+    }
+  }
+  j.late_rank = -1;
   return j;
 }
 
@@ -87,11 +131,15 @@ void AddWorkloadFindings(const WorkloadJudgement& j, const WorkloadRules& rules,
         j.late_rank < static_cast<int>(rank_node.size()) ? rank_node[j.late_rank] : "?";
     AddFinding(findings, findings::kWorkloadStraggler.code, confirmed ? v1::FAIL : v1::WARN,
                absl::StrCat(node, " rank ", j.late_rank),
-               absl::StrFormat("rank %d on %s was the last to arrive in %.0f%% of the steps; the "
-                               "others waited %.2f ms for it per step (bar %.2f ms, noise %.2f "
-                               "ms)%s",
-                               j.late_rank, node, 100 * j.late_share, j.late_ms, j.bar_ms,
-                               j.noise_ms, confirmed ? ", again when measured a second time" : ""));
+               absl::StrFormat(
+                   j.cause == WorkloadJudgement::kLate
+                       ? "rank %d on %s was the last to arrive in %.0f%% of the steps; the "
+                         "others waited %.2f ms for it per step (bar %.2f ms, noise %.2f ms)%s"
+                       : "rank %d on %s: its groups' transfers were the slowest in %.0f%% of the "
+                         "steps, %.2f ms per step longer than the same transfers elsewhere "
+                         "(bar %.2f ms, noise %.2f ms): its link or NIC%s",
+                   j.late_rank, node, 100 * j.late_share, j.late_ms, j.bar_ms, j.noise_ms,
+                   confirmed ? ", again when measured a second time" : ""));
   }
   if (rules.step_time_max_ms && j.step_p50_ms > *rules.step_time_max_ms) {
     AddFinding(findings, findings::kWorkloadStepSlow.code, "workload",

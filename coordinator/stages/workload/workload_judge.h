@@ -18,6 +18,11 @@
 // - it passes the noise: the median of every other rank's lateness in
 //   every step (pooled, so a few ranks still give a steady spread) plus
 //   noise_sigmas standard errors of a median over that many steps.
+// The same rule finds a slow link (workload_timing.h's slow_ms: the rank
+// whose groups' transfers were slower than the same transfers elsewhere),
+// when no rank arrives late. "Latest" counts a step whose highest figure
+// is on the candidate's node (its node's ranks share one link), and those
+// ranks stay out of the noise.
 // A first finding is WARN; the stage measures again and a second that names
 // the same rank makes it FAIL (the cluster stage's rule).
 #pragma once
@@ -37,9 +42,11 @@ struct StepTimes {
   std::vector<double> exposed_ms;  // per rank: time blocked in communication
   std::vector<double> wait_ms;     // per rank: summed waits for its groups' last arrival
   std::vector<double> late_ms;     // per rank: its lateness (above)
+  std::vector<double> slow_ms;     // per rank: its groups' transfers' excess (workload_timing.h)
 };
 
 struct WorkloadJudgement {
+  enum Cause { kLate, kSlowTransfers };
   double step_p50_ms = 0, step_p99_ms = 0, step_max_ms = 0, step_cv = 0;
   double comm_share = 0;  // median over steps of the exposed share (median rank)
   int late_rank = -1;     // -1: none stands out
@@ -48,13 +55,15 @@ struct WorkloadJudgement {
   double bar_ms = 0;      // the lateness bar applied
   double noise_ms = 0;    // the noise bar applied
   bool straggler = false;
+  Cause cause = kLate;  // what made the late rank stand out
   bool too_noisy = false;
 };
 
 // `noise_sigmas` and `max_spread` from the profile's transfer: section,
-// as every peer judgement uses them.
+// as every peer judgement uses them; `node_of[rank]` its node's index
+// (empty: every rank on a node of its own).
 WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const WorkloadRules& rules,
-                             double noise_sigmas, double max_spread);
+                             double noise_sigmas, double max_spread, std::vector<int> node_of = {});
 
 // The findings of a judgement into `run`; `rank_node` names each rank's
 // node; `confirmed`: a second measurement named the same late rank.

@@ -1,6 +1,8 @@
 #include "coordinator/stages/workload/workload_timing.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "platform/statistics.h"
@@ -12,6 +14,60 @@ bool Waits(const workload::Op& op) {
   return !op.overlapped && op.kind != workload::OpKind::kCompute &&
          op.kind != workload::OpKind::kWait && op.kind != workload::OpKind::kSend &&
          op.kind != workload::OpKind::kRecv;
+}
+
+bool IsCollective(const workload::Op& op) {
+  return op.kind != workload::OpKind::kCompute && op.kind != workload::OpKind::kWait &&
+         op.kind != workload::OpKind::kSend && op.kind != workload::OpKind::kRecv;
+}
+
+// Per rank, step `s`: how much longer than the same transfer elsewhere its
+// groups' transfers took (workload_timing.h).
+std::vector<double> SlowGroupExcess(const workload::Placement& placement,
+                                    const std::vector<std::vector<workload::Op>>& programs,
+                                    const std::vector<workload::ReplayReport>& reports, size_t s) {
+  const size_t ranks = programs.size();
+  auto ms = [&](size_t r, size_t i) { return reports[r].steps[s].op_ms[i]; };
+  std::vector<double> excess(ranks, 0);
+  // A collective's own time is its last arrival's (the shortest member's):
+  // compared with every group that ran one of the same kind and size.
+  using Key = std::tuple<workload::OpKind, workload::Group, uint64_t>;
+  std::map<Key, std::vector<std::pair<size_t, double>>> same;
+  for (size_t r = 0; r < ranks; ++r) {
+    for (size_t i = 0; i < programs[r].size(); ++i) {
+      const workload::Op& op = programs[r][i];
+      if (!IsCollective(op)) continue;
+      double shortest = ms(r, i);
+      for (int m : placement.Members(static_cast<int>(r), op.group)) {
+        shortest = std::min(shortest, ms(static_cast<size_t>(m), i));
+      }
+      same[{op.kind, op.group, op.bytes}].emplace_back(r, shortest);
+    }
+  }
+  for (const auto& [key, entries] : same) {
+    std::vector<double> times;
+    for (const auto& e : entries) times.push_back(e.second);
+    const double reference = stats::Median(times);
+    for (const auto& [r, own] : entries) excess[r] += own - reference;
+  }
+  // A receive is compared with the same receive of the other data-parallel
+  // replicas (same stage, same program); its excess is the pair's, so both
+  // ends carry it.
+  for (size_t r = 0; r < ranks; ++r) {
+    for (size_t i = 0; i < programs[r].size(); ++i) {
+      const workload::Op& op = programs[r][i];
+      if (op.kind != workload::OpKind::kRecv || op.overlapped || op.peer < 0) continue;
+      std::vector<double> replicas;
+      for (int m : placement.Members(static_cast<int>(r), workload::Group::kDp)) {
+        replicas.push_back(ms(static_cast<size_t>(m), i));
+      }
+      if (replicas.size() < 2) continue;  // nothing to compare with
+      const double e = ms(r, i) - stats::Median(replicas);
+      excess[r] += e;
+      excess[static_cast<size_t>(op.peer)] += e;
+    }
+  }
+  return excess;
 }
 
 }  // namespace
@@ -64,6 +120,7 @@ absl::StatusOr<std::vector<StepTimes>> StepTimesOf(
         t.late_ms[r] += stats::Median(others) - own;
       }
     }
+    t.slow_ms = SlowGroupExcess(placement, programs, reports, s);
   }
   return out;
 }

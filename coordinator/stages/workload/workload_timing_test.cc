@@ -36,5 +36,53 @@ TEST(WorkloadTimingTest, AWaitIsTheDurationAboveTheGroupsShortest) {
   EXPECT_FALSE(StepTimesOf(*pl, {program, program}, reports).ok());
 }
 
+// Four nodes of one rank, pipeline 2 x data parallel 2: rank 3's link is
+// slow. Its data-parallel group's all-reduce took longer than the other
+// group's, and its pipeline partner (rank 1) waited longer for its
+// gradients than rank 0 waited for rank 2's: rank 3 is in both slow groups,
+// rank 1 and rank 2 in one each.
+TEST(WorkloadTimingTest, TheNodeInEverySlowGroupHasTheMostExcess) {
+  workload::WorkloadShape s;
+  s.pp = 2;
+  absl::StatusOr<workload::Placement> pl = workload::Place(s, 4, 1);
+  ASSERT_TRUE(pl.ok());
+  ASSERT_EQ(pl->dp, 2);
+  auto stage0 = [](int peer) {
+    return std::vector<workload::Op>{
+        {.kind = workload::OpKind::kSend, .group = workload::Group::kPp, .bytes = 8, .peer = peer},
+        {.kind = workload::OpKind::kRecv,
+         .group = workload::Group::kPp,
+         .bytes = 8,
+         .peer = peer,
+         .tag = 1},
+        {.kind = workload::OpKind::kAllReduce, .group = workload::Group::kDp, .bytes = 100}};
+  };
+  auto stage1 = [](int peer) {
+    return std::vector<workload::Op>{
+        {.kind = workload::OpKind::kRecv, .group = workload::Group::kPp, .bytes = 8, .peer = peer},
+        {.kind = workload::OpKind::kSend,
+         .group = workload::Group::kPp,
+         .bytes = 8,
+         .peer = peer,
+         .tag = 1},
+        {.kind = workload::OpKind::kAllReduce, .group = workload::Group::kDp, .bytes = 100}};
+  };
+  const std::vector<std::vector<workload::Op>> programs = {stage0(2), stage0(3), stage1(0),
+                                                           stage1(1)};
+  std::vector<workload::ReplayReport> reports(4);
+  reports[0].steps.push_back({.step_ms = 20, .op_ms = {0, 5, 10}});
+  reports[1].steps.push_back({.step_ms = 20, .op_ms = {0, 8, 10}});
+  reports[2].steps.push_back({.step_ms = 20, .op_ms = {5, 0, 16}});
+  reports[3].steps.push_back({.step_ms = 20, .op_ms = {5, 0, 16}});
+  absl::StatusOr<std::vector<StepTimes>> t = StepTimesOf(*pl, programs, reports);
+  ASSERT_TRUE(t.ok()) << t.status();
+  const std::vector<double>& slow = (*t)[0].slow_ms;
+  ASSERT_EQ(slow.size(), 4u);
+  EXPECT_DOUBLE_EQ(slow[3], 4.5);  // +3 all-reduce, +1.5 its pair's receive
+  EXPECT_DOUBLE_EQ(slow[1], -1.5);
+  EXPECT_DOUBLE_EQ(slow[2], 1.5);
+  EXPECT_DOUBLE_EQ(slow[0], -4.5);
+}
+
 }  // namespace
 }  // namespace nodeprobe::coordinator

@@ -1,0 +1,166 @@
+#include "coordinator/stages/workload/workload_stage.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "coordinator/stages/workload/workload_findings.h"
+#include "coordinator/stages/workload/workload_judge.h"
+#include "coordinator/stages/workload/workload_ranks.h"
+#include "coordinator/stages/workload/workload_record.h"
+#include "coordinator/stages/workload/workload_timing.h"
+#include "probes/framework/result_util.h"
+#include "probes/transfer/transfer_profile.h"
+#include "probes/workload/placement.h"
+#include "probes/workload/step_program.h"
+#include "probes/workload/workload_profile.h"
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// Ranks per node when the shape does not say: the GPUs each node's own
+// nccl probe ran over (the fewest, so every node can hold them), 1 on
+// nodes without GPUs.
+int RanksPerNodeOf(const v1::StageRun& run) {
+  int fewest = 0;
+  for (const v1::StageReport& rep : run.node_reports()) {
+    int gpus = 0;
+    for (const v1::ProbeResult& r : rep.results()) {
+      if (r.probe() == "nccl" && r.verdict() != v1::SKIP && r.has_collective()) {
+        gpus = static_cast<int>(r.collective().nranks());
+      }
+    }
+    fewest = fewest == 0 ? gpus : std::min(fewest, gpus);
+  }
+  return std::max(1, fewest);
+}
+
+// One replay of every rank, judged; `failures` say why there is none.
+struct Measurement {
+  std::vector<workload::ReplayReport> reports;
+  std::vector<StepTimes> steps;
+  WorkloadJudgement judgement;
+  std::vector<std::string> failures;
+};
+
+struct Job {
+  workload::WorkloadShape shape;
+  workload::Placement placement;
+  std::vector<std::vector<workload::Op>> programs;
+  std::vector<AgentSession*> rank_agents;
+  std::vector<std::string> rank_nodes;
+  std::vector<int> node_of;
+};
+
+Measurement MeasureOnce(const Job& job, const StageContext& c) {
+  Measurement m;
+  RankRun ran = RunWorkloadRanks(job.rank_agents, static_cast<int>(c.nodes.size()),
+                                 job.placement.ranks_per_node, c.run->profile(), c.deadline);
+  if (!ran.failures.empty()) {
+    m.failures = std::move(ran.failures);
+    return m;
+  }
+  absl::StatusOr<std::vector<StepTimes>> steps =
+      StepTimesOf(job.placement, job.programs, ran.reports);
+  if (!steps.ok()) {
+    m.failures.push_back(std::string(steps.status().message()));
+    return m;
+  }
+  const TransferBars& bars = c.profile.Section<TransferBars>();
+  m.judgement = JudgeSteps(*steps, c.profile.Section<WorkloadRules>(), bars.noise_sigmas,
+                           bars.max_spread, job.node_of);
+  m.reports = std::move(ran.reports);
+  m.steps = *std::move(steps);
+  return m;
+}
+
+// The job on these nodes, or why it cannot be placed (a finding).
+std::optional<Job> PlanJob(const StageContext& c) {
+  Job job;
+  job.shape = c.profile.Section<WorkloadRules>().Shape();
+  const int per_node =
+      job.shape.ranks_per_node > 0 ? job.shape.ranks_per_node : RanksPerNodeOf(*c.run);
+  absl::StatusOr<workload::Placement> pl =
+      workload::Place(job.shape, static_cast<int>(c.nodes.size()), per_node);
+  if (!pl.ok()) {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadNotRun.code, "workload",
+               std::string(pl.status().message()));
+    return std::nullopt;
+  }
+  job.placement = *std::move(pl);
+  for (const workload::RankPlace& r : job.placement.ranks) {
+    job.programs.push_back(workload::StepProgram(job.shape, job.placement, r.rank));
+    job.rank_agents.push_back(c.nodes[static_cast<size_t>(r.node)].get());
+    job.rank_nodes.push_back(c.nodes[static_cast<size_t>(r.node)]->node());
+    job.node_of.push_back(r.node);
+  }
+  return job;
+}
+
+v1::Verdict WorstSince(const v1::StageRun& run, int first) {
+  v1::Verdict worst = v1::PASS;
+  for (int i = first; i < run.findings_size(); ++i) {
+    worst = WorseVerdict(worst, run.findings(i).severity());
+  }
+  return worst;
+}
+
+}  // namespace
+
+absl::Status WorkloadStage::CheckRequest(const v1::RunStageRequest&, size_t nodes,
+                                         const Profile& profile) const {
+  const workload::WorkloadShape shape = profile.Section<WorkloadRules>().Shape();
+  if (shape.ranks_per_node == 0) return absl::OkStatus();  // known once GPUs are counted
+  return workload::Place(shape, static_cast<int>(nodes), shape.ranks_per_node).status();
+}
+
+void WorkloadStage::Measure(const StageContext& c) {
+  const int first_finding = c.run->findings_size();
+  std::vector<std::string> unusable;
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    if (!c.usable[i] || !c.nodes[i]->alive()) unusable.push_back(c.nodes[i]->node());
+  }
+  if (!unusable.empty()) {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadNotRun.code, "workload",
+               absl::StrCat("the job's shape needs every node; not usable: ",
+                            absl::StrJoin(unusable, ", "), " (see its single-node report)"));
+    return;
+  }
+  std::optional<Job> job = PlanJob(c);
+  if (!job) return;
+  c.progress(absl::StrCat("workload ", job->shape.name, ": ", LayoutOf(job->placement)));
+  Measurement m = MeasureOnce(*job, c);
+  uint32_t measurements = 1;
+  bool confirmed = false;
+  if (m.failures.empty() && m.judgement.straggler) {
+    // Never FAIL on one measurement: the same rank must stand out again.
+    c.progress(absl::StrCat("workload: rank ", m.judgement.late_rank, " on ",
+                            job->rank_nodes[static_cast<size_t>(m.judgement.late_rank)],
+                            " stands out; measuring again"));
+    Measurement again = MeasureOnce(*job, c);
+    ++measurements;
+    if (again.failures.empty()) {
+      confirmed = again.judgement.straggler && again.judgement.late_rank == m.judgement.late_rank;
+      m = std::move(again);
+    }
+  }
+  v1::WorkloadReport* report = c.run->mutable_workload();
+  if (!m.failures.empty()) {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadNotRun.code, "workload",
+               absl::StrCat("a rank did not finish its steps: ", absl::StrJoin(m.failures, "; ")));
+    report->set_shape(job->shape.name);
+    report->set_layout(LayoutOf(job->placement));
+    for (const std::string& n : job->rank_nodes) report->add_rank_nodes(n);
+  } else {
+    const WorkloadRules& rules = c.profile.Section<WorkloadRules>();
+    AddWorkloadFindings(m.judgement, rules, job->rank_nodes, confirmed, c.run->mutable_findings());
+    *report = RecordOf(job->shape, job->placement, job->rank_nodes, job->programs, m.reports,
+                       m.steps, m.judgement);
+    report->set_measurements(measurements);
+  }
+  report->set_reference(c.profile.source.empty() ? "the defaults (no profile)" : c.profile.source);
+  report->set_verdict(WorstSince(*c.run, first_finding));
+  c.progress(absl::StrCat("workload: ", VerdictName(report->verdict())));
+}
+
+}  // namespace nodeprobe::coordinator

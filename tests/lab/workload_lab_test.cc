@@ -1,0 +1,196 @@
+// The workload stage in the namespace lab: four agents (a, b, d, e around
+// the router c), two ranks each, a scaled-down TP 2 x PP 2 x DP 2 shape
+// replayed on Gloo over TCP through the coordinator. Healthy, it runs end
+// to end and reports the step, the communication share and no late rank;
+// with gpu-e's link shaped to 30% of the others' and both cores busy with
+// a hog started and stopped by PID, WORKLOAD_STRAGGLER names gpu-e and only
+// it, five runs out of five; the healthy lab under the same hog has no
+// FAIL in five. Label "busy" (RUN_SERIAL): nothing else runs beside them.
+#include <iostream>
+#include <set>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "tests/lab/cpu_hog.h"
+#include "tests/lab/fleet_fixture.h"
+
+namespace nodeprobe::lab {
+namespace {
+
+constexpr int kRuns = 5;
+
+// TP inside each node (loopback), pipeline stage 0 on gpu-a and gpu-b,
+// stage 1 on gpu-d and gpu-e, data parallel across the node pairs. Per
+// step and rank: 4 micro-batches of 512 KiB activations each way between
+// the stages and 2.5 MB of gradients.
+constexpr char kShape[] = R"(workload:
+  tp: 2
+  pp: 2
+  ranks_per_node: 2
+  hidden: 1024
+  layers: 4
+  seq: 256
+  micro_batches: 4
+  params_b: 0.005
+  compute_ms_per_layer: 1
+  warmup: 2
+  steps: 12
+)";
+
+class WorkloadLabTest : public ClusterLabTest {
+ protected:
+  WorkloadLabTest() { sender_mbit_ = 2000; }
+  void SetUp() override {
+    ClusterLabTest::SetUp();
+    if (IsSkipped()) return;
+    profile_ = dir_.path() + "/workload.yaml";
+    testing::WriteFile(profile_, kShape);
+  }
+  int Workload(std::string* out, const std::string& profile = "") {
+    return Client({"run", "--stage", "workload", "--nodes", "gpu-a,gpu-b,gpu-d,gpu-e", "--format",
+                   "json", "--timeout", "240", "--profile", profile.empty() ? profile_ : profile},
+                  false, out, absl::Seconds(260));
+  }
+  std::string profile_;
+};
+
+std::string Summary(const v1::StageRun& run) {
+  const v1::WorkloadReport& w = run.workload();
+  std::string out = absl::StrFormat(
+      "%s: step p50 %.1f ms cv %.2f comm %.2f late %d (%s) %.1f ms share %.2f noise %.1f",
+      v1::Verdict_Name(run.verdict()), w.step_p50_ms(), w.step_cv(), w.comm_share(), w.late_rank(),
+      w.late_node(), w.late_ms(), w.late_share(), w.noise_ms());
+  for (const v1::Finding& f : run.findings()) {
+    absl::StrAppend(&out, " | ", v1::Verdict_Name(f.severity()), " ", f.code(), " ", f.device());
+  }
+  return out;
+}
+
+TEST_F(WorkloadLabTest, TheShapeRunsEndToEndOnGloo) {
+  ASSERT_TRUE(StartFourNodes());
+  std::string out;
+  const int rc = Workload(&out);
+  const v1::StageRun run = ParseRun(out);
+  std::cerr << "healthy: " << Summary(run) << "\n";
+  EXPECT_NE(rc, 1) << out;
+  if (run.workload().steps() == 0) {  // what the ranks' agents said, for the log
+    for (const char* h : {"a", "b", "d", "e"}) {
+      std::cerr << lab_->ReadLog(absl::StrCat("agent-gpu-", h, "-", h, ".log")) << "\n";
+    }
+  }
+  EXPECT_EQ(run.stage(), v1::WORKLOAD);
+  const v1::WorkloadReport& w = run.workload();
+  EXPECT_EQ(w.layout(), "tp 2 x pp 2 x dp 2 = 8 ranks, 2 per node");
+  EXPECT_EQ(w.library(), "gloo");
+  EXPECT_EQ(w.rank_nodes_size(), 8);
+  EXPECT_EQ(w.rank_nodes(7), "gpu-e");
+  EXPECT_EQ(w.steps(), 12u);
+  EXPECT_EQ(w.step_ms_size(), 12);
+  EXPECT_EQ(w.waits_size(), 8);
+  EXPECT_GT(w.step_p50_ms(), 10);  // 24 ms of compute per rank at the least
+  EXPECT_GT(w.comm_share(), 0);
+  EXPECT_LT(w.comm_share(), 1);
+  std::set<std::string> groups;
+  for (const v1::WorkloadReport::OpTime& o : w.ops()) groups.insert(o.group());
+  EXPECT_EQ(groups, (std::set<std::string>{"dp", "pp", "tp"})) << out;
+  // The gate's workload item is met by this run alone, and names it.
+  std::string json;
+  Client({"report", "--run", run.run_id(), "--format", "json"}, false, &json);
+  const v1::StageRun reported = ParseRun(json);
+  bool met = false;
+  for (const v1::GateItem& g : reported.gate().items()) {
+    if (g.item() != "workload") continue;
+    met = g.state() == v1::GATE_MET && g.values_size() == 1 &&
+          g.values(0).find("step p50") != std::string::npos;
+  }
+  EXPECT_TRUE(met) << json;
+  // The HTML record has the step chart and the wait heatmap.
+  std::string html;
+  Client({"report", "--run", run.run_id(), "--format", "html"}, false, &html);
+  EXPECT_NE(html.find("step time (ms) over the measured steps"), std::string::npos);
+  EXPECT_NE(html.find("each rank's wait per step"), std::string::npos);
+}
+
+TEST_F(WorkloadLabTest, AShapeThatDoesNotFitIsRefusedNamingTheKey) {
+  ASSERT_TRUE(StartFourNodes());
+  const std::string big = dir_.path() + "/big.yaml";
+  testing::WriteFile(big, "workload:\n  tp: 4\n  ranks_per_node: 2\n");
+  std::string out;
+  EXPECT_EQ(Workload(&out, big), 2) << out;
+  EXPECT_NE(out.find("workload.tp"), std::string::npos) << out;
+}
+
+TEST_F(WorkloadLabTest, ARankWhoseAgentDiesEndsTheStageNamingItsNode) {
+  port_ = StartCoordinator(false);
+  pid_t agent_e = -1;
+  for (const auto& [host, node] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "gpu-a"}, {"b", "gpu-b"}, {"d", "gpu-d"}, {"e", "gpu-e"}}) {
+    const pid_t pid = StartAgent(host, node, false);
+    if (node == "gpu-e") agent_e = pid;
+  }
+  for (const char* node : {"gpu-a", "gpu-b", "gpu-d", "gpu-e"})
+    ASSERT_TRUE(WaitForAgent(node, false));
+  const std::string long_run = dir_.path() + "/long.yaml";
+  testing::WriteFile(long_run, absl::StrReplaceAll(kShape, {{"steps: 12", "steps: 100000"}}));
+  auto pid =
+      lab_->Spawn("c",
+                  {NODEPROBE_BINARY, "run", "--stage", "workload", "--nodes",
+                   "gpu-a,gpu-b,gpu-d,gpu-e", "--format", "json", "--timeout", "120", "--profile",
+                   long_run, "--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"},
+                  "dies.log");
+  ASSERT_TRUE(pid.ok());
+  ASSERT_TRUE(lab_->WaitForLog("dies.log", "workload tp", absl::Seconds(60)).ok())
+      << lab_->ReadLog("dies.log");
+  absl::SleepFor(absl::Seconds(3));  // the ranks are in their steps
+  kill(agent_e, SIGKILL);
+  const absl::Time killed = absl::Now();
+  auto rc = lab_->Wait(*pid, absl::Seconds(100));
+  ASSERT_TRUE(rc.ok()) << rc.status();
+  std::cerr << "ended " << absl::ToDoubleSeconds(absl::Now() - killed) << " s after the kill\n";
+  const std::string out = lab_->ReadLog("dies.log");
+  const v1::StageRun run = ParseRun(out);
+  EXPECT_NE(*rc, 0) << out;
+  EXPECT_EQ(run.verdict(), v1::ERROR) << out;
+  bool named = false;
+  for (const v1::Finding& f : run.findings()) {
+    named |= f.code() == "WORKLOAD_NOT_RUN" && f.message().find("gpu-e") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << out;
+}
+
+TEST_F(WorkloadLabTest, UnderAHogAHealthyLabHasNoFail) {
+  ASSERT_TRUE(StartFourNodes());
+  CpuHog hog(2);
+  ASSERT_EQ(hog.size(), 2u);
+  for (int i = 0; i < kRuns; ++i) {
+    std::string out;
+    const int rc = Workload(&out);
+    const v1::StageRun run = ParseRun(out);
+    std::cerr << "healthy run " << i + 1 << ": " << Summary(run) << "\n";
+    EXPECT_NE(rc, 1) << out;
+    EXPECT_TRUE(run.has_workload()) << out;
+    for (const v1::Finding& f : run.findings()) EXPECT_NE(f.severity(), v1::FAIL) << out;
+  }
+}
+
+TEST_F(WorkloadLabTest, UnderAHogTheShapedNodeAndOnlyItIsNamed) {
+  ASSERT_TRUE(lab_->Shape("e", "ec", 600).ok());
+  ASSERT_TRUE(StartFourNodes());
+  CpuHog hog(2);
+  for (int i = 0; i < kRuns; ++i) {
+    std::string out;
+    Workload(&out);
+    const v1::StageRun run = ParseRun(out);
+    std::cerr << "shaped run " << i + 1 << ": " << Summary(run) << "\n";
+    std::set<std::string> named;
+    for (const v1::Finding& f : run.findings()) {
+      if (f.code() == "WORKLOAD_STRAGGLER") named.insert(f.device().substr(0, 5));
+    }
+    EXPECT_EQ(named, std::set<std::string>{"gpu-e"}) << out;
+    EXPECT_EQ(run.workload().late_node(), "gpu-e") << out;
+  }
+}
+
+}  // namespace
+}  // namespace nodeprobe::lab

@@ -22,18 +22,18 @@ constexpr int kRuns = 5;
 
 // TP inside each node (loopback), pipeline stage 0 on gpu-a and gpu-b,
 // stage 1 on gpu-d and gpu-e, data parallel across the node pairs. Per
-// step and rank: 4 micro-batches of 512 KiB activations each way between
-// the stages and 2.5 MB of gradients.
+// step and rank: 8 micro-batches of 1 MiB activations each way between
+// the stages and 5 MB of gradients.
 constexpr char kShape[] = R"(workload:
   tp: 2
   pp: 2
   ranks_per_node: 2
-  hidden: 1024
+  hidden: 512
   layers: 4
-  seq: 256
-  micro_batches: 4
-  params_b: 0.005
-  compute_ms_per_layer: 1
+  seq: 1024
+  micro_batches: 8
+  params_b: 0.01
+  compute_ms_per_layer: 0.5
   warmup: 2
   steps: 12
 )";
@@ -140,7 +140,7 @@ TEST_F(WorkloadLabTest, ARankWhoseAgentDiesEndsTheStageNamingItsNode) {
                    long_run, "--coordinator", absl::StrCat("10.83.1.1:", port_), "--insecure"},
                   "dies.log");
   ASSERT_TRUE(pid.ok());
-  ASSERT_TRUE(lab_->WaitForLog("dies.log", "workload tp", absl::Seconds(60)).ok())
+  ASSERT_TRUE(lab_->WaitForLog("dies.log", "x pp 2 x dp 2", absl::Seconds(60)).ok())
       << lab_->ReadLog("dies.log");
   absl::SleepFor(absl::Seconds(3));  // the ranks are in their steps
   kill(agent_e, SIGKILL);

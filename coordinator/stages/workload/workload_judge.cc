@@ -1,6 +1,7 @@
 #include "coordinator/stages/workload/workload_judge.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -72,6 +73,51 @@ Standout StandsOut(const std::vector<std::vector<double>>& fig, const std::vecto
   return out;
 }
 
+// The node whose groups' transfers stand out (`fig[rank][step]`: a rank's
+// slow-group excess, workload_timing.h). Its partners carry part of it
+// (one slow group each), so it is judged by its margin over the next
+// node, step by step: the median of that difference, its noise the error
+// of that median.
+Standout SlowestNode(const std::vector<std::vector<double>>& fig, const std::vector<int>& node_of,
+                     double noise_sigmas) {
+  const size_t steps = fig[0].size();
+  std::map<int, std::vector<double>> node;  // per node, per step: its ranks' mean
+  std::map<int, int> count;
+  for (size_t r = 0; r < fig.size(); ++r) {
+    std::vector<double>& n = node[node_of[r]];
+    n.resize(steps, 0);
+    for (size_t s = 0; s < steps; ++s) n[s] += fig[r][s];
+    ++count[node_of[r]];
+  }
+  std::vector<std::pair<double, int>> by_median;
+  for (auto& [id, series] : node) {
+    for (double& v : series) v /= count[id];
+    by_median.push_back({stats::Median(series), id});
+  }
+  Standout out;
+  if (by_median.size() < 2) return out;
+  std::sort(by_median.rbegin(), by_median.rend());
+  const int top = by_median[0].second, next = by_median[1].second;
+  std::vector<double> margin;
+  int highest = 0;
+  for (size_t s = 0; s < steps; ++s) {
+    margin.push_back(node[top][s] - node[next][s]);
+    bool is_top = true;
+    for (const auto& [id, series] : node) is_top &= series[s] <= node[top][s];
+    highest += is_top;
+  }
+  for (size_t r = 0; r < fig.size(); ++r) {
+    if (node_of[r] != top) continue;
+    if (node_of[out.rank] != top || stats::Median(fig[r]) > stats::Median(fig[out.rank])) {
+      out.rank = r;
+    }
+  }
+  out.median_ms = stats::Median(margin);
+  out.share = static_cast<double>(highest) / static_cast<double>(steps);
+  out.noise_ms = noise_sigmas * stats::MedianStandardError(margin, steps);
+  return out;
+}
+
 }  // namespace
 
 WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const WorkloadRules& rules,
@@ -98,7 +144,8 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
   // groups were slower than the same transfers elsewhere).
   for (const auto& [fig, cause] : {std::pair{&late, WorkloadJudgement::kLate},
                                    std::pair{&slow, WorkloadJudgement::kSlowTransfers}}) {
-    const Standout o = StandsOut(*fig, node_of, noise_sigmas);
+    const Standout o = cause == WorkloadJudgement::kLate ? StandsOut(*fig, node_of, noise_sigmas)
+                                                         : SlowestNode(*fig, node_of, noise_sigmas);
     const bool stands = o.share >= 0.75 && o.median_ms > j.bar_ms && o.median_ms > o.noise_ms;
     if (cause == WorkloadJudgement::kLate || stands) {
       j.late_rank = static_cast<int>(o.rank);
@@ -136,8 +183,8 @@ void AddWorkloadFindings(const WorkloadJudgement& j, const WorkloadRules& rules,
                        ? "rank %d on %s was the last to arrive in %.0f%% of the steps; the "
                          "others waited %.2f ms for it per step (bar %.2f ms, noise %.2f ms)%s"
                        : "rank %d on %s: its groups' transfers were the slowest in %.0f%% of the "
-                         "steps, %.2f ms per step longer than the same transfers elsewhere "
-                         "(bar %.2f ms, noise %.2f ms): its link or NIC%s",
+                         "steps, %.2f ms per step longer than the next node's against the same "
+                         "transfers elsewhere (bar %.2f ms, noise %.2f ms): its link or NIC%s",
                    j.late_rank, node, 100 * j.late_share, j.late_ms, j.bar_ms, j.noise_ms,
                    confirmed ? ", again when measured a second time" : ""));
   }

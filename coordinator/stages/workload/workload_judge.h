@@ -18,11 +18,15 @@
 // - it passes the noise: the median of every other rank's lateness in
 //   every step (pooled, so a few ranks still give a steady spread) plus
 //   noise_sigmas standard errors of a median over that many steps.
-// The same rule finds a slow link (workload_timing.h's slow_ms: the rank
-// whose groups' transfers were slower than the same transfers elsewhere),
-// when no rank arrives late. "Latest" counts a step whose highest figure
-// is on the candidate's node (its node's ranks share one link), and those
-// ranks stay out of the noise.
+// "Latest" counts a step whose highest lateness is on the candidate's node
+// (its node's ranks share one host), and those ranks stay out of the noise.
+//
+// When no rank arrives late, a slow link (workload_timing.h's slow_ms: the
+// node whose groups' transfers were slower than the same transfers
+// elsewhere): its partners carry part of its excess, so the node is judged
+// by its margin over the next node, step by step (the median margin must
+// pass the bar and noise_sigmas standard errors of itself), and must be
+// the slowest node in 3/4 of the steps.
 // A first finding is WARN; the stage measures again and a second that names
 // the same rank makes it FAIL (the cluster stage's rule).
 #pragma once

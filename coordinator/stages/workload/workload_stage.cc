@@ -131,17 +131,22 @@ void WorkloadStage::Measure(const StageContext& c) {
   c.progress(absl::StrCat("workload ", job->shape.name, ": ", LayoutOf(job->placement)));
   Measurement m = MeasureOnce(*job, c);
   uint32_t measurements = 1;
-  bool confirmed = false;
+  bool confirmed = false, not_reproduced = false;
   if (m.failures.empty() && m.judgement.straggler) {
-    // Never FAIL on one measurement: the same rank must stand out again.
+    // Never FAIL on one measurement: the same node must stand out again
+    // (the same rank, or its node's other rank behind the same link).
+    const int node = job->node_of[static_cast<size_t>(m.judgement.late_rank)];
     c.progress(absl::StrCat("workload: rank ", m.judgement.late_rank, " on ",
                             job->rank_nodes[static_cast<size_t>(m.judgement.late_rank)],
                             " stands out; measuring again"));
     Measurement again = MeasureOnce(*job, c);
     ++measurements;
     if (again.failures.empty()) {
-      confirmed = again.judgement.straggler && again.judgement.late_rank == m.judgement.late_rank;
-      m = std::move(again);
+      confirmed = again.judgement.straggler &&
+                  job->node_of[static_cast<size_t>(again.judgement.late_rank)] == node;
+      // Not reproduced: the first measurement's WARN stands, and says so.
+      not_reproduced = !again.judgement.straggler;
+      if (!not_reproduced) m = std::move(again);
     }
   }
   v1::WorkloadReport* report = c.run->mutable_workload();
@@ -154,6 +159,12 @@ void WorkloadStage::Measure(const StageContext& c) {
   } else {
     const WorkloadRules& rules = c.profile.Section<WorkloadRules>();
     AddWorkloadFindings(m.judgement, rules, job->rank_nodes, confirmed, c.run->mutable_findings());
+    for (int i = first_finding; not_reproduced && i < c.run->findings_size(); ++i) {
+      v1::Finding* f = c.run->mutable_findings(i);
+      if (f->code() == findings::kWorkloadStraggler.code) {
+        f->set_message(absl::StrCat(f->message(), "; not reproduced when measured again"));
+      }
+    }
     *report = RecordOf(job->shape, job->placement, job->rank_nodes, job->programs, m.reports,
                        m.steps, m.judgement);
     report->set_measurements(measurements);

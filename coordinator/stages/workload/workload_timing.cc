@@ -38,9 +38,12 @@ std::vector<double> SlowGroupExcess(const workload::Placement& placement,
       const workload::Op& op = programs[r][i];
       if (!IsCollective(op)) continue;
       double shortest = ms(r, i);
+      bool crosses = false;  // a group inside one node says nothing of a link
       for (int m : placement.Members(static_cast<int>(r), op.group)) {
         shortest = std::min(shortest, ms(static_cast<size_t>(m), i));
+        crosses |= placement.ranks[static_cast<size_t>(m)].node != placement.ranks[r].node;
       }
+      if (!crosses) continue;
       same[{op.kind, op.group, op.bytes}].emplace_back(r, shortest);
     }
   }
@@ -56,7 +59,10 @@ std::vector<double> SlowGroupExcess(const workload::Placement& placement,
   for (size_t r = 0; r < ranks; ++r) {
     for (size_t i = 0; i < programs[r].size(); ++i) {
       const workload::Op& op = programs[r][i];
-      if (op.kind != workload::OpKind::kRecv || op.overlapped || op.peer < 0) continue;
+      if (op.kind != workload::OpKind::kRecv || op.overlapped || op.peer < 0 ||
+          placement.ranks[static_cast<size_t>(op.peer)].node == placement.ranks[r].node) {
+        continue;
+      }
       std::vector<double> replicas;
       for (int m : placement.Members(static_cast<int>(r), workload::Group::kDp)) {
         replicas.push_back(ms(static_cast<size_t>(m), i));

@@ -292,6 +292,16 @@ std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
   return TerminalSafe(out);
 }
 
+namespace {
+
+std::string MarkdownWorkload(const v1::WorkloadReport& w) {
+  std::string out = absl::StrCat("\n## workload: **", VerdictName(w.verdict()), "**\n\n");
+  for (const std::string& line : WorkloadLines(w)) absl::StrAppend(&out, "- ", MarkdownCell(line), "\n");
+  return out;
+}
+
+}  // namespace
+
 // Every text from the run goes through MarkdownCell: a node name or a
 // message cannot break a table or add markup.
 std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
@@ -340,12 +350,7 @@ std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
                       MarkdownCell(absl::StrJoin(codes, ", ")), " |\n");
     }
   }
-  if (run.has_workload()) {
-    absl::StrAppend(&out, "\n## workload: **", VerdictName(run.workload().verdict()), "**\n\n");
-    for (const std::string& line : WorkloadLines(run.workload())) {
-      absl::StrAppend(&out, "- ", MarkdownCell(line), "\n");
-    }
-  }
+  if (run.has_workload()) absl::StrAppend(&out, MarkdownWorkload(run.workload()));
   if (run.soak().series_size() > 0) {
     absl::StrAppend(
         &out,

@@ -6,6 +6,8 @@
 // a hog started and stopped by PID, WORKLOAD_STRAGGLER names gpu-e and only
 // it, five runs out of five; the healthy lab under the same hog has no
 // FAIL in five. Label "busy" (RUN_SERIAL): nothing else runs beside them.
+#include <sys/stat.h>
+
 #include <iostream>
 #include <set>
 
@@ -110,6 +112,54 @@ TEST_F(WorkloadLabTest, TheShapeRunsEndToEndOnGloo) {
   Client({"report", "--run", run.run_id(), "--format", "html"}, false, &html);
   EXPECT_NE(html.find("step time (ms) over the measured steps"), std::string::npos);
   EXPECT_NE(html.find("each rank's wait per step"), std::string::npos);
+}
+
+// Fidelity: the DP-only shape's 25 MiB gradient buckets as the stage times
+// them, one rank per node, against a plain Gloo all-reduce loop of the
+// same size between the same four namespaces, in the same test: within
+// 10%.
+TEST_F(WorkloadLabTest, TheStagesAllReduceMatchesAPlainGlooLoop) {
+  ASSERT_TRUE(StartFourNodes());
+  const std::string dp = dir_.path() + "/dp.yaml";
+  testing::WriteFile(dp,
+                     "workload:\n  ranks_per_node: 1\n  params_b: 0.04\n  layers: 2\n"
+                     "  hidden: 256\n  seq: 16\n  compute_ms_per_layer: 0.01\n  warmup: 1\n"
+                     "  steps: 4\n");
+  std::string out;
+  Workload(&out, dp);
+  const v1::StageRun run = ParseRun(out);
+  constexpr uint64_t kBucket = 25ull << 20;
+  double stage_ms = 0;
+  for (const v1::WorkloadReport::OpTime& o : run.workload().ops()) {
+    if (o.group() == "dp" && o.op() == "all_reduce" && o.bytes() == kBucket) {
+      stage_ms = o.median_ms();
+    }
+  }
+  ASSERT_GT(stage_ms, 0) << out;
+  const std::string store = dir_.path() + "/gloo-store";
+  ASSERT_EQ(mkdir(store.c_str(), 0700), 0);
+  const std::vector<std::pair<std::string, std::string>> ranks = {
+      {"a", "10.83.1.2"}, {"b", "10.83.2.2"}, {"d", "10.83.3.2"}, {"e", "10.83.4.2"}};
+  std::vector<pid_t> pids;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    auto pid = lab_->Spawn(ranks[r].first,
+                           {GLOO_LOOP_BINARY, absl::StrCat(r), "4", store, ranks[r].second,
+                            absl::StrCat(kBucket), "12"},
+                           absl::StrCat("loop", r, ".log"));
+    ASSERT_TRUE(pid.ok());
+    pids.push_back(*pid);
+  }
+  for (pid_t pid : pids) {
+    auto rc = lab_->Wait(pid, absl::Seconds(120));
+    ASSERT_TRUE(rc.ok() && *rc == 0) << lab_->ReadLog("loop0.log");
+  }
+  const std::string loop = lab_->ReadLog("loop0.log");
+  const size_t at = loop.find("median_ms ");
+  ASSERT_NE(at, std::string::npos) << loop;
+  const double plain_ms = std::stod(loop.substr(at + 10));
+  std::cerr << absl::StrFormat("25 MiB all-reduce: stage %.1f ms, plain Gloo %.1f ms, ratio %.3f\n",
+                               stage_ms, plain_ms, stage_ms / plain_ms);
+  EXPECT_NEAR(stage_ms / plain_ms, 1.0, 0.10);
 }
 
 TEST_F(WorkloadLabTest, AShapeThatDoesNotFitIsRefusedNamingTheKey) {

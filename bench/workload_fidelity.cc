@@ -5,14 +5,11 @@
 // medians and ratio (target: within 10%). Then the stage's own overhead per
 // step: the step's wall time minus the ops it ran (target < 2% of a step).
 // Usage: workload_fidelity [RANKS] [REPS]
-#include <gloo/allreduce.h>
-#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/hash_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -21,6 +18,7 @@
 
 #include "platform/statistics.h"
 #include "probes/workload/gloo_replay.h"
+#include "probes/workload/plain_allreduce.h"
 
 namespace {
 
@@ -81,19 +79,8 @@ std::vector<double> Plain(int ranks, size_t bytes, int iters) {
       auto ctx = std::make_shared<gloo::rendezvous::Context>(r, ranks);
       gloo::rendezvous::PrefixStore prefixed("plain", store);
       ctx->connectFullMesh(prefixed, dev);
-      std::vector<float> buf((bytes + 3) / 4, 1.0f);
-      for (int i = 0; i < iters + 1; ++i) {
-        const auto t = std::chrono::steady_clock::now();
-        gloo::AllreduceOptions o(ctx);
-        o.setOutput<float>(buf.data(), buf.size());
-        o.setReduceFunction(
-            static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
-        o.setTag(static_cast<uint32_t>(i));
-        gloo::allreduce(o);
-        const double d =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-        if (r == 0 && i > 0) ms.push_back(d);
-      }
+      const std::vector<double> times = nodeprobe::workload::TimePlainAllreduce(ctx, bytes, iters);
+      if (r == 0) ms = times;
     });
   }
   for (auto& t : threads) t.join();

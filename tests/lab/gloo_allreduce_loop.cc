@@ -4,19 +4,17 @@
 // from the given address; prints the median time of ITERS all-reduces of
 // BYTES (after one warm-up) as "median_ms X".
 // Usage: gloo_allreduce_loop RANK SIZE STORE_DIR BIND_IP BYTES ITERS
-#include <gloo/allreduce.h>
-#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <vector>
 
 #include "platform/statistics.h"
+#include "probes/workload/plain_allreduce.h"
 
 int main(int argc, char** argv) {
   if (argc != 7) {
@@ -31,20 +29,7 @@ int main(int argc, char** argv) {
     auto dev = gloo::transport::tcp::CreateDevice(gloo::transport::tcp::attr(argv[4]));
     auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
     ctx->connectFullMesh(store, dev);
-    std::vector<float> buf((bytes + 3) / 4, 1.0f);
-    std::vector<double> ms;
-    for (int i = 0; i < iters + 1; ++i) {
-      const auto t = std::chrono::steady_clock::now();
-      gloo::AllreduceOptions o(ctx);
-      o.setOutput<float>(buf.data(), buf.size());
-      o.setReduceFunction(
-          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
-      o.setTag(static_cast<uint32_t>(i));
-      gloo::allreduce(o);
-      const double d =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-      if (i > 0) ms.push_back(d);
-    }
+    const std::vector<double> ms = nodeprobe::workload::TimePlainAllreduce(ctx, bytes, iters);
     std::printf("median_ms %.3f\n", nodeprobe::stats::Median(ms));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gloo_allreduce_loop: %s\n", e.what());

@@ -13,7 +13,8 @@ RUNS=("${@:-100:all-pairs 1000:ring 5000:ring}")
 for spec in ${RUNS[@]}; do
   n=${spec%%:*}; pattern=${spec##*:}
   dir=$(mktemp -d)
-  "$BUILD/bin/nodeprobe" coordinator --listen 127.0.0.1:0 --db "$dir/runs.db" --insecure \
+  "$BUILD/bin/nodeprobe" coordinator --listen 127.0.0.1:0 --metrics-listen "" --db "$dir/runs.db" \
+    --insecure \
     > "$dir/coordinator.log" 2>&1 &
   cpid=$!
   for _ in $(seq 50); do grep -q listening "$dir/coordinator.log" && break; sleep 0.1; done

@@ -7,7 +7,9 @@ BUILD="${1:-build}"; shift || true
 COUNTS=("${@:-100 1000}")
 DB=$(mktemp -d)/runs.db
 LOG=$(mktemp)
-"$BUILD/bin/nodeprobe" coordinator --listen 127.0.0.1:0 --db "$DB" --insecure > "$LOG" 2>&1 &
+# No /metrics: its default port may be taken, and it is not what is measured.
+"$BUILD/bin/nodeprobe" coordinator --listen 127.0.0.1:0 --metrics-listen "" --db "$DB" --insecure \
+  > "$LOG" 2>&1 &
 CPID=$!
 trap 'kill $CPID 2>/dev/null || true' EXIT
 for _ in $(seq 50); do grep -q listening "$LOG" && break; sleep 0.1; done

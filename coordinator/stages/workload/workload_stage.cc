@@ -97,6 +97,39 @@ std::optional<Job> PlanJob(const StageContext& c) {
   return job;
 }
 
+// What that node's own probes already said in this run (WARN or FAIL):
+// the probable cause of its lateness, for the straggler finding.
+std::vector<std::string> NodeConcerns(const v1::StageRun& run, const std::string& node) {
+  std::vector<std::string> out;
+  for (const v1::StageReport& rep : run.node_reports()) {
+    if (rep.node() != node) continue;
+    for (const v1::ProbeResult& r : rep.results()) {
+      if (r.verdict() != v1::WARN && r.verdict() != v1::FAIL) continue;
+      out.push_back(absl::StrCat(r.probe(), " ", VerdictName(r.verdict()),
+                                 r.findings_size() > 0 ? " " + r.findings(0).code() : ""));
+    }
+  }
+  return out;
+}
+
+// The straggler finding (added since `first`) says when a second
+// measurement did not reproduce it, and what its node's probes found.
+void AnnotateStraggler(v1::StageRun* run, int first, bool not_reproduced, const std::string& node) {
+  const std::vector<std::string> concerns = NodeConcerns(*run, node);
+  for (int i = first; i < run->findings_size(); ++i) {
+    v1::Finding* f = run->mutable_findings(i);
+    if (f->code() != findings::kWorkloadStraggler.code) continue;
+    if (not_reproduced) {
+      f->set_message(absl::StrCat(f->message(), "; not reproduced when measured again"));
+    }
+    f->set_message(absl::StrCat(
+        f->message(), concerns.empty()
+                          ? "; its node's own probes found nothing (look at its link and leaf)"
+                          : absl::StrCat("; probable cause, from its node's own probes: ",
+                                         absl::StrJoin(concerns, ", "))));
+  }
+}
+
 v1::Verdict WorstSince(const v1::StageRun& run, int first) {
   v1::Verdict worst = v1::PASS;
   for (int i = first; i < run.findings_size(); ++i) {
@@ -159,11 +192,9 @@ void WorkloadStage::Measure(const StageContext& c) {
   } else {
     const WorkloadRules& rules = c.profile.Section<WorkloadRules>();
     AddWorkloadFindings(m.judgement, rules, job->rank_nodes, confirmed, c.run->mutable_findings());
-    for (int i = first_finding; not_reproduced && i < c.run->findings_size(); ++i) {
-      v1::Finding* f = c.run->mutable_findings(i);
-      if (f->code() == findings::kWorkloadStraggler.code) {
-        f->set_message(absl::StrCat(f->message(), "; not reproduced when measured again"));
-      }
+    if (m.judgement.straggler) {
+      AnnotateStraggler(c.run, first_finding, not_reproduced,
+                        job->rank_nodes[static_cast<size_t>(m.judgement.late_rank)]);
     }
     *report = RecordOf(job->shape, job->placement, job->rank_nodes, job->programs, m.reports,
                        m.steps, m.judgement);

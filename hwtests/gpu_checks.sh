@@ -205,3 +205,49 @@ import json
 r = json.load(open('$OUTDIR/fault-counters-2.json'))['results'][0]
 print(r.get('verdict'), '-', r.get('evidence', {}).get('fault-counters.read', ''), '-', r.get('evidence', {}).get('fault-counters.window', ''))
 " 2>&1)"
+
+# 9. The workload stage on real NCCL: a coordinator and an agent on this
+# host (loopback, plaintext), a DP-only shape with one rank per GPU; its
+# per-op medians printed beside `nodeprobe nccl`'s all_reduce of the same
+# bucket size (nccl-tests-style; target ratio >= 0.95 where there are two
+# or more GPUs: with one, the shape has no communication and only the NCCL
+# path's loading and timing are exercised).
+wl="$OUTDIR/workload"; mkdir -p "$wl"
+printf 'workload:\n  params_b: 0.1\n  layers: 4\n  hidden: 1024\n  seq: 64\n  compute_ms_per_layer: 0.1\n  warmup: 2\n  steps: 10\n' \
+  > "$wl/profile.yaml"
+"$NP" coordinator --listen 127.0.0.1:0 --metrics-listen "" --db "$wl/runs.db" --insecure \
+  > "$wl/coordinator.log" 2>&1 &
+cpid=$!
+for _ in $(seq 50); do grep -q listening "$wl/coordinator.log" && break; sleep 0.1; done
+port=$(grep -o 'port [0-9]*' "$wl/coordinator.log" | grep -o '[0-9]*')
+"$NP" agent --coordinator "127.0.0.1:$port" --node-name gpu-host --insecure --metrics-listen "" \
+  > "$wl/agent.log" 2>&1 &
+apid=$!
+sleep 3
+timeout 300 "$NP" run --stage workload --nodes gpu-host --profile "$wl/profile.yaml" \
+  --coordinator "127.0.0.1:$port" --insecure --format json > "$wl/run.json" 2> "$wl/run.err"
+echo "workload stage: exit $?"
+kill "$apid" "$cpid" 2>/dev/null; wait "$apid" "$cpid" 2>/dev/null
+timeout 90 "$NP" nccl --collective all_reduce -b 25M -e 25M -n 20 -w 5 --format json \
+  > "$wl/nccl.json" 2>/dev/null
+python3 - "$wl/run.json" "$wl/nccl.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+w = run.get('workload', {})
+print('  %s %s, %s, %s steps, step p50 %.2f ms, comm %.0f%%' % (
+    w.get('library'), w.get('version'), w.get('layout'), w.get('steps', 0),
+    w.get('stepP50Ms', 0), 100 * w.get('commShare', 0)))
+for f in run.get('findings', []):
+    print('  %s %s: %s' % (f.get('severity'), f.get('code'), f.get('message', '')[:160]))
+nccl = {}
+try:
+    for row in json.load(open(sys.argv[2]))['collective']['rows']:
+        # The replay all-reduces in place: compared with the in-place time.
+        nccl[int(row['size'])] = float(row.get('inPlaceTimeUs') or row.get('timeUs', 0)) / 1000
+except Exception as e:
+    print('  nodeprobe nccl: no rows (%s)' % e)
+for o in w.get('ops', []):
+    b = int(o.get('bytes', 0)); ref = nccl.get(b)
+    print('  %-3s %-14s %12d B  %8.3f ms%s' % (o['group'], o['op'], b, o['medianMs'],
+          '  nccl %.3f ms, ratio %.3f' % (ref, ref / o['medianMs']) if ref else ''))
+PY

@@ -1,9 +1,12 @@
 #include "tasks/workload_rank_task.h"
 
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/nccl_findings.h"
 #include "probes/workload/gloo_replay.h"
+#include "probes/workload/nccl_replay.h"
 #include "probes/workload/rendezvous_store.h"
 #include "probes/workload/workload_profile.h"
 
@@ -54,11 +57,24 @@ absl::StatusOr<workload::ReplayReport> Replay(
   absl::StatusOr<std::unique_ptr<workload::StoreClient>> client =
       workload::StoreClient::Connect(store, w.secret(), budget / 4);
   if (!client.ok()) return client.status();
+  const int rank = static_cast<int>(w.rank());
+  const std::vector<workload::Op> program = workload::StepProgram(shape, *pl, rank);
+  if (w.library() == "nccl") {
+    for (const auto& [k, v] : w.env()) {
+      if (!IsSettableNcclVariable(k)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "refusing to set ", k, ": not one of the NCCL_* variables nodeprobe sets"));
+      }
+      setenv(k.c_str(), v.c_str(), 1);
+    }
+    // One rank per GPU: its place on its node is its CUDA ordinal.
+    return workload::ReplayOnNccl(*pl, rank, pl->ranks[static_cast<size_t>(rank)].local_rank,
+                                  **client, program, shape.warmup, shape.steps, budget / 4);
+  }
   absl::StatusOr<std::unique_ptr<workload::GlooReplay>> replay =
-      workload::GlooReplay::Connect(*pl, static_cast<int>(w.rank()), **client, bind, budget / 4);
+      workload::GlooReplay::Connect(*pl, rank, **client, bind, budget / 4);
   if (!replay.ok()) return replay.status();
-  return (*replay)->Run(workload::StepProgram(shape, *pl, static_cast<int>(w.rank())), shape.warmup,
-                        shape.steps);
+  return (*replay)->Run(program, shape.warmup, shape.steps);
 }
 
 }  // namespace

@@ -246,5 +246,51 @@ TEST_F(WorkloadLabTest, UnderAHogTheShapedNodeAndOnlyItIsNamed) {
   }
 }
 
+// GPU nodes: the same four agents with two fake GPUs each (CUDA and NCCL
+// replaced by tests/fakes/fake_nccl.cc through the loader's variables, as
+// the collective lab does): the stage picks NCCL, one rank per GPU, and
+// every group's communicator meets through rank 0's store.
+class WorkloadNcclLabTest : public WorkloadLabTest {
+ protected:
+  void SetUp() override {
+    WorkloadLabTest::SetUp();
+    if (IsSkipped()) return;
+    // The agents inherit these from this process (Lab::Spawn).
+    setenv("NODEPROBE_CUDART_LIBRARY", FAKE_NCCL_LIBRARY, 1);
+    setenv("NODEPROBE_NCCL_LIBRARY", FAKE_NCCL_LIBRARY, 1);
+    setenv("FAKE_CUDA_DEVICES", "2", 1);
+    testing::WriteFile(profile_,
+                       "nccl:\n  collectives: [all_reduce]\n  sizes: [4096]\n  iters: 2\n"
+                       "  warmup_iters: 1\n  op_timeout_s: 5\n"
+                       "workload:\n  tp: 2\n  pp: 2\n  hidden: 256\n  layers: 2\n  seq: 64\n"
+                       "  micro_batches: 2\n  params_b: 0.001\n  compute_ms_per_layer: 0.2\n"
+                       "  warmup: 1\n  steps: 4\n");
+    wait_profile_ = profile_;
+  }
+  void TearDown() override {
+    for (const char* v :
+         {"NODEPROBE_CUDART_LIBRARY", "NODEPROBE_NCCL_LIBRARY", "FAKE_CUDA_DEVICES"}) {
+      unsetenv(v);
+    }
+  }
+};
+
+TEST_F(WorkloadNcclLabTest, GpuNodesReplayOnNcclOneRankPerGpu) {
+  ASSERT_TRUE(StartFourNodes());
+  std::string out;
+  const int rc = Workload(&out);
+  const v1::StageRun run = ParseRun(out);
+  std::cerr << "nccl: " << Summary(run) << "\n";
+  EXPECT_NE(rc, 1) << out;
+  const v1::WorkloadReport& w = run.workload();
+  EXPECT_EQ(w.library(), "nccl") << out;
+  EXPECT_EQ(w.layout(), "tp 2 x pp 2 x dp 2 = 8 ranks, 2 per node");
+  EXPECT_EQ(w.steps(), 4u) << out;
+  std::set<std::string> groups;
+  for (const v1::WorkloadReport::OpTime& o : w.ops()) groups.insert(o.group());
+  EXPECT_EQ(groups, (std::set<std::string>{"dp", "pp", "tp"})) << out;
+  for (const v1::Finding& f : run.findings()) EXPECT_NE(f.code(), "WORKLOAD_NOT_RUN") << out;
+}
+
 }  // namespace
 }  // namespace nodeprobe::lab

@@ -21,11 +21,6 @@
 
 namespace nodeprobe::coordinator {
 
-// The NCCL_* settings derived from a node's rails (NCCL_IB_HCA from its
-// RDMA rails, NCCL_SOCKET_IFNAME from their netdevs), then the profile's
-// nccl.env over them.
-std::map<std::string, std::string> NcclEnvFor(const v1::Registration& reg, const Profile& profile);
-
 // Adds one result to run->collectives (or a finding saying why none ran)
 // when the nodes have GPUs; nothing when none has.
 void RunCollectivesOnAgents(v1::StageRun* run,

@@ -176,17 +176,20 @@ void AddWorkloadFindings(const WorkloadJudgement& j, const WorkloadRules& rules,
   if (j.straggler) {
     const std::string node =
         j.late_rank < static_cast<int>(rank_node.size()) ? rank_node[j.late_rank] : "?";
-    AddFinding(findings, findings::kWorkloadStraggler.code, confirmed ? v1::FAIL : v1::WARN,
-               absl::StrCat(node, " rank ", j.late_rank),
-               absl::StrFormat(
-                   j.cause == WorkloadJudgement::kLate
-                       ? "rank %d on %s was the last to arrive in %.0f%% of the steps; the "
-                         "others waited %.2f ms for it per step (bar %.2f ms, noise %.2f ms)%s"
-                       : "rank %d on %s: its groups' transfers were the slowest in %.0f%% of the "
-                         "steps, %.2f ms per step longer than the next node's against the same "
-                         "transfers elsewhere (bar %.2f ms, noise %.2f ms): its link or NIC%s",
-                   j.late_rank, node, 100 * j.late_share, j.late_ms, j.bar_ms, j.noise_ms,
-                   confirmed ? ", again when measured a second time" : ""));
+    AddFinding(
+        findings, findings::kWorkloadStraggler.code, confirmed ? v1::FAIL : v1::WARN,
+        absl::StrCat(node, " rank ", j.late_rank),
+        absl::StrCat(absl::StrFormat("rank %d on %s ", j.late_rank, node),
+                     j.cause == WorkloadJudgement::kLate
+                         ? absl::StrFormat("was the last to arrive in %.0f%% of the steps; the "
+                                           "others waited %.2f ms for it per step",
+                                           100 * j.late_share, j.late_ms)
+                         : absl::StrFormat("had the slowest groups' transfers in %.0f%% of the "
+                                           "steps, %.2f ms per step more than the next node's "
+                                           "against the same transfers elsewhere (its link or NIC)",
+                                           100 * j.late_share, j.late_ms),
+                     absl::StrFormat(" (bar %.2f ms, noise %.2f ms)", j.bar_ms, j.noise_ms),
+                     confirmed ? ", again when measured a second time" : ""));
   }
   if (rules.step_time_max_ms && j.step_p50_ms > *rules.step_time_max_ms) {
     AddFinding(findings, findings::kWorkloadStepSlow.code, "workload",

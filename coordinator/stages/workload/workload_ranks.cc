@@ -27,7 +27,7 @@ workload::ReplayReport FromProto(const v1::WorkloadRankReport& p) {
 }
 
 v1::Task WorkloadRankTask(const std::string& task_id, int nodes, int ranks_per_node, int rank,
-                          const std::string& secret, AgentSession& node,
+                          const RankLibrary& library, const std::string& secret, AgentSession& node,
                           const std::string& store_host, uint32_t store_port) {
   v1::Task t;
   t.set_task_id(task_id);
@@ -39,6 +39,10 @@ v1::Task WorkloadRankTask(const std::string& task_id, int nodes, int ranks_per_n
   w->set_bind_ip(RailAddress(node, 0));
   w->set_store_host(store_host);
   w->set_store_port(store_port);
+  w->set_library(library.name);
+  if (static_cast<size_t>(rank) < library.env.size()) {
+    for (const auto& [k, v] : library.env[static_cast<size_t>(rank)]) (*w->mutable_env())[k] = v;
+  }
   return t;
 }
 
@@ -57,8 +61,8 @@ std::string WhyNot(const RankReply& reply) {
 }  // namespace
 
 RankRun RunWorkloadRanks(const std::vector<AgentSession*>& rank_nodes, int nodes,
-                         int ranks_per_node, const v1::AcceptanceProfile& profile,
-                         absl::Time deadline) {
+                         int ranks_per_node, const RankLibrary& library,
+                         const v1::AcceptanceProfile& profile, absl::Time deadline) {
   RankRun out;
   const int ranks = static_cast<int>(rank_nodes.size());
   std::string secret(32, '\0');
@@ -73,10 +77,10 @@ RankRun RunWorkloadRanks(const std::vector<AgentSession*>& rank_nodes, int nodes
   auto fail = [&](int r, absl::string_view why) {
     out.failures.push_back(absl::StrCat(rank_nodes[r]->node(), " rank ", r, ": ", why));
   };
-  if (absl::Status s = Send(
-          zero,
-          WorkloadRankTask(tasks[0].task_id, nodes, ranks_per_node, 0, secret, zero, store_host, 0),
-          deadline, profile);
+  if (absl::Status s = Send(zero,
+                            WorkloadRankTask(tasks[0].task_id, nodes, ranks_per_node, 0, library,
+                                             secret, zero, store_host, 0),
+                            deadline, profile);
       !s.ok()) {
     fail(0, s.message());
     return out;
@@ -96,7 +100,7 @@ RankRun RunWorkloadRanks(const std::vector<AgentSession*>& rank_nodes, int nodes
   for (int r = 1; r < ranks; ++r) {
     if (absl::Status s =
             Send(*rank_nodes[r],
-                 WorkloadRankTask(tasks[r].task_id, nodes, ranks_per_node, r, secret,
+                 WorkloadRankTask(tasks[r].task_id, nodes, ranks_per_node, r, library, secret,
                                   *rank_nodes[r], store_host, ready->endpoint().port()),
                  deadline, profile);
         !s.ok()) {

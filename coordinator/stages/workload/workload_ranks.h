@@ -7,6 +7,7 @@
 // agent's own address on a node without one.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,17 @@ struct RankRun {
   std::vector<std::string> failures;
 };
 
+// How every rank runs: the library ("nccl" or "gloo") and, for NCCL, each
+// rank's NCCL_* settings (its node's).
+struct RankLibrary {
+  std::string name = "gloo";
+  std::vector<std::map<std::string, std::string>> env;  // per rank; empty for Gloo
+};
+
 // `rank_nodes[r]` runs rank r; the shape is `profile`'s workload: section,
 // placed on `nodes` nodes of `ranks_per_node` ranks.
 RankRun RunWorkloadRanks(const std::vector<AgentSession*>& rank_nodes, int nodes,
-                         int ranks_per_node, const v1::AcceptanceProfile& profile,
-                         absl::Time deadline);
+                         int ranks_per_node, const RankLibrary& library,
+                         const v1::AcceptanceProfile& profile, absl::Time deadline);
 
 }  // namespace nodeprobe::coordinator

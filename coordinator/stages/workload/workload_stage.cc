@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/nccl_ranks.h"
 #include "coordinator/stages/workload/workload_findings.h"
 #include "coordinator/stages/workload/workload_judge.h"
 #include "coordinator/stages/workload/workload_ranks.h"
@@ -18,21 +19,15 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-// Ranks per node when the shape does not say: the GPUs each node's own
-// nccl probe ran over (the fewest, so every node can hold them), 1 on
-// nodes without GPUs.
-int RanksPerNodeOf(const v1::StageRun& run) {
-  int fewest = 0;
-  for (const v1::StageReport& rep : run.node_reports()) {
-    int gpus = 0;
-    for (const v1::ProbeResult& r : rep.results()) {
-      if (r.probe() == "nccl" && r.verdict() != v1::SKIP && r.has_collective()) {
-        gpus = static_cast<int>(r.collective().nranks());
-      }
-    }
-    fewest = fewest == 0 ? gpus : std::min(fewest, gpus);
+// The fewest GPUs on any of the nodes, by their own nccl probes (0: a node
+// without, or whose NCCL could not run).
+int FewestGpus(const StageContext& c) {
+  int fewest = -1;
+  for (const auto& n : c.nodes) {
+    const int g = GpusOf(*c.run, n->node());
+    fewest = fewest < 0 ? g : std::min(fewest, g);
   }
-  return std::max(1, fewest);
+  return std::max(0, fewest);
 }
 
 // One replay of every rank, judged; `failures` say why there is none.
@@ -45,6 +40,7 @@ struct Measurement {
 
 struct Job {
   workload::WorkloadShape shape;
+  RankLibrary library;
   workload::Placement placement;
   std::vector<std::vector<workload::Op>> programs;
   std::vector<AgentSession*> rank_agents;
@@ -54,8 +50,9 @@ struct Job {
 
 Measurement MeasureOnce(const Job& job, const StageContext& c) {
   Measurement m;
-  RankRun ran = RunWorkloadRanks(job.rank_agents, static_cast<int>(c.nodes.size()),
-                                 job.placement.ranks_per_node, c.run->profile(), c.deadline);
+  RankRun ran =
+      RunWorkloadRanks(job.rank_agents, static_cast<int>(c.nodes.size()),
+                       job.placement.ranks_per_node, job.library, c.run->profile(), c.deadline);
   if (!ran.failures.empty()) {
     m.failures = std::move(ran.failures);
     return m;
@@ -78,8 +75,11 @@ Measurement MeasureOnce(const Job& job, const StageContext& c) {
 std::optional<Job> PlanJob(const StageContext& c) {
   Job job;
   job.shape = c.profile.Section<WorkloadRules>().Shape();
-  const int per_node =
-      job.shape.ranks_per_node > 0 ? job.shape.ranks_per_node : RanksPerNodeOf(*c.run);
+  // One rank per GPU on NCCL where every node has the GPUs for its ranks;
+  // Gloo over TCP otherwise (1 rank per node unless the shape says).
+  const int gpus = FewestGpus(c);
+  const int per_node = job.shape.ranks_per_node > 0 ? job.shape.ranks_per_node : std::max(1, gpus);
+  if (gpus > 0 && per_node <= gpus) job.library.name = "nccl";
   absl::StatusOr<workload::Placement> pl =
       workload::Place(job.shape, static_cast<int>(c.nodes.size()), per_node);
   if (!pl.ok()) {
@@ -93,6 +93,10 @@ std::optional<Job> PlanJob(const StageContext& c) {
     job.rank_agents.push_back(c.nodes[static_cast<size_t>(r.node)].get());
     job.rank_nodes.push_back(c.nodes[static_cast<size_t>(r.node)]->node());
     job.node_of.push_back(r.node);
+    if (job.library.name == "nccl") {
+      job.library.env.push_back(
+          NcclEnvFor(c.nodes[static_cast<size_t>(r.node)]->registration(), c.profile));
+    }
   }
   return job;
 }

@@ -3,7 +3,8 @@
 // workload.ranks_per_node; 1 on a node without GPUs), each rank a task
 // worker on its node (workload_ranks.h). Its steps are judged as one job's
 // (workload_judge.h); a late rank is measured a second time before it is
-// FAIL. This build replays on Gloo over TCP on every node; the record says
+// FAIL. NCCL where every node has a GPU for each of its ranks (the nodes'
+// own nccl probes say how many), Gloo over TCP elsewhere; the record says
 // which library ran.
 #pragma once
 

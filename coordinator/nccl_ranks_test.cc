@@ -1,5 +1,5 @@
 // What NCCL is told on each node of a collective across nodes.
-#include "coordinator/stages/collectives/collective_stage.h"
+#include "coordinator/nccl_ranks.h"
 
 #include "gtest/gtest.h"
 #include "probes/nccl/nccl_profile.h"

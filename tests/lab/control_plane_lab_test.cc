@@ -612,10 +612,7 @@ class CollectiveLabTest : public ControlPlaneLabTest {
   void SetUp() override {
     ControlPlaneLabTest::SetUp();
     if (IsSkipped()) return;
-    // The agents inherit these from this process (Lab::Spawn).
-    setenv("NODEPROBE_CUDART_LIBRARY", FAKE_NCCL_LIBRARY, 1);
-    setenv("NODEPROBE_NCCL_LIBRARY", FAKE_NCCL_LIBRARY, 1);
-    setenv("FAKE_CUDA_DEVICES", "2", 1);
+    UseFakeGpus(FAKE_NCCL_LIBRARY, 2);
     profile_ = dir_.path() + "/nccl.yaml";
     nodeprobe::testing::WriteFile(profile_,
                        "nccl:\n  collectives: [all_reduce, alltoall, sendrecv]\n"
@@ -623,13 +620,7 @@ class CollectiveLabTest : public ControlPlaneLabTest {
                        "  op_timeout_s: 3\n  env: { NCCL_IB_QPS_PER_CONNECTION: \"2\" }\n");
     wait_profile_ = profile_;
   }
-  void TearDown() override {
-    for (const char* v : {"NODEPROBE_CUDART_LIBRARY", "NODEPROBE_NCCL_LIBRARY",
-                          "FAKE_CUDA_DEVICES", "FAKE_NCCL_FAIL_RANK", "FAKE_NCCL_FAIL",
-                          "FAKE_NCCL_FAIL_AFTER", "FAKE_NCCL_DELAY_US"}) {
-      unsetenv(v);
-    }
-  }
+  void TearDown() override { ClearFakeGpus(); }
   int TwoNode(std::string* out) {
     return Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
                    "--transfer-seconds", "1", "--profile", profile_, "--timeout", "60"},

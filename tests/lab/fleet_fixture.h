@@ -6,14 +6,14 @@
 // processes through the lab and talk to them through the CLI.
 #pragma once
 
+#include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -167,6 +167,23 @@ class ControlPlaneLabTest : public ::testing::Test {
   // Every sender's egress rate (tc tbf); 0: unshaped (veth at CPU speed).
   int sender_mbit_ = 1000;
 };
+
+// Agents started after this see `gpus` GPUs through the CUDA and NCCL test
+// double (tests/fakes/fake_nccl.cc; they inherit the loader's variables
+// from this process, Lab::Spawn); ClearFakeGpus() undoes it and the
+// fake's failure knobs.
+inline void UseFakeGpus(const char* fake_library, int gpus) {
+  setenv("NODEPROBE_CUDART_LIBRARY", fake_library, 1);
+  setenv("NODEPROBE_NCCL_LIBRARY", fake_library, 1);
+  setenv("FAKE_CUDA_DEVICES", std::to_string(gpus).c_str(), 1);
+}
+inline void ClearFakeGpus() {
+  for (const char* v :
+       {"NODEPROBE_CUDART_LIBRARY", "NODEPROBE_NCCL_LIBRARY", "FAKE_CUDA_DEVICES",
+        "FAKE_NCCL_FAIL_RANK", "FAKE_NCCL_FAIL", "FAKE_NCCL_FAIL_AFTER", "FAKE_NCCL_DELAY_US"}) {
+    unsetenv(v);
+  }
+}
 
 inline bool HasFinding(const v1::StageRun& run, const std::string& code, const std::string& node) {
   for (const auto& f : run.findings()) {

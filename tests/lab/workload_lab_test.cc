@@ -255,10 +255,7 @@ class WorkloadNcclLabTest : public WorkloadLabTest {
   void SetUp() override {
     WorkloadLabTest::SetUp();
     if (IsSkipped()) return;
-    // The agents inherit these from this process (Lab::Spawn).
-    setenv("NODEPROBE_CUDART_LIBRARY", FAKE_NCCL_LIBRARY, 1);
-    setenv("NODEPROBE_NCCL_LIBRARY", FAKE_NCCL_LIBRARY, 1);
-    setenv("FAKE_CUDA_DEVICES", "2", 1);
+    UseFakeGpus(FAKE_NCCL_LIBRARY, 2);
     testing::WriteFile(profile_,
                        "nccl:\n  collectives: [all_reduce]\n  sizes: [4096]\n  iters: 2\n"
                        "  warmup_iters: 1\n  op_timeout_s: 5\n"
@@ -267,12 +264,7 @@ class WorkloadNcclLabTest : public WorkloadLabTest {
                        "  warmup: 1\n  steps: 4\n");
     wait_profile_ = profile_;
   }
-  void TearDown() override {
-    for (const char* v :
-         {"NODEPROBE_CUDART_LIBRARY", "NODEPROBE_NCCL_LIBRARY", "FAKE_CUDA_DEVICES"}) {
-      unsetenv(v);
-    }
-  }
+  void TearDown() override { ClearFakeGpus(); }
 };
 
 TEST_F(WorkloadNcclLabTest, GpuNodesReplayOnNcclOneRankPerGpu) {

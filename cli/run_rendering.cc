@@ -95,8 +95,11 @@ std::vector<std::string> WorkloadLines(const v1::WorkloadReport& w) {
                                       100 * w.late_share(), w.skew_bar_ms(), w.noise_ms())
                     : absl::StrFormat("no late rank (bar %.2f ms)", w.skew_bar_ms()));
   for (const v1::WorkloadReport::OpTime& o : w.ops()) {
-    out.push_back(absl::StrFormat("%s %s %s: %.3f ms median, %d per step", o.group(), o.op(),
-                                  ByteSize(o.bytes()), o.median_ms(), o.count()));
+    out.push_back(absl::StrCat(
+        absl::StrFormat("%s %s %s: %.3f ms median", o.group(), o.op(), ByteSize(o.bytes()),
+                        o.median_ms()),
+        o.isolated_ms() > 0 ? absl::StrFormat(" (alone %.3f ms)", o.isolated_ms()) : "",
+        absl::StrFormat(", %d per step", o.count())));
   }
   return out;
 }

@@ -21,6 +21,7 @@ v1::WorkloadRankReport ToProto(const workload::ReplayReport& r) {
     step->set_exposed_ms(s.exposed_ms);
     for (double ms : s.op_ms) step->add_op_ms(ms);
   }
+  for (double ms : r.isolated_ms) out.add_isolated_ms(ms);
   out.set_library(r.library);
   out.set_version(r.version);
   out.set_transport(r.transport);

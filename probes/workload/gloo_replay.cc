@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "platform/statistics.h"
 
 namespace nodeprobe::workload {
 namespace {
@@ -291,7 +292,32 @@ absl::StatusOr<ReplayReport> GlooReplay::Run(const std::vector<Op>& program, int
     step.step_ms = MsSince(start);
     if (s >= warmup) report.steps.push_back(std::move(step));
   }
+  if (absl::Status alone =
+          TimeAlone(program, static_cast<uint32_t>(warmup + steps) * per_step, &report);
+      !alone.ok())
+    return alone;
   return report;
+}
+
+absl::Status GlooReplay::TimeAlone(const std::vector<Op>& program, uint32_t first_tag,
+                                   ReplayReport* report) {
+  report->isolated_ms.assign(program.size(), 0);
+  uint32_t tag = first_tag;
+  for (size_t i : IsolatedOps(program)) {
+    std::vector<double> ms;
+    for (int k = 0; k <= kIsolatedRuns; ++k) {
+      const Clock::time_point at = Clock::now();
+      try {
+        groups_->Communicate(program[i], i, tag++);
+      } catch (const std::exception& e) {
+        return absl::InternalError(absl::StrCat("rank ", groups_->rank, " op ", i, " (",
+                                                program[i].label, ") alone: ", e.what()));
+      }
+      if (k > 0) ms.push_back(MsSince(at));
+    }
+    report->isolated_ms[i] = stats::Median(ms);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace nodeprobe::workload

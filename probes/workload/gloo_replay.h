@@ -39,10 +39,12 @@ class GlooReplay {
                                                              gloo::rendezvous::Store& store,
                                                              const std::string& bind_ip,
                                                              absl::Duration timeout);
-  // Runs `program` warmup + steps times; INTERNAL naming the op that failed.
+  // Runs `program` warmup + steps times, then each kind of collective
+  // alone (IsolatedOps); INTERNAL naming the op that failed.
   absl::StatusOr<ReplayReport> Run(const std::vector<Op>& program, int warmup, int steps);
 
  private:
+  absl::Status TimeAlone(const std::vector<Op>& program, uint32_t first_tag, ReplayReport* report);
   struct Groups;
   explicit GlooReplay(std::unique_ptr<Groups> groups);
   std::unique_ptr<Groups> groups_;

@@ -56,6 +56,12 @@ TEST(GlooReplayTest, DataParallelStepsRunAndTimeEveryOp) {
       EXPECT_GT(step.step_ms, 0);
       EXPECT_GE(step.step_ms, step.exposed_ms);
     }
+    // Each kind of collective was also timed alone, and nothing else.
+    ASSERT_FALSE(r->isolated_ms.empty());
+    int alone = 0;
+    for (double ms : r->isolated_ms) alone += ms > 0;
+    EXPECT_GT(alone, 0);
+    EXPECT_LT(alone, static_cast<int>(r->isolated_ms.size()));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "platform/nccl_api.h"
+#include "platform/statistics.h"
 
 namespace nodeprobe::workload {
 namespace {
@@ -319,6 +320,21 @@ absl::StatusOr<ReplayReport> NcclRank::Run(const std::vector<Op>& program, int w
     }
     if (!st.ok()) return st;
     if (s >= warmup) report.steps.push_back(std::move(t.step));
+  }
+  // Each kind of collective alone (IsolatedOps), after the steps.
+  report.isolated_ms.assign(program.size(), 0);
+  for (size_t i : IsolatedOps(program)) {
+    const std::string where =
+        absl::StrCat("rank ", rank_, " op ", i, " (", program[i].label, ") alone");
+    std::vector<double> ms;
+    for (int k = 0; k <= kIsolatedRuns; ++k) {
+      const Clock::time_point at = Clock::now();
+      absl::Status st = Enqueue(program[i], i, main_);
+      if (st.ok()) st = Wait(main_, where);
+      if (!st.ok()) return absl::Status(st.code(), absl::StrCat(where, ": ", st.message()));
+      if (k > 0) ms.push_back(MsSince(at));
+    }
+    report.isolated_ms[i] = stats::Median(ms);
   }
   return report;
 }

@@ -17,6 +17,9 @@ struct RankStep {
 
 struct ReplayReport {
   std::vector<RankStep> steps;  // the measured ones
+  // Per op of the program: its median time alone after the steps, for the
+  // ops IsolatedOps() names (step_program.h); 0 for the others.
+  std::vector<double> isolated_ms;
   // "gloo" or "nccl", its version and transport: the record never presents
   // one library's figures as the other's.
   std::string library;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 
@@ -200,6 +202,20 @@ StepVolume VolumeOf(const std::vector<Op>& program) {
     }
   }
   return v;
+}
+
+std::vector<size_t> IsolatedOps(const std::vector<Op>& program) {
+  std::vector<size_t> out;
+  std::set<std::tuple<OpKind, Group, uint64_t>> seen;
+  for (size_t i = 0; i < program.size(); ++i) {
+    const Op& op = program[i];
+    if (op.kind == OpKind::kCompute || op.kind == OpKind::kWait || op.kind == OpKind::kSend ||
+        op.kind == OpKind::kRecv) {
+      continue;
+    }
+    if (seen.insert({op.kind, op.group, op.bytes}).second) out.push_back(i);
+  }
+  return out;
 }
 
 }  // namespace nodeprobe::workload

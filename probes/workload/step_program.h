@@ -76,4 +76,14 @@ struct StepVolume {
 };
 StepVolume VolumeOf(const std::vector<Op>& program);
 
+// The ops the replays also time alone, after the steps (nothing else
+// running on the rank, no compute): the first of each collective's kind,
+// group and size in `program`. Every member of a group runs the same
+// program, so they agree on the list. Sends and receives are left out:
+// alone, each is only its peer's other half.
+std::vector<size_t> IsolatedOps(const std::vector<Op>& program);
+// Each is run once to warm up, then this many times; its median is the
+// figure.
+inline constexpr int kIsolatedRuns = 5;
+
 }  // namespace nodeprobe::workload

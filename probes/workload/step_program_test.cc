@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 namespace nodeprobe::workload {
 namespace {
 
@@ -130,6 +133,34 @@ TEST(StepProgramTest, ScaleShrinksMessagesNotThePattern) {
     EXPECT_LT(small[i].bytes, full[i].bytes / 500);
     EXPECT_EQ(small[i].bytes % 4, 0u);
   }
+}
+
+// Alone after the steps: the first of each collective's kind, group and
+// size, never a send or a receive.
+TEST(StepProgramTest, IsolatedOpsAreTheFirstOfEachCollective) {
+  WorkloadShape s;
+  s.tp = 2;
+  s.pp = 2;
+  s.layers = 2;
+  s.micro_batches = 2;
+  const Placement pl = Placed(s, 4, 2);
+  const std::vector<Op> program = StepProgram(s, pl, 0);
+  const std::vector<size_t> alone = IsolatedOps(program);
+  std::set<std::tuple<OpKind, Group, uint64_t>> keys;
+  for (size_t i : alone) {
+    const Op& op = program[i];
+    EXPECT_NE(op.kind, OpKind::kSend);
+    EXPECT_NE(op.kind, OpKind::kRecv);
+    EXPECT_NE(op.kind, OpKind::kCompute);
+    EXPECT_TRUE(keys.insert({op.kind, op.group, op.bytes}).second) << op.label;
+    for (size_t j = 0; j < i; ++j) {  // nothing of its key before it
+      EXPECT_FALSE(program[j].kind == op.kind && program[j].group == op.group &&
+                   program[j].bytes == op.bytes);
+    }
+  }
+  std::set<Group> groups;
+  for (const auto& k : keys) groups.insert(std::get<1>(k));
+  EXPECT_EQ(groups, (std::set<Group>{Group::kTp, Group::kDp}));
 }
 
 }  // namespace

@@ -25,13 +25,15 @@ constexpr int kRuns = 5;
 // TP inside each node (loopback), pipeline stage 0 on gpu-a and gpu-b,
 // stage 1 on gpu-d and gpu-e, data parallel across the node pairs. Per
 // step and rank: 8 micro-batches of 1 MiB activations each way between
-// the stages and 5 MB of gradients.
+// the stages and 5 MB of gradients. One layer per stage: the in-node TP
+// all-reduces (loopback, CPU-bound on 2 cores) stay a minority of the
+// traffic, so the links set the pace even in the sanitizer build.
 constexpr char kShape[] = R"(workload:
   tp: 2
   pp: 2
   ranks_per_node: 2
   hidden: 512
-  layers: 4
+  layers: 2
   seq: 1024
   micro_batches: 8
   params_b: 0.01
@@ -90,11 +92,15 @@ TEST_F(WorkloadLabTest, TheShapeRunsEndToEndOnGloo) {
   EXPECT_EQ(w.steps(), 12u);
   EXPECT_EQ(w.step_ms_size(), 12);
   EXPECT_EQ(w.waits_size(), 8);
-  EXPECT_GT(w.step_p50_ms(), 10);  // 24 ms of compute per rank at the least
+  EXPECT_GT(w.step_p50_ms(), 10);  // 12 ms of compute per rank at the least
   EXPECT_GT(w.comm_share(), 0);
   EXPECT_LT(w.comm_share(), 1);
   std::set<std::string> groups;
-  for (const v1::WorkloadReport::OpTime& o : w.ops()) groups.insert(o.group());
+  for (const v1::WorkloadReport::OpTime& o : w.ops()) {
+    groups.insert(o.group());
+    // Every collective was also timed alone; a send or receive cannot be.
+    EXPECT_EQ(o.isolated_ms() > 0, o.group() != "pp") << o.ShortDebugString();
+  }
   EXPECT_EQ(groups, (std::set<std::string>{"dp", "pp", "tp"})) << out;
   // The gate's workload item is met by this run alone, and names it.
   std::string json;

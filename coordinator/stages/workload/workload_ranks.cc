@@ -20,6 +20,7 @@ workload::ReplayReport FromProto(const v1::WorkloadRankReport& p) {
   for (const v1::WorkloadRankReport::Step& s : p.steps()) {
     r.steps.push_back({s.step_ms(), s.exposed_ms(), {s.op_ms().begin(), s.op_ms().end()}});
   }
+  r.isolated_ms.assign(p.isolated_ms().begin(), p.isolated_ms().end());
   r.library = p.library();
   r.version = p.version();
   r.transport = p.transport();

@@ -13,7 +13,7 @@ namespace {
 void AddOpTimes(const std::vector<std::vector<workload::Op>>& programs,
                 const std::vector<workload::ReplayReport>& reports, v1::WorkloadReport* out) {
   using Key = std::tuple<workload::Group, workload::OpKind, uint64_t>;
-  std::map<Key, std::vector<double>> times;
+  std::map<Key, std::vector<double>> times, alone;
   std::map<Key, uint32_t> count;
   for (size_t r = 0; r < programs.size(); ++r) {
     for (size_t i = 0; i < programs[r].size(); ++i) {
@@ -22,6 +22,9 @@ void AddOpTimes(const std::vector<std::vector<workload::Op>>& programs,
       const Key key{op.group, op.kind, op.bytes};
       ++count[key];
       for (const workload::RankStep& s : reports[r].steps) times[key].push_back(s.op_ms[i]);
+      if (i < reports[r].isolated_ms.size() && reports[r].isolated_ms[i] > 0) {
+        alone[key].push_back(reports[r].isolated_ms[i]);
+      }
     }
   }
   for (const auto& [key, ms] : times) {
@@ -31,6 +34,7 @@ void AddOpTimes(const std::vector<std::vector<workload::Op>>& programs,
     t->set_bytes(std::get<2>(key));
     t->set_count(count[key]);
     t->set_median_ms(stats::Median(ms));
+    if (alone.count(key)) t->set_isolated_ms(stats::Median(alone[key]));
   }
 }
 

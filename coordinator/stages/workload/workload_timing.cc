@@ -28,7 +28,8 @@ std::vector<double> SlowGroupExcess(const workload::Placement& placement,
                                     const std::vector<workload::ReplayReport>& reports, size_t s) {
   const size_t ranks = programs.size();
   auto ms = [&](size_t r, size_t i) { return reports[r].steps[s].op_ms[i]; };
-  std::vector<double> excess(ranks, 0);
+  // Per rank, per kind of group it crosses nodes in: the summed excess.
+  std::vector<std::map<workload::Group, double>> by_kind(ranks);
   // A collective's own time is its last arrival's (the shortest member's):
   // compared with every group that ran one of the same kind and size.
   using Key = std::tuple<workload::OpKind, workload::Group, uint64_t>;
@@ -51,7 +52,7 @@ std::vector<double> SlowGroupExcess(const workload::Placement& placement,
     std::vector<double> times;
     for (const auto& e : entries) times.push_back(e.second);
     const double reference = stats::Median(times);
-    for (const auto& [r, own] : entries) excess[r] += own - reference;
+    for (const auto& [r, own] : entries) by_kind[r][std::get<1>(key)] += own - reference;
   }
   // A receive is compared with the same receive of the other data-parallel
   // replicas (same stage, same program); its excess is the pair's, so both
@@ -69,8 +70,16 @@ std::vector<double> SlowGroupExcess(const workload::Placement& placement,
       }
       if (replicas.size() < 2) continue;  // nothing to compare with
       const double e = ms(r, i) - stats::Median(replicas);
-      excess[r] += e;
-      excess[static_cast<size_t>(op.peer)] += e;
+      by_kind[r][workload::Group::kPp] += e;
+      by_kind[static_cast<size_t>(op.peer)][workload::Group::kPp] += e;
+    }
+  }
+  // A slow link slows every kind of group its node is in; a partner of it
+  // is slow in one kind only (the one it shares): the least of the kinds.
+  std::vector<double> excess(ranks, 0);
+  for (size_t r = 0; r < ranks; ++r) {
+    for (auto it = by_kind[r].begin(); it != by_kind[r].end(); ++it) {
+      excess[r] = it == by_kind[r].begin() ? it->second : std::min(excess[r], it->second);
     }
   }
   return excess;

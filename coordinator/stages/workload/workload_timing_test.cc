@@ -40,7 +40,7 @@ TEST(WorkloadTimingTest, AWaitIsTheDurationAboveTheGroupsShortest) {
 // slow. Its data-parallel group's all-reduce took longer than the other
 // group's, and its pipeline partner (rank 1) waited longer for its
 // gradients than rank 0 waited for rank 2's: rank 3 is in both slow groups,
-// rank 1 and rank 2 in one each.
+// rank 1 and rank 2 in one each, so only rank 3 is slow in every kind.
 TEST(WorkloadTimingTest, TheNodeInEverySlowGroupHasTheMostExcess) {
   workload::WorkloadShape s;
   s.pp = 2;
@@ -78,10 +78,11 @@ TEST(WorkloadTimingTest, TheNodeInEverySlowGroupHasTheMostExcess) {
   ASSERT_TRUE(t.ok()) << t.status();
   const std::vector<double>& slow = (*t)[0].slow_ms;
   ASSERT_EQ(slow.size(), 4u);
-  EXPECT_DOUBLE_EQ(slow[3], 4.5);  // +3 all-reduce, +1.5 its pair's receive
-  EXPECT_DOUBLE_EQ(slow[1], -1.5);
-  EXPECT_DOUBLE_EQ(slow[2], 1.5);
-  EXPECT_DOUBLE_EQ(slow[0], -4.5);
+  // The least of each rank's kinds (DP all-reduce, pipeline pair).
+  EXPECT_DOUBLE_EQ(slow[3], 1.5);   // +3 all-reduce, +1.5 its pair's receive
+  EXPECT_DOUBLE_EQ(slow[1], -3);    // -3 all-reduce, +1.5 the pair it shares
+  EXPECT_DOUBLE_EQ(slow[2], -1.5);  // +3 the all-reduce it shares, -1.5 its pair
+  EXPECT_DOUBLE_EQ(slow[0], -3);
 }
 
 }  // namespace

@@ -21,22 +21,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "platform/statistics.h"
+#include "probes/workload/replay_timing.h"
 
 namespace nodeprobe::workload {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// The op's bytes as float elements, a whole share for each of `members`.
-size_t Elements(uint64_t bytes, int members) {
-  const size_t n = std::max<size_t>(1, (bytes + sizeof(float) - 1) / sizeof(float));
-  const size_t m = static_cast<size_t>(std::max(1, members));
-  return (n + m - 1) / m * m;
-}
+using Clock = ReplayClock;
 
 // Overlapped ops (DDP's gradient buckets) run here, in order; Drain()
 // blocks until every one queued has run and returns the first error.
@@ -251,11 +241,7 @@ absl::StatusOr<ReplayReport> GlooReplay::Run(const std::vector<Op>& program, int
                                 : static_cast<uint32_t>(i));
       try {
         if (op.kind == OpKind::kCompute) {
-          const Clock::time_point until =
-              at + std::chrono::duration_cast<Clock::duration>(
-                       std::chrono::duration<double, std::milli>(op.compute_ms));
-          while (Clock::now() < until) {
-          }
+          SpinFor(at, op.compute_ms);
         } else if (op.kind == OpKind::kWait) {
           const std::string error = overlap.Drain();
           if (!error.empty()) throw std::runtime_error(error);

@@ -11,29 +11,18 @@
 #include "absl/time/clock.h"
 #include "platform/nccl_api.h"
 #include "platform/statistics.h"
+#include "probes/workload/replay_timing.h"
 
 namespace nodeprobe::workload {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ReplayClock;
 using platform::kCudaErrorNotReady;
 using platform::kCudaSuccess;
 using platform::kNcclFloat32;
 using platform::kNcclInProgress;
 using platform::kNcclSuccess;
 using platform::kNcclSum;
-
-double MsSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// The op's bytes as float elements, a whole share for each of `members`
-// (as the Gloo replay sizes them).
-size_t Elements(uint64_t bytes, int members) {
-  const size_t n = std::max<size_t>(1, (bytes + 3) / 4);
-  const size_t m = static_cast<size_t>(std::max(1, members));
-  return (n + m - 1) / m * m;
-}
 
 struct Comm {
   platform::NcclComm comm = nullptr;
@@ -242,11 +231,7 @@ absl::StatusOr<size_t> NcclRank::RunOp(const std::vector<Op>& program, size_t i,
   const Op& op = program[i];
   const Clock::time_point at = Clock::now();
   if (op.kind == OpKind::kCompute) {
-    const Clock::time_point until =
-        at + std::chrono::duration_cast<Clock::duration>(
-                 std::chrono::duration<double, std::milli>(op.compute_ms));
-    while (Clock::now() < until) {
-    }
+    SpinFor(at, op.compute_ms);
     t->step.op_ms[i] = MsSince(at);
     return 1;
   }

@@ -1,5 +1,7 @@
 #include "cli/workload_command.h"
 
+#include <glob.h>
+
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -8,10 +10,13 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/log_input.h"
+#include "cli/output_file.h"
 #include "controlplane/exit_codes.h"
 #include "platform/gpu_inventory.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/result_util.h"
+#include "probes/workload/logged_step.h"
 #include "probes/workload/placement.h"
 #include "probes/workload/step_program.h"
 #include "probes/workload/workload_profile.h"
@@ -78,6 +83,71 @@ int Plan(const PlanOptions& o) {
   return controlplane::kExitOk;
 }
 
+struct FromLogOptions {
+  std::vector<std::string> logs;
+  std::string out = "-";
+  bool replace = false;
+};
+
+// A quoted pattern ("logs/nccl.*") is expanded here, as the shell would.
+absl::StatusOr<std::vector<std::string>> Expand(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    if (a == "-" || a.find_first_of("*?[") == std::string::npos) {
+      out.push_back(a);
+      continue;
+    }
+    glob_t g{};
+    const int rc = glob(a.c_str(), 0, nullptr, &g);
+    if (rc == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+    }
+    globfree(&g);
+    if (rc != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(a, ": no file matches this pattern"));
+    }
+  }
+  return out;
+}
+
+int FromLog(const FromLogOptions& o) {
+  absl::StatusOr<std::vector<std::string>> files = Expand(o.logs);
+  if (!files.ok())
+    return controlplane::ErrorExit(std::string(files.status().message()), controlplane::kExitUsage);
+  if (o.out != "-") {
+    if (absl::Status s = CheckOutputTarget(o.out, o.replace, "--out"); !s.ok())
+      return controlplane::ErrorExit(std::string(s.message()), controlplane::kExitUsage);
+  }
+  workload::CollLogReader reader;
+  for (const std::string& f : *files) {
+    absl::Status s = ReadLogInput(f,
+                                  ": NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL python train.py "
+                                  "2>&1 | nodeprobe workload from-nccl-log -",
+                                  [&](std::istream& in) { reader.AddStream(in); });
+    if (!s.ok()) return controlplane::ErrorExit(std::string(s.message()), controlplane::kExitUsage);
+  }
+  std::cerr << workload::DescribeLog(reader);
+  absl::StatusOr<workload::LoggedJob> job = workload::BuildLoggedJob(reader);
+  if (!job.ok())
+    return controlplane::ErrorExit(std::string(job.status().message()), controlplane::kExitUsage);
+  for (const std::string& n : job->notes) std::cerr << "nodeprobe: note: " << n << "\n";
+  int fewest = INT32_MAX;
+  for (const workload::LoggedRankSummary& r : job->ranks) fewest = std::min(fewest, r.steps_seen);
+  std::cerr << absl::StrFormat(
+      "%d ranks on %d host(s), %d communicator(s); one step is %d ops on rank 0; %d steps seen\n",
+      job->ranks.size(), job->hosts.size(), job->comms.size(), job->ranks[0].step_ops, fewest);
+  const std::string yaml = workload::LoggedWorkloadYaml(*job, *files);
+  if (o.out == "-") {
+    std::cout << yaml;
+    return controlplane::kExitOk;
+  }
+  if (absl::Status s = WriteOutputFile(o.out, yaml, o.replace, "--out"); !s.ok())
+    return controlplane::ErrorExit(std::string(s.message()), controlplane::kExitUsage);
+  std::cerr << "wrote " << o.out << ": replay it with `nodeprobe run --stage workload --nodes "
+            << job->hosts.size() << " NODES... --profile " << o.out << "`\n";
+  return controlplane::kExitOk;
+}
+
 }  // namespace
 
 std::function<int()> AddWorkloadCommand(CLI::App& app) {
@@ -104,7 +174,24 @@ std::function<int()> AddWorkloadCommand(CLI::App& app) {
   plan->footer(
       "Exit codes: 0 the plan printed; 2 a profile or a shape that does not fit the "
       "nodes (the line names the key).");
-  return [plan, o]() -> int {
+  auto f = std::make_shared<FromLogOptions>();
+  CLI::App* from = cmd->add_subcommand(
+      "from-nccl-log",
+      "A job's own step, read from its NCCL log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL, "
+      "every rank's output), written as a workload: section the workload stage replays exactly: "
+      "the same communicators, sizes and order");
+  from->add_option("logs", f->logs,
+                   "Log files (one per rank or merged; a quoted pattern is expanded; - is stdin)")
+      ->required();
+  from->add_option("--out", f->out, "Where the workload: section goes (default - : stdout)");
+  from->add_flag("--replace", f->replace, "Replace --out when it exists");
+  from->footer(
+      "What was read goes to stderr (per communicator and process: ops by kind and size).\n"
+      "Exit codes: 0 written; 2 a file that cannot be read, or a log the step cannot be rebuilt "
+      "from (no COLL or Init lines, ranks missing, two jobs, no repeating step): the line says "
+      "which and what to capture.");
+  return [plan, o, from, f]() -> int {
+    if (*from) return FromLog(*f);
     if (!*plan) return -1;
     return Plan(*o);
   };

@@ -3,6 +3,7 @@
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
+#include <gloo/broadcast.h>
 #include <gloo/config.h>
 #include <gloo/math.h>
 #include <gloo/reduce_scatter.h>
@@ -89,8 +90,8 @@ class Overlap {
 
 struct GlooReplay::Groups {
   std::shared_ptr<gloo::transport::Device> device;
-  std::map<Group, std::shared_ptr<gloo::rendezvous::Context>> contexts;
-  std::map<Group, std::vector<int>> members;
+  std::map<int, std::shared_ptr<gloo::rendezvous::Context>> contexts;  // by CommKey
+  std::map<int, std::vector<int>> members;
   int rank = 0;
   std::chrono::milliseconds timeout{30000};
   // One buffer pair per op, kept across steps (the collectives' and the
@@ -99,8 +100,8 @@ struct GlooReplay::Groups {
   std::map<size_t, std::unique_ptr<gloo::ReduceScatterHalvingDoubling<float>>> scatters;
   std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> sends;  // pending this step
 
-  int IndexIn(Group g, int global) const {
-    const std::vector<int>& m = members.at(g);
+  int IndexIn(int key, int global) const {
+    const std::vector<int>& m = members.at(key);
     return static_cast<int>(std::find(m.begin(), m.end(), global) - m.begin());
   }
   std::pair<std::vector<float>, std::vector<float>>& Buffers(size_t op, size_t in, size_t out) {
@@ -111,10 +112,25 @@ struct GlooReplay::Groups {
   }
   // Runs one communication op; `tag` is the same on every member.
   void Communicate(const Op& op, size_t index, uint32_t tag);
+  // Gloo has no options-style reduce-scatter: its halving-doubling
+  // algorithm, made once per op (it registers its buffers).
+  void ReduceScatter(const std::shared_ptr<gloo::rendezvous::Context>& ctx, size_t index,
+                     size_t n) {
+    auto& algo = scatters[index];
+    if (!algo) {
+      auto& b = Buffers(index, n, 0);
+      algo = std::make_unique<gloo::ReduceScatterHalvingDoubling<float>>(
+          ctx, std::vector<float*>{b.first.data()}, static_cast<int>(n),
+          std::vector<int>(static_cast<size_t>(ctx->size), static_cast<int>(n) / ctx->size));
+    }
+    algo->run();
+  }
 };
 
 void GlooReplay::Groups::Communicate(const Op& op, size_t index, uint32_t tag) {
-  const std::shared_ptr<gloo::rendezvous::Context>& ctx = contexts.at(op.group);
+  auto found = contexts.find(CommKey(op));
+  if (found == contexts.end()) return;  // a group of one: nothing moves
+  const std::shared_ptr<gloo::rendezvous::Context>& ctx = found->second;
   const int size = ctx->size;
   const size_t n =
       Elements(op.bytes, op.kind == OpKind::kSend || op.kind == OpKind::kRecv ? 1 : size);
@@ -150,30 +166,30 @@ void GlooReplay::Groups::Communicate(const Op& op, size_t index, uint32_t tag) {
       gloo::alltoall(o);
       return;
     }
-    case OpKind::kReduceScatter: {
-      // Gloo has no options-style reduce-scatter: its halving-doubling
-      // algorithm, made once per op (it registers its buffers).
-      auto& algo = scatters[index];
-      if (!algo) {
-        auto& b = Buffers(index, n, 0);
-        algo = std::make_unique<gloo::ReduceScatterHalvingDoubling<float>>(
-            ctx, std::vector<float*>{b.first.data()}, static_cast<int>(n),
-            std::vector<int>(static_cast<size_t>(size), static_cast<int>(n) / size));
-      }
-      algo->run();
+    case OpKind::kReduceScatter:
+      ReduceScatter(ctx, index, n);
+      return;
+    case OpKind::kBroadcast: {
+      auto& b = Buffers(index, n, 0);
+      gloo::BroadcastOptions o(ctx);
+      o.setOutput<float>(b.first.data(), n);
+      o.setRoot(IndexIn(CommKey(op), op.peer));
+      o.setTag(tag);
+      o.setTimeout(timeout);
+      gloo::broadcast(o);
       return;
     }
     case OpKind::kSend: {
       auto& b = Buffers(index, n, 0);
       auto buf = ctx->createUnboundBuffer(b.first.data(), n * sizeof(float));
-      buf->send(IndexIn(op.group, op.peer), tag);
+      buf->send(IndexIn(CommKey(op), op.peer), tag);
       sends.push_back(std::move(buf));  // waited for at the step's end
       return;
     }
     case OpKind::kRecv: {
       auto& b = Buffers(index, n, 0);
       auto buf = ctx->createUnboundBuffer(b.first.data(), n * sizeof(float));
-      buf->recv(IndexIn(op.group, op.peer), tag);
+      buf->recv(IndexIn(CommKey(op), op.peer), tag);
       if (!buf->waitRecv(nullptr, timeout)) throw std::runtime_error("receive timed out");
       return;
     }
@@ -199,17 +215,14 @@ absl::StatusOr<std::unique_ptr<GlooReplay>> GlooReplay::Connect(const Placement&
     g->device = gloo::transport::tcp::CreateDevice(attr);
     // Every rank joins its groups in this one order, so no two ranks wait
     // for each other in different groups.
-    for (Group group : {Group::kTp, Group::kDp, Group::kEp, Group::kPp}) {
-      std::vector<int> m = placement.Members(rank, group);
-      if (m.size() < 2) continue;
-      g->members[group] = m;
-      gloo::rendezvous::PrefixStore prefixed(
-          absl::StrCat(GroupName(group), "/", absl::StrJoin(m, ",")), store);
-      auto ctx = std::make_shared<gloo::rendezvous::Context>(g->IndexIn(group, rank),
+    for (const auto& [key, name, m] : JoinOrder(placement, rank)) {
+      g->members[key] = m;
+      gloo::rendezvous::PrefixStore prefixed(absl::StrCat(name, "/", absl::StrJoin(m, ",")), store);
+      auto ctx = std::make_shared<gloo::rendezvous::Context>(g->IndexIn(key, rank),
                                                              static_cast<int>(m.size()));
       ctx->setTimeout(g->timeout);
       ctx->connectFullMesh(prefixed, g->device);
-      g->contexts[group] = ctx;
+      g->contexts[key] = ctx;
     }
   } catch (const std::exception& e) {
     return absl::UnavailableError(

@@ -26,6 +26,7 @@ using platform::kNcclSum;
 
 struct Comm {
   platform::NcclComm comm = nullptr;
+  std::string name;  // "tp", or a logged communicator's
   std::vector<int> members;
   int IndexOf(int global) const {
     return static_cast<int>(std::find(members.begin(), members.end(), global) - members.begin());
@@ -66,10 +67,8 @@ class NcclRank {
   // Each group's communicator: its first member makes the id and sets it
   // in the store; the others wait for it there.
   absl::Status Join(const Placement& placement, gloo::rendezvous::Store& store) {
-    for (Group group : {Group::kTp, Group::kDp, Group::kEp, Group::kPp}) {
-      std::vector<int> m = placement.Members(rank_, group);
-      if (m.size() < 2) continue;
-      const std::string key = absl::StrCat("nccl/", GroupName(group), "/", absl::StrJoin(m, ","));
+    for (auto& [group, name, m] : JoinOrder(placement, rank_)) {
+      const std::string key = absl::StrCat("nccl/", name, "/", absl::StrJoin(m, ","));
       platform::NcclUniqueId id;
       try {
         if (m[0] == rank_) {
@@ -87,10 +86,11 @@ class NcclRank {
         return absl::UnavailableError(absl::StrCat("rank ", rank_, ": ", key, ": ", e.what()));
       }
       Comm& c = comms_[group];
+      c.name = name;
       c.members = std::move(m);
       if (absl::Status s = Nccl(a_.ncclCommInitRank(&c.comm, static_cast<int>(c.members.size()), id,
                                                     c.IndexOf(rank_)),
-                                absl::StrCat("ncclCommInitRank (", GroupName(group), ")"));
+                                absl::StrCat("ncclCommInitRank (", name, ")"));
           !s.ok()) {
         return absl::UnavailableError(s.message());
       }
@@ -147,14 +147,13 @@ class NcclRank {
       const int q = a_.cudaStreamQuery(stream);
       if (q == kCudaSuccess) return absl::OkStatus();
       if (q != kCudaErrorNotReady) return Cuda(q, "cudaStreamQuery");
-      for (auto& [group, c] : comms_) {
+      for (auto& [key, c] : comms_) {
         int async = kNcclSuccess;
         a_.ncclCommGetAsyncError(c.comm, &async);
         if (async != kNcclSuccess && async != kNcclInProgress) {
           aborted_ = true;
           return absl::InternalError(absl::StrCat(what, ": NCCL reported an asynchronous error (",
-                                                  GroupName(group),
-                                                  "): ", a_.ncclGetErrorString(async)));
+                                                  c.name, "): ", a_.ncclGetErrorString(async)));
         }
       }
       if (absl::Now() >= deadline) {
@@ -169,7 +168,7 @@ class NcclRank {
   const platform::NcclApi& a_;
   const int rank_;
   const absl::Duration op_timeout_;
-  std::map<Group, Comm> comms_;
+  std::map<int, Comm> comms_;  // by CommKey
   std::map<size_t, std::pair<float*, float*>> buffers_;
   std::vector<void*> memory_;
   platform::CudaStream main_ = nullptr, overlap_ = nullptr;
@@ -177,7 +176,9 @@ class NcclRank {
 };
 
 absl::Status NcclRank::Enqueue(const Op& op, size_t index, platform::CudaStream stream) {
-  const Comm& c = comms_.at(op.group);
+  auto found = comms_.find(CommKey(op));
+  if (found == comms_.end()) return absl::OkStatus();  // a group of one: nothing moves
+  const Comm& c = found->second;
   const int size = static_cast<int>(c.members.size());
   const bool p2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
   const size_t n = Elements(op.bytes, p2p ? 1 : size);
@@ -213,6 +214,9 @@ absl::Status NcclRank::Enqueue(const Op& op, size_t index, platform::CudaStream 
       absl::Status end = Nccl(a_.ncclGroupEnd(), "ncclGroupEnd");
       return st.ok() ? end : st;
     }
+    case OpKind::kBroadcast:
+      return Nccl(a_.ncclBroadcast(send, send, n, kNcclFloat32, c.IndexOf(op.peer), c.comm, stream),
+                  "ncclBroadcast");
     case OpKind::kSend:  // inside the caller's group (RunOp)
       return Nccl(a_.ncclSend(send, n, kNcclFloat32, c.IndexOf(op.peer), c.comm, stream),
                   "ncclSend");

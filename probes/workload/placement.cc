@@ -1,5 +1,9 @@
 #include "probes/workload/placement.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "absl/strings/str_cat.h"
 
 namespace nodeprobe::workload {
@@ -41,7 +45,63 @@ std::vector<int> Placement::Members(int rank, Group group) const {
   return out;
 }
 
+absl::StatusOr<Placement> PlaceLogged(const LoggedStep& step, int nodes, int ranks_per_node) {
+  Placement pl;
+  pl.ranks_per_node = ranks_per_node;
+  const int ranks = static_cast<int>(step.programs.size());
+  if (nodes < 1 || ranks_per_node < 1 || nodes * ranks_per_node != ranks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.programs has ", ranks, " ranks and ", nodes, " nodes x ", ranks_per_node,
+        " ranks make ", nodes * ranks_per_node,
+        ": give as many nodes as the job had (its log's hosts), or set workload.ranks_per_node"));
+  }
+  std::map<std::string, int> index;
+  for (const auto& [name, members] : step.communicators) {
+    std::set<int> seen;
+    for (int m : members) {
+      if (m < 0 || m >= ranks || !seen.insert(m).second) {
+        return absl::InvalidArgumentError(absl::StrCat("workload.communicators.", name,
+                                                       " names rank ", m, " twice or outside 0..",
+                                                       ranks - 1));
+      }
+    }
+    index[name] = static_cast<int>(pl.comms.size());
+    pl.comms.emplace_back(name, members);
+  }
+  for (size_t r = 0; r < step.programs.size(); ++r) {
+    for (const LoggedOp& op : step.programs[r]) {
+      auto it = index.find(op.comm);
+      const std::string where =
+          absl::StrCat("workload.programs[", r, "] '", op.comm, " ", op.op, "'");
+      if (it == index.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " names a communicator workload.communicators does not define"));
+      }
+      const std::vector<int>& m = pl.comms[static_cast<size_t>(it->second)].second;
+      if (std::find(m.begin(), m.end(), static_cast<int>(r)) == m.end() ||
+          (op.peer >= 0 && std::find(m.begin(), m.end(), op.peer) == m.end())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": rank ", r, (op.peer >= 0 ? absl::StrCat(" or rank ", op.peer) : ""),
+            " is not a member of ", op.comm));
+      }
+    }
+  }
+  for (int r = 0; r < ranks; ++r) {
+    pl.ranks.push_back({.rank = r, .node = r / ranks_per_node, .local_rank = r % ranks_per_node});
+  }
+  return pl;
+}
+
 absl::StatusOr<Placement> Place(const WorkloadShape& shape, int nodes, int ranks_per_node) {
+  if (!shape.logged.communicators.empty() && shape.logged.empty()) {
+    return absl::InvalidArgumentError(
+        "workload.communicators is set without workload.programs: write both (`nodeprobe workload "
+        "from-nccl-log` does)");
+  }
+  if (!shape.logged.empty()) {
+    return PlaceLogged(shape.logged, nodes,
+                       shape.ranks_per_node > 0 ? shape.ranks_per_node : ranks_per_node);
+  }
   Placement pl;
   pl.ranks_per_node = shape.ranks_per_node > 0 ? shape.ranks_per_node : ranks_per_node;
   if (nodes < 1 || pl.ranks_per_node < 1) {

@@ -33,6 +33,9 @@ struct Placement {
   int tp = 1, pp = 1, dp = 1, ep = 1;
   int ranks_per_node = 1;
   std::vector<RankPlace> ranks;
+  // A logged step's communicators (WorkloadShape::logged): names and
+  // members, which ops name by index (Op::comm). Empty for a computed shape.
+  std::vector<std::pair<std::string, std::vector<int>>> comms;
   // The members of `group` that `rank` belongs to, in group order (for PP:
   // stage 0 first).
   std::vector<int> Members(int rank, Group group) const;
@@ -42,6 +45,10 @@ struct Placement {
   }
   int size() const { return static_cast<int>(ranks.size()); }
 };
+
+// Places a logged step: its ranks node by node, its communicators checked
+// against them (one line naming the key when they do not fit).
+absl::StatusOr<Placement> PlaceLogged(const LoggedStep& step, int nodes, int ranks_per_node);
 
 // Places `shape` on `nodes` nodes of `ranks_per_node` ranks each (the
 // shape's own ranks_per_node wins when set). INVALID_ARGUMENT, one line

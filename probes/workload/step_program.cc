@@ -21,6 +21,8 @@ const char* OpKindName(OpKind kind) {
       return "reduce_scatter";
     case OpKind::kAllToAll:
       return "alltoall";
+    case OpKind::kBroadcast:
+      return "broadcast";
     case OpKind::kSend:
       return "send";
     case OpKind::kRecv:
@@ -185,10 +187,81 @@ class ProgramBuilder {
   std::vector<Op> ops_;
 };
 
+OpKind LoggedKind(const std::string& op) {
+  if (op == "all_reduce") return OpKind::kAllReduce;
+  if (op == "all_gather") return OpKind::kAllGather;
+  if (op == "reduce_scatter") return OpKind::kReduceScatter;
+  if (op == "broadcast") return OpKind::kBroadcast;
+  if (op == "send") return OpKind::kSend;
+  return OpKind::kRecv;  // the profile admits only kLoggedOpNames
+}
+
+// A logged step's program: its ops as logged (bytes scaled like a computed
+// shape's), the compute gap before each.
+std::vector<Op> LoggedProgram(const WorkloadShape& shape, const Placement& pl, int rank) {
+  std::vector<Op> out;
+  std::map<std::string, int> index;
+  for (size_t c = 0; c < pl.comms.size(); ++c) index[pl.comms[c].first] = static_cast<int>(c);
+  std::map<std::pair<int, int>, int> tags;  // (from, to) -> messages so far
+  for (const LoggedOp& l : shape.logged.programs.at(static_cast<size_t>(rank))) {
+    const int comm = index.at(l.comm);
+    const int members = static_cast<int>(pl.comms[static_cast<size_t>(comm)].second.size());
+    const OpKind kind = LoggedKind(l.op);
+    const bool p2p = kind == OpKind::kSend || kind == OpKind::kRecv;
+    out.push_back({.kind = OpKind::kCompute,
+                   .compute_ms = shape.compute_ms_per_layer,
+                   .label = absl::StrCat("before ", l.comm, " ", l.op)});
+    const uint64_t unit = 4ull * static_cast<uint64_t>(p2p ? 1 : members);
+    const uint64_t scaled =
+        static_cast<uint64_t>(std::max(1.0, static_cast<double>(l.bytes) * shape.scale));
+    // The n-th message between two ranks has the same tag at both ends.
+    const std::pair<int, int> pair =
+        kind == OpKind::kSend ? std::make_pair(rank, l.peer) : std::make_pair(l.peer, rank);
+    out.push_back({.kind = kind,
+                   .group = Group::kDp,
+                   .comm = comm,
+                   .bytes = shape.scale < 1 ? (scaled + unit - 1) / unit * unit : l.bytes,
+                   .peer = l.peer,
+                   .tag = p2p ? tags[pair]++ : 0,
+                   .label = absl::StrCat(l.comm, " ", l.op)});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Op> StepProgram(const WorkloadShape& shape, const Placement& placement, int rank) {
+  if (!shape.logged.empty()) return LoggedProgram(shape, placement, rank);
   return ProgramBuilder(shape, placement, rank).Build();
+}
+
+std::vector<int> MembersOf(const Placement& placement, int rank, const Op& op) {
+  if (op.comm >= 0) return placement.comms.at(static_cast<size_t>(op.comm)).second;
+  return placement.Members(rank, op.group);
+}
+
+std::vector<std::tuple<int, std::string, std::vector<int>>> JoinOrder(const Placement& placement,
+                                                                      int rank) {
+  std::vector<std::tuple<int, std::string, std::vector<int>>> out;
+  if (!placement.comms.empty()) {
+    for (size_t c = 0; c < placement.comms.size(); ++c) {
+      const auto& [name, m] = placement.comms[c];
+      if (m.size() < 2 || std::find(m.begin(), m.end(), rank) == m.end()) continue;
+      out.emplace_back(16 + static_cast<int>(c), absl::StrCat("log/", name), m);
+    }
+    return out;
+  }
+  for (Group group : {Group::kTp, Group::kDp, Group::kEp, Group::kPp}) {
+    std::vector<int> m = placement.Members(rank, group);
+    if (m.size() < 2) continue;
+    out.emplace_back(static_cast<int>(group), GroupName(group), std::move(m));
+  }
+  return out;
+}
+
+std::string GroupLabel(const Placement& placement, const Op& op) {
+  if (op.comm >= 0) return placement.comms.at(static_cast<size_t>(op.comm)).first;
+  return GroupName(op.group);
 }
 
 StepVolume VolumeOf(const std::vector<Op>& program) {
@@ -206,15 +279,18 @@ StepVolume VolumeOf(const std::vector<Op>& program) {
 
 std::vector<size_t> IsolatedOps(const std::vector<Op>& program) {
   std::vector<size_t> out;
-  std::set<std::tuple<OpKind, Group, uint64_t>> seen;
+  std::set<std::tuple<OpKind, Group, int, uint64_t>> seen;
   for (size_t i = 0; i < program.size(); ++i) {
     const Op& op = program[i];
     if (op.kind == OpKind::kCompute || op.kind == OpKind::kWait || op.kind == OpKind::kSend ||
         op.kind == OpKind::kRecv) {
       continue;
     }
-    if (seen.insert({op.kind, op.group, op.bytes}).second) out.push_back(i);
+    if (seen.insert({op.kind, op.group, op.comm, op.bytes}).second) out.push_back(i);
   }
+  // Communicator by communicator (-1, a computed shape's, keeps its order).
+  std::stable_sort(out.begin(), out.end(),
+                   [&](size_t a, size_t b) { return program[a].comm < program[b].comm; });
   return out;
 }
 

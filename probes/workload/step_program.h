@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "probes/workload/placement.h"
@@ -40,6 +41,7 @@ enum class OpKind {
   kAllGather,
   kReduceScatter,
   kAllToAll,
+  kBroadcast,  // from `peer` (a logged step's; computed shapes have none)
   kSend,
   kRecv,
   kWait
@@ -49,6 +51,8 @@ const char* OpKindName(OpKind kind);  // "all_reduce", "send", ...
 struct Op {
   OpKind kind = OpKind::kCompute;
   Group group = Group::kTp;  // a collective's or a send/recv's group
+  // A logged step's communicator (Placement::comms index); -1: `group`'s.
+  int comm = -1;
   // A collective's size as nccl-tests counts it (the all-reduced buffer,
   // the gathered output, the reduce-scatter's input, one rank's all-to-all
   // buffer); a send's or recv's message.
@@ -62,10 +66,26 @@ struct Op {
   std::string label;        // "fwd mb0 L3 tp all_reduce"
 };
 
+// One number per communicator a rank joins: a computed group's kind, or
+// a logged communicator's index past them.
+inline int CommKey(const Op& op) {
+  return op.comm >= 0 ? 16 + op.comm : static_cast<int>(op.group);
+}
+// The groups `rank` joins (two or more members), in the one order every
+// rank joins them: (CommKey, name, members).
+std::vector<std::tuple<int, std::string, std::vector<int>>> JoinOrder(const Placement& placement,
+                                                                      int rank);
+// The members of the group `op` runs on, for `rank`.
+std::vector<int> MembersOf(const Placement& placement, int rank, const Op& op);
+// The group an op runs on, as the record names it: "tp", or a logged
+// communicator's name.
+std::string GroupLabel(const Placement& placement, const Op& op);
+
 // The DDP bucket: gradients are reduced in chunks of this many bytes.
 inline constexpr uint64_t kGradientBucketBytes = 25ull << 20;
 
-// The ops of one step of `rank`, in its order.
+// The ops of one step of `rank`, in its order (a logged step's: as
+// logged, with compute_ms_per_layer before each op).
 std::vector<Op> StepProgram(const WorkloadShape& shape, const Placement& placement, int rank);
 
 // What a step moves per group, for the evidence and the tests.
@@ -79,8 +99,10 @@ StepVolume VolumeOf(const std::vector<Op>& program);
 // The ops the replays also time alone, after the steps (nothing else
 // running on the rank, no compute): the first of each collective's kind,
 // group and size in `program`. Every member of a group runs the same
-// program, so they agree on the list. Sends and receives are left out:
-// alone, each is only its peer's other half.
+// program, so they agree on the list; a logged step's ranks run different
+// programs but the same collectives on each communicator, so its list goes
+// communicator by communicator (no two ranks wait in two orders). Sends
+// and receives are left out: alone, each is only its peer's other half.
 std::vector<size_t> IsolatedOps(const std::vector<Op>& program);
 // Each is run once to warm up, then this many times; its median is the
 // figure.

@@ -3,10 +3,13 @@
 // (the shape's header, no code of np_workload).
 #include "probes/workload/workload_profile.h"
 
+#include <algorithm>
 #include <map>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "probes/framework/profile.h"
 #include "probes/framework/profile_section.h"
 
@@ -117,6 +120,96 @@ ShapeKey FlagKey(const char* key, bool WorkloadShape::*field, const char* doc) {
              });
 }
 
+// "c0 all_reduce 4096", "c1 send 8192 to 3", "c0 broadcast 8 root 0".
+absl::StatusOr<workload::LoggedOp> ReadOp(const ProfileReader& r, const YAML::Node& v,
+                                          const std::string& name) {
+  absl::StatusOr<std::string> text = r.String(v, name);
+  if (!text.ok()) return text.status();
+  const std::vector<std::string> w = absl::StrSplit(*text, ' ', absl::SkipEmpty());
+  workload::LoggedOp op;
+  const auto bad = [&](const std::string& why) {
+    return r.Error(v, absl::StrCat(name, ": '", *text, "' ", why,
+                                   " (write \"COMM OP BYTES\", and \"to N\", \"from N\" or "
+                                   "\"root N\" for send, recv and broadcast)"));
+  };
+  if (w.size() < 3) return bad("is too short");
+  op.comm = w[0];
+  op.op = w[1];
+  if (std::find(std::begin(workload::kLoggedOpNames), std::end(workload::kLoggedOpNames), op.op) ==
+      std::end(workload::kLoggedOpNames)) {
+    return bad(
+        absl::StrCat("has no operation one of ", absl::StrJoin(workload::kLoggedOpNames, ", ")));
+  }
+  if (!absl::SimpleAtoi(w[2], &op.bytes) || op.bytes == 0 || op.bytes > (1ull << 40)) {
+    return bad("has no size in bytes (1 .. 2^40)");
+  }
+  const char* want = op.op == "send"        ? "to"
+                     : op.op == "recv"      ? "from"
+                     : op.op == "broadcast" ? "root"
+                                            : nullptr;
+  if (want == nullptr) {
+    if (w.size() != 3) return bad("has words after its size");
+    return op;
+  }
+  if (w.size() != 5 || w[3] != want || !absl::SimpleAtoi(w[4], &op.peer) || op.peer < 0) {
+    return bad(absl::StrCat("needs \"", want, " N\" after its size"));
+  }
+  return op;
+}
+
+// The log's step: `communicators` (name: [job ranks]) and `programs` (per
+// rank, its ops). Place() checks they fit each other and the nodes.
+ShapeKey CommunicatorsKey() {
+  return {"communicators", "map of NAME: [job ranks]",
+          "a job's own communicators (written by `workload from-nccl-log`)", "none",
+          [](const ProfileReader& r, const YAML::Node& v,
+             const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
+            if (!v.IsMap() || v.size() == 0)
+              return r.Error(v, absl::StrCat(name, " must be a map of NAME: [ranks]"));
+            std::vector<std::pair<std::string, std::vector<int>>> comms;
+            for (const auto& kv : v) {
+              absl::StatusOr<std::string> comm = r.String(kv.first, name);
+              if (!comm.ok()) return comm.status();
+              const std::string key = absl::StrCat(name, ".", *comm);
+              if (!kv.second.IsSequence() || kv.second.size() == 0)
+                return r.Error(kv.second, absl::StrCat(key, " must be a list of job ranks"));
+              std::vector<int> ranks;
+              for (const YAML::Node& n : kv.second) {
+                absl::StatusOr<int64_t> rank = r.Whole(n, key, 0, 1 << 20);
+                if (!rank.ok()) return rank.status();
+                ranks.push_back(static_cast<int>(*rank));
+              }
+              comms.emplace_back(*comm, std::move(ranks));
+            }
+            return [comms](WorkloadShape& s) { s.logged.communicators = comms; };
+          }};
+}
+
+ShapeKey ProgramsKey() {
+  return {"programs", "list (one per job rank) of lists of \"COMM OP BYTES [to|from|root N]\"",
+          "a job's own step, each rank's ops in order (written by `workload from-nccl-log`)",
+          "none",
+          [](const ProfileReader& r, const YAML::Node& v,
+             const std::string& name) -> absl::StatusOr<std::function<void(WorkloadShape&)>> {
+            if (!v.IsSequence() || v.size() == 0)
+              return r.Error(v, absl::StrCat(name, " must be a list, one entry per rank"));
+            std::vector<std::vector<workload::LoggedOp>> programs;
+            for (const YAML::Node& rank : v) {
+              const std::string key = absl::StrCat(name, "[", programs.size(), "]");
+              if (!rank.IsSequence())
+                return r.Error(rank, absl::StrCat(key, " must be a list of ops"));
+              std::vector<workload::LoggedOp> ops;
+              for (const YAML::Node& o : rank) {
+                absl::StatusOr<workload::LoggedOp> op = ReadOp(r, o, key);
+                if (!op.ok()) return op.status();
+                ops.push_back(*std::move(op));
+              }
+              programs.push_back(std::move(ops));
+            }
+            return [programs](WorkloadShape& s) { s.logged.programs = programs; };
+          }};
+}
+
 const std::vector<ShapeKey>& ShapeKeys() {
   static const std::vector<ShapeKey> kKeys = {
       WholeKey("tp", &WorkloadShape::tp, 1, 1024, "tensor-parallel size"),
@@ -161,6 +254,8 @@ const std::vector<ShapeKey>& ShapeKeys() {
             if (!z.ok()) return z.status();
             return (*z)[0] - '0';
           }),
+      CommunicatorsKey(),
+      ProgramsKey(),
   };
   return kKeys;
 }
@@ -223,6 +318,7 @@ WorkloadShape WorkloadRules::Shape() const {
   WorkloadShape s;
   if (std::optional<WorkloadShape> named = NamedShape(shape_name)) s = *named;
   for (const auto& [key, apply] : overrides) apply(s);
+  if (!s.logged.communicators.empty() || !s.logged.programs.empty()) s.name = "logged";
   return s;
 }
 

@@ -7,9 +7,33 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nodeprobe::workload {
+
+// One operation of a step read from a job's NCCL log (`workload
+// from-nccl-log`, logged_step.h), as the profile writes it:
+// "c0 all_reduce 4096", "c1 send 8192 to 3", "c1 recv 8192 from 2",
+// "c0 broadcast 8 root 0". Bytes as nccl-tests counts them (an all-gather's
+// output, a reduce-scatter's input); the peer and root are job ranks.
+struct LoggedOp {
+  std::string comm;  // a key of LoggedStep::communicators
+  std::string op;    // one of kLoggedOpNames
+  uint64_t bytes = 0;
+  int peer = -1;  // send: to, recv: from, broadcast: the root
+};
+inline constexpr const char* kLoggedOpNames[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                                 "broadcast",  "send",       "recv"};
+
+// A job's own step: its communicators (members as job ranks, in each
+// communicator's rank order) and each rank's ops in the order it issued
+// them. Empty for a shape computed from the model.
+struct LoggedStep {
+  std::vector<std::pair<std::string, std::vector<int>>> communicators;
+  std::vector<std::vector<LoggedOp>> programs;  // [job rank]
+  bool empty() const { return programs.empty(); }
+};
 
 struct WorkloadShape {
   std::string name = "custom";  // the named shape it started from, or "custom"
@@ -42,6 +66,11 @@ struct WorkloadShape {
   double scale = 1;
   int warmup = 2;
   int steps = 20;
+  // Set: the step is the job's own (`workload.communicators` and
+  // `workload.programs`), replayed as logged; the parallelism and model
+  // keys are then unused, and compute_ms_per_layer is the gap before each
+  // op.
+  LoggedStep logged;
 };
 
 // Bytes per element of `dtype` ("bf16", "fp16": 2; "fp32": 4); 0 unknown.

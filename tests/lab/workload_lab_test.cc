@@ -8,9 +8,13 @@
 // FAIL in five. Label "busy" (RUN_SERIAL): nothing else runs beside them.
 #include <sys/stat.h>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <map>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
@@ -166,6 +170,84 @@ TEST_F(WorkloadLabTest, TheStagesAllReduceMatchesAPlainGlooLoop) {
   std::cerr << absl::StrFormat("25 MiB all-reduce: stage %.1f ms, plain Gloo %.1f ms, ratio %.3f\n",
                                stage_ms, plain_ms, stage_ms / plain_ms);
   EXPECT_NEAR(stage_ms / plain_ms, 1.0, 0.10);
+}
+
+// A job's NCCL log in NCCL 2.20's words: 4 hosts x 2 ranks, a world
+// communicator, one per host (tensor parallel), and pipeline pairs between
+// host h and h+2. Each step: a send or receive across the pipeline, a TP
+// all-reduce, a world all-reduce and all-gather. A warm-up broadcast first.
+std::string EightRankLog(int steps) {
+  std::string log;
+  for (int r = 0; r < 8; ++r) {
+    const int host = r / 2;
+    const std::string p =
+        absl::StrCat("job-", host, ":", 200 + r, ":", 200 + r, " [", r % 2, "] NCCL INFO ");
+    auto init = [&](const std::string& comm, int rank, int n, const std::string& id) {
+      absl::StrAppend(&log, p, "comm ", comm, " rank ", rank, " nranks ", n, " cudaDev ", r % 2,
+                      " nvmlDev 0 busId 1000 commId ", id, " - Init COMPLETE\n");
+    };
+    init(absl::StrCat("0xa", r), r, 8, "0x1000");
+    init(absl::StrCat("0xb", r), r % 2, 2, absl::StrCat("0x20", host));
+    init(absl::StrCat("0xc", r), host / 2, 2, absl::StrCat("0x30", r % 4));
+    auto op = [&](const char* name, int count, int datatype, int root, const std::string& comm,
+                  int n) {
+      absl::StrAppend(&log, p, name, ": opCount 1 sendbuff 0x1 recvbuff 0x2 count ", count,
+                      " datatype ", datatype, " op 0 root ", root, " comm ", comm, " [nranks=", n,
+                      "] stream 0x9\n");
+    };
+    op("Broadcast", 4096, 9, 0, absl::StrCat("0xa", r), 8);
+    for (int s = 0; s < steps; ++s) {
+      op(host < 2 ? "Send" : "Recv", 131072, 9, host < 2 ? 1 : 0, absl::StrCat("0xc", r), 2);
+      op("AllReduce", 65536, 7, 0, absl::StrCat("0xb", r), 2);
+      op("AllReduce", 262144, 7, 0, absl::StrCat("0xa", r), 8);
+      op("AllGather", 1024, 7, 0, absl::StrCat("0xa", r), 8);
+    }
+  }
+  return log;
+}
+
+// From a job's log to the replay: `workload from-nccl-log` writes the
+// step, the stage replays it on the four nodes, and what the ranks ran is
+// exactly the logged ops, per communicator: count and bytes.
+TEST_F(WorkloadLabTest, ALoggedStepReplaysExactlyItsOps) {
+  ASSERT_TRUE(StartFourNodes());
+  const std::string log = dir_.path() + "/job.log";
+  const std::string logged = dir_.path() + "/logged.yaml";
+  testing::WriteFile(log, EightRankLog(6));
+  auto pid = lab_->Spawn("c", {NODEPROBE_BINARY, "workload", "from-nccl-log", log, "--out", logged},
+                         "from-log.log");
+  ASSERT_TRUE(pid.ok());
+  auto rc = lab_->Wait(*pid, absl::Seconds(30));
+  ASSERT_TRUE(rc.ok() && *rc == 0) << lab_->ReadLog("from-log.log");
+  std::ifstream in(logged);
+  const std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(yaml.find("c0: [0, 1, 2, 3, 4, 5, 6, 7]"), std::string::npos) << yaml;
+  testing::WriteFile(logged, yaml + "  warmup: 1\n  steps: 4\n");
+  std::string out;
+  EXPECT_EQ(Workload(&out, logged), 0) << out;
+  const v1::StageRun run = ParseRun(out);
+  std::cerr << "logged: " << Summary(run) << "\n";
+  const v1::WorkloadReport& w = run.workload();
+  EXPECT_EQ(w.shape(), "logged");
+  EXPECT_EQ(w.steps(), 4u);
+  // Per step, summed over the 8 ranks: (op, bytes) -> the count on each
+  // communicator that ran it (c0 is the world: the first Init line's).
+  std::map<std::string, std::multiset<uint32_t>> ran;
+  std::set<std::string> on_world;
+  for (const v1::WorkloadReport::OpTime& o : w.ops()) {
+    const std::string key = absl::StrCat(o.op(), " ", o.bytes());
+    ran[key].insert(o.count());
+    if (o.group() == "c0") on_world.insert(key);
+  }
+  const std::map<std::string, std::multiset<uint32_t>> want = {
+      {"all_reduce 1048576", {8}},          // the world's, on every rank
+      {"all_gather 32768", {8}},            // 1024 floats x 8 ranks
+      {"all_reduce 262144", {2, 2, 2, 2}},  // each host's pair
+      {"send 262144", {1, 1, 1, 1}},        // 131072 bf16, stage 0 to 1
+      {"recv 262144", {1, 1, 1, 1}},
+  };
+  EXPECT_EQ(ran, want) << out;
+  EXPECT_EQ(on_world, (std::set<std::string>{"all_reduce 1048576", "all_gather 32768"}));
 }
 
 TEST_F(WorkloadLabTest, AShapeThatDoesNotFitIsRefusedNamingTheKey) {

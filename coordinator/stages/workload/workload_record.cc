@@ -10,16 +10,17 @@
 namespace nodeprobe::coordinator {
 namespace {
 
-void AddOpTimes(const std::vector<std::vector<workload::Op>>& programs,
+void AddOpTimes(const workload::Placement& placement,
+                const std::vector<std::vector<workload::Op>>& programs,
                 const std::vector<workload::ReplayReport>& reports, v1::WorkloadReport* out) {
-  using Key = std::tuple<workload::Group, workload::OpKind, uint64_t>;
+  using Key = std::tuple<std::string, workload::OpKind, uint64_t>;
   std::map<Key, std::vector<double>> times, alone;
   std::map<Key, uint32_t> count;
   for (size_t r = 0; r < programs.size(); ++r) {
     for (size_t i = 0; i < programs[r].size(); ++i) {
       const workload::Op& op = programs[r][i];
       if (op.kind == workload::OpKind::kCompute || op.kind == workload::OpKind::kWait) continue;
-      const Key key{op.group, op.kind, op.bytes};
+      const Key key{workload::GroupLabel(placement, op), op.kind, op.bytes};
       ++count[key];
       for (const workload::RankStep& s : reports[r].steps) times[key].push_back(s.op_ms[i]);
       if (i < reports[r].isolated_ms.size() && reports[r].isolated_ms[i] > 0) {
@@ -29,7 +30,7 @@ void AddOpTimes(const std::vector<std::vector<workload::Op>>& programs,
   }
   for (const auto& [key, ms] : times) {
     v1::WorkloadReport::OpTime* t = out->add_ops();
-    t->set_group(workload::GroupName(std::get<0>(key)));
+    t->set_group(std::get<0>(key));
     t->set_op(workload::OpKindName(std::get<1>(key)));
     t->set_bytes(std::get<2>(key));
     t->set_count(count[key]);
@@ -41,6 +42,10 @@ void AddOpTimes(const std::vector<std::vector<workload::Op>>& programs,
 }  // namespace
 
 std::string LayoutOf(const workload::Placement& pl) {
+  if (!pl.comms.empty()) {
+    return absl::StrCat("a logged step: ", pl.comms.size(), " communicators, ", pl.size(),
+                        " ranks, ", pl.ranks_per_node, " per node");
+  }
   return absl::StrCat("tp ", pl.tp, " x pp ", pl.pp, " x dp ", pl.dp,
                       pl.ep > 1 ? absl::StrCat(" (ep ", pl.ep, ")") : "", " = ", pl.size(),
                       " ranks, ", pl.ranks_per_node, " per node");
@@ -82,7 +87,7 @@ v1::WorkloadReport RecordOf(const workload::WorkloadShape& shape,
       out.mutable_waits(static_cast<int>(r))->add_wait_ms(s.wait_ms[r]);
     }
   }
-  AddOpTimes(programs, reports, &out);
+  AddOpTimes(placement, programs, reports, &out);
   return out;
 }
 

@@ -21,11 +21,42 @@ bool IsCollective(const workload::Op& op) {
          op.kind != workload::OpKind::kSend && op.kind != workload::OpKind::kRecv;
 }
 
+// Where each rank's collectives sit: the k-th collective on a group is the
+// same one on each member (a computed shape's members run one program, so
+// it is the same index; a logged step's ranks run different programs with
+// the same collectives on each communicator).
+class SameOp {
+ public:
+  explicit SameOp(const std::vector<std::vector<workload::Op>>& programs)
+      : programs_(programs), ordinal_(programs.size()), at_(programs.size()) {
+    for (size_t r = 0; r < programs.size(); ++r) {
+      std::map<int, int> count;
+      for (size_t i = 0; i < programs[r].size(); ++i) {
+        const workload::Op& op = programs[r][i];
+        const int k = IsCollective(op) ? count[workload::CommKey(op)]++ : -1;
+        ordinal_[r].push_back(k);
+        if (k >= 0) at_[r][{workload::CommKey(op), k}] = i;
+      }
+    }
+  }
+  // Op i of rank r, on member m.
+  size_t On(size_t m, size_t r, size_t i) const {
+    if (m == r) return i;
+    return at_[m].at({workload::CommKey(programs_[r][i]), ordinal_[r][i]});
+  }
+
+ private:
+  const std::vector<std::vector<workload::Op>>& programs_;
+  std::vector<std::vector<int>> ordinal_;
+  std::vector<std::map<std::pair<int, int>, size_t>> at_;
+};
+
 // Per rank, step `s`: how much longer than the same transfer elsewhere its
 // groups' transfers took (workload_timing.h).
 std::vector<double> SlowGroupExcess(const workload::Placement& placement,
                                     const std::vector<std::vector<workload::Op>>& programs,
-                                    const std::vector<workload::ReplayReport>& reports, size_t s) {
+                                    const std::vector<workload::ReplayReport>& reports, size_t s,
+                                    const SameOp& same_op) {
   const size_t ranks = programs.size();
   auto ms = [&](size_t r, size_t i) { return reports[r].steps[s].op_ms[i]; };
   // Per rank, per kind of group it crosses nodes in: the summed excess.
@@ -40,8 +71,9 @@ std::vector<double> SlowGroupExcess(const workload::Placement& placement,
       if (!IsCollective(op)) continue;
       double shortest = ms(r, i);
       bool crosses = false;  // a group inside one node says nothing of a link
-      for (int m : placement.Members(static_cast<int>(r), op.group)) {
-        shortest = std::min(shortest, ms(static_cast<size_t>(m), i));
+      for (int m : workload::MembersOf(placement, static_cast<int>(r), op)) {
+        shortest = std::min(shortest,
+                            ms(static_cast<size_t>(m), same_op.On(static_cast<size_t>(m), r, i)));
         crosses |= placement.ranks[static_cast<size_t>(m)].node != placement.ranks[r].node;
       }
       if (!crosses) continue;
@@ -111,6 +143,7 @@ absl::StatusOr<std::vector<StepTimes>> StepTimesOf(
     }
   }
   std::vector<StepTimes> out(steps);
+  const SameOp same_op(programs);
   for (size_t s = 0; s < steps; ++s) {
     StepTimes& t = out[s];
     t.wait_ms.assign(ranks, 0);
@@ -126,8 +159,10 @@ absl::StatusOr<std::vector<StepTimes>> StepTimesOf(
         const double own = reports[r].steps[s].op_ms[i];
         double shortest = own;
         std::vector<double> others;
-        for (int m : placement.Members(static_cast<int>(r), program[i].group)) {
-          const double d = reports[static_cast<size_t>(m)].steps[s].op_ms[i];
+        for (int m : workload::MembersOf(placement, static_cast<int>(r), program[i])) {
+          const double d = reports[static_cast<size_t>(m)]
+                               .steps[s]
+                               .op_ms[same_op.On(static_cast<size_t>(m), r, i)];
           shortest = std::min(shortest, d);
           if (m != static_cast<int>(r)) others.push_back(d);
         }
@@ -135,7 +170,7 @@ absl::StatusOr<std::vector<StepTimes>> StepTimesOf(
         t.late_ms[r] += stats::Median(others) - own;
       }
     }
-    t.slow_ms = SlowGroupExcess(placement, programs, reports, s);
+    t.slow_ms = SlowGroupExcess(placement, programs, reports, s, same_op);
   }
   return out;
 }

@@ -518,6 +518,10 @@ void PrintRecord(const std::vector<v1::StageRun>& fetched_runs, const std::strin
     const bool md = format == "md";
     if (campaign) {
       const v1::GateChecklist gate = coordinator::GateOf(fetched_runs);
+      v1::Verdict worst = v1::SKIP;
+      for (const v1::StageRun& r : fetched_runs) worst = WorseVerdict(worst, r.verdict());
+      std::cout << (md ? "# nodeprobe campaign of " : "campaign of ") << fetched_runs.size()
+                << " runs: " << VerdictAndGate(worst, gate) << "\n\n";
       std::cout << (md ? MarkdownGate(gate) : RenderGate(gate)) << "\n";
     }
     for (size_t i = 0; i < fetched_runs.size(); ++i) {

@@ -346,13 +346,23 @@ std::string Sha256Hex(const std::string& data) {
 
 namespace {
 
+// Beside the verdict in a record's title: the gate's state, in words a
+// reader who stops there cannot take for an acceptance.
+void GateBadge(xmlNodePtr heading, const v1::GateChecklist& gate) {
+  xmlNodePtr b =
+      Html::El(heading, "span",
+               gate.complete() ? " production gate complete" : " production gate incomplete");
+  Html::Attr(b, "class", absl::StrCat("v ", gate.complete() ? "PASS" : "FAIL"));
+}
+
 // The run's scope, who, when and the profile that judged it.
 // The run's heading: id, verdict, and how much was judged right under it
 // (a PASS over skips validated nothing).
 void RunHeading(xmlNodePtr body, const v1::StageRun& run, const char* heading,
-                const std::string& title) {
+                const std::string& title, const v1::GateChecklist* gate = nullptr) {
   xmlNodePtr h1 = Html::El(body, heading, absl::StrCat(title, run.run_id(), " "));
   Badge(h1, run.verdict());
+  if (gate != nullptr) GateBadge(h1, *gate);
   xmlNodePtr judged = Html::El(body, "p", CoverageLine(CoverageOf(run), "results"));
   Html::Attr(judged, "class", "coverage");
 }
@@ -843,10 +853,11 @@ struct Page {
 }  // namespace
 
 std::string HtmlRun(const v1::StageRun& run) {
-  Page page(absl::StrCat("nodeprobe ", run.run_id(), ": ", VerdictName(run.verdict())));
+  const v1::GateChecklist gate = coordinator::GateOf({run});
+  Page page(absl::StrCat("nodeprobe ", run.run_id(), ": ", VerdictAndGate(run.verdict(), gate)));
   // The gate and what needs attention first: what the reader came for.
-  RunHeading(page.body, run, "h1", "Acceptance record: run ");
-  GateSection(page.body, coordinator::GateOf({run}));
+  RunHeading(page.body, run, "h1", "Acceptance record: run ", &gate);
+  GateSection(page.body, gate);
   std::vector<Attention> items;
   CollectRun(&items, run, "");
   AttentionSection(page.body, items);
@@ -858,13 +869,16 @@ std::string HtmlRun(const v1::StageRun& run) {
 std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
   v1::Verdict worst = v1::SKIP;
   for (const v1::StageRun& r : runs) worst = WorseVerdict(worst, r.verdict());
-  Page page(absl::StrCat("nodeprobe campaign of ", runs.size(), " runs: ", VerdictName(worst)));
+  const v1::GateChecklist gate = coordinator::GateOf(runs);
+  Page page(
+      absl::StrCat("nodeprobe campaign of ", runs.size(), " runs: ", VerdictAndGate(worst, gate)));
   xmlNodePtr h1 = Html::El(page.body, "h1", absl::StrCat("Acceptance record: ", runs.size(),
                                                           " runs "));
   Badge(h1, worst);
+  GateBadge(h1, gate);
   xmlNodePtr judged = Html::El(page.body, "p", CoverageLine(CoverageOf(runs), "results"));
   Html::Attr(judged, "class", "coverage");
-  GateSection(page.body, coordinator::GateOf(runs));
+  GateSection(page.body, gate);
   xmlNodePtr tb = Table(page.body, {"run", "stage", "nodes", "verdict", "started", "profile"});
   for (const v1::StageRun& r : runs) {
     xmlNodePtr tr = Html::El(tb, "tr");

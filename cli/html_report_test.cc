@@ -249,6 +249,27 @@ TEST(HtmlCampaignTest, AttentionAcrossTheRunsFirstThenEachRun) {
   EXPECT_EQ(d.String("(//article)[1]/h2/span"), "WARN");
 }
 
+// A stage's PASS over an incomplete gate is not an acceptance: the title
+// of every rendering carries both, before anything else.
+TEST(RecordTitleTest, APassOverAnIncompleteGateSaysBothInTheTitle) {
+  v1::StageRun run = AcceptanceRun();
+  run.set_verdict(v1::PASS);
+  const std::string html = HtmlRun(run);
+  const std::string md = MarkdownRun(run);
+  const std::string text = RenderRun(run, false);
+  EXPECT_TRUE(RE2::PartialMatch(html, "<title>nodeprobe r-42: PASS, production gate incomplete"))
+      << html.substr(0, 400);
+  EXPECT_TRUE(
+      RE2::PartialMatch(html,
+                        "<h1>Acceptance record: run r-42 <span class=\"v PASS\">PASS</span><span "
+                        "class=\"v FAIL\"> production gate incomplete</span>"))
+      << html.substr(0, 4000);
+  EXPECT_EQ(md.rfind("# nodeprobe run r-42: PASS, production gate incomplete: ", 0), 0u) << md;
+  EXPECT_EQ(text.rfind("run r-42: two-node on gpu01, gpu02: PASS, production gate incomplete: ", 0),
+            0u)
+      << text;
+}
+
 TEST(Sha256HexTest, KnownVector) {
   EXPECT_EQ(Sha256Hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

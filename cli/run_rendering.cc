@@ -216,11 +216,17 @@ std::string StormTable(const v1::StorageStormReport& storm) {
 }
 }  // namespace
 
+std::string VerdictAndGate(v1::Verdict verdict, const v1::GateChecklist& gate) {
+  return absl::StrCat(VerdictName(verdict), ", production ", gate.headline());
+}
+
 std::string RenderRun(const v1::StageRun& run, bool color, bool with_gate) {
-  std::string out = absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
-                                 absl::StrJoin(run.nodes(), ", "), ": ",
-                                 VerdictName(run.verdict()), " (", run.state(), ") — ",
-                                 CoverageLine(CoverageOf(run), "results"), "\n");
+  std::string out =
+      absl::StrCat("run ", run.run_id(), ": ", StageName(run.stage()), " on ",
+                   absl::StrJoin(run.nodes(), ", "), ": ",
+                   with_gate ? VerdictAndGate(run.verdict(), coordinator::GateOf({run}))
+                             : VerdictName(run.verdict()),
+                   " (", run.state(), ") — ", CoverageLine(CoverageOf(run), "results"), "\n");
   absl::StrAppend(&out, "judged by profile: ",
                   run.profile().source().empty() ? "none" : run.profile().source(), "\n");
   if (!run.operator_identity().empty()) {
@@ -303,19 +309,27 @@ std::string MarkdownWorkload(const v1::WorkloadReport& w) {
   return out;
 }
 
+// The record's title and scope: verdict and gate state first.
+std::string MarkdownHeading(const v1::StageRun& run, bool with_gate) {
+  const std::string title =
+      with_gate ? absl::StrCat(": ", VerdictAndGate(run.verdict(), coordinator::GateOf({run})))
+                : "";
+  return absl::StrCat(
+      "# nodeprobe run ", MarkdownCell(run.run_id() + title), "\n\n",
+      "- stage: ", StageName(run.stage()),
+      "\n- nodes: ", MarkdownCell(absl::StrJoin(run.nodes(), ", ")), "\n- verdict: **",
+      VerdictName(run.verdict()), "** (", MarkdownCell(run.state()), ")\n",
+      "- judged: ", CoverageLine(CoverageOf(run), "results"), "\n",
+      "- profile: ", run.profile().source().empty() ? "none" : MarkdownCell(run.profile().source()),
+      "\n\n");
+}
+
 }  // namespace
 
 // Every text from the run goes through MarkdownCell: a node name or a
 // message cannot break a table or add markup.
 std::string MarkdownRun(const v1::StageRun& run, bool with_gate) {
-  std::string out = absl::StrCat("# nodeprobe run ", MarkdownCell(run.run_id()), "\n\n",
-                                 "- stage: ", StageName(run.stage()), "\n- nodes: ",
-                                 MarkdownCell(absl::StrJoin(run.nodes(), ", ")), "\n- verdict: **",
-                                 VerdictName(run.verdict()), "** (", MarkdownCell(run.state()), ")\n",
-                                 "- judged: ", CoverageLine(CoverageOf(run), "results"), "\n",
-                                 "- profile: ",
-                                 run.profile().source().empty() ? "none" : MarkdownCell(run.profile().source()),
-                                 "\n\n");
+  std::string out = MarkdownHeading(run, with_gate);
   if (with_gate) absl::StrAppend(&out, MarkdownGate(coordinator::GateOf({run})), "\n");
   absl::StrAppend(&out, "| node | probe | verdict | findings |\n|---|---|---|---|\n");
   for (const v1::StageReport& r : run.node_reports()) {

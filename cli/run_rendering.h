@@ -34,6 +34,11 @@ std::string MarkdownRun(const v1::StageRun& run, bool with_gate = true);
 // The production gate (coordinator/acceptance_gate.h): the headline, then
 // one line per item (text), or a table (Markdown).
 std::string RenderGate(const v1::GateChecklist& gate);
+// A record's title words: the stage's verdict and the gate's state
+// together ("PASS, production gate incomplete: 2 not met (...)"), so a
+// reader who stops at the first word does not take a stage's PASS for an
+// acceptance.
+std::string VerdictAndGate(v1::Verdict verdict, const v1::GateChecklist& gate);
 std::string MarkdownGate(const v1::GateChecklist& gate);
 
 }  // namespace nodeprobe::cli

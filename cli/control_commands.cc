@@ -187,6 +187,14 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
         absl::StrCat("--gpu-memory is an option of the two-node and cluster stages; --stage ",
                      o.stage, " does not take it"));
   }
+  if (!o.burst.empty() && o.stage != "workload") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--burst is an option of the workload stage; --stage ", o.stage, " does not take it"));
+  }
+  if (o.burst.empty() && (o.burst_at > 0 || o.burst_steps > 0)) {
+    return absl::InvalidArgumentError(
+        "--burst-at and --burst-steps need --burst storage|east-west");
+  }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));
   }
@@ -209,6 +217,11 @@ v1::RunStageRequest StageRequest(const MultiNodeRun& o) {
   req.set_soak_s(o.soak_s);
   req.set_storage_storm(o.storage_storm);
   req.set_gpu_memory(o.gpu_memory);
+  if (!o.burst.empty()) {
+    req.mutable_workload_burst()->set_kind(o.burst);
+    req.mutable_workload_burst()->set_at_step(o.burst_at);
+    req.mutable_workload_burst()->set_steps(o.burst_steps);
+  }
   return req;
 }
 

@@ -57,6 +57,10 @@ struct MultiNodeRun {
   double soak_s = 0;  // two-node: repeat the transfers this long (coordinator/soak.h)
   bool storage_storm = false;  // cluster: every node's checkpoint at once (storage_storm.h)
   bool gpu_memory = false;     // two-node, cluster: RDMA between the rails' GPUs' memory
+  // Workload: a burst during the steps (coordinator/stages/workload/workload_burst.h).
+  std::string burst;
+  uint32_t burst_at = 0;  // 0: the default window
+  uint32_t burst_steps = 0;
   std::string format = "table";
   bool quiet = false;
   std::string profile_path;  // validated here, sent with the run

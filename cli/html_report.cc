@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -188,11 +189,29 @@ std::string Time(const google::protobuf::Timestamp& t) {
                           absl::UTCTimeZone());
 }
 
+// A shaded span of x on a chart (a burst's steps), with its name.
+struct ChartBand {
+  double from = 0, to = 0;
+  std::string label;
+};
+void DrawBand(xmlNodePtr svg, double x1, double x2, double top, double bottom,
+              const std::string& label) {
+  xmlNodePtr r = Html::El(svg, "rect");
+  Html::Attr(r, "x", absl::StrFormat("%.1f", x1));
+  Html::Attr(r, "y", absl::StrFormat("%.1f", top));
+  Html::Attr(r, "width", absl::StrFormat("%.1f", std::max(1.0, x2 - x1)));
+  Html::Attr(r, "height", absl::StrFormat("%.1f", bottom - top));
+  Html::Attr(r, "fill", "#f4c542");
+  Html::Attr(r, "fill-opacity", "0.3");
+  Html::El(r, "title", label);
+}
+
 // Lines of (x, y) points, one per named series, from 0 up on y; the x
-// axis's two ends labelled by `x_label`.
+// axis's two ends labelled by `x_label`; `band` shaded behind them.
 using ChartSeries = std::map<std::string, std::vector<std::pair<double, double>>>;
 void LineChart(xmlNodePtr parent, const std::string& title, ChartSeries series,
-               const std::function<std::string(double)>& x_label) {
+               const std::function<std::string(double)>& x_label,
+               const std::optional<ChartBand>& band = std::nullopt) {
   double max_y = 0, min_x = 1e18, max_x = -1e18;
   for (const auto& [name, pts] : series) {
     for (const auto& [x, y] : pts) {
@@ -212,6 +231,7 @@ void LineChart(xmlNodePtr parent, const std::string& title, ChartSeries series,
   Html::Attr(svg, "height", absl::StrCat(h));
   Html::Attr(svg, "role", "img");
   Html::El(svg, "title", title);
+  if (band) DrawBand(svg, px(band->from), px(band->to), t, h - b, band->label);
   auto line = [&](double x1, double y1, double x2, double y2, const char* color) {
     xmlNodePtr ln = Html::El(svg, "line");
     Html::Attr(ln, "x1", absl::StrFormat("%.1f", x1));
@@ -326,8 +346,14 @@ void WorkloadSection(xmlNodePtr body, const v1::StageRun& run) {
                            AnchorOf(run.run_id(), "workload"));
   ChartSeries series;
   for (int s = 0; s < w.step_ms_size(); ++s) series["step"].push_back({s + 1.0, w.step_ms(s)});
-  LineChart(sec, "step time (ms) over the measured steps", std::move(series),
-            [](double x) { return absl::StrFormat("step %.0f", x); });
+  std::optional<ChartBand> band;
+  if (w.has_burst()) {  // steps are drawn from 1: the window's first to its last
+    band = ChartBand{w.burst().at_step() + 1.0, w.burst().at_step() + 1.0 + w.burst().steps() - 1,
+                     absl::StrCat(w.burst().kind(), " burst")};
+  }
+  LineChart(
+      sec, "step time (ms) over the measured steps", std::move(series),
+      [](double x) { return absl::StrFormat("step %.0f", x); }, band);
   WaitHeatmap(sec, w);
   xmlNodePtr ul = Html::El(sec, "ul");
   for (const std::string& line : WorkloadLines(w)) Html::El(ul, "li", line);

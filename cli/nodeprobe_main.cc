@@ -144,6 +144,26 @@ void AddLocalRunFlags(CLI::App* run_cmd, RunFlags& f) {
                     "Print nothing in table format; rely on the exit code");
 }
 
+// `run --stage workload`'s burst during the steps.
+void AddBurstFlags(CLI::App* run_cmd, RunFlags& f) {
+  run_cmd
+      ->add_option("--burst", f.multi.burst,
+                   "Workload stage: a burst during the measured steps, run by each node: storage "
+                   "(checkpoints written to the profile's first storage.paths entry) or "
+                   "east-west (bulk TCP from each node to the next); the record judges the steps "
+                   "before, during and after it (WORKLOAD_BURST_STALLS above "
+                   "workload.burst_slowdown_max)")
+      ->check(CLI::IsMember({"storage", "east-west"}));
+  run_cmd
+      ->add_option("--burst-at", f.multi.burst_at,
+                   "Workload --burst: the measured step it starts at (default: a third of the way)")
+      ->check(CLI::Range(1, 100000));
+  run_cmd
+      ->add_option("--burst-steps", f.multi.burst_steps,
+                   "Workload --burst: how many steps it lasts (default: a third of the steps)")
+      ->check(CLI::Range(1, 100000));
+}
+
 // `run`'s flags for stages through a coordinator.
 void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
   CLI::Option* nodes_opt = run_cmd
@@ -218,6 +238,7 @@ void AddMultiNodeFlags(CLI::App* run_cmd, RunFlags& f) {
                     "storage.paths entry (a shared filesystem) at the same moment, after one "
                     "node alone: aggregate bandwidth, the slowest node and its slowdown, judged "
                     "against storage.checkpoint_max_s");
+  AddBurstFlags(run_cmd, f);
   run_cmd->add_flag("--cancel-on-interrupt", f.multi.cancel_on_interrupt,
                     "Multi-node: Ctrl-C cancels the run at the coordinator without asking "
                     "(without a terminal on stdin it always does; on one, it asks)");

@@ -94,6 +94,18 @@ std::vector<std::string> WorkloadLines(const v1::WorkloadReport& w) {
                                       w.late_rank(), w.late_node(), w.late_ms(),
                                       100 * w.late_share(), w.skew_bar_ms(), w.noise_ms())
                     : absl::StrFormat("no late rank (bar %.2f ms)", w.skew_bar_ms()));
+  if (w.has_burst()) {
+    out.push_back(absl::StrFormat("%s burst from step %d for %d steps%s", w.burst().kind(),
+                                  w.burst().at_step(), w.burst().steps(),
+                                  w.burst().path().empty() ? "" : " into " + w.burst().path()));
+  }
+  for (const v1::WorkloadReport::Phase& p : w.phases()) {
+    out.push_back(absl::StrFormat(
+        "%s the burst (%d steps): step p50 %.2f ms, p99 %.2f ms (%.2fx), max %.2f ms; exposed "
+        "communication p99 %.2f ms",
+        p.name(), p.steps(), p.step_p50_ms(), p.step_p99_ms(), p.slowdown(), p.step_max_ms(),
+        p.exposed_p99_ms()));
+  }
   for (const v1::WorkloadReport::OpTime& o : w.ops()) {
     out.push_back(absl::StrCat(
         absl::StrFormat("%s %s %s: %.3f ms median", o.group(), o.op(), ByteSize(o.bytes()),

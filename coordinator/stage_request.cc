@@ -53,6 +53,10 @@ absl::Status CheckStageFits(const v1::RunStageRequest& req) {
     return absl::InvalidArgumentError(
         "--storage-storm is an option of the cluster stage: run it with --stage cluster");
   }
+  if (!req.workload_burst().kind().empty() && req.stage() != v1::WORKLOAD) {
+    return absl::InvalidArgumentError(
+        "--burst is an option of the workload stage: run it with --stage workload");
+  }
   return absl::OkStatus();
 }
 

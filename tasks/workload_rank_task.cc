@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "probes/framework/result_util.h"
 #include "probes/nccl/nccl_findings.h"
+#include "probes/workload/burst.h"
 #include "probes/workload/gloo_replay.h"
 #include "probes/workload/nccl_replay.h"
 #include "probes/workload/rendezvous_store.h"
@@ -27,6 +28,14 @@ v1::WorkloadRankReport ToProto(const workload::ReplayReport& r) {
   out.set_transport(r.transport);
   return out;
 }
+
+absl::StatusOr<workload::ReplayReport> ReplayProgram(const v1::RunWorkloadRank& w,
+                                                     const workload::Placement& pl,
+                                                     const workload::WorkloadShape& shape, int rank,
+                                                     const std::vector<workload::Op>& program,
+                                                     gloo::rendezvous::Store& store,
+                                                     const std::string& bind, absl::Duration budget,
+                                                     const std::function<void(int)>& at_step);
 
 // The rank's replay; rank 0 serves the store for the run's lifetime.
 absl::StatusOr<workload::ReplayReport> Replay(
@@ -60,6 +69,33 @@ absl::StatusOr<workload::ReplayReport> Replay(
   if (!client.ok()) return client.status();
   const int rank = static_cast<int>(w.rank());
   const std::vector<workload::Op> program = workload::StepProgram(shape, *pl, rank);
+  // A burst: each node's first rank runs it beside its steps.
+  std::unique_ptr<workload::Burst> burst;
+  const workload::RankPlace& place = pl->ranks[static_cast<size_t>(rank)];
+  if (!w.burst().kind().empty() && place.local_rank == 0) {
+    absl::StatusOr<std::unique_ptr<workload::Burst>> b = workload::Burst::Prepare(
+        w.burst(), place.node, static_cast<int>(w.nodes()), bind, **client);
+    if (!b.ok()) return b.status();
+    burst = *std::move(b);
+  }
+  std::function<void(int)> at_step;
+  if (burst) at_step = [&burst](int step) { burst->AtStep(step); };
+  absl::StatusOr<workload::ReplayReport> report =
+      ReplayProgram(w, *pl, shape, rank, program, **client, bind, budget, at_step);
+  if (report.ok() && burst && !burst->error().empty()) {
+    return absl::InternalError(burst->error());
+  }
+  return report;
+}
+
+// The rank's program on its library.
+absl::StatusOr<workload::ReplayReport> ReplayProgram(const v1::RunWorkloadRank& w,
+                                                     const workload::Placement& pl,
+                                                     const workload::WorkloadShape& shape, int rank,
+                                                     const std::vector<workload::Op>& program,
+                                                     gloo::rendezvous::Store& store,
+                                                     const std::string& bind, absl::Duration budget,
+                                                     const std::function<void(int)>& at_step) {
   if (w.library() == "nccl") {
     for (const auto& [k, v] : w.env()) {
       if (!IsSettableNcclVariable(k)) {
@@ -69,13 +105,13 @@ absl::StatusOr<workload::ReplayReport> Replay(
       setenv(k.c_str(), v.c_str(), 1);
     }
     // One rank per GPU: its place on its node is its CUDA ordinal.
-    return workload::ReplayOnNccl(*pl, rank, pl->ranks[static_cast<size_t>(rank)].local_rank,
-                                  **client, program, shape.warmup, shape.steps, budget / 4);
+    return workload::ReplayOnNccl(pl, rank, pl.ranks[static_cast<size_t>(rank)].local_rank, store,
+                                  program, shape.warmup, shape.steps, budget / 4, at_step);
   }
   absl::StatusOr<std::unique_ptr<workload::GlooReplay>> replay =
-      workload::GlooReplay::Connect(*pl, rank, **client, bind, budget / 4);
+      workload::GlooReplay::Connect(pl, rank, store, bind, budget / 4);
   if (!replay.ok()) return replay.status();
-  return (*replay)->Run(program, shape.warmup, shape.steps);
+  return (*replay)->Run(program, shape.warmup, shape.steps, at_step);
 }
 
 }  // namespace

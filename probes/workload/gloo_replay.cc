@@ -231,8 +231,8 @@ absl::StatusOr<std::unique_ptr<GlooReplay>> GlooReplay::Connect(const Placement&
   return std::unique_ptr<GlooReplay>(new GlooReplay(std::move(g)));
 }
 
-absl::StatusOr<ReplayReport> GlooReplay::Run(const std::vector<Op>& program, int warmup,
-                                             int steps) {
+absl::StatusOr<ReplayReport> GlooReplay::Run(const std::vector<Op>& program, int warmup, int steps,
+                                             const std::function<void(int)>& at_step) {
   ReplayReport report;
   report.library = "gloo";
   report.transport = "tcp";
@@ -243,6 +243,7 @@ absl::StatusOr<ReplayReport> GlooReplay::Run(const std::vector<Op>& program, int
   for (int s = 0; s < warmup + steps; ++s) {
     RankStep step;
     step.op_ms.assign(program.size(), 0);
+    if (at_step && s >= warmup) at_step(s - warmup);
     const Clock::time_point start = Clock::now();
     for (size_t i = 0; i < program.size(); ++i) {
       const Op& op = program[i];
@@ -291,6 +292,7 @@ absl::StatusOr<ReplayReport> GlooReplay::Run(const std::vector<Op>& program, int
     step.step_ms = MsSince(start);
     if (s >= warmup) report.steps.push_back(std::move(step));
   }
+  if (at_step) at_step(steps);
   if (absl::Status alone =
           TimeAlone(program, static_cast<uint32_t>(warmup + steps) * per_step, &report);
       !alone.ok())

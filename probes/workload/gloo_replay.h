@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +42,10 @@ class GlooReplay {
                                                              absl::Duration timeout);
   // Runs `program` warmup + steps times, then each kind of collective
   // alone (IsolatedOps); INTERNAL naming the op that failed.
-  absl::StatusOr<ReplayReport> Run(const std::vector<Op>& program, int warmup, int steps);
+  // `at_step`, when set, is called as each measured step starts and with
+  // `steps` after the last (a burst's window: burst.h).
+  absl::StatusOr<ReplayReport> Run(const std::vector<Op>& program, int warmup, int steps,
+                                   const std::function<void(int)>& at_step = {});
 
  private:
   absl::Status TimeAlone(const std::vector<Op>& program, uint32_t first_tag, ReplayReport* report);

@@ -98,7 +98,8 @@ class NcclRank {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<ReplayReport> Run(const std::vector<Op>& program, int warmup, int steps);
+  absl::StatusOr<ReplayReport> Run(const std::vector<Op>& program, int warmup, int steps,
+                                   const std::function<void(int)>& at_step);
 
  private:
   // One step being measured: its figures, and the overlapped ops' events.
@@ -278,7 +279,8 @@ absl::StatusOr<size_t> NcclRank::RunOp(const std::vector<Op>& program, size_t i,
   return ran;
 }
 
-absl::StatusOr<ReplayReport> NcclRank::Run(const std::vector<Op>& program, int warmup, int steps) {
+absl::StatusOr<ReplayReport> NcclRank::Run(const std::vector<Op>& program, int warmup, int steps,
+                                           const std::function<void(int)>& at_step) {
   ReplayReport report;
   report.library = "nccl";
   int code = 0;
@@ -288,6 +290,7 @@ absl::StatusOr<ReplayReport> NcclRank::Run(const std::vector<Op>& program, int w
   for (int s = 0; s < warmup + steps; ++s) {
     StepTimer t;
     t.step.op_ms.assign(program.size(), 0);
+    if (at_step && s >= warmup) at_step(s - warmup);
     const Clock::time_point start = Clock::now();
     absl::Status st;
     for (size_t i = 0; i < program.size() && st.ok();) {
@@ -310,6 +313,7 @@ absl::StatusOr<ReplayReport> NcclRank::Run(const std::vector<Op>& program, int w
     if (!st.ok()) return st;
     if (s >= warmup) report.steps.push_back(std::move(t.step));
   }
+  if (at_step) at_step(steps);
   // Each kind of collective alone (IsolatedOps), after the steps.
   report.isolated_ms.assign(program.size(), 0);
   for (size_t i : IsolatedOps(program)) {
@@ -333,13 +337,14 @@ absl::StatusOr<ReplayReport> NcclRank::Run(const std::vector<Op>& program, int w
 absl::StatusOr<ReplayReport> ReplayOnNccl(const Placement& placement, int rank, int gpu,
                                           gloo::rendezvous::Store& store,
                                           const std::vector<Op>& program, int warmup, int steps,
-                                          absl::Duration op_timeout) {
+                                          absl::Duration op_timeout,
+                                          const std::function<void(int)>& at_step) {
   absl::StatusOr<const platform::NcclApi*> api = platform::LoadNcclApi();
   if (!api.ok()) return api.status();
   NcclRank r(**api, rank, op_timeout);
   if (absl::Status s = r.Open(gpu); !s.ok()) return s;
   if (absl::Status s = r.Join(placement, store); !s.ok()) return s;
-  return r.Run(program, warmup, steps);
+  return r.Run(program, warmup, steps, at_step);
 }
 
 }  // namespace nodeprobe::workload

@@ -17,6 +17,7 @@
 
 #include <gloo/rendezvous/store.h>
 
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,7 @@ namespace nodeprobe::workload {
 absl::StatusOr<ReplayReport> ReplayOnNccl(const Placement& placement, int rank, int gpu,
                                           gloo::rendezvous::Store& store,
                                           const std::vector<Op>& program, int warmup, int steps,
-                                          absl::Duration op_timeout);
+                                          absl::Duration op_timeout,
+                                          const std::function<void(int)>& at_step = {});
 
 }  // namespace nodeprobe::workload

@@ -266,6 +266,11 @@ absl::Status ReadBar(const ProfileReader& r, const std::string& key, const YAML:
   absl::StatusOr<double> n = r.Number(v, name);
   if (!n.ok()) return n.status();
   const bool share = key == "step_cv_max" || key == "comm_share_max";
+  if (key == "burst_slowdown_max") {
+    if (!(*n >= 1 && *n <= 1000)) return r.Error(v, absl::StrCat(name, " must be in [1, 1000]"));
+    into.burst_slowdown_max = *n;
+    return absl::OkStatus();
+  }
   if (*n <= 0 || (share && *n > 1) || (!share && *n > 3.6e6)) {
     return r.Error(
         v, absl::StrCat(name, share ? " must be in (0, 1]" : " must be in (0, 3600000] (ms)"));
@@ -338,6 +343,9 @@ ProfileSection WorkloadProfileSection() {
                   "WORKLOAD_STEP_JITTER above this coefficient of variation (WARN)"});
   keys.push_back({"workload.comm_share_max", "number in (0, 1]", absl::StrCat(w.comm_share_max),
                   "WORKLOAD_COMM_BOUND above this share of the step exposed in communication"});
+  keys.push_back({"workload.burst_slowdown_max", "number in [1, 1000]",
+                  absl::StrCat(w.burst_slowdown_max),
+                  "WORKLOAD_BURST_STALLS above this step p99 during a burst over the p99 before"});
   keys.push_back({"workload.skew_max_ms", "number > 0 (ms)", "5% of the median step",
                   "a rank later than the others by more is WORKLOAD_STRAGGLER"});
   return DeclareSection<WorkloadRules>(std::move(keys), ReadKey);

@@ -12,6 +12,9 @@
 //     step_cv_max: 0.1            # WORKLOAD_STEP_JITTER above (WARN)
 //     comm_share_max: 0.6         # WORKLOAD_COMM_BOUND above (WARN)
 //     skew_max_ms: 20             # the late rank's lateness that names it a straggler
+//     burst_slowdown_max: 1.5     # WORKLOAD_BURST_STALLS above (run --burst)
+//     communicators: {...}        # a job's own step (`workload from-nccl-log`)
+//     programs: [...]
 #pragma once
 
 #include <functional>
@@ -35,6 +38,8 @@ struct WorkloadRules {
   double comm_share_max = 0.60;
   // Unset: 5% of the median step time (WORKLOAD_STRAGGLER's default bar).
   std::optional<double> skew_max_ms;
+  // A burst's step p99 over the steps' before it: WORKLOAD_BURST_STALLS above.
+  double burst_slowdown_max = 1.5;
 
   // The shape to replay: the named one (or the defaults), then the keys.
   workload::WorkloadShape Shape() const;

@@ -3,8 +3,9 @@
 namespace nodeprobe {
 
 std::vector<FindingCode> WorkloadFindings() {
-  return {findings::kWorkloadStraggler, findings::kWorkloadStepSlow, findings::kWorkloadStepJitter,
-          findings::kWorkloadCommBound, findings::kWorkloadNotRun};
+  return {findings::kWorkloadStraggler,  findings::kWorkloadStepSlow,
+          findings::kWorkloadStepJitter, findings::kWorkloadCommBound,
+          findings::kWorkloadNotRun,     findings::kWorkloadBurstStalls};
 }
 
 }  // namespace nodeprobe

@@ -41,4 +41,12 @@ inline constexpr FindingCode kWorkloadNotRun = {
     "the message names the node or the workload: key; fix that node (its agent, its rank's "
     "error) or the shape (`nodeprobe workload plan`), then run the stage again"};
 
+inline constexpr FindingCode kWorkloadBurstStalls = {
+    "WORKLOAD_BURST_STALLS", v1::FAIL, "workload stage",
+    "a storage or east-west burst during the steps slowed the step's p99 by more than "
+    "workload.burst_slowdown_max against the steps before it",
+    "the burst takes the buffers or queues the collectives need: separate storage and training "
+    "traffic (another NIC, a traffic class with its own PFC priority and ECN), or check the "
+    "switches' shared buffers and the nodes' PFC/ECN/CNP counters over the burst"};
+
 }  // namespace nodeprobe::findings

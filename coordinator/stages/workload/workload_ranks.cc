@@ -41,6 +41,7 @@ v1::Task WorkloadRankTask(const std::string& task_id, int nodes, int ranks_per_n
   w->set_store_host(store_host);
   w->set_store_port(store_port);
   w->set_library(library.name);
+  *w->mutable_burst() = library.burst;
   if (static_cast<size_t>(rank) < library.env.size()) {
     for (const auto& [k, v] : library.env[static_cast<size_t>(rank)]) (*w->mutable_env())[k] = v;
   }

@@ -29,6 +29,7 @@ struct RankRun {
 struct RankLibrary {
   std::string name = "gloo";
   std::vector<std::map<std::string, std::string>> env;  // per rank; empty for Gloo
+  v1::WorkloadBurst burst;  // run beside the steps by each node's first rank (kind "": none)
 };
 
 // `rank_nodes[r]` runs rank r; the shape is `profile`'s workload: section,

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/nccl_ranks.h"
+#include "coordinator/stages/workload/workload_burst.h"
 #include "coordinator/stages/workload/workload_findings.h"
 #include "coordinator/stages/workload/workload_judge.h"
 #include "coordinator/stages/workload/workload_ranks.h"
@@ -75,6 +76,9 @@ Measurement MeasureOnce(const Job& job, const StageContext& c) {
 std::optional<Job> PlanJob(const StageContext& c) {
   Job job;
   job.shape = c.profile.Section<WorkloadRules>().Shape();
+  if (absl::StatusOr<v1::WorkloadBurst> burst = BurstOf(c.request, c.profile); burst.ok()) {
+    job.library.burst = *burst;  // checked before the run (CheckRequest)
+  }
   // One rank per GPU on NCCL where every node has the GPUs for its ranks;
   // Gloo over TCP otherwise (1 rank per node unless the shape says).
   const int gpus = FewestGpus(c);
@@ -185,8 +189,11 @@ v1::Verdict WorstSince(const v1::StageRun& run, int first) {
 
 }  // namespace
 
-absl::Status WorkloadStage::CheckRequest(const v1::RunStageRequest&, size_t nodes,
+absl::Status WorkloadStage::CheckRequest(const v1::RunStageRequest& request, size_t nodes,
                                          const Profile& profile) const {
+  if (absl::StatusOr<v1::WorkloadBurst> burst = BurstOf(request, profile); !burst.ok()) {
+    return burst.status();
+  }
   const workload::WorkloadShape shape = profile.Section<WorkloadRules>().Shape();
   if (shape.ranks_per_node == 0) return absl::OkStatus();  // known once GPUs are counted
   return workload::Place(shape, static_cast<int>(nodes), shape.ranks_per_node).status();
@@ -231,6 +238,8 @@ void WorkloadStage::Measure(const StageContext& c) {
     *report = RecordOf(job->shape, job->placement, job->rank_nodes, job->programs, m.reports,
                        m.steps, m.judgement);
     report->set_measurements(measurements);
+    JudgeBurst(job->library.burst, m.steps, rules.burst_slowdown_max, report,
+               c.run->mutable_findings());
   }
   report->set_reference(c.profile.source.empty() ? "the defaults (no profile)" : c.profile.source);
   report->set_verdict(WorstSince(*c.run, first_finding));

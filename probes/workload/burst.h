@@ -36,7 +36,8 @@ class Burst {
                                                         gloo::rendezvous::Store& store);
   ~Burst();  // stops the load and the sink, removes what it wrote
   // Called as each measured step starts (and with the step count after the
-  // last): starts the load at at_step, stops it when the window ends.
+  // last): starts the load at at_step, asks it to stop when the window ends
+  // without waiting (a checkpoint shard in flight finishes on its own).
   void AtStep(int measured_step);
   // What went wrong in the load, "" when nothing did.
   std::string error() const;

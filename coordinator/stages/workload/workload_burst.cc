@@ -47,6 +47,16 @@ absl::StatusOr<v1::WorkloadBurst> BurstOf(const v1::RunStageRequest& request,
   return b;
 }
 
+std::vector<StepTimes> QuietSteps(const std::vector<StepTimes>& steps,
+                                  const v1::WorkloadBurst& burst) {
+  if (burst.kind().empty()) return steps;
+  std::vector<StepTimes> out;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    if (s < burst.at_step() || s >= burst.at_step() + burst.steps()) out.push_back(steps[s]);
+  }
+  return out;
+}
+
 namespace {
 
 void Phase(const std::string& name, size_t from, size_t to, const std::vector<StepTimes>& steps,

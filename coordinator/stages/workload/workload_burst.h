@@ -26,6 +26,12 @@ namespace nodeprobe::coordinator {
 absl::StatusOr<v1::WorkloadBurst> BurstOf(const v1::RunStageRequest& request,
                                           const Profile& profile);
 
+// The steps outside the burst's window (all of them without a burst): the
+// ones the step, jitter and straggler rules judge; the window's are the
+// burst rule's.
+std::vector<StepTimes> QuietSteps(const std::vector<StepTimes>& steps,
+                                  const v1::WorkloadBurst& burst);
+
 // The phases of `steps` around `burst`, into `report`; the finding into
 // `findings` when the burst stalls the step.
 void JudgeBurst(const v1::WorkloadBurst& burst, const std::vector<StepTimes>& steps,

@@ -57,6 +57,17 @@ TEST(WorkloadBurstTest, PhasesAroundTheWindowAndTheStallOnlyAboveTheBar) {
   }
 }
 
+TEST(WorkloadBurstTest, TheOtherRulesJudgeOnlyTheStepsOutsideTheWindow) {
+  v1::WorkloadBurst b;
+  b.set_kind("storage");
+  b.set_at_step(2);
+  b.set_steps(3);
+  const std::vector<StepTimes> quiet = QuietSteps(Steps({1, 2, 30, 40, 50, 6, 7}), b);
+  ASSERT_EQ(quiet.size(), 4u);
+  EXPECT_DOUBLE_EQ(quiet[2].step_ms[1], 6);
+  EXPECT_EQ(QuietSteps(Steps({1, 2, 3}), v1::WorkloadBurst()).size(), 3u);
+}
+
 TEST(WorkloadBurstTest, TheWindowDefaultsToTheMiddleThirdAndMustLeaveStepsAround) {
   absl::StatusOr<Profile> p = ParseProfile("workload:\n  steps: 30\n", "w.yaml");
   ASSERT_TRUE(p.ok());

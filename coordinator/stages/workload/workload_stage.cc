@@ -65,8 +65,9 @@ Measurement MeasureOnce(const Job& job, const StageContext& c) {
     return m;
   }
   const TransferBars& bars = c.profile.Section<TransferBars>();
-  m.judgement = JudgeSteps(*steps, c.profile.Section<WorkloadRules>(), bars.noise_sigmas,
-                           bars.max_spread, job.node_of);
+  m.judgement =
+      JudgeSteps(QuietSteps(*steps, job.library.burst), c.profile.Section<WorkloadRules>(),
+                 bars.noise_sigmas, bars.max_spread, job.node_of);
   m.reports = std::move(ran.reports);
   m.steps = *std::move(steps);
   return m;

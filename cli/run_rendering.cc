@@ -106,6 +106,11 @@ std::vector<std::string> WorkloadLines(const v1::WorkloadReport& w) {
         p.name(), p.steps(), p.step_p50_ms(), p.step_p99_ms(), p.slowdown(), p.step_max_ms(),
         p.exposed_p99_ms()));
   }
+  for (const v1::WorkloadReport::PartRun& r : w.bisection()) {
+    out.push_back(absl::StrFormat("again on %s: step p50 %.2f ms (%s)",
+                                  absl::StrJoin(r.nodes(), ","), r.step_p50_ms(),
+                                  r.slow() ? "slow" : "fine"));
+  }
   for (const v1::WorkloadReport::OpTime& o : w.ops()) {
     out.push_back(absl::StrCat(
         absl::StrFormat("%s %s %s: %.3f ms median", o.group(), o.op(), ByteSize(o.bytes()),

@@ -4,12 +4,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cli/log_input.h"
 #include "cli/output_file.h"
 #include "controlplane/exit_codes.h"
@@ -30,7 +32,31 @@ struct PlanOptions {
   int ranks_per_node = 0;
 };
 
+// A logged step (`from-nccl-log`): its communicators, and per rank what
+// one step moves on each.
+void PrintLoggedPlan(const workload::WorkloadShape& s, const workload::Placement& pl) {
+  std::printf("a logged step: %d nodes x %d ranks = %d ranks, %zu communicators\n",
+              pl.size() / pl.ranks_per_node, pl.ranks_per_node, pl.size(), pl.comms.size());
+  for (const auto& [name, members] : pl.comms) {
+    std::printf("%-6s ranks %s\n", name.c_str(), absl::StrJoin(members, ",").c_str());
+  }
+  std::printf("%-6s %-6s %8s %14s   (per step)\n", "rank", "comm", "ops", "bytes");
+  for (int r = 0; r < pl.size(); ++r) {
+    std::map<std::string, std::pair<int, uint64_t>> per;
+    for (const workload::Op& op : workload::StepProgram(s, pl, r)) {
+      if (op.kind == workload::OpKind::kCompute) continue;
+      auto& [n, bytes] = per[workload::GroupLabel(pl, op)];
+      ++n;
+      bytes += op.bytes;
+    }
+    for (const auto& [comm, v] : per) {
+      std::printf("%-6d %-6s %8d %14s\n", r, comm.c_str(), v.first, ByteSize(v.second).c_str());
+    }
+  }
+}
+
 void PrintPlan(const workload::WorkloadShape& s, const workload::Placement& pl) {
+  if (!pl.comms.empty()) return PrintLoggedPlan(s, pl);
   std::printf("shape %s: %d nodes x %d ranks = %d ranks; tp %d, pp %d, dp %d, ep %d\n",
               s.name.c_str(), pl.size() / pl.ranks_per_node, pl.ranks_per_node, pl.size(), pl.tp,
               pl.pp, pl.dp, pl.ep);

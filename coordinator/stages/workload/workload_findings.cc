@@ -3,9 +3,9 @@
 namespace nodeprobe {
 
 std::vector<FindingCode> WorkloadFindings() {
-  return {findings::kWorkloadStraggler,  findings::kWorkloadStepSlow,
-          findings::kWorkloadStepJitter, findings::kWorkloadCommBound,
-          findings::kWorkloadNotRun,     findings::kWorkloadBurstStalls};
+  return {findings::kWorkloadStraggler, findings::kWorkloadStepSlow, findings::kWorkloadStepJitter,
+          findings::kWorkloadCommBound, findings::kWorkloadNotRun,   findings::kWorkloadBurstStalls,
+          findings::kWorkloadSlowSubset};
 }
 
 }  // namespace nodeprobe

@@ -49,4 +49,16 @@ inline constexpr FindingCode kWorkloadBurstStalls = {
     "traffic (another NIC, a traffic class with its own PFC priority and ECN), or check the "
     "switches' shared buffers and the nodes' PFC/ECN/CNP counters over the burst"};
 
+inline constexpr FindingCode kWorkloadSlowSubset = {
+    "WORKLOAD_SLOW_SUBSET",
+    kVaries,
+    "workload stage",
+    "the job was slow and no rank stood out; run again on parts of the nodes, it is slow on the "
+    "nodes named (with any other node), or on two groups that are each fine alone and slow "
+    "together",
+    "a set: that node's link, its leaf port or its NIC; two groups: what joins them (a leaf's "
+    "uplink, a spine link, the routing between them): check that link's counters and its "
+    "cabling record",
+    "FAIL when the runs found the slow part; WARN when they could not"};
+
 }  // namespace nodeprobe::findings

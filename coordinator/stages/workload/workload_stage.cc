@@ -1,10 +1,13 @@
 #include "coordinator/stages/workload/workload_stage.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/nccl_ranks.h"
+#include "coordinator/stages/workload/bisection.h"
 #include "coordinator/stages/workload/workload_burst.h"
 #include "coordinator/stages/workload/workload_findings.h"
 #include "coordinator/stages/workload/workload_judge.h"
@@ -52,7 +55,7 @@ struct Job {
 Measurement MeasureOnce(const Job& job, const StageContext& c) {
   Measurement m;
   RankRun ran =
-      RunWorkloadRanks(job.rank_agents, static_cast<int>(c.nodes.size()),
+      RunWorkloadRanks(job.rank_agents, job.placement.size() / job.placement.ranks_per_node,
                        job.placement.ranks_per_node, job.library, c.run->profile(), c.deadline);
   if (!ran.failures.empty()) {
     m.failures = std::move(ran.failures);
@@ -73,8 +76,8 @@ Measurement MeasureOnce(const Job& job, const StageContext& c) {
   return m;
 }
 
-// The job on these nodes, or why it cannot be placed (a finding).
-std::optional<Job> PlanJob(const StageContext& c) {
+// The job on `nodes` (indices into c.nodes), or why it cannot be placed.
+absl::StatusOr<Job> PlanJob(const StageContext& c, const std::vector<int>& nodes) {
   Job job;
   job.shape = c.profile.Section<WorkloadRules>().Shape();
   if (absl::StatusOr<v1::WorkloadBurst> burst = BurstOf(c.request, c.profile); burst.ok()) {
@@ -86,24 +89,26 @@ std::optional<Job> PlanJob(const StageContext& c) {
   const int per_node = job.shape.ranks_per_node > 0 ? job.shape.ranks_per_node : std::max(1, gpus);
   if (gpus > 0 && per_node <= gpus) job.library.name = "nccl";
   absl::StatusOr<workload::Placement> pl =
-      workload::Place(job.shape, static_cast<int>(c.nodes.size()), per_node);
-  if (!pl.ok()) {
-    AddFinding(c.run->mutable_findings(), findings::kWorkloadNotRun.code, "workload",
-               std::string(pl.status().message()));
-    return std::nullopt;
-  }
+      workload::Place(job.shape, static_cast<int>(nodes.size()), per_node);
+  if (!pl.ok()) return pl.status();
   job.placement = *std::move(pl);
   for (const workload::RankPlace& r : job.placement.ranks) {
+    AgentSession* node = c.nodes[static_cast<size_t>(nodes[static_cast<size_t>(r.node)])].get();
     job.programs.push_back(workload::StepProgram(job.shape, job.placement, r.rank));
-    job.rank_agents.push_back(c.nodes[static_cast<size_t>(r.node)].get());
-    job.rank_nodes.push_back(c.nodes[static_cast<size_t>(r.node)]->node());
+    job.rank_agents.push_back(node);
+    job.rank_nodes.push_back(node->node());
     job.node_of.push_back(r.node);
     if (job.library.name == "nccl") {
-      job.library.env.push_back(
-          NcclEnvFor(c.nodes[static_cast<size_t>(r.node)]->registration(), c.profile));
+      job.library.env.push_back(NcclEnvFor(node->registration(), c.profile));
     }
   }
   return job;
+}
+
+std::vector<int> AllNodes(const StageContext& c) {
+  std::vector<int> all(c.nodes.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  return all;
 }
 
 // What that node's own probes already said in this run (WARN or FAIL):
@@ -180,6 +185,80 @@ Retest RetestStraggler(const Job& job, const StageContext& c, Measurement* m,
   return Retest::kNotReproduced;
 }
 
+// The fewest nodes the shape places on that divide the nodes given (a
+// data-parallel replica's); 0: none but all of them.
+int UnitNodes(const Job& job, int nodes) {
+  for (int k = 1; k < nodes; ++k) {
+    if (nodes % k == 0 && workload::Place(job.shape, k, job.placement.ranks_per_node).ok()) {
+      return k;
+    }
+  }
+  return 0;
+}
+
+std::string Names(const StageContext& c, const std::vector<int>& nodes) {
+  std::vector<std::string> out;
+  for (int n : nodes) out.push_back(c.nodes[static_cast<size_t>(n)]->node());
+  return absl::StrJoin(out, ",");
+}
+
+// The whole job slower than workload.step_time_max_ms and no rank standing
+// out: the job again on parts of the nodes (bisection.h), each run in the
+// record, what they showed a finding.
+void BisectSlowJob(const Job& job, const Measurement& m, const StageContext& c,
+                   const WorkloadRules& rules, v1::WorkloadReport* report) {
+  if (!rules.step_time_max_ms || m.judgement.straggler || !job.shape.logged.empty() ||
+      !job.library.burst.kind().empty() || m.judgement.step_p50_ms <= *rules.step_time_max_ms) {
+    return;
+  }
+  const int n = static_cast<int>(c.nodes.size());
+  const int unit = UnitNodes(job, n);
+  if (unit == 0) return;  // one replica: nothing to split
+  std::vector<std::vector<int>> units;
+  for (int u = 0; u < n / unit; ++u) {
+    units.emplace_back();
+    for (int k = 0; k < unit; ++k) units.back().push_back(u * unit + k);
+  }
+  c.progress("workload: the step is slow and no rank stands out; running it on parts of the nodes");
+  const Bisection b = Bisect(
+      units,
+      [&](const std::vector<int>& nodes) -> std::optional<bool> {
+        if (absl::Now() >= c.deadline) return std::nullopt;
+        absl::StatusOr<Job> part = PlanJob(c, nodes);
+        if (!part.ok()) return std::nullopt;
+        const Measurement pm = MeasureOnce(*part, c);
+        if (!pm.failures.empty()) return std::nullopt;
+        const bool slow = pm.judgement.step_p50_ms > *rules.step_time_max_ms;
+        v1::WorkloadReport::PartRun* run = report->add_bisection();
+        for (int x : nodes) run->add_nodes(c.nodes[static_cast<size_t>(x)]->node());
+        run->set_step_p50_ms(pm.judgement.step_p50_ms);
+        run->set_slow(slow);
+        c.progress(absl::StrFormat("workload on %s: step p50 %.1f ms (%s)", Names(c, nodes),
+                                   pm.judgement.step_p50_ms, slow ? "slow" : "fine"));
+        return slow;
+      },
+      2 * static_cast<int>(std::ceil(std::log2(units.size()))));
+  const std::string runs = absl::StrCat(b.runs.size(), " run(s) on parts of the nodes");
+  if (b.kind == Bisection::kSet) {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadSlowSubset.code, v1::FAIL,
+               Names(c, b.set),
+               absl::StrCat("the job is slow on ", Names(c, b.set),
+                            " with any other node and fine without it (", runs,
+                            "): its link, leaf port or NIC"));
+  } else if (b.kind == Bisection::kBetween) {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadSlowSubset.code, v1::FAIL,
+               absl::StrCat(Names(c, b.a), " | ", Names(c, b.b)),
+               absl::StrCat("the job is fine on ", Names(c, b.a), " alone and on ", Names(c, b.b),
+                            " alone, and slow on both together (", runs,
+                            "): what joins them (a leaf's uplink, a spine link, the routing "
+                            "between them)"));
+  } else {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadSlowSubset.code, v1::WARN, "workload",
+               absl::StrCat("the slow part was not found: ", runs,
+                            ", then a run failed, the deadline came or the budget ran out"));
+  }
+}
+
 v1::Verdict WorstSince(const v1::StageRun& run, int first) {
   v1::Verdict worst = v1::PASS;
   for (int i = first; i < run.findings_size(); ++i) {
@@ -212,8 +291,12 @@ void WorkloadStage::Measure(const StageContext& c) {
                             absl::StrJoin(unusable, ", "), " (see its single-node report)"));
     return;
   }
-  std::optional<Job> job = PlanJob(c);
-  if (!job) return;
+  absl::StatusOr<Job> job = PlanJob(c, AllNodes(c));
+  if (!job.ok()) {
+    AddFinding(c.run->mutable_findings(), findings::kWorkloadNotRun.code, "workload",
+               std::string(job.status().message()));
+    return;
+  }
   c.progress(absl::StrCat("workload ", job->shape.name, ": ", LayoutOf(job->placement)));
   Measurement m = MeasureOnce(*job, c);
   uint32_t measurements = 1;
@@ -241,6 +324,7 @@ void WorkloadStage::Measure(const StageContext& c) {
     report->set_measurements(measurements);
     JudgeBurst(job->library.burst, m.steps, rules.burst_slowdown_max, report,
                c.run->mutable_findings());
+    BisectSlowJob(*job, m, c, rules, report);
   }
   report->set_reference(c.profile.source.empty() ? "the defaults (no profile)" : c.profile.source);
   report->set_verdict(WorstSince(*c.run, first_finding));

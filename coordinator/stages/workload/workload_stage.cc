@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -196,6 +197,23 @@ int UnitNodes(const Job& job, int nodes) {
   return 0;
 }
 
+// The switches the nodes' ports are cabled to, as their own cabling
+// probes heard them over LLDP in this run ("" when none said).
+std::string SwitchesOf(const StageContext& c, const std::vector<int>& nodes) {
+  std::set<std::string> out;
+  for (int n : nodes) {
+    for (const v1::StageReport& rep : c.run->node_reports()) {
+      if (rep.node() != c.nodes[static_cast<size_t>(n)]->node()) continue;
+      for (const v1::ProbeResult& r : rep.results()) {
+        for (const v1::CablingLink& l : r.cabling().links()) {
+          if (!l.neighbor_system().empty()) out.insert(l.neighbor_system());
+        }
+      }
+    }
+  }
+  return absl::StrJoin(out, ",");
+}
+
 std::string Names(const StageContext& c, const std::vector<int>& nodes) {
   std::vector<std::string> out;
   for (int n : nodes) out.push_back(c.nodes[static_cast<size_t>(n)]->node());
@@ -244,14 +262,22 @@ void BisectSlowJob(const Job& job, const Measurement& m, const StageContext& c,
                Names(c, b.set),
                absl::StrCat("the job is slow on ", Names(c, b.set),
                             " with any other node and fine without it (", runs,
-                            "): its link, leaf port or NIC"));
+                            "): its link, leaf port or NIC",
+                            SwitchesOf(c, b.set).empty()
+                                ? ""
+                                : absl::StrCat(" (cabled to ", SwitchesOf(c, b.set), ")")));
   } else if (b.kind == Bisection::kBetween) {
     AddFinding(c.run->mutable_findings(), findings::kWorkloadSlowSubset.code, v1::FAIL,
                absl::StrCat(Names(c, b.a), " | ", Names(c, b.b)),
                absl::StrCat("the job is fine on ", Names(c, b.a), " alone and on ", Names(c, b.b),
                             " alone, and slow on both together (", runs,
                             "): what joins them (a leaf's uplink, a spine link, the routing "
-                            "between them)"));
+                            "between them)",
+                            SwitchesOf(c, b.a).empty() || SwitchesOf(c, b.b).empty()
+                                ? ""
+                                : absl::StrCat("; their ports are on ", SwitchesOf(c, b.a),
+                                               " and on ", SwitchesOf(c, b.b),
+                                               " by LLDP: the path between those switches")));
   } else {
     AddFinding(c.run->mutable_findings(), findings::kWorkloadSlowSubset.code, v1::WARN, "workload",
                absl::StrCat("the slow part was not found: ", runs,

@@ -169,8 +169,10 @@ int FromLog(const FromLogOptions& o) {
   }
   if (absl::Status s = WriteOutputFile(o.out, yaml, o.replace, "--out"); !s.ok())
     return controlplane::ErrorExit(std::string(s.message()), controlplane::kExitUsage);
-  std::cerr << "wrote " << o.out << ": replay it with `nodeprobe run --stage workload --nodes "
-            << job->hosts.size() << " NODES... --profile " << o.out << "`\n";
+  std::cerr << "wrote " << o.out << ": replay it on " << job->hosts.size() << " node(s) of "
+            << job->ranks_per_node
+            << " rank(s): nodeprobe run --stage workload --nodes NODE,... --profile " << o.out
+            << "\n";
   return controlplane::kExitOk;
 }
 

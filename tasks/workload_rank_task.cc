@@ -29,13 +29,31 @@ v1::WorkloadRankReport ToProto(const workload::ReplayReport& r) {
   return out;
 }
 
+// The rank's program on its library.
 absl::StatusOr<workload::ReplayReport> ReplayProgram(const v1::RunWorkloadRank& w,
                                                      const workload::Placement& pl,
                                                      const workload::WorkloadShape& shape, int rank,
                                                      const std::vector<workload::Op>& program,
                                                      gloo::rendezvous::Store& store,
                                                      const std::string& bind, absl::Duration budget,
-                                                     const std::function<void(int)>& at_step);
+                                                     const std::function<void(int)>& at_step) {
+  if (w.library() == "nccl") {
+    for (const auto& [k, v] : w.env()) {
+      if (!IsSettableNcclVariable(k)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "refusing to set ", k, ": not one of the NCCL_* variables nodeprobe sets"));
+      }
+      setenv(k.c_str(), v.c_str(), 1);
+    }
+    // One rank per GPU: its place on its node is its CUDA ordinal.
+    return workload::ReplayOnNccl(pl, rank, pl.ranks[static_cast<size_t>(rank)].local_rank, store,
+                                  program, shape.warmup, shape.steps, budget / 4, at_step);
+  }
+  absl::StatusOr<std::unique_ptr<workload::GlooReplay>> replay =
+      workload::GlooReplay::Connect(pl, rank, store, bind, budget / 4);
+  if (!replay.ok()) return replay.status();
+  return (*replay)->Run(program, shape.warmup, shape.steps, at_step);
+}
 
 // The rank's replay; rank 0 serves the store for the run's lifetime.
 absl::StatusOr<workload::ReplayReport> Replay(
@@ -86,32 +104,6 @@ absl::StatusOr<workload::ReplayReport> Replay(
     return absl::InternalError(burst->error());
   }
   return report;
-}
-
-// The rank's program on its library.
-absl::StatusOr<workload::ReplayReport> ReplayProgram(const v1::RunWorkloadRank& w,
-                                                     const workload::Placement& pl,
-                                                     const workload::WorkloadShape& shape, int rank,
-                                                     const std::vector<workload::Op>& program,
-                                                     gloo::rendezvous::Store& store,
-                                                     const std::string& bind, absl::Duration budget,
-                                                     const std::function<void(int)>& at_step) {
-  if (w.library() == "nccl") {
-    for (const auto& [k, v] : w.env()) {
-      if (!IsSettableNcclVariable(k)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "refusing to set ", k, ": not one of the NCCL_* variables nodeprobe sets"));
-      }
-      setenv(k.c_str(), v.c_str(), 1);
-    }
-    // One rank per GPU: its place on its node is its CUDA ordinal.
-    return workload::ReplayOnNccl(pl, rank, pl.ranks[static_cast<size_t>(rank)].local_rank, store,
-                                  program, shape.warmup, shape.steps, budget / 4, at_step);
-  }
-  absl::StatusOr<std::unique_ptr<workload::GlooReplay>> replay =
-      workload::GlooReplay::Connect(pl, rank, store, bind, budget / 4);
-  if (!replay.ok()) return replay.status();
-  return (*replay)->Run(program, shape.warmup, shape.steps, at_step);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -209,11 +210,14 @@ class ClusterLabTest : public ControlPlaneLabTest {
       ASSERT_TRUE(lab_->Shape("e", "ec", sender_mbit_).ok());
     }
   }
-  bool StartFourNodes() {
+  // The coordinator and the four agents; `each_agent` sees each agent's
+  // pid as it starts (a test that puts them in a cgroup).
+  bool StartFourNodes(const std::function<void(pid_t)>& each_agent = {}) {
     port_ = StartCoordinator(false);
     for (const auto& [host, node] : std::vector<std::pair<std::string, std::string>>{
              {"a", "gpu-a"}, {"b", "gpu-b"}, {"d", "gpu-d"}, {"e", "gpu-e"}}) {
-      StartAgent(host, node, false);
+      const pid_t pid = StartAgent(host, node, false);
+      if (each_agent) each_agent(pid);
     }
     for (const char* node : {"gpu-a", "gpu-b", "gpu-d", "gpu-e"}) {
       if (!WaitForAgent(node, false)) return false;

@@ -319,13 +319,8 @@ TEST_F(WorkloadLabTest, AStorageBurstIsReportedPerPhaseAndLeavesNothingBehind) {
   ThrottledFs shared(dir_.path());
   ASSERT_TRUE(shared.status().ok()) << shared.status();
   shared.Throttle(16 << 20, 64 << 20);
-  port_ = StartCoordinator(false);
-  for (const auto& [host, node] : std::vector<std::pair<std::string, std::string>>{
-           {"a", "gpu-a"}, {"b", "gpu-b"}, {"d", "gpu-d"}, {"e", "gpu-e"}}) {
-    shared.Add(StartAgent(host, node, false));  // its task workers follow it
-  }
-  for (const char* node : {"gpu-a", "gpu-b", "gpu-d", "gpu-e"})
-    ASSERT_TRUE(WaitForAgent(node, false));
+  // Each agent in the cgroup: its task workers follow it.
+  ASSERT_TRUE(StartFourNodes([&](pid_t agent) { shared.Add(agent); }));
   const std::string storage = absl::StrCat("storage:\n  paths: [", shared.mount(),
                                            "]\n  writers: 1\n  shard_mb: 8\n  metadata_files: 0\n");
   std::string out;

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "agent/agent_command.h"
 #include "agent/link_flap.h"
+#include "cli/baseline_command.h"
 #include "cli/control_commands.h"
 #include "cli/evidence_command.h"
 #include "cli/fleet_command.h"
@@ -469,6 +470,7 @@ int nodeprobe::cli::NodeprobeMain(int argc, char** argv) {
   commands.push_back(nodeprobe::cli::AddEvidenceCommand(app));
   commands.push_back(nodeprobe::cli::AddSlurmHealthCommand(app));
   commands.push_back(nodeprobe::cli::AddWorkloadCommand(app));
+  commands.push_back(nodeprobe::cli::AddBaselineCommand(app));
   if (std::optional<int> done = controlplane::ParseCommandLine(app, argc, argv, "nodeprobe")) {
     return *done;
   }

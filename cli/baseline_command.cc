@@ -60,8 +60,8 @@ std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines
     for (const auto& [name, b] : c.figures) {
       absl::StrAppend(
           &out, b.n < min_runs
-                    ? absl::StrFormat("  %-44s not enough runs (%d of %d)\n", name, b.n, min_runs)
-                    : absl::StrFormat("  %-44s median %.4g, spread %.3g, %d runs %s .. %s\n", name,
+                    ? absl::StrFormat("  %-44s not enough runs (n %d of %d)\n", name, b.n, min_runs)
+                    : absl::StrFormat("  %-44s median %.4g, spread %.3g, n %d, %s .. %s\n", name,
                                       b.median, b.spread, b.n, Day(b.first), Day(b.last)));
     }
   }

@@ -15,10 +15,10 @@ TEST(BaselineTableTest, EachClassThenItsFiguresAndTooFewRunsSaysSo) {
   const std::string all = RenderBaselines(classes, "", 5);
   EXPECT_NE(all.find("class gpu=NVIDIA H200; driver=550.54.15\n"), std::string::npos) << all;
   EXPECT_NE(all.find("WRITE_BW gbps rail mlx5_0"), std::string::npos);
-  EXPECT_NE(all.find("median 392, spread 1.48, 6 runs 2025-12-06 .. 2025-12-11"), std::string::npos)
+  EXPECT_NE(all.find("median 392, spread 1.48, n 6, 2025-12-06 .. 2025-12-11"), std::string::npos)
       << all;
   EXPECT_NE(all.find("all_reduce busbw 1073741824 B"), std::string::npos);
-  EXPECT_NE(all.find("not enough runs (2 of 5)"), std::string::npos) << all;
+  EXPECT_NE(all.find("not enough runs (n 2 of 5)"), std::string::npos) << all;
   const std::string h200_only = RenderBaselines(classes, "H200", 5);
   EXPECT_EQ(h200_only.find("gpu=none"), std::string::npos);
   EXPECT_EQ(RenderBaselines(classes, "B200", 5), "no accepted run matches\n");

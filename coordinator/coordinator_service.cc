@@ -252,6 +252,9 @@ void CoordinatorService::MarkCutShort(v1::StageRun* run) {
   }
 }
 
+// The accepted runs a run's baselines are built from (the newest).
+constexpr int kBaselineRuns = 500;
+
 grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                           const v1::RunStageRequest* original,
                                           grpc::ServerWriter<v1::StageEvent>* writer) {
@@ -314,7 +317,11 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   run = RunStageOnAgents(
       run, nodes, req, *judged_by, deadline, progress,
       [&](const v1::StageRun& partial) { saver.Checkpoint(partial); },
-      [this](const std::string& node) { return registry_.Find(node); });
+      [this](const std::string& node) { return registry_.Find(node); },
+      [this] {
+        absl::StatusOr<std::vector<v1::StageRun>> runs = store_->AcceptedRuns(kBaselineRuns);
+        return runs.ok() ? *std::move(runs) : std::vector<v1::StageRun>();
+      });
   for (const auto& a : nodes) a->Release();
   return FinishRun(std::move(run), &saver, writer);
 }

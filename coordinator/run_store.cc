@@ -305,6 +305,24 @@ absl::StatusOr<v1::StageRun> RunStore::Get(const std::string& run_id) {
   return run;
 }
 
+absl::StatusOr<std::vector<v1::StageRun>> RunStore::AcceptedRuns(int limit) {
+  platform::MutexLock l(&mu_);
+  Stmt q;
+  sqlite3_prepare_v2(db_,
+                     "SELECT record FROM runs WHERE state = 'done' AND verdict IN ('PASS', 'WARN') "
+                     "ORDER BY started DESC, id DESC LIMIT ?1",
+                     -1, &q.s, nullptr);
+  sqlite3_bind_int(q.s, 1, limit);
+  std::vector<v1::StageRun> out;
+  while (sqlite3_step(q.s) == SQLITE_ROW) {
+    v1::StageRun run;
+    if (run.ParseFromArray(sqlite3_column_blob(q.s, 0), sqlite3_column_bytes(q.s, 0))) {
+      out.push_back(std::move(run));
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<v1::StageRun>> RunStore::List(int limit) {
   platform::MutexLock l(&mu_);
   Stmt q;

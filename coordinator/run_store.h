@@ -39,6 +39,9 @@ class RunStore {
   absl::StatusOr<v1::StageRun> Get(const std::string& run_id);
   // Newest first, at most `limit`.
   absl::StatusOr<std::vector<v1::StageRun>> List(int limit);
+  // The newest `limit` accepted runs (done, PASS or WARN), whole: what
+  // baselines learn from (coordinator/baseline).
+  absl::StatusOr<std::vector<v1::StageRun>> AcceptedRuns(int limit);
   // node -> its last report (only finished runs count).
   absl::StatusOr<std::map<std::string, LastReport>> LastReports();
   // How many runs the last Open() found interrupted.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "coordinator/agent_tasks.h"
+#include "coordinator/baseline/baseline_judge.h"
 #include "coordinator/collective_peers.h"
 #include "coordinator/pair_transfers.h"
 #include "coordinator/peer_judgement.h"
@@ -115,7 +116,8 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
                               const std::vector<std::shared_ptr<AgentSession>>& nodes,
                               const v1::RunStageRequest& request, const Profile& profile,
                               absl::Time deadline, const ProgressFn& progress,
-                              const CheckpointFn& checkpoint, const AgentFinder& find) {
+                              const CheckpointFn& checkpoint, const AgentFinder& find,
+                              const HistoryFn& history) {
   const std::vector<bool> usable =
       RunSingleNodeEverywhere(&run, nodes, request, deadline, progress);
   const StageContext ctx{&run,     nodes,    usable,     request, profile,
@@ -124,6 +126,9 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
     if (stage->Applies(request)) stage->Measure(ctx);
   }
   JudgeAgainstPeers(&run, request, profile);
+  if (const BaselineRules& b = profile.Section<BaselineRules>(); b.use && history) {
+    baseline::JudgeAgainstBaselines(&run, history(), b);
+  }
   // What the nodes' kernels logged meanwhile: an Xid during the stage makes
   // it not PASS, whatever was measured.
   AddKernelEvents(&run, nodes, deadline, progress);

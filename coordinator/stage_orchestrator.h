@@ -7,6 +7,7 @@
 // registry, not the stages.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,12 +25,16 @@ namespace nodeprobe::coordinator {
 absl::Status CheckRequestAgainstStages(const v1::RunStageRequest& request, size_t nodes,
                                        const Profile& profile);
 
+// Earlier stored runs, for the baselines (coordinator/baseline).
+using HistoryFn = std::function<std::vector<v1::StageRun>()>;
+
 // `run` comes in with id, stage, nodes and start time; it is returned
-// complete (state, verdict, reports, findings).
+// complete (state, verdict, reports, findings). `history` is asked only
+// when the profile judges against baselines (baseline.use).
 v1::StageRun RunStageOnAgents(
     v1::StageRun run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
     const v1::RunStageRequest& request, const Profile& profile, absl::Time deadline,
     const ProgressFn& progress, const CheckpointFn& checkpoint = [](const v1::StageRun&) {},
-    const AgentFinder& find = nullptr);
+    const AgentFinder& find = nullptr, const HistoryFn& history = nullptr);
 
 }  // namespace nodeprobe::coordinator

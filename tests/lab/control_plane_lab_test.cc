@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -303,6 +304,54 @@ TEST_F(ControlPlaneLabTest, CtrlCWithoutATerminalCancelsTheRunAtTheCoordinator) 
                    false, &out),
             0)
       << out;
+}
+
+// Five two-node runs build the class's baseline (baseline.use); a sixth
+// with gpu-a's sender shaped 20% lower is REGRESSED_FROM_BASELINE with
+// the numbers, while its figure still passes the profile's TCP bar.
+TEST_F(ControlPlaneLabTest, ASixthRunTwentyPercentLowerIsRegressedFromTheBaseline) {
+  ASSERT_TRUE(StartPlaintextFleet());
+  const std::string profile = dir_.path() + "/baseline.yaml";
+  testing::WriteFile(profile, "baseline:\n  use: true\ntransfer:\n  tcp_stream_min_gbps: 0.3\n");
+  std::string out;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+                      "--transfer-seconds", "1", "--profile", profile},
+                     false, &out),
+              0)
+        << out;
+  }
+  std::string shown;
+  ASSERT_EQ(Client({"baseline", "show"}, false, &shown), 0) << shown;
+  std::cerr << shown;
+  // Both directions of the five runs, one class: ten samples.
+  EXPECT_NE(shown.find("STREAM_BW gbps rail tcp"), std::string::npos) << shown;
+  EXPECT_NE(shown.find(", n 10, "), std::string::npos) << shown;
+  ASSERT_TRUE(lab_->Shape("a", "ac", 800).ok());  // the fixture's senders run at 1000
+  EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
+                    "--transfer-seconds", "1", "--profile", profile},
+                   false, &out),
+            1)
+      << out;
+  const v1::StageRun run = ParseRun(out);
+  const v1::Finding* regressed = nullptr;
+  for (const v1::Finding& f : run.findings()) {
+    std::cerr << v1::Verdict_Name(f.severity()) << " " << f.code() << " " << f.device() << ": "
+              << f.message() << "\n";
+    if (f.code() == "REGRESSED_FROM_BASELINE" &&
+        absl::StartsWith(f.device(), "gpu-a STREAM_BW gbps rail")) {
+      regressed = &f;
+    }
+  }
+  ASSERT_NE(regressed, nullptr) << out;
+  EXPECT_EQ(regressed->severity(), v1::FAIL);
+  EXPECT_NE(regressed->message().find("(n 10"), std::string::npos) << regressed->message();
+  EXPECT_NE(regressed->message().find("this node's previous value"), std::string::npos);
+  for (const v1::PairResult& p : run.pairs()) {  // the profile's bar still passes
+    for (const v1::Finding& f : p.result().findings()) {
+      EXPECT_NE(f.code(), "TRANSFER_BELOW_EXPECTED") << f.message();
+    }
+  }
 }
 
 TEST_F(ControlPlaneLabTest, TwoNodeStageIsJudgedByItsProfileAndTheRunKeepsIt) {

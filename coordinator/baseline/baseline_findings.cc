@@ -1,0 +1,11 @@
+#include "coordinator/baseline/baseline_findings.h"
+
+#include <vector>
+
+namespace nodeprobe {
+
+std::vector<FindingCode> BaselineFindings() {
+  return {findings::kRegressedFromBaseline, findings::kBaselineTooFewRuns};
+}
+
+}  // namespace nodeprobe

@@ -1,0 +1,76 @@
+#include "coordinator/baseline/baseline_judge.h"
+
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "coordinator/baseline/baseline_findings.h"
+#include "coordinator/baseline/figures.h"
+#include "probes/framework/result_util.h"
+
+namespace nodeprobe::baseline {
+namespace {
+
+// The node's last value of `figure` among the accepted runs, and its run.
+std::string Previous(const std::vector<v1::StageRun>& history, const std::string& node,
+                     const std::string& figure) {
+  const v1::StageRun* latest = nullptr;
+  double value = 0;
+  for (const v1::StageRun& run : history) {
+    if (!Accepted(run) || (latest && run.started().seconds() < latest->started().seconds())) {
+      continue;
+    }
+    for (const Figure& f : FiguresOf(run)) {
+      if (f.node == node && f.name == figure) {
+        latest = &run;
+        value = f.value;
+      }
+    }
+  }
+  return latest == nullptr
+             ? "no earlier value for this node"
+             : absl::StrFormat("this node's previous value %.4g (run %s)", value, latest->run_id());
+}
+
+}  // namespace
+
+void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& history,
+                           const BaselineRules& rules) {
+  if (!rules.use) return;
+  const std::map<std::string, ClassBaselines> classes = BaselinesOf(history);
+  std::map<std::string, NodeClass> node_class;
+  for (const v1::StageReport& r : run->node_reports()) {
+    node_class[r.node()] = ClassOf(r, run->profile().source());
+  }
+  const RegressionRules rule{.min_runs = rules.min_runs,
+                             .warn = rules.regression_warn,
+                             .fail = rules.regression_fail,
+                             .noise_sigmas = rules.noise_sigmas};
+  std::set<std::string> too_few;  // classes already said
+  for (const Figure& f : FiguresOf(*run)) {
+    auto nc = node_class.find(f.node);
+    if (nc == node_class.end()) continue;
+    const std::string key = nc->second.Key();
+    auto c = classes.find(key);
+    const Baseline b = c == classes.end() || !c->second.figures.count(f.name)
+                           ? Baseline{}
+                           : c->second.figures.at(f.name);
+    const Regression r = Judge(f.value, b, rule, f.higher_is_better);
+    if (r.state == Regression::kNotEnoughRuns) {
+      if (too_few.insert(key).second) {
+        AddFinding(run->mutable_findings(), findings::kBaselineTooFewRuns.code, f.node,
+                   absl::StrCat("class ", key, ": ", f.name, ": ", r.why));
+      }
+      continue;
+    }
+    if (r.state != Regression::kWarn && r.state != Regression::kFail) continue;
+    AddFinding(run->mutable_findings(), findings::kRegressedFromBaseline.code,
+               r.state == Regression::kFail ? v1::FAIL : v1::WARN,
+               absl::StrCat(f.node, " ", f.name),
+               absl::StrCat(f.name, ": ", r.why, "; ", Previous(history, f.node, f.name),
+                            "; class ", key));
+  }
+}
+
+}  // namespace nodeprobe::baseline

@@ -5,7 +5,8 @@
 namespace nodeprobe {
 
 std::vector<FindingCode> BaselineFindings() {
-  return {findings::kRegressedFromBaseline, findings::kBaselineTooFewRuns};
+  return {findings::kRegressedFromBaseline, findings::kBaselineTooFewRuns,
+          findings::kBaselineClassChanged};
 }
 
 }  // namespace nodeprobe

@@ -23,4 +23,12 @@ inline constexpr FindingCode kBaselineTooFewRuns = {
     "baseline.use is set but the node's class has too few accepted runs to judge against",
     "nothing to fix: the class's baseline builds as accepted runs are stored (baseline.min_runs)"};
 
+inline constexpr FindingCode kBaselineClassChanged = {
+    "BASELINE_CLASS_CHANGED", v1::PASS, "baseline",
+    "a node's class changed since its last accepted run (a driver, firmware, CUDA or NCCL "
+    "version, its GPUs or NICs, or the profile): its baseline starts over; the message says what "
+    "changed and how its figures moved against the old class",
+    "nothing to fix if the change was meant (an upgrade): read how the figures moved; a move "
+    "the whole fleet shares is the change's effect"};
+
 }  // namespace nodeprobe::findings

@@ -1,10 +1,12 @@
 #include "coordinator/baseline/baseline_judge.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "coordinator/baseline/baseline_findings.h"
 #include "coordinator/baseline/figures.h"
 #include "probes/framework/result_util.h"
@@ -33,6 +35,24 @@ std::string Previous(const std::vector<v1::StageRun>& history, const std::string
              : absl::StrFormat("this node's previous value %.4g (run %s)", value, latest->run_id());
 }
 
+// The node's class in its newest accepted run among `history`, with that
+// run's id; nullopt when it has none.
+std::optional<std::pair<NodeClass, std::string>> PreviousClass(
+    const std::vector<v1::StageRun>& history, const std::string& node) {
+  const v1::StageRun* latest = nullptr;
+  const v1::StageReport* report = nullptr;
+  for (const v1::StageRun& run : history) {
+    if (!Accepted(run) || (latest && run.started().seconds() < latest->started().seconds())) {
+      continue;
+    }
+    for (const v1::StageReport& r : run.node_reports()) {
+      if (r.node() == node) latest = &run, report = &r;
+    }
+  }
+  if (latest == nullptr) return std::nullopt;
+  return std::make_pair(ClassOf(*report, latest->profile().source()), latest->run_id());
+}
+
 }  // namespace
 
 void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& history,
@@ -48,7 +68,25 @@ void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& h
                              .fail = rules.regression_fail,
                              .noise_sigmas = rules.noise_sigmas};
   std::set<std::string> too_few;  // classes already said
+  // A node whose class changed since its last accepted run (a version):
+  // how its figures moved against the old class's baseline.
+  std::map<std::string, std::vector<std::string>> moved;
+  std::map<std::string, std::pair<NodeClass, std::string>> changed;
+  for (const auto& [node, now] : node_class) {
+    std::optional<std::pair<NodeClass, std::string>> before = PreviousClass(history, node);
+    if (before && before->first.Key() != now.Key()) changed[node] = *before;
+  }
   for (const Figure& f : FiguresOf(*run)) {
+    if (auto ch = changed.find(f.node); ch != changed.end()) {
+      auto old = classes.find(ch->second.first.Key());
+      if (old != classes.end() && old->second.figures.count(f.name) &&
+          old->second.figures.at(f.name).n >= rules.min_runs) {
+        const Baseline& ob = old->second.figures.at(f.name);
+        moved[f.node].push_back(absl::StrFormat("%s %.4g against %.4g before (%+.1f%%)", f.name,
+                                                f.value, ob.median,
+                                                100 * (f.value / ob.median - 1)));
+      }
+    }
     auto nc = node_class.find(f.node);
     if (nc == node_class.end()) continue;
     const std::string key = nc->second.Key();
@@ -70,6 +108,15 @@ void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& h
                absl::StrCat(f.node, " ", f.name),
                absl::StrCat(f.name, ": ", r.why, "; ", Previous(history, f.node, f.name),
                             "; class ", key));
+  }
+  for (const auto& [node, before] : changed) {
+    const std::vector<std::string> what = node_class[node].ChangesFrom(before.first);
+    AddFinding(run->mutable_findings(), findings::kBaselineClassChanged.code, node,
+               absl::StrCat(node, "'s class changed since run ", before.second, " (",
+                            absl::StrJoin(what, ", "), "): its baseline starts over",
+                            moved[node].empty() ? ""
+                                                : absl::StrCat("; against the old class: ",
+                                                               absl::StrJoin(moved[node], "; "))));
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-v1::StageRun TwoNode(int day, double gbps) {
+v1::StageRun TwoNode(int day, double gbps, const std::string& driver = "550.54.15") {
   v1::StageRun run;
   run.set_run_id(absl::StrCat("r-", day));
   run.set_state("done");
@@ -25,7 +25,7 @@ v1::StageRun TwoNode(int day, double gbps) {
     v1::Component* c = r->add_results()->mutable_inventory()->add_components();
     c->set_name("nvidia_driver");
     c->set_present(true);
-    c->set_version("550.54.15");
+    c->set_version(driver);
   }
   v1::PairResult* p = run.add_pairs();
   p->set_from_node("gpu01");
@@ -79,6 +79,20 @@ TEST(BaselineJudgeTest, AClassWithOneRunSaysNotEnoughRunsOnceAndJudgesNothing) {
   EXPECT_EQ(now.findings(0).code(), findings::kBaselineTooFewRuns.code);
   EXPECT_EQ(now.findings(0).severity(), v1::PASS);
   EXPECT_THAT(now.findings(0).message(), HasSubstr("not enough runs: the class has 1 accepted"));
+}
+
+// A driver upgrade: the class starts over and the record says what moved.
+TEST(BaselineJudgeTest, AVersionChangeStartsANewClassAndSaysHowTheFiguresMoved) {
+  std::vector<v1::StageRun> history;
+  for (int d = 1; d <= 5; ++d) history.push_back(TwoNode(d, 392));
+  v1::StageRun now = TwoNode(6, 360, "560.28.03");
+  JudgeAgainstBaselines(&now, history, On());
+  const v1::Finding* f = Code(now, findings::kBaselineClassChanged.code);
+  ASSERT_NE(f, nullptr);
+  EXPECT_THAT(f->message(), HasSubstr("gpu01's class changed since run r-5 (driver 550.54.15 -> "
+                                      "560.28.03): its baseline starts over"));
+  EXPECT_THAT(f->message(), HasSubstr("WRITE_BW gbps rail mlx5_0 360 against 392 before (-8.2%)"));
+  EXPECT_EQ(Code(now, findings::kRegressedFromBaseline.code), nullptr);  // a new class: not judged
 }
 
 }  // namespace

@@ -2,41 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "absl/strings/str_cat.h"
+#include "coordinator/baseline/test_runs.h"
 
 namespace nodeprobe::baseline {
 namespace {
 
-// A two-node run whose pair moved `gbps` on rail mlx5_0 (RDMA WRITE),
-// both nodes of one class.
-v1::StageRun TwoNode(const std::string& id, double gbps, v1::Verdict verdict,
-                     const std::string& driver = "550.54.15") {
-  v1::StageRun run;
-  run.set_run_id(id);
-  run.set_state("done");
-  run.set_verdict(verdict);
-  run.mutable_profile()->set_source("fleet.yaml");
-  run.mutable_started()->set_seconds(1'760'000'000 + 86400 * std::stoi(id.substr(2)));
-  for (const char* n : {"gpu01", "gpu02"}) {
-    run.add_nodes(n);
-    v1::StageReport* r = run.add_node_reports();
-    r->set_node(n);
-    v1::Component* c = r->add_results()->mutable_inventory()->add_components();
-    c->set_name("nvidia_driver");
-    c->set_present(true);
-    c->set_version(driver);
-  }
-  v1::PairResult* p = run.add_pairs();
-  p->set_from_node("gpu01");
-  p->set_to_node("gpu02");
-  p->set_rail("mlx5_0");
-  p->mutable_result()->mutable_transfer()->set_op(v1::WRITE_BW);
-  p->mutable_result()->mutable_transfer()->add_results()->set_bw_avg_gbps(gbps);
-  return run;
-}
-
 TEST(FiguresTest, APairsFigureBelongsToItsSenderAndRunWideOnesToEveryNode) {
-  v1::StageRun run = TwoNode("r-1", 392, v1::PASS);
+  v1::StageRun run = TwoNodeRun(1, 392);
   run.mutable_workload()->set_steps(20);
   run.mutable_workload()->set_shape("llama2-7b-dp");
   run.mutable_workload()->set_step_p50_ms(310);
@@ -52,9 +24,9 @@ TEST(FiguresTest, APairsFigureBelongsToItsSenderAndRunWideOnesToEveryNode) {
 
 TEST(FiguresTest, OnlyAcceptedRunsBuildTheBaselineAndAVersionChangeIsAnotherClass) {
   std::vector<v1::StageRun> runs;
-  for (int i = 1; i <= 5; ++i) runs.push_back(TwoNode(absl::StrCat("r-", i), 390 + i, v1::PASS));
-  runs.push_back(TwoNode("r-6", 120, v1::FAIL));  // a failed run teaches nothing
-  runs.push_back(TwoNode("r-7", 351, v1::PASS, "560.28.03"));
+  for (int i = 1; i <= 5; ++i) runs.push_back(TwoNodeRun(i, 390 + i));
+  runs.push_back(TwoNodeRun(6, 120, v1::FAIL));  // a failed run teaches nothing
+  runs.push_back(TwoNodeRun(7, 351, v1::PASS, "560.28.03"));
   const auto classes = BaselinesOf(runs);
   ASSERT_EQ(classes.size(), 2u);
   for (const auto& [key, c] : classes) {

@@ -1,7 +1,6 @@
 #include "coordinator/baseline/baseline_judge.h"
 
 #include <map>
-#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -14,44 +13,41 @@
 namespace nodeprobe::baseline {
 namespace {
 
-// The node's last value of `figure` among the accepted runs, and its run.
-std::string Previous(const std::vector<v1::StageRun>& history, const std::string& node,
-                     const std::string& figure) {
-  const v1::StageRun* latest = nullptr;
-  double value = 0;
-  for (const v1::StageRun& run : history) {
-    if (!Accepted(run) || (latest && run.started().seconds() < latest->started().seconds())) {
-      continue;
-    }
-    for (const Figure& f : FiguresOf(run)) {
-      if (f.node == node && f.name == figure) {
-        latest = &run;
-        value = f.value;
+// Each node's newest accepted figures and class in `history`, read once
+// (not per figure judged: a cluster run has thousands against hundreds of
+// stored runs).
+struct Latest {
+  struct Seen {
+    double value = 0;
+    int64_t when = -1;
+    std::string run_id;
+  };
+  std::map<std::pair<std::string, std::string>, Seen> figures;  // (node, figure)
+  std::map<std::string, std::pair<NodeClass, Seen>> classes;    // node -> its class then
+
+  explicit Latest(const std::vector<v1::StageRun>& history) {
+    for (const v1::StageRun& run : history) {
+      if (!Accepted(run)) continue;
+      const Seen at{.when = run.started().seconds(), .run_id = run.run_id()};
+      for (const Figure& f : FiguresOf(run)) {
+        Seen& s = figures[{f.node, f.name}];
+        if (at.when >= s.when) s = {.value = f.value, .when = at.when, .run_id = at.run_id};
+      }
+      for (const v1::StageReport& r : run.node_reports()) {
+        auto it = classes.find(r.node());
+        if (it == classes.end() || at.when >= it->second.second.when) {
+          classes[r.node()] = {ClassOf(r, run.profile().source()), at};
+        }
       }
     }
   }
-  return latest == nullptr
-             ? "no earlier value for this node"
-             : absl::StrFormat("this node's previous value %.4g (run %s)", value, latest->run_id());
-}
-
-// The node's class in its newest accepted run among `history`, with that
-// run's id; nullopt when it has none.
-std::optional<std::pair<NodeClass, std::string>> PreviousClass(
-    const std::vector<v1::StageRun>& history, const std::string& node) {
-  const v1::StageRun* latest = nullptr;
-  const v1::StageReport* report = nullptr;
-  for (const v1::StageRun& run : history) {
-    if (!Accepted(run) || (latest && run.started().seconds() < latest->started().seconds())) {
-      continue;
-    }
-    for (const v1::StageReport& r : run.node_reports()) {
-      if (r.node() == node) latest = &run, report = &r;
-    }
+  std::string Previous(const std::string& node, const std::string& figure) const {
+    auto it = figures.find({node, figure});
+    return it == figures.end() ? "no earlier value for this node"
+                               : absl::StrFormat("this node's previous value %.4g (run %s)",
+                                                 it->second.value, it->second.run_id);
   }
-  if (latest == nullptr) return std::nullopt;
-  return std::make_pair(ClassOf(*report, latest->profile().source()), latest->run_id());
-}
+};
 
 }  // namespace
 
@@ -72,9 +68,12 @@ void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& h
   // how its figures moved against the old class's baseline.
   std::map<std::string, std::vector<std::string>> moved;
   std::map<std::string, std::pair<NodeClass, std::string>> changed;
+  const Latest latest(history);
   for (const auto& [node, now] : node_class) {
-    std::optional<std::pair<NodeClass, std::string>> before = PreviousClass(history, node);
-    if (before && before->first.Key() != now.Key()) changed[node] = *before;
+    auto before = latest.classes.find(node);
+    if (before != latest.classes.end() && before->second.first.Key() != now.Key()) {
+      changed[node] = {before->second.first, before->second.second.run_id};
+    }
   }
   for (const Figure& f : FiguresOf(*run)) {
     if (auto ch = changed.find(f.node); ch != changed.end()) {
@@ -103,11 +102,10 @@ void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& h
       continue;
     }
     if (r.state != Regression::kWarn && r.state != Regression::kFail) continue;
-    AddFinding(run->mutable_findings(), findings::kRegressedFromBaseline.code,
-               r.state == Regression::kFail ? v1::FAIL : v1::WARN,
-               absl::StrCat(f.node, " ", f.name),
-               absl::StrCat(f.name, ": ", r.why, "; ", Previous(history, f.node, f.name),
-                            "; class ", key));
+    AddFinding(
+        run->mutable_findings(), findings::kRegressedFromBaseline.code,
+        r.state == Regression::kFail ? v1::FAIL : v1::WARN, absl::StrCat(f.node, " ", f.name),
+        absl::StrCat(f.name, ": ", r.why, "; ", latest.Previous(f.node, f.name), "; class ", key));
   }
   for (const auto& [node, before] : changed) {
     const std::vector<std::string> what = node_class[node].ChangesFrom(before.first);

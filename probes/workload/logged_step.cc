@@ -104,12 +104,14 @@ class Builder {
                        "ranks are unknown (a log cut from a job's middle): capture from the job's "
                        "start with NCCL_DEBUG_SUBSYS=INIT,COLL"));
     }
+    std::vector<bool> nranks_unsaid;  // per communicator: a trace's, which names no size
     for (size_t i = 0; i < log_.endpoints().size(); ++i) {
       const CollEndpoint& e = log_.endpoints()[i];
       if (e.comm_id.empty() || !used.count(e.comm_id) || e.rank_index < 0) continue;
       auto [it, added] = comm_index_.emplace(e.comm_id, static_cast<int>(members_.size()));
       if (added) {
         members_.emplace_back();
+        nranks_unsaid.push_back(e.nranks == 0);
         job_.comms.push_back({.name = absl::StrCat("c", job_.comms.size()), .id = e.comm_id});
       }
       const size_t c = static_cast<size_t>(it->second);
@@ -129,7 +131,7 @@ class Builder {
       comm_of_endpoint_[static_cast<int>(i)] = static_cast<int>(c);
     }
     for (size_t c = 0; c < members_.size(); ++c) {
-      if (log_.endpoints()[static_cast<size_t>(FirstEndpoint(c))].nranks == 0) {
+      if (nranks_unsaid[c]) {
         job_.notes.push_back(absl::StrCat("the trace does not say how many ranks ",
                                           job_.comms[c].id, " has: taken as the ",
                                           job_.comms[c].nranks, " seen"));
@@ -147,13 +149,6 @@ class Builder {
       }
     }
     return absl::OkStatus();
-  }
-
-  int FirstEndpoint(size_t c) const {
-    for (const auto& [e, comm] : comm_of_endpoint_) {
-      if (comm == static_cast<int>(c)) return e;
-    }
-    return 0;
   }
 
   // Every rank with operations is linked to every other through shared

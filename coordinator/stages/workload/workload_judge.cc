@@ -146,7 +146,9 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
                                    std::pair{&slow, WorkloadJudgement::kSlowTransfers}}) {
     const Standout o = cause == WorkloadJudgement::kLate ? StandsOut(*fig, node_of, noise_sigmas)
                                                          : SlowestNode(*fig, node_of, noise_sigmas);
-    const bool stands = o.share >= 0.75 && o.median_ms > j.bar_ms && o.median_ms > o.noise_ms;
+    const bool leads = o.share >= 0.75 && o.median_ms > j.bar_ms;
+    const bool stands = leads && o.median_ms > o.noise_ms;
+    if (leads && !stands && j.undecided_rank < 0) j.undecided_rank = static_cast<int>(o.rank);
     if (cause == WorkloadJudgement::kLate || stands) {
       j.late_rank = static_cast<int>(o.rank);
       j.late_ms = o.median_ms;
@@ -156,6 +158,7 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
     }
     if (stands) {
       j.straggler = true;
+      j.undecided_rank = -1;
       return j;
     }
   }

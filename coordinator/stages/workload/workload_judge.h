@@ -59,6 +59,10 @@ struct WorkloadJudgement {
   double bar_ms = 0;      // the lateness bar applied
   double noise_ms = 0;    // the noise bar applied
   bool straggler = false;
+  // A rank whose node led most steps by more than the bar, but within the
+  // noise (-1: none): more steps decide (workload_stage.cc pools a second
+  // measurement's) rather than calling the job healthy.
+  int undecided_rank = -1;
   Cause cause = kLate;  // what made the late rank stand out
   bool too_noisy = false;
 };

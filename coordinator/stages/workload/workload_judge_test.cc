@@ -129,6 +129,65 @@ TEST(WorkloadJudgeTest, TheNodeWhoseGroupsAreSlowIsNamed) {
   }
 }
 
+// Two measurements of the namespace lab with gpu-e's link shaped to 30%
+// and both cores busy (slow-group excess per rank and step, ms, as the
+// stage computed them; ranks 6 and 7 on gpu-e). The first alone: gpu-e
+// led 10 of 12 steps by more than the bar, but by less than the noise of
+// 12 steps; undecided, not healthy. Pooled with the second: named.
+std::vector<StepTimes> LabSteps(const std::vector<std::vector<double>>& slow) {
+  std::vector<StepTimes> out(slow[0].size());
+  for (size_t s = 0; s < out.size(); ++s) {
+    for (size_t r = 0; r < slow.size(); ++r) {
+      out[s].step_ms.push_back(700 + static_cast<double>(s % 3));
+      out[s].exposed_ms.push_back(680);
+      out[s].late_ms.push_back(0);
+      out[s].slow_ms.push_back(slow[r][s]);
+    }
+  }
+  return out;
+}
+
+TEST(WorkloadJudgeTest, ALeadWithinTheNoiseIsUndecidedAndMoreStepsDecideIt) {
+  const std::vector<std::vector<double>> within = {
+      {-35, -33, -52, -46, -47, -105, -70, -39, -33, -44, -36, -58},
+      {-50, -50, -42, -41, -40, -47, -64, -41, -29, -90, -68, -56},
+      {-35, -33, -40, -46, -47, -27, -42, -39, -33, -44, -36, -47},
+      {-50, -34, -35, -41, -40, -44, -39, -43, -29, -42, -38, -56},
+      {-17, 31, -52, -36, 24, -105, -70, -8, -26, 2, 10, -58},
+      {-24, -50, -42, 9, 11, -47, -64, 43, 4, -90, -68, -9},
+      {17, -31, 52, 36, -24, 27, 39, 8, 26, -2, -10, 49},
+      {24, 50, 35, -9, -11, 47, 59, -43, -4, 65, 36, 9}};
+  const std::vector<std::vector<double>> again = {
+      {-84, -57, -47, -34, -50, -33, -38, -27, -43, -48, -40, -34},
+      {-45, -47, -94, -26, -46, -34, -37, -32, -53, -47, -62, -64},
+      {-37, -48, -47, -34, -50, -33, -38, -27, -43, -44, -40, -34},
+      {-32, -47, -52, -26, -46, -34, -37, -32, -36, -47, -35, -45},
+      {-84, -57, -44, -34, -27, -0, -27, -15, -41, -48, -13, -6},
+      {-45, -17, -94, 7, -2, 2, -31, -24, -53, -2, -62, -64},
+      {81, 47, 44, 26, 27, 0, 27, 15, 41, 48, 13, 6},
+      {32, 17, 47, -7, 2, -2, 31, 24, 36, 2, 62, 34}};
+  const std::vector<int> node_of = {0, 0, 1, 1, 2, 2, 3, 3};
+  WorkloadRules rules;
+  const WorkloadJudgement first = JudgeSteps(LabSteps(within), rules, 3, 0.5, node_of);
+  EXPECT_FALSE(first.straggler);
+  EXPECT_EQ(first.late_rank, -1);
+  ASSERT_GE(first.undecided_rank, 0);
+  EXPECT_EQ(node_of[static_cast<size_t>(first.undecided_rank)], 3);
+  std::vector<StepTimes> pooled = LabSteps(within);
+  for (StepTimes& s : LabSteps(again)) pooled.push_back(std::move(s));
+  const WorkloadJudgement both = JudgeSteps(pooled, rules, 3, 0.5, node_of);
+  EXPECT_TRUE(both.straggler);
+  EXPECT_EQ(both.cause, WorkloadJudgement::kSlowTransfers);
+  EXPECT_EQ(node_of[static_cast<size_t>(std::max(0, both.late_rank))], 3);
+  EXPECT_EQ(both.undecided_rank, -1);
+  // A healthy run is never undecided: nobody leads by the bar.
+  std::vector<std::vector<double>> quiet(8, std::vector<double>(12, 0));
+  for (size_t r = 0; r < 8; ++r) {
+    for (size_t s = 0; s < 12; ++s) quiet[r][s] = within[(r + s) % 8][s] / 4;
+  }
+  EXPECT_EQ(JudgeSteps(LabSteps(quiet), rules, 3, 0.5, node_of).undecided_rank, -1);
+}
+
 // Steps too spread to judge: said, and nothing else claimed.
 TEST(WorkloadJudgeTest, TooNoisyIsSaidNotJudged) {
   WorkloadRules rules;

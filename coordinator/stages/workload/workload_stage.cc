@@ -145,6 +145,33 @@ void AnnotateStraggler(v1::StageRun* run, int first, bool not_reproduced, const 
   }
 }
 
+// A node that led most steps by more than the bar but within the noise
+// is neither named nor cleared on those steps: a second measurement's
+// steps are pooled with them (the noise of a median falls with the root of
+// the steps) and judged once more. Not with a burst, whose window is
+// counted in steps of one measurement.
+void MeasureMoreIfUndecided(const Job& job, const StageContext& c, Measurement* m,
+                            uint32_t* measurements) {
+  if (!m->failures.empty() || m->judgement.undecided_rank < 0 ||
+      !job.library.burst.kind().empty()) {
+    return;
+  }
+  c.progress(
+      absl::StrCat("workload: ", job.rank_nodes[static_cast<size_t>(m->judgement.undecided_rank)],
+                   " leads within the noise; measuring more steps"));
+  Measurement more = MeasureOnce(job, c);
+  if (!more.failures.empty()) return;  // what was measured first stands
+  ++*measurements;
+  for (size_t r = 0; r < m->reports.size(); ++r) {
+    std::vector<workload::RankStep>& steps = m->reports[r].steps;
+    steps.insert(steps.end(), more.reports[r].steps.begin(), more.reports[r].steps.end());
+  }
+  m->steps.insert(m->steps.end(), more.steps.begin(), more.steps.end());
+  const TransferBars& bars = c.profile.Section<TransferBars>();
+  m->judgement = JudgeSteps(m->steps, c.profile.Section<WorkloadRules>(), bars.noise_sigmas,
+                            bars.max_spread, job.node_of);
+}
+
 enum class Retest { kNone, kConfirmed, kNotReproduced };
 
 // Never FAIL on one measurement: a node named once is measured again and
@@ -326,6 +353,7 @@ void WorkloadStage::Measure(const StageContext& c) {
   c.progress(absl::StrCat("workload ", job->shape.name, ": ", LayoutOf(job->placement)));
   Measurement m = MeasureOnce(*job, c);
   uint32_t measurements = 1;
+  MeasureMoreIfUndecided(*job, c, &m, &measurements);
   const Retest retest = m.failures.empty() && m.judgement.straggler
                             ? RetestStraggler(*job, c, &m, &measurements)
                             : Retest::kNone;

@@ -1,5 +1,7 @@
 #include "cli/evidence_command.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <google/protobuf/util/json_util.h>
 #include <sys/stat.h>
 
@@ -10,17 +12,23 @@
 #include <iterator>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cli/control_commands.h"
 #include "cli/evidence_bundle.h"
+#include "cli/html_report.h"
+#include "cli/json_output.h"
 #include "cli/output_file.h"
+#include "cli/record_diff_output.h"
 #include "controlplane/command_line.h"
 #include "controlplane/credentials.h"
 #include "controlplane/exit_codes.h"
 #include "coordinator/record_check.h"
+#include "coordinator/record_diff.h"
 #include "coordinator/run_pages.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "platform/identifiers.h"
 
 namespace nodeprobe::cli {
 namespace {
@@ -53,6 +61,73 @@ int JsonDepth(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// A run's JSON text, from wherever it came (`what` names it in errors).
+absl::StatusOr<v1::StageRun> ParseRunJson(const std::string& text, const std::string& what) {
+  if (JsonDepth(text) > kMaxRunJsonDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": nested deeper than any run (", kMaxRunJsonDepth, " levels)"));
+  }
+  v1::StageRun run;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(text, &run);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": not a run (", std::string(parsed.message()),
+                     "); save one with `nodeprobe report --run ID --format json`"));
+  }
+  // Its verdicts are recomputed from its findings, never taken as written.
+  if (absl::Status s = coordinator::CheckRecord(run); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message()));
+  }
+  return run;
+}
+
+// The run.json member of an evidence bundle (evidence_bundle.h), read
+// with the same bound as a saved run.
+absl::StatusOr<std::string> BundleRunJson(const std::string& path) {
+  std::unique_ptr<archive, int (*)(archive*)> a(archive_read_new(), archive_read_free);
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_format_tar(a.get());
+  if (archive_read_open_filename(a.get(), path.c_str(), 65536) != ARCHIVE_OK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not an evidence bundle (", archive_error_string(a.get()), ")"));
+  }
+  archive_entry* entry = nullptr;
+  int rc;
+  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
+    const std::string name = archive_entry_pathname(entry);
+    if (!absl::EndsWith(name, "/run.json")) continue;
+    std::string text;
+    char buf[65536];
+    la_ssize_t n;
+    while ((n = archive_read_data(a.get(), buf, sizeof(buf))) > 0) {
+      text.append(buf, static_cast<size_t>(n));
+      if (text.size() > kMaxRunJsonBytes) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ": run.json is larger than any run"));
+      }
+    }
+    if (n < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": truncated bundle (", archive_error_string(a.get()), ")"));
+    }
+    return text;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, rc == ARCHIVE_EOF
+                             ? ": no run.json in it; is this a `nodeprobe evidence` bundle?"
+                             : absl::StrCat(": unreadable (", archive_error_string(a.get()), ")")));
+}
+
+bool IsGzip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {0, 0};
+  in.read(magic, 2);
+  return in.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b';
+}
+
+}  // namespace
+
 absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -75,24 +150,96 @@ absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path) {
       return absl::InvalidArgumentError(absl::StrCat("--from-json ", path, ": larger than any run"));
     }
   }
-  if (JsonDepth(text) > kMaxRunJsonDepth) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--from-json ", path, ": nested deeper than any run (", kMaxRunJsonDepth, " levels)"));
-  }
-  v1::StageRun run;
-  const auto parsed = google::protobuf::util::JsonStringToMessage(text, &run);
-  if (!parsed.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--from-json ", path, ": not a run (", std::string(parsed.message()),
-        "); save one with `nodeprobe report --run ID --format json`"));
-  }
-  // Its verdicts are recomputed from its findings, never taken as written.
-  if (absl::Status s = coordinator::CheckRecord(run); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--from-json ", path, ": ", s.message(),
-                                                   "; not bundled"));
+  absl::StatusOr<v1::StageRun> run = ParseRunJson(text, absl::StrCat("--from-json ", path));
+  if (!run.ok() && absl::StrContains(run.status().message(), "verdict")) {
+    return absl::InvalidArgumentError(absl::StrCat(run.status().message(), "; not bundled"));
   }
   return run;
 }
+
+absl::StatusOr<v1::StageRun> ReadRecord(const std::string& record, const std::string& coordinator,
+                                        const controlplane::TlsFiles& tls) {
+  struct stat st;
+  if (stat(record.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(record, ": not a regular file"));
+    }
+    if (!IsGzip(record)) return ReadRunJson(record);
+    absl::StatusOr<std::string> text = BundleRunJson(record);
+    if (!text.ok()) return text.status();
+    return ParseRunJson(*text, absl::StrCat(record, " run.json"));
+  }
+  if (record.find('/') != std::string::npos || absl::EndsWith(record, ".json") ||
+      absl::EndsWith(record, ".gz")) {
+    return absl::InvalidArgumentError(absl::StrCat(record, ": no such file"));
+  }
+  if (!platform::IsValidNodeName(record)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        record, ": neither a file (a saved run's JSON, an evidence bundle) nor a run id"));
+  }
+  absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(coordinator, tls);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<v1::StageRun> fetched =
+      coordinator::FetchRun(client->stub.get(), record, absl::Now() + absl::Seconds(60));
+  if (!fetched.ok()) {
+    return absl::Status(
+        fetched.status().code(),
+        absl::StrCat("run ", record, " from ", client->address, ": ", fetched.status().message()));
+  }
+  return fetched;
+}
+
+namespace {
+
+// `evidence --diff OLD NEW`: 0 when nothing got worse, 1 when the new
+// record is worse (coordinator::Worse), 2 for a record that cannot be read.
+int DiffCommand(const std::vector<std::string>& records, const std::string& format,
+                const std::string& out, bool force, const std::string& coordinator,
+                const controlplane::TlsFiles& tls) {
+  if (!out.empty() && out != "-") {
+    if (absl::Status target = CheckOutputTarget(out, force, "--out"); !target.ok()) {
+      return controlplane::StatusExit(target);
+    }
+  }
+  std::vector<v1::StageRun> runs;
+  for (const std::string& r : records) {
+    absl::StatusOr<v1::StageRun> run = ReadRecord(r, coordinator, tls);
+    if (!run.ok()) return controlplane::StatusExit(run.status());
+    runs.push_back(*std::move(run));
+  }
+  const v1::RecordDiff diff = coordinator::DiffRecords(runs[0], runs[1]);
+  std::string text;
+  if (format == "json") {
+    absl::StatusOr<std::string> json = ToJson(diff);
+    if (!json.ok()) return controlplane::StatusExit(json.status());
+    text = *json;
+  } else {
+    text = format == "markdown" ? MarkdownDiff(diff)
+           : format == "html"   ? HtmlDiff(diff)
+                                : TextDiff(diff);
+  }
+  if (out.empty() || out == "-") {
+    std::cout << text;
+  } else if (absl::Status w = WriteOutputFile(out, text, force, "--out"); !w.ok()) {
+    return controlplane::StatusExit(w);
+  }
+  return coordinator::Worse(diff) ? controlplane::kExitFail : controlplane::kExitOk;
+}
+
+CLI::Option* AddDiffOptions(CLI::App* cmd, std::vector<std::string>* diff, std::string* format) {
+  CLI::Option* opt = cmd->add_option(
+      "--diff", *diff,
+      "OLD NEW: two acceptance records, each a saved run's JSON, an evidence bundle or a "
+      "stored run's id; prints the nodes added and removed, versions, topology, cabling and "
+      "configuration that changed, gate items whose state changed, and the figures that "
+      "moved beyond the old record's spread across its nodes (at least 5%)");
+  opt->expected(2);
+  cmd->add_option("--format", *format, "With --diff: text, markdown, html or json")
+      ->check(CLI::IsMember({"text", "markdown", "html", "json"}));
+  return opt;
+}
+
+}  // namespace
 
 std::function<int()> AddEvidenceCommand(CLI::App& app) {
   struct Options {
@@ -102,6 +249,8 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
     std::string from_json;
     std::string out;
     std::string sign_key;
+    std::vector<std::string> diff;
+    std::string format = "text";
     bool force = false;
   };
   auto o = std::make_shared<Options>();
@@ -109,22 +258,34 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
       "evidence",
       "Write a run's evidence bundle: a .tar.gz with the run (JSON), the HTML acceptance "
       "record, JUnit XML, the profile and MANIFEST.sha256 (`sha256sum -c`), signed with "
-      "--sign-key when given (`openssl dgst -sha256 -verify`).");
+      "--sign-key when given (`openssl dgst -sha256 -verify`). With --diff OLD NEW: what "
+      "changed between two acceptance records instead (exit 0: nothing worse; 1: the new "
+      "record is worse; 2: a record could not be read).");
   controlplane::AddControlFlags(cmd, &o->coordinator, &o->tls);
   auto* run = cmd->add_option("--run", o->run, "A stored run's id (see `nodeprobe runs`)")
                   ->check(controlplane::NameCheck());
   auto* from = cmd->add_option("--from-json", o->from_json,
                                "A run saved by `nodeprobe report --format json` (no coordinator)");
   run->excludes(from);
+  CLI::Option* diff = AddDiffOptions(cmd, &o->diff, &o->format);
+  diff->excludes(run)->excludes(from);
   cmd->add_option("--out", o->out,
-                  "The bundle to write (FILE.tar.gz; - for standard output); an existing file "
-                  "is kept unless --force")
-      ->required();
+                  "The bundle to write (FILE.tar.gz; - for standard output), or with --diff "
+                  "the report (standard output when not given); an existing file is kept "
+                  "unless --force");
   cmd->add_flag("--force", o->force, "Replace --out when it exists (a regular file only)");
   cmd->add_option("--sign-key", o->sign_key,
-                  "PEM private key that signs MANIFEST.sha256 (MANIFEST.sha256.sig)");
+                  "PEM private key that signs MANIFEST.sha256 (MANIFEST.sha256.sig)")
+      ->excludes(diff);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!o->diff.empty()) {
+      return DiffCommand(o->diff, o->format, o->out, o->force, o->coordinator, o->tls);
+    }
+    if (o->out.empty()) {
+      return controlplane::ErrorExit("evidence needs --out FILE.tar.gz (or --diff OLD NEW)",
+                                     controlplane::kExitUsage);
+    }
     // Said before any work: a bad --out is known at once.
     if (absl::Status target = CheckOutputTarget(o->out, o->force, "--out"); !target.ok()) {
       return controlplane::StatusExit(target);

@@ -2,12 +2,15 @@
 // `nodeprobe evidence --run ID | --from-json FILE --out FILE.tar.gz
 // [--sign-key KEY.pem]`: the evidence bundle of a stored run (from the
 // coordinator) or of a saved `report --format json` (offline).
+// `nodeprobe evidence --diff OLD NEW [--format text|markdown|html|json]`:
+// what changed between two acceptance records (coordinator/record_diff.h).
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "controlplane/tls_files.h"
 #include "nodeprobe/v1/service.pb.h"
 
 // Headers name CLI11's types only: its definitions cost seconds of every
@@ -24,6 +27,11 @@ namespace nodeprobe::cli {
 // its findings do not give (coordinator/record_check.h) are refused with
 // one line naming what is wrong.
 absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path);
+
+// A record named on the command line: a saved run's JSON, an evidence
+// bundle (its run.json), or a stored run's id fetched from `coordinator`.
+absl::StatusOr<v1::StageRun> ReadRecord(const std::string& record, const std::string& coordinator,
+                                        const controlplane::TlsFiles& tls);
 
 std::function<int()> AddEvidenceCommand(CLI::App& app);
 

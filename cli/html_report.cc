@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "cli/record_diff_output.h"
 #include "cli/run_rendering.h"
 #include "cli/safe_text.h"
 #include "coordinator/acceptance_gate.h"
@@ -889,6 +890,26 @@ std::string HtmlRun(const v1::StageRun& run) {
   AttentionSection(page.body, items);
   RunDetails(page.body, run);
   RunSections(page.body, run, items);
+  return page.Finish();
+}
+
+std::string HtmlDiff(const v1::RecordDiff& diff) {
+  Page page(absl::StrCat("nodeprobe: ", diff.old().run_id(), " -> ", diff.new_().run_id()));
+  Html::El(page.body, "h1", "What changed between two acceptance records");
+  xmlNodePtr ul = Html::El(page.body, "ul");
+  Html::El(ul, "li", absl::StrCat("Old: ", DiffSide(diff.old())));
+  Html::El(ul, "li", absl::StrCat("New: ", DiffSide(diff.new_())));
+  Html::El(ul, "li", DiffOutcome(diff));
+  for (const DiffSection& s : DiffSections(diff)) {
+    xmlNodePtr sec = Html::El(page.body, "section");
+    Html::El(sec, "h2", s.title);
+    if (s.rows.empty()) {
+      Html::El(sec, "p", "None.");
+      continue;
+    }
+    xmlNodePtr tb = Table(sec, s.head);
+    for (const std::vector<std::string>& row : s.rows) Row(tb, row);
+  }
   return page.Finish();
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "nodeprobe/v1/record_diff.pb.h"
 #include "nodeprobe/v1/service.pb.h"
 
 namespace nodeprobe::cli {
@@ -22,6 +23,9 @@ std::string HtmlRun(const v1::StageRun& run);
 // congestion, failure): the runs with their verdicts, what needs attention
 // across all of them first, then each run's record.
 std::string HtmlCampaign(const std::vector<v1::StageRun>& runs);
+
+// `evidence --diff OLD NEW --format html` (cli/record_diff_output.h).
+std::string HtmlDiff(const v1::RecordDiff& diff);
 
 // Lowercase hex SHA-256 of `data` (OpenSSL's libcrypto).
 std::string Sha256Hex(const std::string& data);

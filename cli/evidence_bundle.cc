@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cli/html_report.h"
@@ -169,6 +170,63 @@ absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
     if (absl::Status s = tar.Add("MANIFEST.sha256.sig", *sig); !s.ok()) return s;
   }
   return tar.Close();
+}
+
+absl::StatusOr<ReadBundle> ReadEvidenceBundle(const std::string& path) {
+  constexpr size_t kMaxMember = 64 << 20, kMaxTotal = 256 << 20;
+  std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), &archive_read_free);
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_format_tar(a.get());
+  if (archive_read_open_filename(a.get(), path.c_str(), 65536) != ARCHIVE_OK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not an evidence bundle (", archive_error_string(a.get()), ")"));
+  }
+  ReadBundle out;
+  size_t total = 0;
+  archive_entry* entry = nullptr;
+  int rc;
+  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
+    const std::string name = archive_entry_pathname(entry);
+    const size_t slash = name.find('/');
+    const std::string dir = name.substr(0, slash);
+    const std::string member = slash == std::string::npos ? "" : name.substr(slash + 1);
+    // The directory's own entry (a bundle repacked with tar has one).
+    if (archive_entry_filetype(entry) == AE_IFDIR && absl::StartsWith(dir, "nodeprobe-") &&
+        member.empty() && (out.dir.empty() || out.dir == dir)) {
+      continue;
+    }
+    if (archive_entry_filetype(entry) != AE_IFREG || !absl::StartsWith(dir, "nodeprobe-") ||
+        member.empty() || absl::StrContains(member, "/") || member == "..") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": holds ", name, ", not a member of a `nodeprobe evidence` bundle"));
+    }
+    if (!out.dir.empty() && dir != out.dir) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": holds both ", out.dir, " and ", dir, "; one bundle holds one run"));
+    }
+    out.dir = dir;
+    std::string& content = out.members[member];
+    char buf[65536];
+    la_ssize_t n;
+    while ((n = archive_read_data(a.get(), buf, sizeof(buf))) > 0) {
+      content.append(buf, static_cast<size_t>(n));
+      total += static_cast<size_t>(n);
+      if (content.size() > kMaxMember || total > kMaxTotal) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": ", member, " is larger than any bundle holds"));
+      }
+    }
+    if (n < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": truncated (", archive_error_string(a.get()), ")"));
+    }
+  }
+  if (rc != ARCHIVE_EOF) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": unreadable (", archive_error_string(a.get()), ")"));
+  }
+  if (out.members.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty"));
+  return out;
 }
 
 }  // namespace nodeprobe::cli

@@ -11,9 +11,11 @@
 // half a file. The run id names the directory, so it must be a valid name.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "nodeprobe/v1/service.pb.h"
 
 namespace nodeprobe::cli {
@@ -22,5 +24,16 @@ namespace nodeprobe::cli {
 // by value: callers move it in, so the bundle holds no second copy.
 absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
                                  const std::string& sign_key = "", bool replace = false);
+
+// A bundle read back: its directory ("nodeprobe-RUN") and members by name
+// (run.json, MANIFEST.sha256, ...). Bounded like a saved run: each member
+// at most 64 MiB, all of them 256 MiB. INVALID_ARGUMENT naming the problem
+// for a file that is not a bundle (not .tar.gz, members outside one
+// directory, a path with "..", a link or device).
+struct ReadBundle {
+  std::string dir;
+  std::map<std::string, std::string> members;
+};
+absl::StatusOr<ReadBundle> ReadEvidenceBundle(const std::string& path);
 
 }  // namespace nodeprobe::cli

@@ -1,7 +1,5 @@
 #include "cli/evidence_command.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <google/protobuf/util/json_util.h>
 #include <sys/stat.h>
 
@@ -17,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "cli/control_commands.h"
 #include "cli/evidence_bundle.h"
+#include "cli/evidence_verify.h"
 #include "cli/html_report.h"
 #include "cli/json_output.h"
 #include "cli/output_file.h"
@@ -61,9 +60,6 @@ int JsonDepth(std::string_view text) {
 
 }  // namespace
 
-namespace {
-
-// A run's JSON text, from wherever it came (`what` names it in errors).
 absl::StatusOr<v1::StageRun> ParseRunJson(const std::string& text, const std::string& what) {
   if (JsonDepth(text) > kMaxRunJsonDepth) {
     return absl::InvalidArgumentError(
@@ -83,40 +79,18 @@ absl::StatusOr<v1::StageRun> ParseRunJson(const std::string& text, const std::st
   return run;
 }
 
-// The run.json member of an evidence bundle (evidence_bundle.h), read
-// with the same bound as a saved run.
+namespace {
+
+// The run.json member of an evidence bundle (evidence_bundle.h).
 absl::StatusOr<std::string> BundleRunJson(const std::string& path) {
-  std::unique_ptr<archive, int (*)(archive*)> a(archive_read_new(), archive_read_free);
-  archive_read_support_filter_gzip(a.get());
-  archive_read_support_format_tar(a.get());
-  if (archive_read_open_filename(a.get(), path.c_str(), 65536) != ARCHIVE_OK) {
+  absl::StatusOr<ReadBundle> bundle = ReadEvidenceBundle(path);
+  if (!bundle.ok()) return bundle.status();
+  auto run = bundle->members.find("run.json");
+  if (run == bundle->members.end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not an evidence bundle (", archive_error_string(a.get()), ")"));
+        absl::StrCat(path, ": no run.json in it; is this a `nodeprobe evidence` bundle?"));
   }
-  archive_entry* entry = nullptr;
-  int rc;
-  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
-    const std::string name = archive_entry_pathname(entry);
-    if (!absl::EndsWith(name, "/run.json")) continue;
-    std::string text;
-    char buf[65536];
-    la_ssize_t n;
-    while ((n = archive_read_data(a.get(), buf, sizeof(buf))) > 0) {
-      text.append(buf, static_cast<size_t>(n));
-      if (text.size() > kMaxRunJsonBytes) {
-        return absl::InvalidArgumentError(absl::StrCat(path, ": run.json is larger than any run"));
-      }
-    }
-    if (n < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": truncated bundle (", archive_error_string(a.get()), ")"));
-    }
-    return text;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, rc == ARCHIVE_EOF
-                             ? ": no run.json in it; is this a `nodeprobe evidence` bundle?"
-                             : absl::StrCat(": unreadable (", archive_error_string(a.get()), ")")));
+  return std::move(run->second);
 }
 
 bool IsGzip(const std::string& path) {
@@ -226,34 +200,70 @@ int DiffCommand(const std::vector<std::string>& records, const std::string& form
   return coordinator::Worse(diff) ? controlplane::kExitFail : controlplane::kExitOk;
 }
 
-CLI::Option* AddDiffOptions(CLI::App* cmd, std::vector<std::string>* diff, std::string* format) {
+struct EvidenceOptions {
+  std::string coordinator;
+  controlplane::TlsFiles tls;
+  std::string run;
+  std::string from_json;
+  std::string out;
+  std::string sign_key;
+  std::vector<std::string> diff;
+  std::string format = "text";
+  std::vector<std::string> verify;
+  std::string pub_key;
+  bool force = false;
+};
+
+// `evidence --verify BUNDLE...`: 0 when every bundle verifies, 1 when one
+// does not (it was changed), else 2 for one that cannot be read.
+int VerifyCommand(const EvidenceOptions& o) {
+  int rc = controlplane::kExitOk;
+  for (const std::string& path : o.verify) {
+    absl::StatusOr<std::string> line = VerifyEvidenceBundle(path, o.pub_key);
+    if (line.ok()) {
+      std::cout << *line << "\n";
+      continue;
+    }
+    const bool changed = line.status().code() == absl::StatusCode::kDataLoss;
+    controlplane::ErrorExit(std::string(line.status().message()));
+    if (changed)
+      rc = controlplane::kExitFail;
+    else if (rc == controlplane::kExitOk)
+      rc = controlplane::ExitCodeFor(line.status());
+  }
+  return rc;
+}
+
+// --diff and --verify, which read records instead of writing a bundle.
+// Each excludes the bundle's own flags (`bundle_flags`).
+void AddReadingOptions(CLI::App* cmd, EvidenceOptions* o,
+                       const std::vector<CLI::Option*>& bundle_flags) {
+  CLI::Option* verify =
+      cmd->add_option("--verify", o->verify,
+                      "BUNDLE...: check bundles without unpacking them: every member against "
+                      "MANIFEST.sha256, none missing or added, the signature with --pub-key, and "
+                      "run.json a consistent run (exit 0: all verify; 1: one was changed)");
+  cmd->add_option("--pub-key", o->pub_key,
+                  "With --verify: the PEM public key whose signature each bundle must carry");
   CLI::Option* opt = cmd->add_option(
-      "--diff", *diff,
+      "--diff", o->diff,
       "OLD NEW: two acceptance records, each a saved run's JSON, an evidence bundle or a "
       "stored run's id; prints the nodes added and removed, versions, topology, cabling and "
       "configuration that changed, gate items whose state changed, and the figures that "
       "moved beyond the old record's spread across its nodes (at least 5%)");
-  opt->expected(2);
-  cmd->add_option("--format", *format, "With --diff: text, markdown, html or json")
+  opt->expected(2)->excludes(verify);
+  for (CLI::Option* flag : bundle_flags) {
+    opt->excludes(flag);
+    verify->excludes(flag);
+  }
+  cmd->add_option("--format", o->format, "With --diff: text, markdown, html or json")
       ->check(CLI::IsMember({"text", "markdown", "html", "json"}));
-  return opt;
 }
 
 }  // namespace
 
 std::function<int()> AddEvidenceCommand(CLI::App& app) {
-  struct Options {
-    std::string coordinator;
-    controlplane::TlsFiles tls;
-    std::string run;
-    std::string from_json;
-    std::string out;
-    std::string sign_key;
-    std::vector<std::string> diff;
-    std::string format = "text";
-    bool force = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<EvidenceOptions>();
   CLI::App* cmd = app.add_subcommand(
       "evidence",
       "Write a run's evidence bundle: a .tar.gz with the run (JSON), the HTML acceptance "
@@ -267,24 +277,24 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
   auto* from = cmd->add_option("--from-json", o->from_json,
                                "A run saved by `nodeprobe report --format json` (no coordinator)");
   run->excludes(from);
-  CLI::Option* diff = AddDiffOptions(cmd, &o->diff, &o->format);
-  diff->excludes(run)->excludes(from);
   cmd->add_option("--out", o->out,
                   "The bundle to write (FILE.tar.gz; - for standard output), or with --diff "
                   "the report (standard output when not given); an existing file is kept "
                   "unless --force");
   cmd->add_flag("--force", o->force, "Replace --out when it exists (a regular file only)");
-  cmd->add_option("--sign-key", o->sign_key,
-                  "PEM private key that signs MANIFEST.sha256 (MANIFEST.sha256.sig)")
-      ->excludes(diff);
+  auto* sign = cmd->add_option("--sign-key", o->sign_key,
+                               "PEM private key that signs MANIFEST.sha256 (MANIFEST.sha256.sig)");
+  AddReadingOptions(cmd, o.get(), {run, from, sign});
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (!o->diff.empty()) {
       return DiffCommand(o->diff, o->format, o->out, o->force, o->coordinator, o->tls);
     }
+    if (!o->verify.empty()) return VerifyCommand(*o);
     if (o->out.empty()) {
-      return controlplane::ErrorExit("evidence needs --out FILE.tar.gz (or --diff OLD NEW)",
-                                     controlplane::kExitUsage);
+      return controlplane::ErrorExit(
+          "evidence needs --out FILE.tar.gz (or --diff OLD NEW, or --verify BUNDLE...)",
+          controlplane::kExitUsage);
     }
     // Said before any work: a bad --out is known at once.
     if (absl::Status target = CheckOutputTarget(o->out, o->force, "--out"); !target.ok()) {

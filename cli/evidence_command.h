@@ -4,6 +4,8 @@
 // coordinator) or of a saved `report --format json` (offline).
 // `nodeprobe evidence --diff OLD NEW [--format text|markdown|html|json]`:
 // what changed between two acceptance records (coordinator/record_diff.h).
+// `nodeprobe evidence --verify BUNDLE... [--pub-key KEY.pub]`: each
+// bundle checked against its manifest and signature (evidence_verify.h).
 #pragma once
 
 #include <functional>
@@ -27,6 +29,9 @@ namespace nodeprobe::cli {
 // its findings do not give (coordinator/record_check.h) are refused with
 // one line naming what is wrong.
 absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path);
+// The same checks of a run's JSON text from elsewhere (a bundle's
+// run.json); `what` names it in errors.
+absl::StatusOr<v1::StageRun> ParseRunJson(const std::string& text, const std::string& what);
 
 // A record named on the command line: a saved run's JSON, an evidence
 // bundle (its run.json), or a stored run's id fetched from `coordinator`.

@@ -240,3 +240,62 @@ TEST(EvidenceTest, OutputFilesAreCreatedNotClobbered) {
 
 }  // namespace
 }  // namespace nodeprobe
+
+namespace nodeprobe {
+namespace {
+
+// `evidence --verify`: a bundle as written verifies (with its public key);
+// one whose member was edited, added or removed, whose run.json was edited
+// with a manifest written again, or checked against another key, is named
+// with exit 1; a file that is not a bundle is exit 2.
+TEST(EvidenceVerifyTest, AChangedBundleIsNamedAndExitsOne) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  ASSERT_EQ(
+      Shell(absl::StrCat("cd ", d, " && for k in key other; do openssl genpkey -algorithm RSA ",
+                         "-pkeyopt rsa_keygen_bits:2048 -out $k.pem 2>/dev/null && ",
+                         "openssl pkey -in $k.pem -pubout -out $k.pub; done")),
+      0);
+  ASSERT_EQ(Nodeprobe({"evidence", "--from-json", SavedRun(d), "--out", d + "/b.tar.gz",
+                       "--sign-key", d + "/key.pem"})
+                .exit_code,
+            0);
+  CommandResult ok =
+      Nodeprobe({"evidence", "--verify", d + "/b.tar.gz", "--pub-key", d + "/key.pub"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(absl::StrContains(ok.out, "verified: run r-9")) << ok.out;
+  EXPECT_TRUE(absl::StrContains(ok.out, "signature verified")) << ok.out;
+  CommandResult other =
+      Nodeprobe({"evidence", "--verify", d + "/b.tar.gz", "--pub-key", d + "/other.pub"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(other.err, "signature does not verify")) << other.err;
+  // Repacked with a change each: unpack, change, pack again with tar.
+  const std::string b = d + "/x/nodeprobe-r-9";
+  const std::pair<const char*, const char*> changes[] = {
+      {"sed -i s/PASS/FAIL/ record.html", "record.html does not match"},
+      {"echo extra > notes.txt", "notes.txt is not in MANIFEST.sha256"},
+      {"rm junit.xml", "lists junit.xml, which the bundle does not hold"},
+      {"sed -i s/PASS/FAIL/ run.json && sha256sum run.json record.html junit.xml profile.yaml "
+       "> MANIFEST.sha256",
+       "run.json"}};
+  for (const auto& [change, said] : changes) {
+    ASSERT_EQ(Shell(absl::StrCat("rm -rf ", d, "/x && mkdir ", d, "/x && tar -xzf ", d,
+                                 "/b.tar.gz -C ", d, "/x && cd ", b, " && ", change,
+                                 " && tar -czf ", d, "/t.tar.gz -C ", d, "/x nodeprobe-r-9")),
+              0)
+        << change;
+    CommandResult r = Nodeprobe({"evidence", "--verify", d + "/b.tar.gz", d + "/t.tar.gz"});
+    EXPECT_EQ(r.exit_code, 1) << change << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, said)) << change << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.out, "b.tar.gz: verified")) << r.out;  // the other one
+  }
+  CommandResult junk = Nodeprobe({"evidence", "--verify", SavedRun(d)});
+  EXPECT_EQ(junk.exit_code, 2) << junk.err;
+  EXPECT_TRUE(absl::StrContains(junk.err, "not an evidence bundle")) << junk.err;
+  EXPECT_EQ(
+      Nodeprobe({"evidence", "--verify", d + "/b.tar.gz", "--sign-key", d + "/key.pem"}).exit_code,
+      2);
+}
+
+}  // namespace
+}  // namespace nodeprobe

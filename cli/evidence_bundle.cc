@@ -129,7 +129,8 @@ void Rederive(v1::StageRun& run) {
 }  // namespace
 
 absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
-                                 const std::string& sign_key, bool replace) {
+                                 const std::string& sign_key, bool replace,
+                                 const v1::LedgerLink* follows) {
   // The run id names the bundle's directory: only a valid name (no '/',
   // no "..") may reach a tar member's path.
   if (absl::Status id = platform::CheckNodeName("run id", run.run_id()); !id.ok()) {
@@ -161,6 +162,11 @@ absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
   if (absl::Status s = tar.Add("junit.xml", JunitRun(run)); !s.ok()) return s;
   if (!run.profile().yaml().empty()) {
     if (absl::Status s = tar.Add("profile.yaml", run.profile().yaml()); !s.ok()) return s;
+  }
+  if (follows != nullptr) {
+    absl::StatusOr<std::string> link = ToJson(*follows);
+    if (!link.ok()) return link.status();
+    if (absl::Status s = tar.Add("ledger.json", *link); !s.ok()) return s;
   }
   const std::string manifest = tar.manifest();
   if (absl::Status s = tar.Add("MANIFEST.sha256", manifest); !s.ok()) return s;

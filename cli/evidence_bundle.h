@@ -2,7 +2,8 @@
 // The evidence bundle of a run (`nodeprobe evidence`): one .tar.gz (written
 // by libarchive) holding, under nodeprobe-RUN/, the run as protobuf JSON,
 // the HTML acceptance record, the JUnit XML, the profile that judged it,
-// and MANIFEST.sha256 in `sha256sum -c` format; with a signing key, also
+// the link to the record it follows (ledger.json, with --follows), and
+// MANIFEST.sha256 in `sha256sum -c` format; with a signing key, also
 // MANIFEST.sha256.sig, a SHA-256 signature of the manifest that
 //   openssl dgst -sha256 -verify KEY.pub -signature MANIFEST.sha256.sig MANIFEST.sha256
 // checks. Written member by member through OutputFileWriter
@@ -16,14 +17,18 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "nodeprobe/v1/ledger.pb.h"
 #include "nodeprobe/v1/service.pb.h"
 
 namespace nodeprobe::cli {
 
 // `sign_key`: a PEM private key (RSA or EC), "" for none. The run is taken
 // by value: callers move it in, so the bundle holds no second copy.
+// `follows`: the link to the previous record of its ledger (ledger.proto),
+// written as ledger.json inside the manifest; null for none.
 absl::Status WriteEvidenceBundle(v1::StageRun run, const std::string& out,
-                                 const std::string& sign_key = "", bool replace = false);
+                                 const std::string& sign_key = "", bool replace = false,
+                                 const v1::LedgerLink* follows = nullptr);
 
 // A bundle read back: its directory ("nodeprobe-RUN") and members by name
 // (run.json, MANIFEST.sha256, ...). Bounded like a saved run: each member

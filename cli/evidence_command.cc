@@ -9,6 +9,8 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -211,6 +213,7 @@ struct EvidenceOptions {
   std::string format = "text";
   std::vector<std::string> verify;
   std::string pub_key;
+  std::string follows;
   bool force = false;
 };
 
@@ -218,20 +221,42 @@ struct EvidenceOptions {
 // does not (it was changed), else 2 for one that cannot be read.
 int VerifyCommand(const EvidenceOptions& o) {
   int rc = controlplane::kExitOk;
+  std::vector<VerifiedBundle> verified;
   for (const std::string& path : o.verify) {
-    absl::StatusOr<std::string> line = VerifyEvidenceBundle(path, o.pub_key);
-    if (line.ok()) {
-      std::cout << *line << "\n";
+    absl::StatusOr<VerifiedBundle> b = VerifyEvidenceBundle(path, o.pub_key);
+    if (b.ok()) {
+      std::cout << b->line << "\n";
+      verified.push_back(*std::move(b));
       continue;
     }
-    const bool changed = line.status().code() == absl::StatusCode::kDataLoss;
-    controlplane::ErrorExit(std::string(line.status().message()));
+    const bool changed = b.status().code() == absl::StatusCode::kDataLoss;
+    controlplane::ErrorExit(std::string(b.status().message()));
     if (changed)
       rc = controlplane::kExitFail;
     else if (rc == controlplane::kExitOk)
-      rc = controlplane::ExitCodeFor(line.status());
+      rc = controlplane::ExitCodeFor(b.status());
   }
-  return rc;
+  if (rc != controlplane::kExitOk || verified.size() < 2) return rc;
+  absl::StatusOr<std::string> ledger = VerifyLedger(o.verify, verified);
+  if (!ledger.ok()) {
+    return controlplane::ErrorExit(std::string(ledger.status().message()), controlplane::kExitFail);
+  }
+  std::cout << *ledger << "\n";
+  return controlplane::kExitOk;
+}
+
+// --follows PREV: the link to it, once it verifies (a record is never
+// chained to one that was changed); an exit code when it does not.
+std::variant<v1::LedgerLink, int> FollowedLink(const EvidenceOptions& o) {
+  absl::StatusOr<VerifiedBundle> prev = VerifyEvidenceBundle(o.follows, o.pub_key);
+  if (!prev.ok()) {
+    return controlplane::ErrorExit(
+        absl::StrCat("--follows ", prev.status().message(), "; not chained to it"),
+        prev.status().code() == absl::StatusCode::kDataLoss
+            ? controlplane::kExitFail
+            : controlplane::ExitCodeFor(prev.status()));
+  }
+  return LinkTo(*prev);
 }
 
 // --diff and --verify, which read records instead of writing a bundle.
@@ -244,7 +269,8 @@ void AddReadingOptions(CLI::App* cmd, EvidenceOptions* o,
                       "MANIFEST.sha256, none missing or added, the signature with --pub-key, and "
                       "run.json a consistent run (exit 0: all verify; 1: one was changed)");
   cmd->add_option("--pub-key", o->pub_key,
-                  "With --verify: the PEM public key whose signature each bundle must carry");
+                  "With --verify or --follows: the PEM public key whose signature each bundle "
+                  "must carry");
   CLI::Option* opt = cmd->add_option(
       "--diff", o->diff,
       "OLD NEW: two acceptance records, each a saved run's JSON, an evidence bundle or a "
@@ -284,7 +310,12 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
   cmd->add_flag("--force", o->force, "Replace --out when it exists (a regular file only)");
   auto* sign = cmd->add_option("--sign-key", o->sign_key,
                                "PEM private key that signs MANIFEST.sha256 (MANIFEST.sha256.sig)");
-  AddReadingOptions(cmd, o.get(), {run, from, sign});
+  auto* follows = cmd->add_option(
+      "--follows", o->follows,
+      "PREV.tar.gz: the previous acceptance's bundle; once it verifies, this bundle carries "
+      "the link to it (ledger.json: its manifest's SHA-256), and `--verify PREV THIS` walks "
+      "the chain");
+  AddReadingOptions(cmd, o.get(), {run, from, sign, follows});
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (!o->diff.empty()) {
@@ -317,7 +348,14 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
           "evidence needs --run ID (from the coordinator) or --from-json FILE",
           controlplane::kExitUsage);
     }
-    absl::Status written = WriteEvidenceBundle(std::move(stage_run), o->out, o->sign_key, o->force);
+    std::optional<v1::LedgerLink> link;
+    if (!o->follows.empty()) {
+      std::variant<v1::LedgerLink, int> followed = FollowedLink(*o);
+      if (const int* rc = std::get_if<int>(&followed)) return *rc;
+      link = std::get<v1::LedgerLink>(followed);
+    }
+    absl::Status written = WriteEvidenceBundle(std::move(stage_run), o->out, o->sign_key, o->force,
+                                               link ? &*link : nullptr);
     if (!written.ok()) {
       return controlplane::StatusExit(written);
     }

@@ -1,5 +1,6 @@
 #include "cli/evidence_verify.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/evidence_bundle.h"
 #include "cli/evidence_command.h"
@@ -87,10 +89,31 @@ absl::Status CheckMembers(const std::string& path, const ReadBundle& bundle,
   return absl::OkStatus();
 }
 
+// "unsigned", "signed (...)" or "signature verified with KEY".
+absl::StatusOr<std::string> CheckSignature(const std::string& path, const ReadBundle& bundle,
+                                           const std::string& pub_key) {
+  auto sig = bundle.members.find(kSignature);
+  if (pub_key.empty()) {
+    return sig == bundle.members.end() ? "unsigned" : "signed (pass --pub-key to check it)";
+  }
+  if (sig == bundle.members.end()) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": unsigned, and --pub-key asks for a signature"));
+  }
+  absl::StatusOr<bool> ok = SignatureVerifies(bundle.members.at(kManifest), sig->second, pub_key);
+  if (!ok.ok()) return ok.status();
+  if (!*ok) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": the signature does not verify with ", pub_key,
+                     ": the manifest was changed, or another key signed it"));
+  }
+  return absl::StrCat("signature verified with ", pub_key);
+}
+
 }  // namespace
 
-absl::StatusOr<std::string> VerifyEvidenceBundle(const std::string& path,
-                                                 const std::string& pub_key) {
+absl::StatusOr<VerifiedBundle> VerifyEvidenceBundle(const std::string& path,
+                                                    const std::string& pub_key) {
   absl::StatusOr<ReadBundle> bundle = ReadEvidenceBundle(path);
   if (!bundle.ok()) return bundle.status();
   auto manifest_text = bundle->members.find(kManifest);
@@ -101,23 +124,8 @@ absl::StatusOr<std::string> VerifyEvidenceBundle(const std::string& path,
       ManifestOf(path, manifest_text->second);
   if (!manifest.ok()) return manifest.status();
   if (absl::Status s = CheckMembers(path, *bundle, *manifest); !s.ok()) return s;
-  auto sig = bundle->members.find(kSignature);
-  std::string signature =
-      sig == bundle->members.end() ? "unsigned" : "signed (pass --pub-key to check it)";
-  if (!pub_key.empty()) {
-    if (sig == bundle->members.end()) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": unsigned, and --pub-key asks for a signature"));
-    }
-    absl::StatusOr<bool> ok = SignatureVerifies(manifest_text->second, sig->second, pub_key);
-    if (!ok.ok()) return ok.status();
-    if (!*ok) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": the signature does not verify with ", pub_key,
-                       ": the manifest was changed, or another key signed it"));
-    }
-    signature = absl::StrCat("signature verified with ", pub_key);
-  }
+  absl::StatusOr<std::string> signature = CheckSignature(path, *bundle, pub_key);
+  if (!signature.ok()) return signature.status();
   auto run_json = bundle->members.find("run.json");
   if (run_json == bundle->members.end()) {
     return absl::DataLossError(absl::StrCat(path, ": no run.json in it"));
@@ -125,9 +133,56 @@ absl::StatusOr<std::string> VerifyEvidenceBundle(const std::string& path,
   absl::StatusOr<v1::StageRun> run =
       ParseRunJson(run_json->second, absl::StrCat(path, " run.json"));
   if (!run.ok()) return absl::DataLossError(run.status().message());
-  return absl::StrCat(path, ": verified: run ", run->run_id(), " (", v1::Stage_Name(run->stage()),
-                      ", ", VerdictName(run->verdict()), "), ", manifest->size(), " members match ",
-                      kManifest, ", ", signature);
+  VerifiedBundle out;
+  out.run_id = run->run_id();
+  out.verdict = run->verdict();
+  out.manifest_sha256 = Sha256Hex(manifest_text->second);
+  if (auto link = bundle->members.find("ledger.json"); link != bundle->members.end()) {
+    v1::LedgerLink follows;
+    if (!google::protobuf::util::JsonStringToMessage(link->second, &follows).ok()) {
+      return absl::DataLossError(absl::StrCat(path, ": ledger.json is not a ledger link"));
+    }
+    out.follows = follows;
+  }
+  out.line = absl::StrCat(
+      path, ": verified: run ", run->run_id(), " (", v1::Stage_Name(run->stage()), ", ",
+      VerdictName(run->verdict()), "), ", manifest->size(), " members match ", kManifest, ", ",
+      *signature,
+      out.follows ? absl::StrCat(", record ", out.follows->sequence(), " of its ledger, after run ",
+                                 out.follows->previous_run_id())
+                  : "");
+  return out;
+}
+
+absl::StatusOr<std::string> VerifyLedger(const std::vector<std::string>& paths,
+                                         const std::vector<VerifiedBundle>& bundles) {
+  std::vector<std::string> chain;
+  for (size_t i = 0; i < bundles.size(); ++i) {
+    const VerifiedBundle& b = bundles[i];
+    chain.push_back(absl::StrCat(b.run_id, " (", b.follows ? b.follows->sequence() : 1, ")"));
+    if (i == 0) continue;
+    const VerifiedBundle& prev = bundles[i - 1];
+    if (!b.follows || b.follows->previous_manifest_sha256() != prev.manifest_sha256) {
+      return absl::DataLossError(absl::StrCat(
+          paths[i], " does not follow ", paths[i - 1], ": ",
+          b.follows ? absl::StrCat("its ledger names run ", b.follows->previous_run_id(),
+                                   " (record ", b.follows->sequence() - 1,
+                                   ") before it; a record between them is missing, or ",
+                                   paths[i - 1], " is not the bundle it followed")
+                    : "it was written without --follows",
+          "; give the bundles in the ledger's order"));
+    }
+  }
+  return absl::StrCat("ledger unbroken: ", absl::StrJoin(chain, " -> "));
+}
+
+v1::LedgerLink LinkTo(const VerifiedBundle& previous) {
+  v1::LedgerLink link;
+  link.set_sequence((previous.follows ? previous.follows->sequence() : 1) + 1);
+  link.set_previous_run_id(previous.run_id);
+  link.set_previous_manifest_sha256(previous.manifest_sha256);
+  link.set_previous_verdict(VerdictName(previous.verdict));
+  return link;
 }
 
 }  // namespace nodeprobe::cli

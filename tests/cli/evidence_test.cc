@@ -299,3 +299,53 @@ TEST(EvidenceVerifyTest, AChangedBundleIsNamedAndExitsOne) {
 
 }  // namespace
 }  // namespace nodeprobe
+
+namespace nodeprobe {
+namespace {
+
+// The ledger: three acceptances, each bundle written --follows the one
+// before. Given in order, the chain is unbroken; with the middle one left
+// out, or edited (its manifest written again to match, as a forger would),
+// the next names where the chain breaks, exit 1.
+TEST(EvidenceVerifyTest, TheLedgerShowsARemovedOrEditedRecord) {
+  testing::TempDir dir;
+  const std::string d = dir.path();
+  std::vector<std::string> bundles;
+  for (int i = 1; i <= 3; ++i) {
+    v1::StageRun run = MakeRun();
+    run.set_run_id(absl::StrCat("r-", i));
+    const std::string json = Save(run, absl::StrCat(d, "/r", i, ".json"));
+    bundles.push_back(absl::StrCat(d, "/l", i, ".tar.gz"));
+    std::vector<std::string> args = {"evidence", "--from-json", json, "--out", bundles.back()};
+    if (i > 1) args.insert(args.end(), {"--follows", bundles[static_cast<size_t>(i - 2)]});
+    ASSERT_EQ(Nodeprobe(args).exit_code, 0) << i;
+  }
+  CommandResult whole = Nodeprobe({"evidence", "--verify", bundles[0], bundles[1], bundles[2]});
+  EXPECT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_TRUE(absl::StrContains(whole.out, "ledger unbroken: r-1 (1) -> r-2 (2) -> r-3 (3)"))
+      << whole.out;
+  CommandResult gap = Nodeprobe({"evidence", "--verify", bundles[0], bundles[2]});
+  EXPECT_EQ(gap.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(gap.err, "names run r-2 (record 2) before it")) << gap.err;
+  // r-2 edited, its manifest made to match again: it verifies alone, but
+  // r-3 no longer follows it.
+  ASSERT_EQ(Shell(absl::StrCat(
+                "mkdir ", d, "/x && tar -xzf ", bundles[1], " -C ", d, "/x && cd ", d,
+                "/x/nodeprobe-r-2 && sed -i s/fleet.yaml/other.yaml/ run.json && ",
+                "sha256sum run.json record.html junit.xml profile.yaml ledger.json ",
+                "> MANIFEST.sha256 && tar -czf ", d, "/edited.tar.gz -C ", d, "/x nodeprobe-r-2")),
+            0);
+  CommandResult edited =
+      Nodeprobe({"evidence", "--verify", bundles[0], d + "/edited.tar.gz", bundles[2]});
+  EXPECT_EQ(edited.exit_code, 1) << edited.err;
+  EXPECT_TRUE(absl::StrContains(edited.out, "edited.tar.gz: verified")) << edited.out;
+  EXPECT_TRUE(absl::StrContains(edited.err, "l3.tar.gz does not follow")) << edited.err;
+  // Never chained to a bundle that does not verify.
+  CommandResult bad = Nodeprobe({"evidence", "--from-json", d + "/r3.json", "--out",
+                                 d + "/l4.tar.gz", "--follows", d + "/r1.json"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_FALSE(std::ifstream(d + "/l4.tar.gz").good());
+}
+
+}  // namespace
+}  // namespace nodeprobe

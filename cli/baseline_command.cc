@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "cli/control_commands.h"
+#include "cli/safe_text.h"
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
 #include "coordinator/run_pages.h"
@@ -29,27 +30,62 @@ struct ShowOptions {
 int Show(const ShowOptions& o) {
   absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
   if (!client.ok()) return controlplane::StatusExit(client.status());
-  v1::ListRunsResponse list;
-  {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    grpc::Status s = client->stub->ListRuns(&ctx, v1::ListRunsRequest(), &list);
-    if (!s.ok()) return RpcErrorExit(s, client->address);
-  }
-  std::vector<v1::StageRun> runs;
-  for (const v1::StageRun& summary : list.runs()) {
-    if (!baseline::Accepted(summary)) continue;
-    absl::StatusOr<v1::StageRun> run = coordinator::FetchRun(client->stub.get(), summary.run_id(),
-                                                             absl::Now() + absl::Seconds(60));
-    if (!run.ok()) return RpcErrorExit(run.status(), client->address);
-    runs.push_back(*std::move(run));
-  }
-  std::cout << absl::StrFormat("%d accepted runs of %d stored\n", runs.size(), list.runs_size())
-            << RenderBaselines(baseline::BaselinesOf(runs), o.filter, o.min_runs);
+  int stored = 0;
+  absl::StatusOr<std::vector<v1::StageRun>> runs = FetchAcceptedRuns(*client, &stored);
+  if (!runs.ok()) return RpcErrorExit(runs.status(), client->address);
+  std::cout << absl::StrFormat("%d accepted runs of %d stored\n", runs->size(), stored)
+            << RenderBaselines(baseline::BaselinesOf(*runs), o.filter, o.min_runs);
   return controlplane::kExitOk;
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& client,
+                                                            int* stored) {
+  v1::ListRunsResponse list;
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    grpc::Status s = client.stub->ListRuns(&ctx, v1::ListRunsRequest(), &list);
+    if (!s.ok())
+      return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+  *stored = list.runs_size();
+  std::vector<v1::StageRun> runs;
+  for (const v1::StageRun& summary : list.runs()) {
+    if (!baseline::Accepted(summary)) continue;
+    absl::StatusOr<v1::StageRun> run =
+        coordinator::FetchRun(client.stub.get(), summary.run_id(), absl::Now() + absl::Seconds(60));
+    if (!run.ok()) return run.status();
+    runs.push_back(*std::move(run));
+  }
+  return runs;
+}
+
+std::string RenderTrend(const v1::NodeTrend& t) {
+  std::string out =
+      absl::StrCat(EscapeControls(t.node()), ": ", t.runs(), " accepted runs",
+                   t.node_class().empty() ? "" : ", class ", EscapeControls(t.node_class()), "\n");
+  if (t.figures_size() == 0) absl::StrAppend(&out, "no figure of this node in an accepted run\n");
+  for (const v1::FigureTrend& f : t.figures()) {
+    absl::StrAppend(
+        &out, "\n", EscapeControls(f.figure()),
+        f.baseline_runs() == 0
+            ? " (no baseline)\n"
+            : absl::StrFormat(" (class median %.4g, spread %.3g, n %d)\n", f.baseline_median(),
+                              f.baseline_spread(), f.baseline_runs()));
+    for (const v1::FigureTrend::Point& p : f.points()) {
+      absl::StrAppend(&out, absl::StrFormat("  %s  %-24s %10.4g", Day(p.seconds()),
+                                            EscapeControls(p.run_id()), p.value()));
+      if (f.baseline_median() > 0) {
+        absl::StrAppend(&out,
+                        absl::StrFormat("  %5.3f of the median", p.value() / f.baseline_median()));
+      }
+      absl::StrAppend(&out, "\n");
+    }
+  }
+  return out;
+}
 
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
                             const std::string& filter, size_t min_runs) {

@@ -8,7 +8,10 @@
 #include <map>
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "cli/control_commands.h"
 #include "coordinator/baseline/figures.h"
+#include "nodeprobe/v1/trend.pb.h"
 
 namespace CLI {
 class App;
@@ -20,6 +23,14 @@ namespace nodeprobe::cli {
 // below `min_runs`); only classes whose key contains `filter`.
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
                             const std::string& filter, size_t min_runs);
+
+// Every accepted run the coordinator stores, whole (one GetRun each);
+// `stored`: how many runs it stores in all.
+absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& client, int* stored);
+
+// `report --trend NODE`: each figure's values over the runs, against its
+// class's median.
+std::string RenderTrend(const v1::NodeTrend& trend);
 
 std::function<int()> AddBaselineCommand(CLI::App& app);
 

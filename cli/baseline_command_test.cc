@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/html_report.h"
+#include "coordinator/baseline/test_runs.h"
+#include "coordinator/baseline/trend.h"
+
 namespace nodeprobe::cli {
 namespace {
 
@@ -22,6 +26,33 @@ TEST(BaselineTableTest, EachClassThenItsFiguresAndTooFewRunsSaysSo) {
   const std::string h200_only = RenderBaselines(classes, "H200", 5);
   EXPECT_EQ(h200_only.find("gpu=none"), std::string::npos);
   EXPECT_EQ(RenderBaselines(classes, "B200", 5), "no accepted run matches\n");
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli
+
+namespace nodeprobe::cli {
+namespace {
+
+// The trend as text: each run's value and its ratio to the class median;
+// a node with no figure says so.
+TEST(TrendRenderTest, EachRunAgainstTheClassMedian) {
+  std::vector<v1::StageRun> runs;
+  for (int day = 1; day <= 5; ++day)
+    runs.push_back(baseline::TwoNodeRun(day, day == 5 ? 351 : 390));
+  const std::string text = RenderTrend(baseline::TrendOf(runs, "gpu01"));
+  EXPECT_NE(text.find("gpu01: 5 accepted runs, class gpu=none"), std::string::npos) << text;
+  EXPECT_NE(text.find("WRITE_BW gbps rail mlx5_0 (class median 390, spread 0, n 5)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("r-5                             351  0.900 of the median"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(RenderTrend(baseline::TrendOf(runs, "gpu02")).find("no figure of this node"),
+            std::string::npos);
+  const std::string html = HtmlTrend(baseline::TrendOf(runs, "gpu01"));
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("0.900"), std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "agent/agent_command.h"
+#include "cli/baseline_command.h"
 #include "cli/html_report.h"
 #include "cli/json_output.h"
 #include "cli/junit_output.h"
@@ -29,6 +30,7 @@
 #include "controlplane/server_limits.h"
 #include "controlplane/signals.h"
 #include "coordinator/acceptance_gate.h"
+#include "coordinator/baseline/trend.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/run_pages.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
@@ -545,6 +547,25 @@ void PrintRecord(const std::vector<v1::StageRun>& fetched_runs, const std::strin
   }
 }
 
+// `report --trend NODE`: the node's figures over the accepted runs.
+int TrendReport(CoordinatorClient& client, const std::string& node, const std::string& format) {
+  if (format != "table" && format != "json" && format != "html") {
+    return controlplane::ErrorExit("--trend prints --format table, json or html");
+  }
+  int stored = 0;
+  absl::StatusOr<std::vector<v1::StageRun>> runs = FetchAcceptedRuns(client, &stored);
+  if (!runs.ok()) return RpcErrorExit(runs.status(), client.address);
+  const v1::NodeTrend trend = baseline::TrendOf(*runs, node);
+  if (format == "json") {
+    absl::StatusOr<std::string> json = ToJson(trend);
+    if (!json.ok()) return controlplane::StatusExit(json.status());
+    std::cout << *json << "\n";
+  } else {
+    std::cout << (format == "html" ? HtmlTrend(trend) : RenderTrend(trend));
+  }
+  return controlplane::kExitOk;
+}
+
 // `report`: one stored run, or a campaign of runs, as one record.
 std::function<int()> AddReportCommand(CLI::App& app) {
   auto report_opts = std::make_shared<std::pair<std::string, controlplane::TlsFiles>>();
@@ -563,6 +584,14 @@ std::function<int()> AddReportCommand(CLI::App& app) {
       ->delimiter(',')
       ->check(controlplane::NameCheck())
       ->excludes(one_run);
+  auto report_trend = std::make_shared<std::string>();
+  report_cmd
+      ->add_option("--trend", *report_trend,
+                   "NODE: its figures over every accepted run, with its class's baseline "
+                   "(table, json or html)")
+      ->check(controlplane::NameCheck())
+      ->excludes(one_run)
+      ->excludes("--runs");
   report_cmd->add_option("--format", *report_format,
                          "table, json (protobuf JSON), md, junit (JUnit XML for CI systems), or "
                          "html (the acceptance record: one self-contained file)")
@@ -573,6 +602,7 @@ std::function<int()> AddReportCommand(CLI::App& app) {
     absl::StatusOr<CoordinatorClient> client =
         ConnectCoordinator(report_opts->first, report_opts->second);
     if (!client.ok()) return controlplane::StatusExit(client.status());
+    if (!report_trend->empty()) return TrendReport(*client, *report_trend, *report_format);
     const std::string* address = &client->address;
     std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
     std::vector<std::string> ids = *report_runs;

@@ -184,6 +184,12 @@ void Collect(std::vector<Attention>* out, const std::string& where, const std::s
   }
 }
 
+google::protobuf::Timestamp TimestampOf(double seconds) {
+  google::protobuf::Timestamp t;
+  t.set_seconds(static_cast<int64_t>(seconds));
+  return t;
+}
+
 std::string Time(const google::protobuf::Timestamp& t) {
   if (t.seconds() == 0) return "-";
   return absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", absl::FromUnixSeconds(t.seconds()),
@@ -909,6 +915,44 @@ std::string HtmlDiff(const v1::RecordDiff& diff) {
     }
     xmlNodePtr tb = Table(sec, s.head);
     for (const std::vector<std::string>& row : s.rows) Row(tb, row);
+  }
+  return page.Finish();
+}
+
+std::string HtmlTrend(const v1::NodeTrend& t) {
+  Page page(absl::StrCat("nodeprobe trend: ", t.node()));
+  Html::El(page.body, "h1", absl::StrCat("Trend of ", t.node()));
+  Html::El(page.body, "p",
+           absl::StrCat(t.runs(), " accepted runs; class ",
+                        t.node_class().empty() ? "unknown" : t.node_class()));
+  for (const v1::FigureTrend& f : t.figures()) {
+    xmlNodePtr sec = Html::El(page.body, "section");
+    Html::El(sec, "h2", f.figure());
+    // x: days since the first point; the class's median and its band
+    // (3 spreads) as flat lines beside the node's own.
+    const double first = f.points_size() > 0 ? static_cast<double>(f.points(0).seconds()) : 0;
+    ChartSeries series;
+    for (const v1::FigureTrend::Point& p : f.points()) {
+      series[t.node()].push_back({(static_cast<double>(p.seconds()) - first) / 86400, p.value()});
+    }
+    if (f.baseline_runs() > 0 && !series[t.node()].empty()) {
+      const double x1 = series[t.node()].back().first;
+      for (const auto& [name, y] :
+           {std::pair{"class median", f.baseline_median()},
+            std::pair{"median - 3 spread", f.baseline_median() - 3 * f.baseline_spread()},
+            std::pair{"median + 3 spread", f.baseline_median() + 3 * f.baseline_spread()}}) {
+        series[name] = {{0, y}, {x1, y}};
+      }
+    }
+    LineChart(sec, f.figure(), series,
+              [&](double x) { return Time(TimestampOf(first + x * 86400)); });
+    xmlNodePtr tb = Table(sec, {"run", "started", "value", "of the class median"});
+    for (const v1::FigureTrend::Point& p : f.points()) {
+      Row(tb, {p.run_id(), Time(TimestampOf(static_cast<double>(p.seconds()))),
+               absl::StrFormat("%.4g", p.value()),
+               f.baseline_median() > 0 ? absl::StrFormat("%.3f", p.value() / f.baseline_median())
+                                       : "-"});
+    }
   }
   return page.Finish();
 }

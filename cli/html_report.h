@@ -15,6 +15,7 @@
 
 #include "nodeprobe/v1/record_diff.pb.h"
 #include "nodeprobe/v1/service.pb.h"
+#include "nodeprobe/v1/trend.pb.h"
 
 namespace nodeprobe::cli {
 
@@ -26,6 +27,10 @@ std::string HtmlCampaign(const std::vector<v1::StageRun>& runs);
 
 // `evidence --diff OLD NEW --format html` (cli/record_diff_output.h).
 std::string HtmlDiff(const v1::RecordDiff& diff);
+
+// `report --trend NODE --format html`: a line per figure over the runs,
+// with its class's median and band.
+std::string HtmlTrend(const v1::NodeTrend& trend);
 
 // Lowercase hex SHA-256 of `data` (OpenSSL's libcrypto).
 std::string Sha256Hex(const std::string& data);

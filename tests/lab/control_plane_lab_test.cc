@@ -23,6 +23,7 @@
 #include "coordinator/stages/congestion/congestion_stage.h"
 #include "gtest/gtest.h"
 #include "nodeprobe/v1/service.pb.h"
+#include "nodeprobe/v1/trend.pb.h"
 #include "platform/socket.h"
 #include "tests/lab/certs.h"
 #include "tests/lab/fleet_fixture.h"
@@ -327,6 +328,28 @@ TEST_F(ControlPlaneLabTest, ASixthRunTwentyPercentLowerIsRegressedFromTheBaselin
   // Both directions of the five runs, one class: ten samples.
   EXPECT_NE(shown.find("STREAM_BW gbps rail tcp"), std::string::npos) << shown;
   EXPECT_NE(shown.find(", n 10, "), std::string::npos) << shown;
+  // The node's trend: its five runs, oldest first, beside the class's ten.
+  std::string trend_json;
+  ASSERT_EQ(Client({"report", "--trend", "gpu-a", "--format", "json"}, false, &trend_json), 0)
+      << trend_json;
+  v1::NodeTrend trend;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(trend_json, &trend).ok()) << trend_json;
+  EXPECT_EQ(trend.runs(), 5u) << trend_json;
+  bool stream = false;
+  for (const v1::FigureTrend& f : trend.figures()) {
+    if (f.figure() != "STREAM_BW gbps rail tcp") continue;
+    stream = true;
+    EXPECT_EQ(f.points_size(), 5) << f.DebugString();
+    EXPECT_EQ(f.baseline_runs(), 10u) << f.DebugString();
+    for (int i = 1; i < f.points_size(); ++i) {
+      EXPECT_LE(f.points(i - 1).seconds(), f.points(i).seconds());
+    }
+  }
+  EXPECT_TRUE(stream) << trend_json;
+  std::string trend_html;
+  ASSERT_EQ(Client({"report", "--trend", "gpu-a", "--format", "html"}, false, &trend_html), 0);
+  EXPECT_NE(trend_html.find("<svg"), std::string::npos);
+  EXPECT_NE(trend_html.find("class median"), std::string::npos);
   ASSERT_TRUE(lab_->Shape("a", "ac", 800).ok());  // the fixture's senders run at 1000
   EXPECT_EQ(Client({"run", "--stage", "two-node", "--nodes", "gpu-a,gpu-b", "--format", "json",
                     "--transfer-seconds", "1", "--profile", profile},

@@ -1,0 +1,18 @@
+// A node's figures over time: each figure (figures.h) of `node` in every
+// accepted run among `runs`, oldest first, with the baseline its class
+// (the class of its newest run) has for that figure: what `report --trend
+// NODE` shows, and what a dashboard reads to draw the drift before a
+// regression is judged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nodeprobe/v1/service.pb.h"
+#include "nodeprobe/v1/trend.pb.h"
+
+namespace nodeprobe::baseline {
+
+v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& node);
+
+}  // namespace nodeprobe::baseline

@@ -34,6 +34,13 @@ CoordinatorMetrics::CoordinatorMetrics() : registry_(std::make_shared<prometheus
                 .Name("nodeprobe_coordinator_task_seconds")
                 .Help("From sending a task to an agent to its result, by the task's kind.")
                 .Register(*registry_);
+  baseline_ratio_ = &prometheus::BuildGauge()
+                         .Name("nodeprobe_baseline_ratio")
+                         .Help(
+                             "A figure in the node's last accepted run over its node class's "
+                             "baseline median (1 = as the class measures; below 1 is worse "
+                             "for a bandwidth, better for a latency or step time).")
+                         .Register(*registry_);
 }
 
 absl::StatusOr<int> CoordinatorMetrics::Serve(const std::string& listen) {
@@ -64,6 +71,11 @@ void CoordinatorMetrics::TaskAnswered(const std::string& kind, absl::Duration to
   static const prometheus::Histogram::BucketBoundaries kBuckets = {
       0.01, 0.05, 0.25, 1, 5, 15, 60, 300, 1800};
   tasks_->Add({{"kind", kind}}, kBuckets).Observe(absl::ToDoubleSeconds(took));
+}
+
+void CoordinatorMetrics::BaselineRatio(const std::string& node, const std::string& figure,
+                                       double ratio) {
+  baseline_ratio_->Add({{"node", node}, {"figure", figure}}).Set(ratio);
 }
 
 std::string CoordinatorMetrics::Text() const { return controlplane::Exposition(*registry_); }

@@ -7,6 +7,10 @@
 //   nodeprobe_coordinator_store_write_failures_total      counter: run writes that failed
 //   nodeprobe_coordinator_task_seconds{kind}              histogram: a task's
 //                                  sending to its result (run_probes, run_transfer, ...)
+//   nodeprobe_baseline_ratio{node,figure}                 gauge: the figure in the node's
+//                                  last accepted run over its class's baseline median
+//                                  (runs whose profile sets baseline.use; a series per
+//                                  node and judged figure, so a drift can alert)
 // The agent gauges and the store size are refreshed by the reaper (every
 // silence/3, 10 s by default), not computed per scrape: a scrape of a
 // fleet's coordinator costs the serialization only.
@@ -37,6 +41,7 @@ class CoordinatorMetrics {
   void StoreBytes(double bytes);
   void StoreWriteFailed();
   void TaskAnswered(const std::string& kind, absl::Duration took);
+  void BaselineRatio(const std::string& node, const std::string& figure, double ratio);
   std::string Text() const;
 
  private:
@@ -49,6 +54,7 @@ class CoordinatorMetrics {
   prometheus::Gauge* store_;
   prometheus::Counter* store_failures_;
   prometheus::Family<prometheus::Histogram>* tasks_;
+  prometheus::Family<prometheus::Gauge>* baseline_ratio_;
 };
 
 }  // namespace nodeprobe::coordinator

@@ -18,6 +18,8 @@
 #include "controlplane/grpc_status.h"
 #include "controlplane/server_limits.h"
 #include "coordinator/agent_reactor.h"
+#include "coordinator/baseline/baseline_judge.h"
+#include "coordinator/baseline/figures.h"
 #include "coordinator/coordinator_findings.h"
 #include "coordinator/pair_transfers.h"
 #include "coordinator/preflight_record.h"
@@ -314,15 +316,25 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
     deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
   }
+  std::optional<std::vector<v1::StageRun>> history;
   run = RunStageOnAgents(
       run, nodes, req, *judged_by, deadline, progress,
       [&](const v1::StageRun& partial) { saver.Checkpoint(partial); },
       [this](const std::string& node) { return registry_.Find(node); },
-      [this] {
+      [this, &history] {
         absl::StatusOr<std::vector<v1::StageRun>> runs = store_->AcceptedRuns(kBaselineRuns);
-        return runs.ok() ? *std::move(runs) : std::vector<v1::StageRun>();
+        history = runs.ok() ? *std::move(runs) : std::vector<v1::StageRun>();
+        return *history;
       });
   for (const auto& a : nodes) a->Release();
+  // The history read for the baseline judgement (baseline.use) also gives
+  // /metrics each figure's ratio to its class's baseline.
+  if (metrics_ && history && run.state() == "done") {
+    const size_t min_runs = judged_by->Section<BaselineRules>().min_runs;
+    for (const baseline::BaselineRatio& r : baseline::RatiosToBaselines(run, *history, min_runs)) {
+      metrics_->BaselineRatio(r.node, r.figure, r.ratio);
+    }
+  }
   return FinishRun(std::move(run), &saver, writer);
 }
 

@@ -157,10 +157,12 @@ void DiffFigures(const v1::StageRun& old_run, const v1::StageRun& new_run,
     moved[f.name].push_back(std::move(c));
   }
   std::vector<v1::RecordDiff::FigureChange> out;
-  for (auto& [name, changes] : moved) {
+  for (auto& entry : moved) {
+    std::vector<v1::RecordDiff::FigureChange>& changes = entry.second;
+    const v1::RecordDiff::FigureChange& first = changes[0];
     const bool shared =
         changes.size() > 1 && std::all_of(changes.begin(), changes.end(), [&](const auto& c) {
-          return c.old_value() == changes[0].old_value() && c.new_value() == changes[0].new_value();
+          return c.old_value() == first.old_value() && c.new_value() == first.new_value();
         });
     if (shared) {
       changes.resize(1);

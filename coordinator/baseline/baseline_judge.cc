@@ -118,4 +118,25 @@ void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& h
   }
 }
 
+std::vector<BaselineRatio> RatiosToBaselines(const v1::StageRun& run,
+                                             const std::vector<v1::StageRun>& history,
+                                             size_t min_runs) {
+  const std::map<std::string, ClassBaselines> classes = BaselinesOf(history);
+  std::map<std::string, std::string> class_of;
+  for (const v1::StageReport& r : run.node_reports()) {
+    class_of[r.node()] = ClassOf(r, run.profile().source()).Key();
+  }
+  std::vector<BaselineRatio> out;
+  for (const Figure& f : FiguresOf(run)) {
+    auto k = class_of.find(f.node);
+    if (k == class_of.end()) continue;
+    auto c = classes.find(k->second);
+    if (c == classes.end()) continue;
+    auto b = c->second.figures.find(f.name);
+    if (b == c->second.figures.end() || b->second.n < min_runs || b->second.median <= 0) continue;
+    out.push_back({.node = f.node, .figure = f.name, .ratio = f.value / b->second.median});
+  }
+  return out;
+}
+
 }  // namespace nodeprobe::baseline

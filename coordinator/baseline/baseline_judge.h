@@ -5,6 +5,7 @@
 // few runs says so once (BASELINE_TOO_FEW_RUNS), never judged on a few.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "coordinator/baseline/baseline_profile.h"
@@ -15,5 +16,18 @@ namespace nodeprobe::baseline {
 // `history`: earlier runs (accepted or not; only accepted ones count).
 void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& history,
                            const BaselineRules& rules);
+
+// Per node and figure of `run`: its value over its class's baseline median
+// in `history`, for classes with at least `min_runs` accepted runs (what
+// the coordinator's /metrics exports, so an alert can fire on a drift
+// before it is a regression).
+struct BaselineRatio {
+  std::string node;
+  std::string figure;
+  double ratio = 0;
+};
+std::vector<BaselineRatio> RatiosToBaselines(const v1::StageRun& run,
+                                             const std::vector<v1::StageRun>& history,
+                                             size_t min_runs);
 
 }  // namespace nodeprobe::baseline

@@ -71,5 +71,20 @@ TEST(BaselineJudgeTest, AVersionChangeStartsANewClassAndSaysHowTheFiguresMoved) 
   EXPECT_EQ(Code(now, findings::kRegressedFromBaseline.code), nullptr);  // a new class: not judged
 }
 
+// The ratio /metrics exports: the run's figure over its class's median,
+// only once the class has the runs a baseline needs.
+TEST(BaselineRatioTest, TheFigureOverItsClassMedianOnceTheClassHasTheRuns) {
+  std::vector<v1::StageRun> history;
+  for (int day = 1; day <= 5; ++day) history.push_back(TwoNodeRun(day, 400));
+  const v1::StageRun now = TwoNodeRun(6, 320);
+  const std::vector<BaselineRatio> ratios = RatiosToBaselines(now, history, 5);
+  ASSERT_EQ(ratios.size(), 1u);
+  EXPECT_EQ(ratios[0].node, "gpu01");
+  EXPECT_EQ(ratios[0].figure, "WRITE_BW gbps rail mlx5_0");
+  EXPECT_DOUBLE_EQ(ratios[0].ratio, 0.8);
+  history.pop_back();
+  EXPECT_TRUE(RatiosToBaselines(now, history, 5).empty());
+}
+
 }  // namespace
 }  // namespace nodeprobe::baseline

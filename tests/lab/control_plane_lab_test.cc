@@ -375,6 +375,26 @@ TEST_F(ControlPlaneLabTest, ASixthRunTwentyPercentLowerIsRegressedFromTheBaselin
       EXPECT_NE(f.code(), "TRANSFER_BELOW_EXPECTED") << f.message();
     }
   }
+  // The coordinator's /metrics: the figure over its class's median, for
+  // an alert on drift (promtool accepts the exposition).
+  auto scrape = lab_->Spawn("c",
+                            {"bash", "-c",
+                             "exec 3<>/dev/tcp/127.0.0.1/18520 && "
+                             "printf 'GET /metrics HTTP/1.0\r\nHost: c\r\n\r\n' >&3 && "
+                             "sed '1,/^\r$/d' <&3 | tee /dev/stderr | promtool check metrics"},
+                            "ratio.log");
+  ASSERT_TRUE(scrape.ok());
+  auto scraped = lab_->Wait(*scrape, absl::Seconds(20));
+  ASSERT_TRUE(scraped.ok());
+  const std::string metrics = lab_->ReadLog("ratio.log");
+  EXPECT_EQ(*scraped, 0) << metrics;
+  const std::string series =
+      "nodeprobe_baseline_ratio{figure=\"STREAM_BW gbps rail tcp\",node=\"gpu-a\"} ";
+  const size_t at = metrics.find(series);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  const double ratio = std::stod(metrics.substr(at + series.size()));
+  EXPECT_GT(ratio, 0.7) << metrics;
+  EXPECT_LT(ratio, 0.9) << metrics;
 }
 
 TEST_F(ControlPlaneLabTest, TwoNodeStageIsJudgedByItsProfileAndTheRunKeepsIt) {

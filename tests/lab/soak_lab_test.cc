@@ -69,7 +69,10 @@ TEST_F(ClusterLabTest, AClusterSoakRepeatsThePatternForEachDirection) {
   v1::StageRun run = ParseRun(out);
   EXPECT_TRUE(rc == 0 || rc == 1) << out;
   EXPECT_EQ(run.soak().duration_s(), 20);
-  EXPECT_GE(run.soak().intervals(), 3u) << out;
+  // How many passes fit in 20 s is the machine's: under ASan on a busy
+  // 2-core CI machine a pass of the ring took ~10 s (2 passes). Repeated
+  // at all is what a series over time needs.
+  EXPECT_GE(run.soak().intervals(), 2u) << out;
   ASSERT_EQ(run.soak().series_size(), 8) << "4 ring pairs, both directions\n" << out;
   for (const v1::SoakSeries& s : run.soak().series()) {
     EXPECT_GE(s.points_size(), 2) << s.DebugString();

@@ -169,12 +169,18 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
 void AddWorkloadFindings(const WorkloadJudgement& j, const WorkloadRules& rules,
                          const std::vector<std::string>& rank_node, bool confirmed,
                          google::protobuf::RepeatedPtrField<v1::Finding>* findings) {
+  // Steps too spread for the step's bars. A rank that stands out beyond
+  // its own noise (JudgeSteps' margin test) is still named, as a WARN:
+  // a noisy measurement never FAILs a node, and hiding a clear straggler
+  // behind the step's jitter would call a slow link healthy.
   if (j.too_noisy) {
     AddFinding(findings, findings::kMeasurementTooNoisy.code, "workload",
                absl::StrFormat("step times vary by %.0f%% (coefficient of variation): too noisy "
-                               "to name a late rank or judge a bar; run again on quiet nodes",
-                               100 * j.step_cv));
-    return;
+                               "to judge the step's bars%s; run again on quiet nodes",
+                               100 * j.step_cv,
+                               j.straggler ? " (the rank named stands out beyond its own noise)"
+                                           : " or name a late rank"));
+    confirmed = false;
   }
   if (j.straggler) {
     const std::string node =
@@ -194,6 +200,7 @@ void AddWorkloadFindings(const WorkloadJudgement& j, const WorkloadRules& rules,
                      absl::StrFormat(" (bar %.2f ms, noise %.2f ms)", j.bar_ms, j.noise_ms),
                      confirmed ? ", again when measured a second time" : ""));
   }
+  if (j.too_noisy) return;
   if (rules.step_time_max_ms && j.step_p50_ms > *rules.step_time_max_ms) {
     AddFinding(findings, findings::kWorkloadStepSlow.code, "workload",
                absl::StrFormat("median step %.1f ms, above workload.step_time_max_ms %.1f",

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "cli/control_commands.h"
+#include "cli/json_output.h"
 #include "cli/safe_text.h"
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
@@ -25,6 +26,7 @@ struct ShowOptions {
   controlplane::TlsFiles tls;
   std::string filter;
   size_t min_runs = 5;
+  std::string format = "table";
 };
 
 int Show(const ShowOptions& o) {
@@ -33,8 +35,18 @@ int Show(const ShowOptions& o) {
   int stored = 0;
   absl::StatusOr<std::vector<v1::StageRun>> runs = FetchAcceptedRuns(*client, &stored);
   if (!runs.ok()) return RpcErrorExit(runs.status(), client->address);
+  const std::map<std::string, baseline::ClassBaselines> classes = baseline::BaselinesOf(*runs);
+  if (o.format == "json") {
+    v1::ClassBaselines out = BaselinesMessage(classes, o.filter, o.min_runs);
+    out.set_accepted_runs(static_cast<uint32_t>(runs->size()));
+    out.set_stored_runs(static_cast<uint32_t>(stored));
+    absl::StatusOr<std::string> json = ToJson(out);
+    if (!json.ok()) return controlplane::StatusExit(json.status());
+    std::cout << *json << "\n";
+    return controlplane::kExitOk;
+  }
   std::cout << absl::StrFormat("%d accepted runs of %d stored\n", runs->size(), stored)
-            << RenderBaselines(baseline::BaselinesOf(*runs), o.filter, o.min_runs);
+            << RenderBaselines(classes, o.filter, o.min_runs);
   return controlplane::kExitOk;
 }
 
@@ -87,6 +99,34 @@ std::string RenderTrend(const v1::NodeTrend& t) {
   return out;
 }
 
+v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
+                                    const std::string& filter, size_t min_runs) {
+  v1::ClassBaselines out;
+  for (const auto& [key, c] : classes) {
+    if (key.find(filter) == std::string::npos) continue;
+    v1::ClassBaselines::Class* cls = out.add_classes();
+    cls->set_key(key);
+    for (const auto& [name, value] : c.node_class.parts) {
+      v1::ClassBaselines::Part* p = cls->add_parts();
+      p->set_name(name);
+      p->set_value(value);
+    }
+    for (const auto& [name, b] : c.figures) {
+      v1::ClassBaselines::Figure* f = cls->add_figures();
+      f->set_figure(name);
+      auto hib = c.higher_is_better.find(name);
+      f->set_higher_is_better(hib == c.higher_is_better.end() || hib->second);
+      f->set_median(b.median);
+      f->set_spread(b.spread);
+      f->set_runs(static_cast<uint32_t>(b.n));
+      f->set_first_seconds(b.first);
+      f->set_last_seconds(b.last);
+      f->set_enough_runs(b.n >= min_runs);
+    }
+  }
+  return out;
+}
+
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
                             const std::string& filter, size_t min_runs) {
   std::string out;
@@ -117,6 +157,9 @@ std::function<int()> AddBaselineCommand(CLI::App& app) {
   show->add_option("--class", o->filter, "Only classes whose key contains this text");
   show->add_option("--min-runs", o->min_runs, "Runs a baseline needs to be judged against")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  show->add_option("--format", o->format, "table, or json (for dashboards)")
+      ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   show->footer("Exit codes: 0 shown; 2 usage; 3 the coordinator could not be reached.");
   return [show, o]() -> int {

@@ -24,6 +24,10 @@ namespace nodeprobe::cli {
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
                             const std::string& filter, size_t min_runs);
 
+// The same as `baseline show --format json` prints it.
+v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
+                                    const std::string& filter, size_t min_runs);
+
 // Every accepted run the coordinator stores, whole (one GetRun each);
 // `stored`: how many runs it stores in all.
 absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& client, int* stored);

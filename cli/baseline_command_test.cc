@@ -57,3 +57,31 @@ TEST(TrendRenderTest, EachRunAgainstTheClassMedian) {
 
 }  // namespace
 }  // namespace nodeprobe::cli
+
+namespace nodeprobe::cli {
+namespace {
+
+// `baseline show --format json`: each class with its parts and figures,
+// and whether a figure has the runs to be judged against.
+TEST(BaselineJsonTest, ClassesWithTheirPartsAndFigures) {
+  std::vector<v1::StageRun> runs;
+  for (int day = 1; day <= 4; ++day) runs.push_back(baseline::TwoNodeRun(day, 390 + day));
+  const v1::ClassBaselines m = BaselinesMessage(baseline::BaselinesOf(runs), "", 4);
+  ASSERT_EQ(m.classes_size(), 1);
+  const v1::ClassBaselines::Class& c = m.classes(0);
+  EXPECT_NE(c.key().find("driver=550.54.15"), std::string::npos) << c.key();
+  ASSERT_GE(c.parts_size(), 3);
+  EXPECT_EQ(c.parts(0).name(), "gpu");
+  ASSERT_EQ(c.figures_size(), 1);
+  EXPECT_EQ(c.figures(0).figure(), "WRITE_BW gbps rail mlx5_0");
+  EXPECT_TRUE(c.figures(0).higher_is_better());
+  EXPECT_EQ(c.figures(0).runs(), 4u);
+  EXPECT_DOUBLE_EQ(c.figures(0).median(), 392.5);
+  EXPECT_TRUE(c.figures(0).enough_runs());
+  EXPECT_FALSE(
+      BaselinesMessage(baseline::BaselinesOf(runs), "", 5).classes(0).figures(0).enough_runs());
+  EXPECT_EQ(BaselinesMessage(baseline::BaselinesOf(runs), "B200", 4).classes_size(), 0);
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

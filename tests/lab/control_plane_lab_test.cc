@@ -33,6 +33,23 @@
 namespace nodeprobe::lab {
 namespace {
 
+// What `host`'s /metrics on `port` serves, linted by promtool on the way
+// (`*lint`: promtool's exit code; -1 when the scrape did not run).
+std::string ScrapeMetrics(Lab* lab, const std::string& host, int port, const std::string& log,
+                          int* lint) {
+  *lint = -1;
+  auto pid = lab->Spawn(host,
+                        {"bash", "-c",
+                         absl::StrCat("exec 3<>/dev/tcp/127.0.0.1/", port,
+                                      " && printf 'GET /metrics HTTP/1.0\r\nHost: ", host,
+                                      "\r\n\r\n' >&3 && sed '1,/^\r$/d' <&3 | tee /dev/stderr | "
+                                      "promtool check metrics")},
+                        log);
+  if (!pid.ok()) return "";
+  auto rc = lab->Wait(*pid, absl::Seconds(20));
+  if (rc.ok()) *lint = *rc;
+  return lab->ReadLog(log);
+}
 
 TEST_F(ControlPlaneLabTest, TwoNodeStageRunsTransfersBothWaysAndIsStored) {
   ASSERT_TRUE(StartPlaintextFleet());
@@ -328,6 +345,17 @@ TEST_F(ControlPlaneLabTest, ASixthRunTwentyPercentLowerIsRegressedFromTheBaselin
   // Both directions of the five runs, one class: ten samples.
   EXPECT_NE(shown.find("STREAM_BW gbps rail tcp"), std::string::npos) << shown;
   EXPECT_NE(shown.find(", n 10, "), std::string::npos) << shown;
+  std::string shown_json;
+  ASSERT_EQ(Client({"baseline", "show", "--format", "json"}, false, &shown_json), 0);
+  v1::ClassBaselines classes;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(shown_json, &classes).ok()) << shown_json;
+  EXPECT_GE(classes.accepted_runs(), 5u) << shown_json;  // and the fixture's own runs
+  ASSERT_EQ(classes.classes_size(), 1) << shown_json;
+  bool ten = false;
+  for (const v1::ClassBaselines::Figure& f : classes.classes(0).figures()) {
+    ten |= f.figure() == "STREAM_BW gbps rail tcp" && f.runs() == 10 && f.enough_runs();
+  }
+  EXPECT_TRUE(ten) << shown_json;
   // The node's trend: its five runs, oldest first, beside the class's ten.
   std::string trend_json;
   ASSERT_EQ(Client({"report", "--trend", "gpu-a", "--format", "json"}, false, &trend_json), 0)
@@ -377,17 +405,9 @@ TEST_F(ControlPlaneLabTest, ASixthRunTwentyPercentLowerIsRegressedFromTheBaselin
   }
   // The coordinator's /metrics: the figure over its class's median, for
   // an alert on drift (promtool accepts the exposition).
-  auto scrape = lab_->Spawn("c",
-                            {"bash", "-c",
-                             "exec 3<>/dev/tcp/127.0.0.1/18520 && "
-                             "printf 'GET /metrics HTTP/1.0\r\nHost: c\r\n\r\n' >&3 && "
-                             "sed '1,/^\r$/d' <&3 | tee /dev/stderr | promtool check metrics"},
-                            "ratio.log");
-  ASSERT_TRUE(scrape.ok());
-  auto scraped = lab_->Wait(*scrape, absl::Seconds(20));
-  ASSERT_TRUE(scraped.ok());
-  const std::string metrics = lab_->ReadLog("ratio.log");
-  EXPECT_EQ(*scraped, 0) << metrics;
+  int lint = -1;
+  const std::string metrics = ScrapeMetrics(lab_.get(), "c", 18520, "ratio.log", &lint);
+  EXPECT_EQ(lint, 0) << metrics;
   const std::string series =
       "nodeprobe_baseline_ratio{figure=\"STREAM_BW gbps rail tcp\",node=\"gpu-a\"} ";
   const size_t at = metrics.find(series);
@@ -605,16 +625,9 @@ TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
             0)
       << out;
   // What the agent serves, linted by promtool.
-  auto lint = lab_->Spawn("a", {"bash", "-c",
-                                "exec 3<>/dev/tcp/127.0.0.1/18519 && "
-                                "printf 'GET /metrics HTTP/1.0\r\nHost: a\r\n\r\n' >&3 && "
-                                "sed '1,/^\r$/d' <&3 | tee /dev/stderr | promtool check metrics"},
-                          "lint.log");
-  ASSERT_TRUE(lint.ok());
-  auto rc = lab_->Wait(*lint, absl::Seconds(20));
-  ASSERT_TRUE(rc.ok());
-  const std::string served = lab_->ReadLog("lint.log");
-  EXPECT_EQ(*rc, 0) << served;
+  int lint = -1;
+  const std::string served = ScrapeMetrics(lab_.get(), "a", 18519, "lint.log", &lint);
+  EXPECT_EQ(lint, 0) << served;
   EXPECT_NE(served.find("nodeprobe_agent_connected 1"), std::string::npos) << served;
   EXPECT_NE(served.find("nodeprobe_agent_tasks_total{kind=\"run_transfer\"} 1"), std::string::npos)
       << served;
@@ -670,16 +683,8 @@ TEST_F(ControlPlaneLabTest, TheAgentsMetricsAreScrapedByARealPrometheus) {
   }
   EXPECT_NE(answer.find("\"state\":\"connected\""), std::string::npos) << answer;
   EXPECT_NE(answer.find(",\"2\"]"), std::string::npos) << answer;
-  auto clint = lab_->Spawn("c", {"bash", "-c",
-                                 "exec 3<>/dev/tcp/127.0.0.1/18520 && "
-                                 "printf 'GET /metrics HTTP/1.0\r\nHost: c\r\n\r\n' >&3 && "
-                                 "sed '1,/^\r$/d' <&3 | tee /dev/stderr | promtool check metrics"},
-                           "clint.log");
-  ASSERT_TRUE(clint.ok());
-  rc = lab_->Wait(*clint, absl::Seconds(20));
-  ASSERT_TRUE(rc.ok());
-  const std::string coordinator_served = lab_->ReadLog("clint.log");
-  EXPECT_EQ(*rc, 0) << coordinator_served;
+  const std::string coordinator_served = ScrapeMetrics(lab_.get(), "c", 18520, "clint.log", &lint);
+  EXPECT_EQ(lint, 0) << coordinator_served;
   EXPECT_NE(coordinator_served.find("nodeprobe_coordinator_stage_runs_total{stage=\"two-node\","
                                     "verdict=\"PASS\"} 1"),
             std::string::npos)

@@ -550,7 +550,10 @@ TEST_F(WorkloadNcclLabTest, GpuNodesReplayOnNcclOneRankPerGpu) {
   const v1::WorkloadReport& w = run.workload();
   EXPECT_EQ(w.library(), "nccl") << out;
   EXPECT_EQ(w.layout(), "tp 2 x pp 2 x dp 2 = 8 ranks, 2 per node");
-  EXPECT_EQ(w.steps(), 4u) << out;
+  // The profile's 4 steps, or 8 when a rank led within the noise and the
+  // stage measured again and pooled the steps (workload_stage.cc).
+  EXPECT_TRUE(w.steps() == 4u || (w.steps() == 8u && w.measurements() >= 2)) << out;
+  EXPECT_EQ(w.step_ms_size(), static_cast<int>(w.steps())) << out;
   std::set<std::string> groups;
   for (const v1::WorkloadReport::OpTime& o : w.ops()) groups.insert(o.group());
   EXPECT_EQ(groups, (std::set<std::string>{"dp", "pp", "tp"})) << out;

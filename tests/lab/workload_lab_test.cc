@@ -123,8 +123,10 @@ TEST_F(WorkloadLabTest, TheShapeRunsEndToEndOnGloo) {
   EXPECT_EQ(w.library(), "gloo");
   EXPECT_EQ(w.rank_nodes_size(), 8);
   EXPECT_EQ(w.rank_nodes(7), "gpu-e");
-  EXPECT_EQ(w.steps(), 12u);
-  EXPECT_EQ(w.step_ms_size(), 12);
+  // 12, or 24 when a rank led within the noise and the steps were pooled
+  // with a second measurement's (workload_stage.cc).
+  EXPECT_TRUE(w.steps() == 12u || (w.steps() == 24u && w.measurements() >= 2)) << out;
+  EXPECT_EQ(w.step_ms_size(), static_cast<int>(w.steps()));
   EXPECT_EQ(w.waits_size(), 8);
   EXPECT_GT(w.step_p50_ms(), 10);  // 12 ms of compute per rank at the least
   EXPECT_GT(w.comm_share(), 0);
@@ -259,7 +261,7 @@ TEST_F(WorkloadLabTest, ALoggedStepReplaysExactlyItsOps) {
   std::cerr << "logged: " << Summary(run) << "\n";
   const v1::WorkloadReport& w = run.workload();
   EXPECT_EQ(w.shape(), "logged");
-  EXPECT_EQ(w.steps(), 4u);
+  EXPECT_TRUE(w.steps() == 4u || (w.steps() == 8u && w.measurements() >= 2)) << out;
   // Per step, summed over the 8 ranks: (op, bytes) -> the count on each
   // communicator that ran it (c0 is the world: the first Init line's).
   std::map<std::string, std::multiset<uint32_t>> ran;

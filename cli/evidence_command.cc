@@ -104,33 +104,28 @@ bool IsGzip(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path) {
+absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path, const std::string& what) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--from-json ", path, ": not a readable file"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": not a readable file"));
   }
   if (static_cast<size_t>(st.st_size) > kMaxRunJsonBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--from-json ", path, ": ", st.st_size >> 20, " MiB is larger than any run (at most ",
-        kMaxRunJsonBytes >> 20, " MiB): is this a nodeprobe run?"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", st.st_size >> 20, " MiB is larger than any run (at most ",
+                     kMaxRunJsonBytes >> 20, " MiB): is this a nodeprobe run?"));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("--from-json ", path, ": cannot read it"));
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read it"));
   std::string text;
   text.reserve(static_cast<size_t>(st.st_size));  // not twice the file while it grows
   char buf[65536];
   while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxRunJsonBytes) {
-      return absl::InvalidArgumentError(absl::StrCat("--from-json ", path, ": larger than any run"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": larger than any run"));
     }
   }
-  absl::StatusOr<v1::StageRun> run = ParseRunJson(text, absl::StrCat("--from-json ", path));
-  if (!run.ok() && absl::StrContains(run.status().message(), "verdict")) {
-    return absl::InvalidArgumentError(absl::StrCat(run.status().message(), "; not bundled"));
-  }
-  return run;
+  return ParseRunJson(text, what);
 }
 
 absl::StatusOr<v1::StageRun> ReadRecord(const std::string& record, const std::string& coordinator,
@@ -140,7 +135,7 @@ absl::StatusOr<v1::StageRun> ReadRecord(const std::string& record, const std::st
     if (!S_ISREG(st.st_mode)) {
       return absl::InvalidArgumentError(absl::StrCat(record, ": not a regular file"));
     }
-    if (!IsGzip(record)) return ReadRunJson(record);
+    if (!IsGzip(record)) return ReadRunJson(record, record);
     absl::StatusOr<std::string> text = BundleRunJson(record);
     if (!text.ok()) return text.status();
     return ParseRunJson(*text, absl::StrCat(record, " run.json"));
@@ -217,6 +212,13 @@ struct EvidenceOptions {
   bool force = false;
 };
 
+// A bundle that does not verify: 1 when it was changed (DATA_LOSS), else
+// what its status means (2: not a bundle, a bad key).
+int VerifyExit(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kDataLoss ? controlplane::kExitFail
+                                                      : controlplane::ExitCodeFor(status);
+}
+
 // `evidence --verify BUNDLE...`: 0 when every bundle verifies, 1 when one
 // does not (it was changed), else 2 for one that cannot be read.
 int VerifyCommand(const EvidenceOptions& o) {
@@ -229,12 +231,9 @@ int VerifyCommand(const EvidenceOptions& o) {
       verified.push_back(*std::move(b));
       continue;
     }
-    const bool changed = b.status().code() == absl::StatusCode::kDataLoss;
-    controlplane::ErrorExit(std::string(b.status().message()));
-    if (changed)
-      rc = controlplane::kExitFail;
-    else if (rc == controlplane::kExitOk)
-      rc = controlplane::ExitCodeFor(b.status());
+    const int code =
+        controlplane::ErrorExit(std::string(b.status().message()), VerifyExit(b.status()));
+    if (code == controlplane::kExitFail || rc == controlplane::kExitOk) rc = code;
   }
   if (rc != controlplane::kExitOk || verified.size() < 2) return rc;
   absl::StatusOr<std::string> ledger = VerifyLedger(o.verify, verified);
@@ -252,9 +251,7 @@ std::variant<v1::LedgerLink, int> FollowedLink(const EvidenceOptions& o) {
   if (!prev.ok()) {
     return controlplane::ErrorExit(
         absl::StrCat("--follows ", prev.status().message(), "; not chained to it"),
-        prev.status().code() == absl::StatusCode::kDataLoss
-            ? controlplane::kExitFail
-            : controlplane::ExitCodeFor(prev.status()));
+        VerifyExit(prev.status()));
   }
   return LinkTo(*prev);
 }
@@ -333,8 +330,12 @@ std::function<int()> AddEvidenceCommand(CLI::App& app) {
     }
     v1::StageRun stage_run;
     if (!o->from_json.empty()) {
-      absl::StatusOr<v1::StageRun> read = ReadRunJson(o->from_json);
-      if (!read.ok()) return controlplane::StatusExit(read.status());
+      absl::StatusOr<v1::StageRun> read =
+          ReadRunJson(o->from_json, absl::StrCat("--from-json ", o->from_json));
+      if (!read.ok()) {
+        return controlplane::ErrorExit(absl::StrCat(read.status().message(), "; not bundled"),
+                                       controlplane::ExitCodeFor(read.status()));
+      }
       stage_run = *std::move(read);
     } else if (!o->run.empty()) {
       absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o->coordinator, o->tls);

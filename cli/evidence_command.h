@@ -28,7 +28,8 @@ namespace nodeprobe::cli {
 // document that is not a run, names that are not valid, or stored verdicts
 // its findings do not give (coordinator/record_check.h) are refused with
 // one line naming what is wrong.
-absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path);
+// `what` names it in errors ("--from-json FILE", or the path).
+absl::StatusOr<v1::StageRun> ReadRunJson(const std::string& path, const std::string& what);
 // The same checks of a run's JSON text from elsewhere (a bundle's
 // run.json); `what` names it in errors.
 absl::StatusOr<v1::StageRun> ParseRunJson(const std::string& text, const std::string& what);

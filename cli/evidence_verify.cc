@@ -7,7 +7,6 @@
 
 #include <map>
 #include <memory>
-#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

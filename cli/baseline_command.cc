@@ -12,6 +12,7 @@
 #include "cli/safe_text.h"
 #include "controlplane/command_line.h"
 #include "controlplane/exit_codes.h"
+#include "controlplane/grpc_status.h"
 #include "coordinator/run_pages.h"
 
 namespace nodeprobe::cli {
@@ -59,8 +60,7 @@ absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& c
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     grpc::Status s = client.stub->ListRuns(&ctx, v1::ListRunsRequest(), &list);
-    if (!s.ok())
-      return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+    if (!s.ok()) return controlplane::FromGrpcStatus(s);
   }
   *stored = list.runs_size();
   std::vector<v1::StageRun> runs;

@@ -549,9 +549,6 @@ void PrintRecord(const std::vector<v1::StageRun>& fetched_runs, const std::strin
 
 // `report --trend NODE`: the node's figures over the accepted runs.
 int TrendReport(CoordinatorClient& client, const std::string& node, const std::string& format) {
-  if (format != "table" && format != "json" && format != "html") {
-    return controlplane::ErrorExit("--trend prints --format table, json or html");
-  }
   int stored = 0;
   absl::StatusOr<std::vector<v1::StageRun>> runs = FetchAcceptedRuns(client, &stored);
   if (!runs.ok()) return RpcErrorExit(runs.status(), client.address);
@@ -599,6 +596,11 @@ std::function<int()> AddReportCommand(CLI::App& app) {
 
   return [=]() -> int {
     if (!report_cmd->parsed()) return -1;
+    // Said before any work: --trend prints three of the formats.
+    if (!report_trend->empty() && *report_format != "table" && *report_format != "json" &&
+        *report_format != "html") {
+      return controlplane::ErrorExit("--trend prints --format table, json or html");
+    }
     absl::StatusOr<CoordinatorClient> client =
         ConnectCoordinator(report_opts->first, report_opts->second);
     if (!client.ok()) return controlplane::StatusExit(client.status());

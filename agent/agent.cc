@@ -32,6 +32,7 @@
 #include "probes/transfer/expectations.h"
 #include "probes/transfer/gid_select.h"
 #include "tasks/host_roots.h"
+#include "tasks/task_kinds.h"
 #include "tasks/task_launcher.h"
 
 namespace nodeprobe::agent {
@@ -82,6 +83,7 @@ v1::Registration Agent::BuildRegistration() const {
   v1::Registration reg;
   reg.set_node_name(options_.node_name);
   reg.set_agent_version(NODEPROBE_VERSION);
+  tasks::StateServed(&reg, tasks::AllTaskKinds());  // this build serves every kind
   if (mtu_responder_) reg.set_mtu_port(mtu_responder_->port());
   platform::LibraryVersion verbs = platform::RdmaCoreVersion();
   v1::Component* c = reg.add_inventory();

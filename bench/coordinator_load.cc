@@ -8,6 +8,8 @@
 // Prints: streams held, results sent per second (the coordinator reads and
 // drops each one), and RunStage latency p50/p99 over STAGES single-node
 // stages on random nodes. Coordinator RSS is read by the calling script.
+#include <grpcpp/grpcpp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -15,11 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "tasks/task_kinds.h"
 
 using nodeprobe::v1::AgentMessage;
 using nodeprobe::v1::Coordinator;
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
       std::mutex write_mu;
       AgentMessage reg;
       reg.mutable_registration()->set_node_name(absl::StrCat("load", i));
+      // What the reader below answers, and nothing else.
+      nodeprobe::tasks::StateServed(reg.mutable_registration(), {"run_probes", "kernel_events"});
       stream->Write(reg);
       CoordinatorMessage first;
       if (!stream->Read(&first) || !first.has_ack()) return;

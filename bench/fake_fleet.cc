@@ -21,6 +21,7 @@
 // per round, coordinator CPU seconds per round and RSS per node, store size
 // per node, time to the first round's results, and whether the injected
 // faults were blamed (and nothing else).
+#include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,13 +38,12 @@
 #include <thread>
 #include <vector>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
+#include "tasks/task_kinds.h"
 
 namespace v1 = nodeprobe::v1;
 
@@ -86,6 +86,9 @@ class FakeAgent : public grpc::ClientBidiReactor<v1::AgentMessage, v1::Coordinat
     v1::Registration* r = reg.mutable_registration();
     r->set_node_name(NodeName(index));
     r->set_agent_version("fake");
+    // What Answer() serves, and nothing else: the coordinator asks no other.
+    nodeprobe::tasks::StateServed(
+        r, {"run_probes", "serve_transfer", "run_transfer", "kernel_events"});
     AddDriver(index, r->mutable_inventory());
     for (int rail = 0; rail < 2; ++rail) {
       v1::Rail* x = r->add_rails();

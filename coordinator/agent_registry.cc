@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "tasks/task_launcher.h"
+#include "tasks/task_kinds.h"
 
 namespace nodeprobe::coordinator {
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tasks/task_kinds.h"
 
 namespace nodeprobe::coordinator {
 
@@ -22,6 +23,11 @@ absl::Status Send(AgentSession& s, v1::Task task, absl::Time deadline,
   if (s.cancelled()) {
     return absl::CancelledError(absl::StrCat("the run was cancelled before ", s.node(),
                                              " was sent its next task"));
+  }
+  // An agent a version behind is never sent what it cannot serve: it
+  // would drop it, and the stage would wait for its deadline.
+  if (const std::string kind = tasks::TaskKind(task); !tasks::Serves(s.registration(), kind)) {
+    return absl::FailedPreconditionError(tasks::NotServedMessage(s.registration(), kind));
   }
   *task.mutable_profile() = profile;
   const double left = SecondsLeft(deadline);

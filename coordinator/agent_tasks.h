@@ -18,7 +18,8 @@ double SecondsLeft(absl::Time deadline);
 // Gives `task` the run's profile and a deadline a little before ours (so a
 // task the agent has to kill still comes back as its own TASK_TIMEOUT
 // report instead of silence), sends it and marks it expected. UNAVAILABLE
-// when the agent is gone.
+// when the agent is gone; FAILED_PRECONDITION, sending nothing, when its
+// agent does not serve the task's kind (tasks/task_kinds.h).
 absl::Status Send(AgentSession& s, v1::Task task, absl::Time deadline,
                   const v1::AcceptanceProfile& profile);
 // Send, then wait for the reply.

@@ -45,6 +45,19 @@ void MergeKernelEvents(v1::StageRun* run, const std::string& node, v1::ProbeResu
   }
 }
 
+void NotAsked(v1::StageRun* run, const std::string& node, const std::string& why) {
+  for (v1::StageReport& rep : *run->mutable_node_reports()) {
+    if (rep.node() != node) continue;
+    v1::ProbeResult* r = rep.add_results();
+    r->set_probe("kernel-events");
+    r->set_node(node);
+    r->set_verdict(v1::SKIP);
+    r->set_reason(why);
+    FinalizeReport(&rep);
+    return;
+  }
+}
+
 void AddKernelEvents(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
                      absl::Time deadline, const ProgressFn& progress) {
   // The agents' clocks may stand a little apart from ours: a margin.
@@ -61,6 +74,10 @@ void AddKernelEvents(v1::StageRun* run, const std::vector<std::shared_ptr<AgentS
     replies[i] = Ask(*nodes[i], task, by, run->profile());
   });
   for (size_t i = 0; i < nodes.size(); ++i) {
+    if (replies[i].status().code() == absl::StatusCode::kFailedPrecondition) {
+      NotAsked(run, nodes[i]->node(), std::string(replies[i].status().message()));
+      continue;
+    }
     if (!replies[i].ok() || !replies[i]->has_result()) continue;
     const v1::ProbeResult& r = replies[i]->result().result();
     if (r.probe() != "kernel-events") continue;  // an agent that predates the question

@@ -24,11 +24,16 @@ using ProgressFn = std::function<void(const std::string&)>;
 // has none), or, with no report, run-level findings naming it. In the
 // failure stage, NIC link flaps are what the stage did on purpose: they are
 // left out, and the result says so. An agent that does not read the kernel
-// log, an older one, or one that is gone adds nothing.
+// log, or one that is gone, adds nothing; one that does not serve the
+// question is not asked, and its report says so (NotAsked).
 void AddKernelEvents(v1::StageRun* run, const std::vector<std::shared_ptr<AgentSession>>& nodes,
                      absl::Time deadline, const ProgressFn& progress);
 
 // How one node's answer lands in `run` (above; for tests).
 void MergeKernelEvents(v1::StageRun* run, const std::string& node, v1::ProbeResult events);
+// A node whose agent does not serve the question (a version behind): its
+// report says so in a SKIP "kernel-events" result, so the record shows
+// what was not asked instead of an absence.
+void NotAsked(v1::StageRun* run, const std::string& node, const std::string& why);
 
 }  // namespace nodeprobe::coordinator

@@ -4,6 +4,7 @@
 // are left out.
 #include "coordinator/stage_kernel_events.h"
 
+#include "absl/time/clock.h"
 #include "coordinator/record_check.h"
 #include "gtest/gtest.h"
 #include "probes/framework/result_util.h"
@@ -78,6 +79,61 @@ TEST(StageKernelEventsTest, TheFailureStagesOwnLinkFlapsAreNotFaults) {
   v1::StageRun two = RunWithPassingReport(v1::TWO_NODE);
   MergeKernelEvents(&two, "gpu-a", Events("RDMA_LINK_FLAPPED", v1::WARN));
   EXPECT_EQ(RunVerdict(two), v1::WARN);
+}
+
+}  // namespace
+}  // namespace nodeprobe::coordinator
+
+namespace nodeprobe::coordinator {
+namespace {
+
+// An agent session whose stream records what it was sent.
+std::shared_ptr<AgentSession> Session(v1::Registration reg, int* sent) {
+  return std::make_shared<AgentSession>(
+      reg.node_name(), "10.0.0.1", reg,
+      [sent](const v1::CoordinatorMessage& m) {
+        *sent += m.has_task();
+        return true;
+      },
+      [] {});
+}
+
+TEST(StageKernelEventsTest, AnAgentThatDoesNotServeTheQuestionIsNotAskedAndItsReportSaysSo) {
+  v1::StageRun run = RunWithPassingReport(v1::SINGLE_NODE);
+  *run.mutable_started() = StampOf(absl::Now());
+  v1::Registration reg;
+  reg.set_node_name("gpu-a");
+  reg.set_agent_version("0.9.0");  // protocol 1: no list, no kernel_events
+  int sent = 0;
+  const absl::Time start = absl::Now();
+  AddKernelEvents(&run, {Session(reg, &sent)}, absl::Now() + absl::Seconds(10),
+                  [](const std::string&) {});
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));  // nothing waited on
+  EXPECT_EQ(sent, 0);
+  ASSERT_EQ(run.node_reports(0).results_size(), 2);
+  const v1::ProbeResult& r = run.node_reports(0).results(1);
+  EXPECT_EQ(r.probe(), "kernel-events");
+  EXPECT_EQ(r.verdict(), v1::SKIP);
+  EXPECT_NE(r.reason().find("gpu-a's agent (nodeprobe 0.9.0, protocol 1) does not serve the "
+                            "kernel_events task"),
+            std::string::npos)
+      << r.reason();
+  EXPECT_EQ(run.node_reports(0).verdict(), v1::PASS);
+}
+
+TEST(StageKernelEventsTest, AnAgentThatListsTheQuestionIsAsked) {
+  v1::StageRun run = RunWithPassingReport(v1::SINGLE_NODE);
+  *run.mutable_started() = StampOf(absl::Now());
+  v1::Registration reg;
+  reg.set_node_name("gpu-a");
+  reg.set_protocol(2);
+  reg.add_tasks("run_probes");
+  reg.add_tasks("kernel_events");
+  int sent = 0;
+  AddKernelEvents(&run, {Session(reg, &sent)}, absl::Now() + absl::Milliseconds(50),
+                  [](const std::string&) {});
+  EXPECT_EQ(sent, 1);
+  EXPECT_EQ(run.node_reports(0).results_size(), 1);  // no answer came: nothing added
 }
 
 }  // namespace

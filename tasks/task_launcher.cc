@@ -242,9 +242,4 @@ v1::TaskResult RunTask(const std::string& worker_exe, const v1::Task& task, absl
   return out;
 }
 
-std::string TaskKind(const v1::Task& task) {
-  if (task.kind_case() == v1::Task::KIND_NOT_SET) return "";
-  return task.GetDescriptor()->FindFieldByNumber(task.kind_case())->name();
-}
-
 }  // namespace nodeprobe::tasks

@@ -18,10 +18,6 @@
 
 namespace nodeprobe::tasks {
 
-// The task's kind as its field in Task's oneof is named ("run_probes",
-// "serve_transfer", ...); "" when none is set. Metrics label tasks by it.
-std::string TaskKind(const v1::Task& task);
-
 // Called for events as they arrive (progress lines, an EndpointReady).
 using EventFn = std::function<void(const v1::TaskEvent&)>;
 

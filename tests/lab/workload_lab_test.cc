@@ -2,9 +2,9 @@
 // the router c), two ranks each, a scaled-down TP 2 x PP 2 x DP 2 shape
 // replayed on Gloo over TCP through the coordinator. Healthy, it runs end
 // to end and reports the step, the communication share and no late rank;
-// with gpu-e's link shaped to 30% of the others' and both cores busy with
-// a hog started and stopped by PID, WORKLOAD_STRAGGLER names gpu-e and only
-// it, five runs out of five; the healthy lab under the same hog has no
+// with gpu-e's link shaped to 150 Mbit/s and both cores busy with a hog
+// started and stopped by PID, WORKLOAD_STRAGGLER names gpu-e and only it,
+// five runs out of five; the healthy lab under the same hog has no
 // FAIL in five. Label "busy" (RUN_SERIAL): nothing else runs beside them.
 #include <sys/stat.h>
 
@@ -499,8 +499,14 @@ TEST_F(WorkloadLabTest, UnderAHogAHealthyLabHasNoFail) {
   }
 }
 
+// gpu-e's sender at 150 Mbit/s: its ~26 MB a step then take ~1.4 s, more
+// than a whole step of the sanitizer build under the hog (~0.93 s on CI's
+// machine). At 600 Mbit/s (0.35 s) the CPU, not the link, set that build's
+// pace: the token bucket refilled between the slow sends and gpu-e's lead
+// came and went (CI: 54, 60, then 12 ms). A fault the machine cannot show
+// is not one the judge can name.
 TEST_F(WorkloadLabTest, UnderAHogTheShapedNodeAndOnlyItIsNamed) {
-  ASSERT_TRUE(lab_->Shape("e", "ec", 600).ok());
+  ASSERT_TRUE(lab_->Shape("e", "ec", 150).ok());
   ASSERT_TRUE(StartFourNodes());
   CpuHog hog(2);
   for (int i = 0; i < kRuns; ++i) {

@@ -140,10 +140,15 @@ WorkloadJudgement JudgeSteps(const std::vector<StepTimes>& steps, const Workload
     }
   }
   j.bar_ms = rules.skew_max_ms ? *rules.skew_max_ms : 0.05 * j.step_p50_ms;
-  // A late arrival first (the others waited for it), then a slow link (its
-  // groups were slower than the same transfers elsewhere).
-  for (const auto& [fig, cause] : {std::pair{&late, WorkloadJudgement::kLate},
-                                   std::pair{&slow, WorkloadJudgement::kSlowTransfers}}) {
+  // A slow link first (its groups were slower than the same transfers
+  // elsewhere), then a late arrival (the others waited for it). A slow link
+  // also makes its pipeline partners late at their next collective (they
+  // waited on its sends, which the waits leave out): judged first, lateness
+  // blamed a healthy partner of a link shaped to 150 Mbit/s (lab, 1 run in
+  // 5). A rank that computes slowly slows no group (slow_ms is the least
+  // of its kinds), so it is still found by its lateness.
+  for (const auto& [fig, cause] : {std::pair{&slow, WorkloadJudgement::kSlowTransfers},
+                                   std::pair{&late, WorkloadJudgement::kLate}}) {
     const Standout o = cause == WorkloadJudgement::kLate ? StandsOut(*fig, node_of, noise_sigmas)
                                                          : SlowestNode(*fig, node_of, noise_sigmas);
     const bool leads = o.share >= 0.75 && o.median_ms > j.bar_ms;

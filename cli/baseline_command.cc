@@ -30,31 +30,96 @@ struct ShowOptions {
   std::string format = "table";
 };
 
+const v1::BaselinePin* PinOf(const v1::BaselineMarks& marks, const std::string& key) {
+  for (const v1::BaselinePin& p : marks.pins()) {
+    if (p.class_key() == key) return &p;
+  }
+  return nullptr;
+}
+
 int Show(const ShowOptions& o) {
   absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
   if (!client.ok()) return controlplane::StatusExit(client.status());
   int stored = 0;
-  absl::StatusOr<std::vector<v1::StageRun>> runs = FetchAcceptedRuns(*client, &stored);
-  if (!runs.ok()) return RpcErrorExit(runs.status(), client->address);
-  const std::map<std::string, baseline::ClassBaselines> classes = baseline::BaselinesOf(*runs);
+  v1::BaselineMarks marks;
+  absl::StatusOr<baseline::History> history = FetchHistory(*client, &stored, &marks);
+  if (!history.ok()) return RpcErrorExit(history.status(), client->address);
+  const std::map<std::string, baseline::ClassBaselines> classes =
+      baseline::BaselinesOf(history->runs, history->marks);
   if (o.format == "json") {
-    v1::ClassBaselines out = BaselinesMessage(classes, o.filter, o.min_runs);
-    out.set_accepted_runs(static_cast<uint32_t>(runs->size()));
+    v1::ClassBaselines out = BaselinesMessage(classes, o.filter, o.min_runs, marks);
+    out.set_accepted_runs(static_cast<uint32_t>(history->runs.size()));
     out.set_stored_runs(static_cast<uint32_t>(stored));
     absl::StatusOr<std::string> json = ToJson(out);
     if (!json.ok()) return controlplane::StatusExit(json.status());
     std::cout << *json << "\n";
     return controlplane::kExitOk;
   }
-  std::cout << absl::StrFormat("%d accepted runs of %d stored\n", runs->size(), stored)
-            << RenderBaselines(classes, o.filter, o.min_runs);
+  std::cout << absl::StrFormat("%d accepted runs of %d stored", history->runs.size(), stored)
+            << (marks.forgotten_size() > 0
+                    ? absl::StrFormat(", %d forgotten by baselines", marks.forgotten_size())
+                    : "")
+            << "\n"
+            << RenderBaselines(classes, o.filter, o.min_runs, marks);
+  return controlplane::kExitOk;
+}
+
+// `baseline pin` and `baseline forget`: one call, its answer in one line.
+struct MarkOptions {
+  std::string coordinator;
+  controlplane::TlsFiles tls;
+  std::string run_id;
+  std::string class_key;
+};
+
+int Mark(const MarkOptions& o, bool pin) {
+  absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
+  if (!client.ok()) return controlplane::StatusExit(client.status());
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  v1::BaselineMarks answer;
+  grpc::Status s;
+  if (pin) {
+    v1::PinBaselineRequest req;
+    req.set_run_id(o.run_id);
+    s = client->baselines->Pin(&ctx, req, &answer);
+  } else {
+    v1::ForgetBaselineRequest req;
+    if (o.class_key.empty()) {
+      req.set_run_id(o.run_id);
+    } else {
+      req.set_class_key(o.class_key);
+    }
+    s = client->baselines->Forget(&ctx, req, &answer);
+  }
+  if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return controlplane::ErrorExit(
+        absl::StrCat("coordinator ", client->address,
+                     " keeps no baseline marks (older than `baseline pin`); upgrade it"),
+        controlplane::kExitCouldNotRun);
+  }
+  if (!s.ok()) return RpcErrorExit(s, client->address);
+  std::cout << EscapeControls(answer.message()) << "\n";
   return controlplane::kExitOk;
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& client,
-                                                            int* stored) {
+absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* stored,
+                                               v1::BaselineMarks* marks) {
+  baseline::History out;
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    grpc::Status s = client.baselines->Marks(&ctx, v1::BaselineMarksRequest(), marks);
+    // A coordinator older than the Baselines service keeps no marks.
+    if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+      marks->Clear();
+    } else if (!s.ok()) {
+      return controlplane::FromGrpcStatus(s);
+    }
+    out.marks = baseline::MarksOf(*marks);
+  }
   v1::ListRunsResponse list;
   {
     grpc::ClientContext ctx;
@@ -63,15 +128,14 @@ absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& c
     if (!s.ok()) return controlplane::FromGrpcStatus(s);
   }
   *stored = list.runs_size();
-  std::vector<v1::StageRun> runs;
   for (const v1::StageRun& summary : list.runs()) {
     if (!baseline::Accepted(summary)) continue;
     absl::StatusOr<v1::StageRun> run =
         coordinator::FetchRun(client.stub.get(), summary.run_id(), absl::Now() + absl::Seconds(60));
     if (!run.ok()) return run.status();
-    runs.push_back(*std::move(run));
+    out.runs.push_back(*std::move(run));
   }
-  return runs;
+  return out;
 }
 
 std::string RenderTrend(const v1::NodeTrend& t) {
@@ -100,12 +164,19 @@ std::string RenderTrend(const v1::NodeTrend& t) {
 }
 
 v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
-                                    const std::string& filter, size_t min_runs) {
+                                    const std::string& filter, size_t min_runs,
+                                    const v1::BaselineMarks& marks) {
   v1::ClassBaselines out;
+  for (const v1::ForgottenRun& f : marks.forgotten()) out.add_forgotten_runs(f.run_id());
   for (const auto& [key, c] : classes) {
     if (key.find(filter) == std::string::npos) continue;
     v1::ClassBaselines::Class* cls = out.add_classes();
     cls->set_key(key);
+    if (const v1::BaselinePin* pin = PinOf(marks, key); pin != nullptr) {
+      cls->set_pinned_run(pin->run_id());
+      cls->set_pinned_until_seconds(pin->until_seconds());
+      cls->set_pinned_by(pin->by());
+    }
     for (const auto& [name, value] : c.node_class.parts) {
       v1::ClassBaselines::Part* p = cls->add_parts();
       p->set_name(name);
@@ -128,11 +199,16 @@ v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassB
 }
 
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
-                            const std::string& filter, size_t min_runs) {
+                            const std::string& filter, size_t min_runs,
+                            const v1::BaselineMarks& marks) {
   std::string out;
   for (const auto& [key, c] : classes) {
     if (key.find(filter) == std::string::npos) continue;
-    absl::StrAppend(&out, "\nclass ", key, "\n");
+    absl::StrAppend(&out, "\nclass ", EscapeControls(key), "\n");
+    if (const v1::BaselinePin* pin = PinOf(marks, key); pin != nullptr) {
+      absl::StrAppend(&out, "  pinned at run ", EscapeControls(pin->run_id()), " (runs up to ",
+                      Day(pin->until_seconds()), ") by ", EscapeControls(pin->by()), "\n");
+    }
     for (const auto& [name, b] : c.figures) {
       absl::StrAppend(
           &out, b.n < min_runs
@@ -141,16 +217,22 @@ std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines
                                       b.median, b.spread, b.n, Day(b.first), Day(b.last)));
     }
   }
+  // A pin whose class has no figure yet (a run without pairs or
+  // collectives) is still the operator's word: shown, not dropped.
+  for (const v1::BaselinePin& pin : marks.pins()) {
+    if (classes.count(pin.class_key()) || pin.class_key().find(filter) == std::string::npos) {
+      continue;
+    }
+    absl::StrAppend(&out, "\nclass ", EscapeControls(pin.class_key()), "\n  pinned at run ",
+                    EscapeControls(pin.run_id()), " (runs up to ", Day(pin.until_seconds()),
+                    ") by ", EscapeControls(pin.by()), "\n  no figure measured yet\n");
+  }
   return out.empty() ? "no accepted run matches\n" : out;
 }
 
-std::function<int()> AddBaselineCommand(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand(
-      "baseline",
-      "What each node class measured in accepted runs: `baseline show` (a class is its GPU, NIC "
-      "board and firmware, driver, CUDA, NCCL and profile; a version change starts a new one)");
-  cmd->require_subcommand(1);
-  auto o = std::make_shared<ShowOptions>();
+namespace {
+
+CLI::App* AddShow(CLI::App* cmd, ShowOptions* o) {
   CLI::App* show = cmd->add_subcommand(
       "show", "Per class and figure: median, robust spread, runs and their span");
   controlplane::AddControlFlags(show, &o->coordinator, &o->tls);
@@ -162,9 +244,67 @@ std::function<int()> AddBaselineCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   show->footer("Exit codes: 0 shown; 2 usage; 3 the coordinator could not be reached.");
-  return [show, o]() -> int {
-    if (!*show) return -1;
-    return Show(*o);
+  return show;
+}
+
+CLI::App* AddPin(CLI::App* cmd, MarkOptions* o) {
+  CLI::App* pin = cmd->add_subcommand(
+      "pin",
+      "Freeze the baselines of a run's node classes at the runs accepted up to it (the campaign "
+      "that was accepted): later runs are judged against it and do not move it");
+  controlplane::AddControlFlags(pin, &o->coordinator, &o->tls);
+  pin->add_option("--from-run", o->run_id, "An accepted run (done, PASS or WARN)")
+      ->required()
+      ->check(controlplane::NameCheck());
+  pin->footer(
+      "Exit codes: 0 pinned; 2 usage, an unknown run, or a run that was not accepted; 3 the "
+      "coordinator could not be reached or refused (an operator's certificate is needed).");
+  return pin;
+}
+
+CLI::App* AddForget(CLI::App* cmd, MarkOptions* o) {
+  CLI::App* forget = cmd->add_subcommand(
+      "forget",
+      "Take a run out of every baseline (it stays stored), or undo a class's pin (--class)");
+  controlplane::AddControlFlags(forget, &o->coordinator, &o->tls);
+  auto* run = forget->add_option("--run", o->run_id, "The run no baseline counts any more")
+                  ->check(controlplane::NameCheck());
+  auto* cls = forget->add_option("--class", o->class_key,
+                                 "A pinned class's key (as `baseline show` prints it)");
+  run->excludes(cls);
+  forget->footer(
+      "Exit codes: 0 done; 2 usage, an unknown run or a class without a pin; 3 the coordinator "
+      "could not be reached or refused (an operator's certificate is needed).");
+  return forget;
+}
+
+}  // namespace
+
+std::function<int()> AddBaselineCommand(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "baseline",
+      "What each node class measured in accepted runs: `baseline show` (a class is its GPU, NIC "
+      "board and firmware, driver, CUDA, NCCL and profile; a version change starts a new one), "
+      "`baseline pin --from-run ID`, `baseline forget --run ID | --class KEY`");
+  cmd->require_subcommand(1);
+  auto show_opts = std::make_shared<ShowOptions>();
+  auto pin_opts = std::make_shared<MarkOptions>();
+  auto forget_opts = std::make_shared<MarkOptions>();
+  CLI::App* show = AddShow(cmd, show_opts.get());
+  CLI::App* pin = AddPin(cmd, pin_opts.get());
+  CLI::App* forget = AddForget(cmd, forget_opts.get());
+  return [=]() -> int {
+    if (*show) return Show(*show_opts);
+    if (*pin) return Mark(*pin_opts, true);
+    if (*forget) {
+      if (forget_opts->run_id.empty() && forget_opts->class_key.empty()) {
+        return controlplane::ErrorExit(
+            "baseline forget: say what to forget: --run ID, or --class KEY for a pin",
+            controlplane::kExitUsage);
+      }
+      return Mark(*forget_opts, false);
+    }
+    return -1;
   };
 }
 

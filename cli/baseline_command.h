@@ -1,7 +1,10 @@
 // `nodeprobe baseline show`: what each node class measured in the
 // coordinator's accepted runs (coordinator/baseline): per class, each
 // figure's median, spread, number of runs and their span. Read from the
-// stored runs each time (one GetRun per accepted run).
+// stored runs each time (one GetRun per accepted run), through the
+// operators' marks: `baseline pin --from-run ID` freezes the classes of a
+// run's nodes at the runs accepted up to it, `baseline forget --run ID`
+// takes a run out of every baseline, `--class KEY` undoes a pin.
 #pragma once
 
 #include <functional>
@@ -19,18 +22,23 @@ class App;
 
 namespace nodeprobe::cli {
 
-// The table: a class's key, then a line per figure ("not enough runs"
-// below `min_runs`); only classes whose key contains `filter`.
+// The table: a class's key (and its pin), then a line per figure ("not
+// enough runs" below `min_runs`); only classes whose key contains `filter`.
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
-                            const std::string& filter, size_t min_runs);
+                            const std::string& filter, size_t min_runs,
+                            const v1::BaselineMarks& marks = {});
 
 // The same as `baseline show --format json` prints it.
 v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
-                                    const std::string& filter, size_t min_runs);
+                                    const std::string& filter, size_t min_runs,
+                                    const v1::BaselineMarks& marks = {});
 
-// Every accepted run the coordinator stores, whole (one GetRun each);
-// `stored`: how many runs it stores in all.
-absl::StatusOr<std::vector<v1::StageRun>> FetchAcceptedRuns(CoordinatorClient& client, int* stored);
+// Every accepted run the coordinator stores, whole (one GetRun each), and
+// the operators' marks (`marks`: as the coordinator keeps them; none from a
+// coordinator older than the Baselines service); `stored`: how many runs
+// it stores in all.
+absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* stored,
+                                               v1::BaselineMarks* marks);
 
 // `report --trend NODE`: each figure's values over the runs, against its
 // class's median.

@@ -85,3 +85,41 @@ TEST(BaselineJsonTest, ClassesWithTheirPartsAndFigures) {
 
 }  // namespace
 }  // namespace nodeprobe::cli
+
+namespace nodeprobe::cli {
+namespace {
+
+// A pinned class says so in the table and the JSON, with its run and who
+// pinned it; forgotten runs are listed in the JSON.
+TEST(BaselineJsonTest, APinnedClassAndForgottenRunsAreShown) {
+  std::vector<v1::StageRun> runs;
+  for (int day = 1; day <= 4; ++day) runs.push_back(baseline::TwoNodeRun(day, 390 + day));
+  const std::string key = *baseline::ClassKeysOf(runs[0]).begin();
+  v1::BaselineMarks marks;
+  v1::BaselinePin* pin = marks.add_pins();
+  pin->set_class_key(key);
+  pin->set_run_id("r-3");
+  pin->set_until_seconds(runs[2].started().seconds());
+  pin->set_by("alice");
+  marks.add_forgotten()->set_run_id("r-1");
+  const auto classes = baseline::BaselinesOf(runs, baseline::MarksOf(marks));
+  const std::string table = RenderBaselines(classes, "", 2, marks);
+  EXPECT_NE(table.find("pinned at run r-3 (runs up to 2025-10-12) by alice"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("n 2,"), std::string::npos) << table;  // days 2 and 3
+  const v1::ClassBaselines m = BaselinesMessage(classes, "", 2, marks);
+  ASSERT_EQ(m.classes_size(), 1);
+  EXPECT_EQ(m.classes(0).pinned_run(), "r-3");
+  EXPECT_EQ(m.classes(0).pinned_by(), "alice");
+  ASSERT_EQ(m.forgotten_runs_size(), 1);
+  EXPECT_EQ(m.forgotten_runs(0), "r-1");
+  // A pinned class without a figure is still listed.
+  const std::string bare = RenderBaselines({}, "", 2, marks);
+  EXPECT_NE(
+      bare.find("pinned at run r-3 (runs up to 2025-10-12) by alice\n  no figure measured yet"),
+      std::string::npos)
+      << bare;
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

@@ -54,7 +54,8 @@ absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
   if (!address.ok()) return address.status();
   auto channel = controlplane::Dial(*address, tls);
   if (!channel.ok()) return channel.status();
-  return CoordinatorClient{*address, v1::Coordinator::NewStub(*channel)};
+  return CoordinatorClient{*address, v1::Coordinator::NewStub(*channel),
+                           v1::Baselines::NewStub(*channel)};
 }
 
 int RpcErrorExit(const grpc::Status& s, const std::string& address) {
@@ -550,9 +551,10 @@ void PrintRecord(const std::vector<v1::StageRun>& fetched_runs, const std::strin
 // `report --trend NODE`: the node's figures over the accepted runs.
 int TrendReport(CoordinatorClient& client, const std::string& node, const std::string& format) {
   int stored = 0;
-  absl::StatusOr<std::vector<v1::StageRun>> runs = FetchAcceptedRuns(client, &stored);
-  if (!runs.ok()) return RpcErrorExit(runs.status(), client.address);
-  const v1::NodeTrend trend = baseline::TrendOf(*runs, node);
+  v1::BaselineMarks marks;
+  absl::StatusOr<baseline::History> history = FetchHistory(client, &stored, &marks);
+  if (!history.ok()) return RpcErrorExit(history.status(), client.address);
+  const v1::NodeTrend trend = baseline::TrendOf(history->runs, node, history->marks);
   if (format == "json") {
     absl::StatusOr<std::string> json = ToJson(trend);
     if (!json.ok()) return controlplane::StatusExit(json.status());

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "controlplane/command_line.h"
 #include "controlplane/credentials.h"
+#include "nodeprobe/v1/baseline_service.grpc.pb.h"
 #include "nodeprobe/v1/service.grpc.pb.h"
 
 // Headers name CLI11's types only: its definitions cost seconds of every
@@ -26,6 +27,7 @@ namespace nodeprobe::cli {
 struct CoordinatorClient {
   std::string address;
   std::unique_ptr<v1::Coordinator::Stub> stub;
+  std::unique_ptr<v1::Baselines::Stub> baselines;  // the same channel
 };
 absl::StatusOr<CoordinatorClient> ConnectCoordinator(const std::string& flag,
                                                      const controlplane::TlsFiles& tls);

@@ -20,6 +20,7 @@
 #include "coordinator/agent_reactor.h"
 #include "coordinator/baseline/baseline_judge.h"
 #include "coordinator/baseline/figures.h"
+#include "coordinator/baseline_service.h"
 #include "coordinator/coordinator_findings.h"
 #include "coordinator/pair_transfers.h"
 #include "coordinator/preflight_record.h"
@@ -58,6 +59,14 @@ grpc::Status CoordinatorService::CheckOperator(const grpc::ServerContext& ctx) c
       absl::StrCat("certificate ", names.empty() ? "(no CN or DNS name)" : absl::StrJoin(names, "/"),
                    " is not an operator of this coordinator (agents' certificates only "
                    "register; start the coordinator with --operator NAME for an operator's)"));
+}
+
+std::string CoordinatorService::CallerName(const grpc::ServerContext& ctx) {
+  if (const auto auth = ctx.auth_context(); auth && auth->IsPeerAuthenticated()) {
+    const std::vector<std::string> ids = controlplane::PeerNames(auth.get());
+    return ids.empty() ? "authenticated, no name" : ids.front();
+  }
+  return "unauthenticated (plaintext coordinator)";
 }
 
 // A run's writes to the store, every one checked: the first that fails is
@@ -257,6 +266,24 @@ void CoordinatorService::MarkCutShort(v1::StageRun* run) {
 // The accepted runs a run's baselines are built from (the newest).
 constexpr int kBaselineRuns = 500;
 
+namespace {
+
+// What the baselines are built from: the newest accepted runs and the
+// operators' marks (an unreadable store: none, so nothing is judged).
+baseline::History BaselineHistory(RunStore* store) {
+  baseline::History h;
+  if (absl::StatusOr<std::vector<v1::StageRun>> runs = store->AcceptedRuns(kBaselineRuns);
+      runs.ok()) {
+    h.runs = *std::move(runs);
+  }
+  if (absl::StatusOr<v1::BaselineMarks> marks = store->GetBaselineMarks(); marks.ok()) {
+    h.marks = baseline::MarksOf(*marks);
+  }
+  return h;
+}
+
+}  // namespace
+
 grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
                                           const v1::RunStageRequest* original,
                                           grpc::ServerWriter<v1::StageEvent>* writer) {
@@ -316,14 +343,13 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   if (ctx->deadline() < std::chrono::system_clock::time_point::max()) {
     deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
   }
-  std::optional<std::vector<v1::StageRun>> history;
+  std::optional<baseline::History> history;
   run = RunStageOnAgents(
       run, nodes, req, *judged_by, deadline, progress,
       [&](const v1::StageRun& partial) { saver.Checkpoint(partial); },
       [this](const std::string& node) { return registry_.Find(node); },
       [this, &history] {
-        absl::StatusOr<std::vector<v1::StageRun>> runs = store_->AcceptedRuns(kBaselineRuns);
-        history = runs.ok() ? *std::move(runs) : std::vector<v1::StageRun>();
+        history = BaselineHistory(store_);
         return *history;
       });
   for (const auto& a : nodes) a->Release();
@@ -331,7 +357,8 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
   // /metrics each figure's ratio to its class's baseline.
   if (metrics_ && history && run.state() == "done") {
     const size_t min_runs = judged_by->Section<BaselineRules>().min_runs;
-    for (const baseline::BaselineRatio& r : baseline::RatiosToBaselines(run, *history, min_runs)) {
+    for (const baseline::BaselineRatio& r :
+         baseline::RatiosToBaselines(run, history->runs, min_runs, history->marks)) {
       metrics_->BaselineRatio(r.node, r.figure, r.ratio);
     }
   }
@@ -437,11 +464,7 @@ grpc::Status CoordinatorService::CancelRun(grpc::ServerContext* ctx,
                                            const v1::CancelRunRequest* req,
                                            v1::CancelRunResponse* resp) {
   if (grpc::Status op = CheckOperator(*ctx); !op.ok()) return op;
-  std::string who = "unauthenticated (plaintext coordinator)";
-  if (const auto auth = ctx->auth_context(); auth && auth->IsPeerAuthenticated()) {
-    const std::vector<std::string> ids = controlplane::PeerNames(auth.get());
-    who = ids.empty() ? "authenticated, no name" : ids.front();
-  }
+  const std::string who = CallerName(*ctx);
   std::vector<std::shared_ptr<AgentSession>> nodes;
   {
     platform::MutexLock l(&active_mu_);
@@ -495,7 +518,9 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *creds, &s->port_);
+  s->baselines_ = std::make_unique<BaselineService>(s->store_.get(), s->service_.get());
   builder.RegisterService(s->service_.get());
+  builder.RegisterService(s->baselines_.get());
   controlplane::ApplyServerLimits(&builder);
   s->server_ = builder.BuildAndStart();
   if (!s->server_ || s->port_ == 0) {

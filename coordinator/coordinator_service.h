@@ -73,6 +73,12 @@ class CoordinatorService final
   // not with their nodes blamed for the streams that close.
   void Stopping() { stopping_ = true; }
   void SetOperators(std::set<std::string> operators) { operators_ = std::move(operators); }
+  // OK for an operator (or anyone on a plaintext coordinator, a lab's);
+  // PERMISSION_DENIED naming the certificate and the flag otherwise.
+  grpc::Status CheckOperator(const grpc::ServerContext& ctx) const;
+  // Who called, for the record: the certificate's first name, or what the
+  // coordinator knows of a caller without one.
+  static std::string CallerName(const grpc::ServerContext& ctx);
 
  private:
   // RunStage's steps: the request as it runs (a resumed run's own nodes,
@@ -90,9 +96,6 @@ class CoordinatorService final
   // The stored cluster run `req.resume_run_id` names, when it can go on:
   // NOT_FOUND, or FAILED_PRECONDITION saying why not.
   absl::StatusOr<v1::StageRun> ResumableRun(const v1::RunStageRequest& req);
-  // OK for an operator (or anyone on a plaintext coordinator, a lab's);
-  // PERMISSION_DENIED naming the certificate and the flag otherwise.
-  grpc::Status CheckOperator(const grpc::ServerContext& ctx) const;
 
   RunStore* store_;
   bool check_identity_;
@@ -114,6 +117,8 @@ class CoordinatorService final
   std::map<std::string, ActiveRun> active_runs_ ABSL_GUARDED_BY(active_mu_);
 };
 
+class BaselineService;  // baseline_service.h: served beside it
+
 // A running coordinator: server, service, store and the reaper of silent
 // agents. Blocks in Wait() until Shutdown().
 class CoordinatorServer {
@@ -132,6 +137,7 @@ class CoordinatorServer {
   std::unique_ptr<CoordinatorMetrics> metrics_;
   int metrics_port_ = 0;
   std::unique_ptr<CoordinatorService> service_;
+  std::unique_ptr<BaselineService> baselines_;
   std::unique_ptr<grpc::Server> server_;
   std::thread reaper_;
   platform::Mutex mu_;

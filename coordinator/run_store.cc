@@ -99,8 +99,9 @@ absl::Status RunStore::Migrate() {
   // The file is ours alone: a database holding tables nodeprobe did not
   // create is another program's, and is not adopted.
   {
-    static const std::set<std::string> kOurs = {"schema_version", "runs", "node_last_report",
-                                                "node_last_config"};
+    static const std::set<std::string> kOurs = {"schema_version",   "runs",
+                                                "node_last_report", "node_last_config",
+                                                "baseline_pins",    "baseline_forgotten"};
     Stmt t;
     if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &t.s,
                            nullptr) != SQLITE_OK) {
@@ -135,7 +136,13 @@ absl::Status RunStore::Migrate() {
       // Likewise: each node's newest RoCE and host settings (a run without
       // roce-config or host-config leaves them as they were).
       "CREATE TABLE IF NOT EXISTS node_last_config ("
-      "  node TEXT PRIMARY KEY, finished INTEGER NOT NULL, config BLOB NOT NULL);";
+      "  node TEXT PRIMARY KEY, finished INTEGER NOT NULL, config BLOB NOT NULL);"
+      // Likewise: the operators' baseline marks (baseline_service.proto).
+      "CREATE TABLE IF NOT EXISTS baseline_pins ("
+      "  class_key TEXT PRIMARY KEY, run_id TEXT NOT NULL, until INTEGER NOT NULL,"
+      "  at INTEGER NOT NULL, by TEXT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS baseline_forgotten ("
+      "  run_id TEXT PRIMARY KEY, at INTEGER NOT NULL, by TEXT NOT NULL);";
   if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
     return SqlError(db_, "create schema");
   }
@@ -321,6 +328,85 @@ absl::StatusOr<std::vector<v1::StageRun>> RunStore::AcceptedRuns(int limit) {
     }
   }
   return out;
+}
+
+absl::StatusOr<v1::BaselineMarks> RunStore::GetBaselineMarks() {
+  platform::MutexLock l(&mu_);
+  v1::BaselineMarks out;
+  Stmt p;
+  sqlite3_prepare_v2(
+      db_, "SELECT class_key, run_id, until, at, by FROM baseline_pins ORDER BY class_key", -1,
+      &p.s, nullptr);
+  auto text = [](sqlite3_stmt* s, int col) {
+    const unsigned char* t = sqlite3_column_text(s, col);
+    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+  };
+  while (sqlite3_step(p.s) == SQLITE_ROW) {
+    v1::BaselinePin* pin = out.add_pins();
+    pin->set_class_key(text(p.s, 0));
+    pin->set_run_id(text(p.s, 1));
+    pin->set_until_seconds(sqlite3_column_int64(p.s, 2));
+    pin->set_at_seconds(sqlite3_column_int64(p.s, 3));
+    pin->set_by(text(p.s, 4));
+  }
+  Stmt f;
+  sqlite3_prepare_v2(db_, "SELECT run_id, at, by FROM baseline_forgotten ORDER BY at, run_id", -1,
+                     &f.s, nullptr);
+  while (sqlite3_step(f.s) == SQLITE_ROW) {
+    v1::ForgottenRun* run = out.add_forgotten();
+    run->set_run_id(text(f.s, 0));
+    run->set_at_seconds(sqlite3_column_int64(f.s, 1));
+    run->set_by(text(f.s, 2));
+  }
+  return out;
+}
+
+absl::Status RunStore::PinBaseline(const v1::BaselinePin& pin) {
+  platform::MutexLock l(&mu_);
+  Stmt q;
+  sqlite3_prepare_v2(db_,
+                     "INSERT INTO baseline_pins (class_key, run_id, until, at, by) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(class_key) DO UPDATE SET "
+                     "run_id = ?2, until = ?3, at = ?4, by = ?5",
+                     -1, &q.s, nullptr);
+  sqlite3_bind_text(q.s, 1, pin.class_key().c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(q.s, 2, pin.run_id().c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(q.s, 3, pin.until_seconds());
+  sqlite3_bind_int64(q.s, 4, pin.at_seconds());
+  sqlite3_bind_text(q.s, 5, pin.by().c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(q.s) != SQLITE_DONE) return SqlError(db_, "pin baseline");
+  return absl::OkStatus();
+}
+
+absl::Status RunStore::ForgetRun(const v1::ForgottenRun& forgotten) {
+  platform::MutexLock l(&mu_);
+  Stmt q;
+  sqlite3_prepare_v2(db_,
+                     "INSERT INTO baseline_forgotten (run_id, at, by) VALUES (?1, ?2, ?3) "
+                     "ON CONFLICT(run_id) DO NOTHING",
+                     -1, &q.s, nullptr);
+  sqlite3_bind_text(q.s, 1, forgotten.run_id().c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(q.s, 2, forgotten.at_seconds());
+  sqlite3_bind_text(q.s, 3, forgotten.by().c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(q.s) != SQLITE_DONE) return SqlError(db_, "forget run");
+  Stmt d;
+  sqlite3_prepare_v2(db_, "DELETE FROM baseline_pins WHERE run_id = ?1", -1, &d.s, nullptr);
+  sqlite3_bind_text(d.s, 1, forgotten.run_id().c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(d.s) != SQLITE_DONE) return SqlError(db_, "drop the run's pins");
+  return absl::OkStatus();
+}
+
+absl::Status RunStore::Unpin(const std::string& class_key) {
+  platform::MutexLock l(&mu_);
+  Stmt d;
+  sqlite3_prepare_v2(db_, "DELETE FROM baseline_pins WHERE class_key = ?1", -1, &d.s, nullptr);
+  sqlite3_bind_text(d.s, 1, class_key.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(d.s) != SQLITE_DONE) return SqlError(db_, "unpin");
+  if (sqlite3_changes(db_) == 0) {
+    return absl::NotFoundError(
+        absl::StrCat("class '", class_key, "' has no pin (see `nodeprobe baseline show`)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<v1::StageRun>> RunStore::List(int limit) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nodeprobe/v1/baseline_service.pb.h"
 #include "nodeprobe/v1/service.pb.h"
 #include "platform/mutex.h"
 
@@ -44,6 +45,16 @@ class RunStore {
   absl::StatusOr<std::vector<v1::StageRun>> AcceptedRuns(int limit);
   // node -> its last report (only finished runs count).
   absl::StatusOr<std::map<std::string, LastReport>> LastReports();
+
+  // What operators said of baselines (baseline_service.proto), kept so
+  // every baseline built later honours it.
+  absl::StatusOr<v1::BaselineMarks> GetBaselineMarks();
+  // A class's pin, replacing the one it had.
+  absl::Status PinBaseline(const v1::BaselinePin& pin);
+  // The run no longer counts in any baseline; the pins made from it go.
+  absl::Status ForgetRun(const v1::ForgottenRun& forgotten);
+  // The class's pin goes (NOT_FOUND when it had none).
+  absl::Status Unpin(const std::string& class_key);
   // How many runs the last Open() found interrupted.
   int interrupted_on_open() const { return interrupted_; }
 

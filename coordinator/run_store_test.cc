@@ -175,5 +175,46 @@ TEST(RunStoreTest, UnwritablePathIsFailedPreconditionNamingIt) {
   EXPECT_NE(store.status().message().find("/proc/nodeprobe/runs.db"), std::string::npos);
 }
 
+TEST(RunStoreTest, BaselineMarksAreKeptAndForgettingARunDropsItsPins) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/runs.db";
+  {
+    auto store = RunStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    v1::BaselinePin pin;
+    pin.set_class_key("gpu=H100 driver=550");
+    pin.set_run_id("r1");
+    pin.set_until_seconds(100);
+    pin.set_at_seconds(150);
+    pin.set_by("alice");
+    ASSERT_TRUE((*store)->PinBaseline(pin).ok());
+    pin.set_class_key("gpu=H200 driver=550");
+    pin.set_run_id("r2");
+    ASSERT_TRUE((*store)->PinBaseline(pin).ok());
+    pin.set_until_seconds(200);  // a class pinned again: replaced, not doubled
+    ASSERT_TRUE((*store)->PinBaseline(pin).ok());
+  }
+  auto store = RunStore::Open(path);  // kept across a restart, and not "foreign"
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<v1::BaselineMarks> marks = (*store)->GetBaselineMarks();
+  ASSERT_TRUE(marks.ok());
+  ASSERT_EQ(marks->pins_size(), 2);
+  EXPECT_EQ(marks->pins(1).until_seconds(), 200);
+  EXPECT_EQ(marks->pins(0).by(), "alice");
+  v1::ForgottenRun f;
+  f.set_run_id("r1");
+  f.set_at_seconds(300);
+  f.set_by("bob");
+  ASSERT_TRUE((*store)->ForgetRun(f).ok());
+  ASSERT_TRUE((*store)->ForgetRun(f).ok());  // twice is once
+  marks = (*store)->GetBaselineMarks();
+  ASSERT_EQ(marks->forgotten_size(), 1);
+  ASSERT_EQ(marks->pins_size(), 1);  // r1's pin went with it
+  EXPECT_EQ(marks->pins(0).run_id(), "r2");
+  EXPECT_TRUE((*store)->Unpin("gpu=H200 driver=550").ok());
+  EXPECT_EQ((*store)->Unpin("gpu=H200 driver=550").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ((*store)->GetBaselineMarks()->pins_size(), 0);
+}
+
 }  // namespace
 }  // namespace nodeprobe::coordinator

@@ -127,7 +127,8 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   }
   JudgeAgainstPeers(&run, request, profile);
   if (const BaselineRules& b = profile.Section<BaselineRules>(); b.use && history) {
-    baseline::JudgeAgainstBaselines(&run, history(), b);
+    const baseline::History h = history();
+    baseline::JudgeAgainstBaselines(&run, h.runs, b, h.marks);
   }
   // What the nodes' kernels logged meanwhile: an Xid during the stage makes
   // it not PASS, whatever was measured.

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "coordinator/agent_registry.h"
+#include "coordinator/baseline/figures.h"
 #include "coordinator/stage.h"
 #include "nodeprobe/v1/service.pb.h"
 #include "probes/framework/profile.h"
@@ -25,8 +26,9 @@ namespace nodeprobe::coordinator {
 absl::Status CheckRequestAgainstStages(const v1::RunStageRequest& request, size_t nodes,
                                        const Profile& profile);
 
-// Earlier stored runs, for the baselines (coordinator/baseline).
-using HistoryFn = std::function<std::vector<v1::StageRun>()>;
+// Earlier stored runs and the operators' marks, for the baselines
+// (coordinator/baseline).
+using HistoryFn = std::function<baseline::History()>;
 
 // `run` comes in with id, stage, nodes and start time; it is returned
 // complete (state, verdict, reports, findings). `history` is asked only

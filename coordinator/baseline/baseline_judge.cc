@@ -52,9 +52,9 @@ struct Latest {
 }  // namespace
 
 void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& history,
-                           const BaselineRules& rules) {
+                           const BaselineRules& rules, const Marks& marks) {
   if (!rules.use) return;
-  const std::map<std::string, ClassBaselines> classes = BaselinesOf(history);
+  const std::map<std::string, ClassBaselines> classes = BaselinesOf(history, marks);
   std::map<std::string, NodeClass> node_class;
   for (const v1::StageReport& r : run->node_reports()) {
     node_class[r.node()] = ClassOf(r, run->profile().source());
@@ -120,8 +120,8 @@ void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& h
 
 std::vector<BaselineRatio> RatiosToBaselines(const v1::StageRun& run,
                                              const std::vector<v1::StageRun>& history,
-                                             size_t min_runs) {
-  const std::map<std::string, ClassBaselines> classes = BaselinesOf(history);
+                                             size_t min_runs, const Marks& marks) {
+  const std::map<std::string, ClassBaselines> classes = BaselinesOf(history, marks);
   std::map<std::string, std::string> class_of;
   for (const v1::StageReport& r : run.node_reports()) {
     class_of[r.node()] = ClassOf(r, run.profile().source()).Key();

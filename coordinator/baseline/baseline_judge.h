@@ -9,13 +9,15 @@
 #include <vector>
 
 #include "coordinator/baseline/baseline_profile.h"
+#include "coordinator/baseline/figures.h"
 #include "nodeprobe/v1/service.pb.h"
 
 namespace nodeprobe::baseline {
 
 // `history`: earlier runs (accepted or not; only accepted ones count).
+// `marks`: what operators pinned and forgot (figures.h).
 void JudgeAgainstBaselines(v1::StageRun* run, const std::vector<v1::StageRun>& history,
-                           const BaselineRules& rules);
+                           const BaselineRules& rules, const Marks& marks = {});
 
 // Per node and figure of `run`: its value over its class's baseline median
 // in `history`, for classes with at least `min_runs` accepted runs (what
@@ -28,6 +30,6 @@ struct BaselineRatio {
 };
 std::vector<BaselineRatio> RatiosToBaselines(const v1::StageRun& run,
                                              const std::vector<v1::StageRun>& history,
-                                             size_t min_runs);
+                                             size_t min_runs, const Marks& marks = {});
 
 }  // namespace nodeprobe::baseline

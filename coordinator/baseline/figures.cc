@@ -54,7 +54,29 @@ std::vector<Figure> FiguresOf(const v1::StageRun& run) {
   return out;
 }
 
-std::map<std::string, ClassBaselines> BaselinesOf(const std::vector<v1::StageRun>& runs) {
+bool Marks::Counts(const v1::StageRun& run, const std::string& class_key) const {
+  if (forgotten.count(run.run_id())) return false;
+  auto pin = pinned_until.find(class_key);
+  return pin == pinned_until.end() || run.started().seconds() <= pin->second;
+}
+
+Marks MarksOf(const v1::BaselineMarks& m) {
+  Marks out;
+  for (const v1::ForgottenRun& f : m.forgotten()) out.forgotten.insert(f.run_id());
+  for (const v1::BaselinePin& p : m.pins()) out.pinned_until[p.class_key()] = p.until_seconds();
+  return out;
+}
+
+std::set<std::string> ClassKeysOf(const v1::StageRun& run) {
+  std::set<std::string> out;
+  for (const v1::StageReport& r : run.node_reports()) {
+    out.insert(ClassOf(r, run.profile().source()).Key());
+  }
+  return out;
+}
+
+std::map<std::string, ClassBaselines> BaselinesOf(const std::vector<v1::StageRun>& runs,
+                                                  const Marks& marks) {
   std::map<std::string, ClassBaselines> out;
   std::map<std::pair<std::string, std::string>, std::vector<Sample>> samples;
   for (const v1::StageRun& run : runs) {
@@ -67,6 +89,7 @@ std::map<std::string, ClassBaselines> BaselinesOf(const std::vector<v1::StageRun
       auto c = classes.find(f.node);
       if (c == classes.end()) continue;  // a node without its report: no class
       const std::string key = c->second.Key();
+      if (!marks.Counts(run, key)) continue;
       out[key].node_class = c->second;
       out[key].higher_is_better[f.name] = f.higher_is_better;
       samples[{key, f.name}].push_back(

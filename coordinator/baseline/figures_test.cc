@@ -42,5 +42,29 @@ TEST(FiguresTest, OnlyAcceptedRunsBuildTheBaselineAndAVersionChangeIsAnotherClas
   }
 }
 
+TEST(FiguresTest, AForgottenRunCountsNowhereAndAPinnedClassStopsAtItsRun) {
+  std::vector<v1::StageRun> runs;
+  for (int i = 1; i <= 6; ++i) runs.push_back(TwoNodeRun(i, 390 + i));
+  runs.push_back(TwoNodeRun(7, 300));  // after the pin: it does not move the baseline
+  const std::string key = *ClassKeysOf(runs[0]).begin();
+  ASSERT_EQ(ClassKeysOf(runs[0]).size(), 1u);  // both nodes, one class
+  v1::BaselineMarks m;
+  m.add_forgotten()->set_run_id("r-2");
+  v1::BaselinePin* pin = m.add_pins();
+  pin->set_class_key(key);
+  pin->set_run_id("r-6");
+  pin->set_until_seconds(runs[5].started().seconds());
+  const Marks marks = MarksOf(m);
+  EXPECT_FALSE(marks.Counts(runs[1], key));
+  EXPECT_TRUE(marks.Counts(runs[5], key));
+  EXPECT_FALSE(marks.Counts(runs[6], key));
+  EXPECT_TRUE(marks.Counts(runs[6], "another class"));
+  const Baseline b = BaselinesOf(runs, marks).at(key).figures.at("WRITE_BW gbps rail mlx5_0");
+  EXPECT_EQ(b.n, 5u);  // days 1 and 3 to 6: day 2 forgotten, day 7 after the pin
+  EXPECT_DOUBLE_EQ(b.median, 394);
+  // Unmarked, every accepted run counts.
+  EXPECT_EQ(BaselinesOf(runs).at(key).figures.at("WRITE_BW gbps rail mlx5_0").n, 7u);
+}
+
 }  // namespace
 }  // namespace nodeprobe::baseline

@@ -8,7 +8,8 @@
 
 namespace nodeprobe::baseline {
 
-v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& node) {
+v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& node,
+                      const Marks& marks) {
   std::vector<const v1::StageRun*> accepted;
   for (const v1::StageRun& r : runs) {
     if (Accepted(r)) accepted.push_back(&r);
@@ -37,7 +38,7 @@ v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& 
       if (r.node() == node) out.set_node_class(ClassOf(r, run->profile().source()).Key());
     }
   }
-  const std::map<std::string, ClassBaselines> baselines = BaselinesOf(runs);
+  const std::map<std::string, ClassBaselines> baselines = BaselinesOf(runs, marks);
   const auto cls = baselines.find(out.node_class());
   for (auto& [name, t] : figures) {
     if (cls != baselines.end()) {

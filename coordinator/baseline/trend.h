@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/baseline/figures.h"
 #include "nodeprobe/v1/service.pb.h"
 #include "nodeprobe/v1/trend.pb.h"
 
 namespace nodeprobe::baseline {
 
-v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& node);
+// `marks` shape the baseline (figures.h); every accepted run is a point.
+v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& node,
+                      const Marks& marks = {});
 
 }  // namespace nodeprobe::baseline

@@ -163,6 +163,35 @@ std::string RenderTrend(const v1::NodeTrend& t) {
   return out;
 }
 
+std::string RenderFleetTrend(const v1::FleetTrend& t) {
+  std::string out;
+  if (t.classes_size() == 0) return "no accepted run measured a figure\n";
+  for (const v1::ClassTrend& c : t.classes()) {
+    absl::StrAppend(&out, "class ", EscapeControls(c.key()), ": ", c.runs(), " accepted runs\n");
+    for (const v1::FigureTrend& f : c.figures()) {
+      absl::StrAppend(
+          &out, "\n  ", EscapeControls(f.figure()),
+          f.baseline_runs() == 0
+              ? " (no baseline)\n"
+              : absl::StrFormat(" (class median %.4g, spread %.3g, n %d)\n", f.baseline_median(),
+                                f.baseline_spread(), f.baseline_runs()));
+      for (const v1::FigureTrend::Point& p : f.points()) {
+        absl::StrAppend(&out, absl::StrFormat("    %s  %-24s %3d nodes  median %-10.4g low %-10.4g "
+                                              "high %-10.4g",
+                                              Day(p.seconds()), EscapeControls(p.run_id()),
+                                              p.nodes(), p.value(), p.low(), p.high()));
+        if (f.baseline_median() > 0) {
+          absl::StrAppend(
+              &out, absl::StrFormat("  %5.3f of the median", p.value() / f.baseline_median()));
+        }
+        absl::StrAppend(&out, "\n");
+      }
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
 v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
                                     const std::string& filter, size_t min_runs,
                                     const v1::BaselineMarks& marks) {

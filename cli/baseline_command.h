@@ -43,6 +43,9 @@ absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* s
 // `report --trend NODE`: each figure's values over the runs, against its
 // class's median.
 std::string RenderTrend(const v1::NodeTrend& trend);
+// `report --fleet-trend`: per class and figure, each run's nodes' median,
+// lowest and highest, against the class's median.
+std::string RenderFleetTrend(const v1::FleetTrend& trend);
 
 std::function<int()> AddBaselineCommand(CLI::App& app);
 

@@ -123,3 +123,27 @@ TEST(BaselineJsonTest, APinnedClassAndForgottenRunsAreShown) {
 
 }  // namespace
 }  // namespace nodeprobe::cli
+
+namespace nodeprobe::cli {
+namespace {
+
+// The fleet trend as text and HTML: per class and figure, each run's
+// nodes' median, lowest and highest; nothing measured says so.
+TEST(TrendRenderTest, TheFleetTrendPerClassAndRun) {
+  std::vector<v1::StageRun> runs;
+  for (int day = 1; day <= 5; ++day)
+    runs.push_back(baseline::TwoNodeRun(day, day == 5 ? 351 : 390));
+  const v1::FleetTrend t = baseline::FleetTrendOf(runs);
+  const std::string text = RenderFleetTrend(t);
+  EXPECT_NE(text.find("class gpu=none"), std::string::npos) << text;
+  EXPECT_NE(text.find(": 5 accepted runs"), std::string::npos) << text;
+  EXPECT_NE(text.find("r-5                        1 nodes  median 351"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.900 of the median"), std::string::npos) << text;
+  EXPECT_EQ(RenderFleetTrend(v1::FleetTrend()), "no accepted run measured a figure\n");
+  const std::string html = HtmlFleetTrend(t);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("lowest node"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nodeprobe::cli

@@ -565,6 +565,24 @@ int TrendReport(CoordinatorClient& client, const std::string& node, const std::s
   return controlplane::kExitOk;
 }
 
+// `report --fleet-trend`: every class's figures over the accepted runs.
+int FleetTrendReport(CoordinatorClient& client, const std::string& filter,
+                     const std::string& format) {
+  int stored = 0;
+  v1::BaselineMarks marks;
+  absl::StatusOr<baseline::History> history = FetchHistory(client, &stored, &marks);
+  if (!history.ok()) return RpcErrorExit(history.status(), client.address);
+  const v1::FleetTrend trend = baseline::FleetTrendOf(history->runs, history->marks, filter);
+  if (format == "json") {
+    absl::StatusOr<std::string> json = ToJson(trend);
+    if (!json.ok()) return controlplane::StatusExit(json.status());
+    std::cout << *json << "\n";
+  } else {
+    std::cout << (format == "html" ? HtmlFleetTrend(trend) : RenderFleetTrend(trend));
+  }
+  return controlplane::kExitOk;
+}
+
 // `report`: one stored run, or a campaign of runs, as one record.
 std::function<int()> AddReportCommand(CLI::App& app) {
   auto report_opts = std::make_shared<std::pair<std::string, controlplane::TlsFiles>>();
@@ -591,6 +609,17 @@ std::function<int()> AddReportCommand(CLI::App& app) {
       ->check(controlplane::NameCheck())
       ->excludes(one_run)
       ->excludes("--runs");
+  auto fleet_trend = std::make_shared<bool>(false);
+  auto trend_class = std::make_shared<std::string>();
+  report_cmd
+      ->add_flag("--fleet-trend", *fleet_trend,
+                 "Every node class's figures over the accepted runs: per run the median, lowest "
+                 "and highest of its nodes, with the class's baseline (table, json or html)")
+      ->excludes(one_run)
+      ->excludes("--runs")
+      ->excludes("--trend");
+  report_cmd->add_option("--class", *trend_class,
+                         "With --fleet-trend: only classes whose key contains this text");
   report_cmd->add_option("--format", *report_format,
                          "table, json (protobuf JSON), md, junit (JUnit XML for CI systems), or "
                          "html (the acceptance record: one self-contained file)")
@@ -598,15 +627,18 @@ std::function<int()> AddReportCommand(CLI::App& app) {
 
   return [=]() -> int {
     if (!report_cmd->parsed()) return -1;
-    // Said before any work: --trend prints three of the formats.
-    if (!report_trend->empty() && *report_format != "table" && *report_format != "json" &&
+    // Said before any work: the trends print three of the formats.
+    const bool trend = !report_trend->empty() || *fleet_trend;
+    if (trend && *report_format != "table" && *report_format != "json" &&
         *report_format != "html") {
-      return controlplane::ErrorExit("--trend prints --format table, json or html");
+      return controlplane::ErrorExit(
+          "--trend and --fleet-trend print --format table, json or html");
     }
     absl::StatusOr<CoordinatorClient> client =
         ConnectCoordinator(report_opts->first, report_opts->second);
     if (!client.ok()) return controlplane::StatusExit(client.status());
     if (!report_trend->empty()) return TrendReport(*client, *report_trend, *report_format);
+    if (*fleet_trend) return FleetTrendReport(*client, *trend_class, *report_format);
     const std::string* address = &client->address;
     std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
     std::vector<std::string> ids = *report_runs;

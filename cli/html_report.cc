@@ -957,6 +957,46 @@ std::string HtmlTrend(const v1::NodeTrend& t) {
   return page.Finish();
 }
 
+std::string HtmlFleetTrend(const v1::FleetTrend& t) {
+  Page page("nodeprobe fleet trend");
+  Html::El(page.body, "h1", "Fleet trend: each node class's figures over its accepted runs");
+  if (t.classes_size() == 0) Html::El(page.body, "p", "No accepted run measured a figure.");
+  for (const v1::ClassTrend& c : t.classes()) {
+    xmlNodePtr cls = Html::El(page.body, "section");
+    Html::El(cls, "h2", absl::StrCat("Class ", c.key(), " (", c.runs(), " runs)"));
+    for (const v1::FigureTrend& f : c.figures()) {
+      xmlNodePtr sec = Html::El(cls, "section");
+      Html::El(sec, "h3", f.figure());
+      const double first = f.points_size() > 0 ? static_cast<double>(f.points(0).seconds()) : 0;
+      ChartSeries series;
+      for (const v1::FigureTrend::Point& p : f.points()) {
+        const double x = (static_cast<double>(p.seconds()) - first) / 86400;
+        series["nodes' median"].push_back({x, p.value()});
+        series["lowest node"].push_back({x, p.low()});
+        series["highest node"].push_back({x, p.high()});
+      }
+      if (f.baseline_runs() > 0 && !series["nodes' median"].empty()) {
+        const double x1 = series["nodes' median"].back().first;
+        for (const auto& [name, y] :
+             {std::pair{"class median", f.baseline_median()},
+              std::pair{"median - 3 spread", f.baseline_median() - 3 * f.baseline_spread()},
+              std::pair{"median + 3 spread", f.baseline_median() + 3 * f.baseline_spread()}}) {
+          series[name] = {{0, y}, {x1, y}};
+        }
+      }
+      LineChart(sec, f.figure(), series,
+                [&](double x) { return Time(TimestampOf(first + x * 86400)); });
+      xmlNodePtr tb = Table(sec, {"run", "started", "nodes", "median", "lowest", "highest"});
+      for (const v1::FigureTrend::Point& p : f.points()) {
+        Row(tb, {p.run_id(), Time(TimestampOf(static_cast<double>(p.seconds()))),
+                 absl::StrCat(p.nodes()), absl::StrFormat("%.4g", p.value()),
+                 absl::StrFormat("%.4g", p.low()), absl::StrFormat("%.4g", p.high())});
+      }
+    }
+  }
+  return page.Finish();
+}
+
 std::string HtmlCampaign(const std::vector<v1::StageRun>& runs) {
   v1::Verdict worst = v1::SKIP;
   for (const v1::StageRun& r : runs) worst = WorseVerdict(worst, r.verdict());

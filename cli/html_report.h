@@ -31,6 +31,9 @@ std::string HtmlDiff(const v1::RecordDiff& diff);
 // `report --trend NODE --format html`: a line per figure over the runs,
 // with its class's median and band.
 std::string HtmlTrend(const v1::NodeTrend& trend);
+// `report --fleet-trend --format html`: per class and figure, the nodes'
+// median, lowest and highest over the runs, with the class's band.
+std::string HtmlFleetTrend(const v1::FleetTrend& trend);
 
 // Lowercase hex SHA-256 of `data` (OpenSSL's libcrypto).
 std::string Sha256Hex(const std::string& data);

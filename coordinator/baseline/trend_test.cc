@@ -50,3 +50,40 @@ TEST(TrendTest, AfterAnUpgradeTheBaselineIsTheNewClasss) {
 
 }  // namespace
 }  // namespace nodeprobe::baseline
+
+namespace nodeprobe::baseline {
+namespace {
+
+// The fleet view: one point per accepted run per class and figure, with
+// the nodes' median, lowest and highest, and the class's baseline; a
+// filter keeps the classes whose key holds it.
+TEST(TrendTest, TheFleetViewHasAPointPerRunWithTheNodesSpread) {
+  std::vector<v1::StageRun> runs;
+  for (int day = 1; day <= 3; ++day) {
+    v1::StageRun r = TwoNodeRun(day, 390 + day);
+    v1::PairResult* back = r.add_pairs();  // gpu02 sends too, lower
+    *back = r.pairs(0);
+    back->set_from_node("gpu02");
+    back->set_to_node("gpu01");
+    back->mutable_result()->mutable_transfer()->mutable_results(0)->set_bw_avg_gbps(380);
+    runs.push_back(std::move(r));
+  }
+  runs.push_back(TwoNodeRun(4, 100, v1::FAIL));  // not accepted: no point
+  const v1::FleetTrend t = FleetTrendOf(runs);
+  ASSERT_EQ(t.classes_size(), 1);
+  EXPECT_EQ(t.classes(0).runs(), 3u);
+  ASSERT_EQ(t.classes(0).figures_size(), 1);
+  const v1::FigureTrend& f = t.classes(0).figures(0);
+  ASSERT_EQ(f.points_size(), 3);
+  EXPECT_EQ(f.points(0).run_id(), "r-1");
+  EXPECT_EQ(f.points(2).nodes(), 2u);
+  EXPECT_DOUBLE_EQ(f.points(2).low(), 380);
+  EXPECT_DOUBLE_EQ(f.points(2).high(), 393);
+  EXPECT_DOUBLE_EQ(f.points(2).value(), 386.5);
+  EXPECT_EQ(f.baseline_runs(), 6u);  // both nodes' figures of the three runs
+  EXPECT_EQ(FleetTrendOf(runs, {}, "driver=560").classes_size(), 0);
+  EXPECT_EQ(FleetTrendOf(runs, {}, "driver=550").classes_size(), 1);
+}
+
+}  // namespace
+}  // namespace nodeprobe::baseline

@@ -178,6 +178,9 @@ int DiffCommand(const std::vector<std::string>& records, const std::string& form
     if (!run.ok()) return controlplane::StatusExit(run.status());
     runs.push_back(*std::move(run));
   }
+  if (absl::Status same = coordinator::CheckSameFleet(runs[0], runs[1]); !same.ok()) {
+    return controlplane::StatusExit(same);
+  }
   const v1::RecordDiff diff = coordinator::DiffRecords(runs[0], runs[1]);
   std::string text;
   if (format == "json") {

@@ -182,6 +182,18 @@ void DiffFigures(const v1::StageRun& old_run, const v1::StageRun& new_run,
 
 }  // namespace
 
+absl::Status CheckSameFleet(const v1::StageRun& old_run, const v1::StageRun& new_run) {
+  const std::set<std::string> old_nodes(old_run.nodes().begin(), old_run.nodes().end());
+  for (const std::string& n : new_run.nodes()) {
+    if (old_nodes.count(n)) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "run ", old_run.run_id(), " (", old_run.nodes_size(), " nodes) and run ", new_run.run_id(),
+      " (", new_run.nodes_size(),
+      " nodes) share no node: records of different fleets, nothing to compare; diff two "
+      "acceptances of one cluster"));
+}
+
 v1::RecordDiff DiffRecords(const v1::StageRun& old_run, const v1::StageRun& new_run,
                            const DiffOptions& options) {
   v1::RecordDiff diff;

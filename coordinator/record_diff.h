@@ -12,6 +12,7 @@
 // a few percent).
 #pragma once
 
+#include "absl/status/status.h"
 #include "nodeprobe/v1/record_diff.pb.h"
 #include "nodeprobe/v1/service.pb.h"
 
@@ -21,6 +22,11 @@ struct DiffOptions {
   double min_change = 0.05;  // a 5% move of a bandwidth is run-to-run wander
   double noise_sigmas = 3;
 };
+
+// INVALID_ARGUMENT when the two records share no node: acceptances of
+// different fleets, whose differences would be everything and mean
+// nothing.
+absl::Status CheckSameFleet(const v1::StageRun& old_run, const v1::StageRun& new_run);
 
 v1::RecordDiff DiffRecords(const v1::StageRun& old_run, const v1::StageRun& new_run,
                            const DiffOptions& options = {});

@@ -89,6 +89,22 @@ TEST(RecordDiffTest, ARecordAgainstItselfIsUnchanged) {
   EXPECT_EQ(d.figures_compared(), 1u);
 }
 
+// Two records that share no node are of different fleets: refused, the
+// nodes counted; one node in common is enough to compare.
+TEST(RecordDiffTest, RecordsOfDifferentFleetsAreRefused) {
+  const v1::StageRun ours = TwoNodeRun(1, 392);
+  v1::StageRun theirs = TwoNodeRun(2, 392);
+  theirs.clear_nodes();
+  theirs.add_nodes("dgx-17");
+  const absl::Status s = CheckSameFleet(ours, theirs);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "run r-1 (2 nodes) and run r-2 (1 nodes) share no node: records of different "
+            "fleets, nothing to compare; diff two acceptances of one cluster");
+  theirs.add_nodes("gpu02");
+  EXPECT_TRUE(CheckSameFleet(ours, theirs).ok());
+}
+
 // A figure whose nodes spread widely in the old record must move further
 // than that spread; a probe one record did not run changed nothing.
 TEST(RecordDiffTest, AFigureMovesOnlyBeyondItsPeersSpreadAndAProbeNotRunIsNoChange) {

@@ -418,7 +418,8 @@ void GateSection(xmlNodePtr body, const v1::GateChecklist& gate) {
     static const std::map<v1::GateState, const char*> kClass = {{v1::GATE_MET, "PASS"},
                                                                 {v1::GATE_NOT_MET, "FAIL"},
                                                                 {v1::GATE_NOT_RUN, "WARN"},
-                                                                {v1::GATE_NOT_APPLICABLE, "SKIP"}};
+                                                                {v1::GATE_NOT_APPLICABLE, "SKIP"},
+                                                                {v1::GATE_WAIVED, "WARN"}};
     xmlNodePtr state = Html::El(tr, "td");
     const auto cls = kClass.find(g.state());
     Html::Attr(Html::El(state, "span", coordinator::GateStateName(g.state())), "class",
@@ -429,6 +430,7 @@ void GateSection(xmlNodePtr body, const v1::GateChecklist& gate) {
       Html::El(why, "div",
                absl::StrCat("not covered: ", absl::StrJoin(g.nodes_not_covered(), ", ")));
     }
+    for (const std::string& w : g.waivers()) Html::Attr(Html::El(why, "div", w), "class", "waiver");
     xmlNodePtr rests = Html::El(tr, "td");
     for (int i = 0; i < g.runs_size(); ++i) {
       xmlNodePtr a = Html::El(rests, "a", i < g.evidence_size() ? g.evidence(i) : g.runs(i));

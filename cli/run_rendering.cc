@@ -136,6 +136,9 @@ std::string RenderGate(const v1::GateChecklist& gate) {
       absl::StrAppend(
           &out, "             not covered: ", absl::StrJoin(g.nodes_not_covered(), ", "), "\n");
     }
+    for (const std::string& w : g.waivers()) {
+      absl::StrAppend(&out, "             ", EscapeControls(w), "\n");
+    }
   }
   return TerminalSafe(out);
 }
@@ -151,6 +154,7 @@ std::string MarkdownGate(const v1::GateChecklist& gate) {
     if (g.nodes_not_covered_size() > 0) {
       why.push_back(absl::StrCat("not covered: ", absl::StrJoin(g.nodes_not_covered(), ", ")));
     }
+    why.insert(why.end(), g.waivers().begin(), g.waivers().end());
     absl::StrAppend(&out, "| ", MarkdownCell(g.title()), " | **",
                     coordinator::GateStateName(g.state()), "** | ",
                     MarkdownCell(absl::StrJoin(why, "; ")), " | ",

@@ -22,6 +22,8 @@ struct Source {
   std::vector<std::string> nodes;
   v1::Verdict verdict;
   std::string skipped;  // why, when it was skipped
+  // Its findings, where a profile exception may have waived one.
+  const google::protobuf::RepeatedPtrField<v1::Finding>* findings = nullptr;
 };
 
 // A measured item: what it is, where the record shows it, how a run would
@@ -42,7 +44,7 @@ void AddNodeResults(const std::vector<v1::StageRun>& runs, const std::set<std::s
     for (const v1::StageReport& r : run.node_reports()) {
       for (const v1::ProbeResult& p : r.results()) {
         if (probes.count(p.probe()))
-          m->sources.push_back({&run, {r.node()}, p.verdict(), p.reason()});
+          m->sources.push_back({&run, {r.node()}, p.verdict(), p.reason(), &p.findings()});
       }
     }
   }
@@ -52,8 +54,11 @@ void AddPairs(const std::vector<v1::StageRun>& runs, bool mtu, Measured* m) {
   for (const v1::StageRun& run : runs) {
     for (const v1::PairResult& p : run.pairs()) {
       if (mtu ? !p.result().has_mtu() : !p.result().has_transfer()) continue;
-      m->sources.push_back(
-          {&run, {p.from_node(), p.to_node()}, p.result().verdict(), p.result().reason()});
+      m->sources.push_back({&run,
+                            {p.from_node(), p.to_node()},
+                            p.result().verdict(),
+                            p.result().reason(),
+                            &p.result().findings()});
     }
   }
 }
@@ -76,6 +81,32 @@ std::vector<std::string> EvidenceLines(const std::vector<const Source*>& used) {
     }
     out.push_back(absl::StrCat(run->run_id(), " (", StageName(run->stage()),
                                "): ", absl::StrJoin(counts, ", ")));
+  }
+  return out;
+}
+
+// The findings a profile exception let through (FAIL -> WARN), and those
+// whose exception had expired (not applied: still FAIL), in words.
+struct Waivers {
+  std::vector<std::string> applied, expired;
+};
+
+Waivers WaiversOf(const std::vector<const Source*>& used) {
+  Waivers out;
+  std::set<std::string> seen;
+  for (const Source* s : used) {
+    if (s->findings == nullptr) continue;
+    for (const v1::Finding& f : *s->findings) {
+      if (f.exception_reason().empty() && !f.exception_expired()) continue;
+      const std::string line = absl::StrCat(
+          f.code(), f.device().empty() ? "" : absl::StrCat(" on ", f.device()), " (",
+          absl::StrJoin(s->nodes, " -> "), ") waived by ",
+          f.exception_owner().empty() ? "no owner" : f.exception_owner(), " until ",
+          f.exception_expires().empty() ? "no date" : f.exception_expires(),
+          f.exception_reason().empty() ? "" : absl::StrCat(": ", f.exception_reason()));
+      if (!seen.insert(line).second) continue;
+      (f.exception_expired() ? out.expired : out.applied).push_back(line);
+    }
   }
   return out;
 }
@@ -111,15 +142,23 @@ v1::GateItem Judge(const Measured& m, const std::set<std::string>& all_nodes) {
     if (runs.insert(s->run->run_id()).second) g.add_runs(s->run->run_id());
   }
   for (std::string& line : EvidenceLines(used)) g.add_evidence(std::move(line));
+  const Waivers w = WaiversOf(used);
+  for (const std::string& line : w.applied) g.add_waivers(line);
   if (!bad.empty()) {
     g.set_state(v1::GATE_NOT_MET);
     g.set_why(absl::StrCat(
         bad.size(), " of ", used.size(), " FAIL or ERROR: ",
         absl::StrJoin(bad.begin(), bad.begin() + std::min<size_t>(bad.size(), 4), "; "),
-        bad.size() > 4 ? "; ..." : ""));
+        bad.size() > 4 ? "; ..." : "",
+        w.expired.empty() ? "" : absl::StrCat("; expired waiver: ", w.expired.front())));
   } else if (m.every_node && g.nodes_not_covered_size() > 0) {
     g.set_state(v1::GATE_NOT_MET);
     g.set_why(absl::StrCat("not measured on every node: ", m.to_run));
+  } else if (!w.applied.empty()) {
+    g.set_state(v1::GATE_WAIVED);
+    g.set_why(absl::StrCat("met only under ", w.applied.size(),
+                           w.applied.size() == 1 ? " waiver: " : " waivers: ", w.applied.front(),
+                           w.applied.size() > 1 ? "; ..." : ""));
   } else {
     g.set_state(v1::GATE_MET);
     g.set_why(absl::StrCat(used.size(), " results on ", covered.size(), " nodes, none FAIL"));
@@ -292,7 +331,7 @@ std::vector<Measured> MeasuredItems(const std::vector<v1::StageRun>& runs) {
   for (const v1::StageRun& run : runs) {
     for (const v1::ProbeResult& c : run.collectives()) {
       items[4].sources.push_back(
-          {&run, {run.nodes().begin(), run.nodes().end()}, c.verdict(), c.reason()});
+          {&run, {run.nodes().begin(), run.nodes().end()}, c.verdict(), c.reason(), &c.findings()});
     }
     if (run.has_workload()) {
       items[5].sources.push_back(
@@ -320,6 +359,8 @@ const char* GateStateName(v1::GateState state) {
       return "not met";
     case v1::GATE_NOT_APPLICABLE:
       return "not applicable";
+    case v1::GATE_WAIVED:
+      return "waived";
     default:
       return "not run";
   }
@@ -351,8 +392,13 @@ v1::GateChecklist GateOf(const std::vector<v1::StageRun>& runs) {
   for (const v1::GateItem& g : gate.items()) by_state[g.state()].push_back(g.item());
   const size_t unmet = by_state[v1::GATE_NOT_MET].size();
   const size_t unrun = by_state[v1::GATE_NOT_RUN].size();
+  const size_t waived = by_state[v1::GATE_WAIVED].size();
   gate.set_complete(unmet == 0 && unrun == 0);
-  if (gate.complete()) {
+  if (gate.complete() && waived > 0) {
+    gate.set_headline(absl::StrCat("gate complete with ", waived, " waived (",
+                                   absl::StrJoin(by_state[v1::GATE_WAIVED], ", "),
+                                   "): the others met or not applicable"));
+  } else if (gate.complete()) {
     gate.set_headline(
         absl::StrCat("gate complete: all ", gate.items_size(), " items met or not applicable"));
   } else {
@@ -364,6 +410,10 @@ v1::GateChecklist GateOf(const std::vector<v1::StageRun>& runs) {
     if (unrun) {
       parts.push_back(
           absl::StrCat(unrun, " not run (", absl::StrJoin(by_state[v1::GATE_NOT_RUN], ", "), ")"));
+    }
+    if (waived) {
+      parts.push_back(
+          absl::StrCat(waived, " waived (", absl::StrJoin(by_state[v1::GATE_WAIVED], ", "), ")"));
     }
     gate.set_headline(absl::StrCat("gate incomplete: ", absl::StrJoin(parts, ", ")));
   }

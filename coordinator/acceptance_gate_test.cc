@@ -151,6 +151,43 @@ TEST(AcceptanceGateTest, AFailingResultIsNotMetAndSaysWhere) {
   EXPECT_TRUE(absl::StrContains(topo.why(), "gpu-b FAIL")) << topo.why();
 }
 
+// A FAIL a profile exception turned into a WARN: the item is "waived",
+// never met, naming the finding, owner, date and reason; the gate is
+// complete with it said in the headline. An expired exception was not
+// applied: its FAIL makes the item not met, and the why says so.
+TEST(AcceptanceGateTest, AWaivedFindingIsWaivedNotMetAndAnExpiredOneIsNotMet) {
+  v1::StageRun run = TwoNode(AcceptanceProfileText());
+  v1::ProbeResult* pcie = run.mutable_node_reports(1)->mutable_results(1);
+  pcie->set_verdict(v1::WARN);
+  v1::Finding* f = pcie->add_findings();
+  f->set_code("PCIE_LINK_DEGRADED");
+  f->set_severity(v1::WARN);
+  f->set_device("0000:17:00.0");
+  f->set_exception_reason("riser swap booked");
+  f->set_exception_owner("dc-ops");
+  f->set_exception_expires("2027-01-31");
+  v1::GateChecklist gate = GateOf({run});
+  const v1::GateItem& topo = Item(gate, "topology");
+  EXPECT_EQ(topo.state(), v1::GATE_WAIVED);
+  EXPECT_STREQ(GateStateName(topo.state()), "waived");
+  ASSERT_EQ(topo.waivers_size(), 1);
+  EXPECT_EQ(topo.waivers(0),
+            "PCIE_LINK_DEGRADED on 0000:17:00.0 (gpu-b) waived by dc-ops until 2027-01-31: "
+            "riser swap booked");
+  EXPECT_TRUE(absl::StrContains(topo.why(), "met only under 1 waiver")) << topo.why();
+  EXPECT_TRUE(absl::StrContains(gate.headline(), "waived (topology)")) << gate.headline();
+
+  f->set_severity(v1::FAIL);
+  f->set_exception_expired(true);
+  pcie->set_verdict(v1::FAIL);
+  gate = GateOf({run});
+  const v1::GateItem& expired = Item(gate, "topology");
+  EXPECT_EQ(expired.state(), v1::GATE_NOT_MET);
+  EXPECT_TRUE(absl::StrContains(expired.why(), "expired waiver: PCIE_LINK_DEGRADED"))
+      << expired.why();
+  EXPECT_FALSE(gate.complete());
+}
+
 TEST(AcceptanceGateTest, ACampaignCoversTheUnionOfItsRunsAndNamesNodesNotCovered) {
   v1::StageRun congestion;
   congestion.set_run_id("r-2");

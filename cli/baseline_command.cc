@@ -138,18 +138,27 @@ absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* s
   return out;
 }
 
+namespace {
+
+// A trend's figure and its class's baseline, one line.
+std::string FigureHeading(const v1::FigureTrend& f) {
+  return absl::StrCat(
+      EscapeControls(f.figure()),
+      f.baseline_runs() == 0
+          ? " (no baseline)\n"
+          : absl::StrFormat(" (class median %.4g, spread %.3g, n %d)\n", f.baseline_median(),
+                            f.baseline_spread(), f.baseline_runs()));
+}
+
+}  // namespace
+
 std::string RenderTrend(const v1::NodeTrend& t) {
   std::string out =
       absl::StrCat(EscapeControls(t.node()), ": ", t.runs(), " accepted runs",
                    t.node_class().empty() ? "" : ", class ", EscapeControls(t.node_class()), "\n");
   if (t.figures_size() == 0) absl::StrAppend(&out, "no figure of this node in an accepted run\n");
   for (const v1::FigureTrend& f : t.figures()) {
-    absl::StrAppend(
-        &out, "\n", EscapeControls(f.figure()),
-        f.baseline_runs() == 0
-            ? " (no baseline)\n"
-            : absl::StrFormat(" (class median %.4g, spread %.3g, n %d)\n", f.baseline_median(),
-                              f.baseline_spread(), f.baseline_runs()));
+    absl::StrAppend(&out, "\n", FigureHeading(f));
     for (const v1::FigureTrend::Point& p : f.points()) {
       absl::StrAppend(&out, absl::StrFormat("  %s  %-24s %10.4g", Day(p.seconds()),
                                             EscapeControls(p.run_id()), p.value()));
@@ -169,12 +178,7 @@ std::string RenderFleetTrend(const v1::FleetTrend& t) {
   for (const v1::ClassTrend& c : t.classes()) {
     absl::StrAppend(&out, "class ", EscapeControls(c.key()), ": ", c.runs(), " accepted runs\n");
     for (const v1::FigureTrend& f : c.figures()) {
-      absl::StrAppend(
-          &out, "\n  ", EscapeControls(f.figure()),
-          f.baseline_runs() == 0
-              ? " (no baseline)\n"
-              : absl::StrFormat(" (class median %.4g, spread %.3g, n %d)\n", f.baseline_median(),
-                                f.baseline_spread(), f.baseline_runs()));
+      absl::StrAppend(&out, "\n  ", FigureHeading(f));
       for (const v1::FigureTrend::Point& p : f.points()) {
         absl::StrAppend(&out, absl::StrFormat("    %s  %-24s %3d nodes  median %-10.4g low %-10.4g "
                                               "high %-10.4g",

@@ -921,6 +921,24 @@ std::string HtmlDiff(const v1::RecordDiff& diff) {
   return page.Finish();
 }
 
+namespace {
+
+// A trend chart's class median and its band (3 spreads) as flat lines over
+// the span of `line`, one of `series` (a map's entries stay put as it grows).
+void AddBaselineBand(const v1::FigureTrend& f, const ChartSeries::mapped_type& line,
+                     ChartSeries* series) {
+  if (f.baseline_runs() == 0 || line.empty()) return;
+  const double x1 = line.back().first;
+  for (const auto& [name, y] :
+       {std::pair{"class median", f.baseline_median()},
+        std::pair{"median - 3 spread", f.baseline_median() - 3 * f.baseline_spread()},
+        std::pair{"median + 3 spread", f.baseline_median() + 3 * f.baseline_spread()}}) {
+    (*series)[name] = {{0, y}, {x1, y}};
+  }
+}
+
+}  // namespace
+
 std::string HtmlTrend(const v1::NodeTrend& t) {
   Page page(absl::StrCat("nodeprobe trend: ", t.node()));
   Html::El(page.body, "h1", absl::StrCat("Trend of ", t.node()));
@@ -937,15 +955,7 @@ std::string HtmlTrend(const v1::NodeTrend& t) {
     for (const v1::FigureTrend::Point& p : f.points()) {
       series[t.node()].push_back({(static_cast<double>(p.seconds()) - first) / 86400, p.value()});
     }
-    if (f.baseline_runs() > 0 && !series[t.node()].empty()) {
-      const double x1 = series[t.node()].back().first;
-      for (const auto& [name, y] :
-           {std::pair{"class median", f.baseline_median()},
-            std::pair{"median - 3 spread", f.baseline_median() - 3 * f.baseline_spread()},
-            std::pair{"median + 3 spread", f.baseline_median() + 3 * f.baseline_spread()}}) {
-        series[name] = {{0, y}, {x1, y}};
-      }
-    }
+    AddBaselineBand(f, series[t.node()], &series);
     LineChart(sec, f.figure(), series,
               [&](double x) { return Time(TimestampOf(first + x * 86400)); });
     xmlNodePtr tb = Table(sec, {"run", "started", "value", "of the class median"});
@@ -977,15 +987,7 @@ std::string HtmlFleetTrend(const v1::FleetTrend& t) {
         series["lowest node"].push_back({x, p.low()});
         series["highest node"].push_back({x, p.high()});
       }
-      if (f.baseline_runs() > 0 && !series["nodes' median"].empty()) {
-        const double x1 = series["nodes' median"].back().first;
-        for (const auto& [name, y] :
-             {std::pair{"class median", f.baseline_median()},
-              std::pair{"median - 3 spread", f.baseline_median() - 3 * f.baseline_spread()},
-              std::pair{"median + 3 spread", f.baseline_median() + 3 * f.baseline_spread()}}) {
-          series[name] = {{0, y}, {x1, y}};
-        }
-      }
+      AddBaselineBand(f, series["nodes' median"], &series);
       LineChart(sec, f.figure(), series,
                 [&](double x) { return Time(TimestampOf(first + x * 86400)); });
       xmlNodePtr tb = Table(sec, {"run", "started", "nodes", "median", "lowest", "highest"});

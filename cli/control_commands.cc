@@ -196,7 +196,7 @@ absl::Status CheckMultiNodeFlags(const MultiNodeRun& o) {
   }
   if (o.burst.empty() && (o.burst_at > 0 || o.burst_steps > 0)) {
     return absl::InvalidArgumentError(
-        "--burst-at and --burst-steps need --burst storage|east-west");
+        "--burst-at and --burst-steps need --burst storage|east-west|competing");
   }
   if (o.nodes.empty() && !o.all_nodes && o.resume.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--stage ", o.stage, " needs --nodes A,B,..."));

@@ -150,11 +150,12 @@ void AddBurstFlags(CLI::App* run_cmd, RunFlags& f) {
   run_cmd
       ->add_option("--burst", f.multi.burst,
                    "Workload stage: a burst during the measured steps, run by each node: storage "
-                   "(checkpoints written to the profile's first storage.paths entry) or "
-                   "east-west (bulk TCP from each node to the next); the record judges the steps "
-                   "before, during and after it (WORKLOAD_BURST_STALLS above "
-                   "workload.burst_slowdown_max)")
-      ->check(CLI::IsMember({"storage", "east-west"}));
+                   "(checkpoints written to the profile's first storage.paths entry), "
+                   "east-west (bulk TCP from each node to the next) or competing (a second "
+                   "collective job: an all-reduce loop of the nodes' first ranks on their own "
+                   "Gloo context); the record judges the steps before, during and after it "
+                   "(WORKLOAD_BURST_STALLS above workload.burst_slowdown_max)")
+      ->check(CLI::IsMember({"storage", "east-west", "competing"}));
   run_cmd
       ->add_option("--burst-at", f.multi.burst_at,
                    "Workload --burst: the measured step it starts at (default: a third of the way)")

@@ -1,11 +1,18 @@
 #include "probes/workload/burst.h"
 
 #include <dirent.h>
+#include <gloo/allreduce.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
 #include <gloo/rendezvous/store.h>
+#include <gloo/transport/tcp/device.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -19,6 +26,8 @@ namespace {
 // end (4 MiB: a quarter second on a 16 MiB/s device).
 constexpr uint64_t kShardBytes = 4ull << 20;
 constexpr size_t kBulkBytes = 1 << 20;
+// A competing job's all-reduce: a DDP bucket's size.
+constexpr size_t kCompetingBytes = 4 << 20;
 constexpr absl::Duration kPoll = absl::Milliseconds(200);
 
 void RemoveTree(const std::string& dir) {
@@ -45,6 +54,21 @@ absl::StatusOr<std::unique_ptr<Burst>> Burst::Prepare(const v1::WorkloadBurst& b
           "storage burst: cannot make a directory in ", burst.path(), ": ", std::strerror(errno)));
     }
     b->scratch_ = tmpl;
+    return b;
+  }
+  if (burst.kind() == "competing") {
+    try {
+      gloo::transport::tcp::attr attr(bind_ip.c_str());
+      auto device = gloo::transport::tcp::CreateDevice(attr);
+      gloo::rendezvous::PrefixStore prefixed("burst/competing", store);
+      auto ctx = std::make_shared<gloo::rendezvous::Context>(node, nodes);
+      ctx->setTimeout(std::chrono::seconds(30));
+      ctx->connectFullMesh(prefixed, device);
+      b->competing_ = std::move(ctx);
+    } catch (const std::exception& e) {
+      return absl::UnavailableError(
+          absl::StrCat("competing burst: Gloo could not connect the nodes: ", e.what()));
+    }
     return b;
   }
   if (burst.kind() != "east-west") {
@@ -96,7 +120,11 @@ void Burst::Start() {
   if (started_) return;
   started_ = true;
   stop_ = false;
-  load_ = std::thread([this] { burst_.kind() == "storage" ? WriteCheckpoints() : SendBulk(); });
+  load_ = std::thread([this] {
+    if (burst_.kind() == "storage") return WriteCheckpoints();
+    if (burst_.kind() == "competing") return Compete();
+    SendBulk();
+  });
 }
 
 void Burst::Stop() {
@@ -128,6 +156,25 @@ void Burst::SendBulk() {
     absl::Status s =
         platform::SendAll(fd->get(), bulk.data(), bulk.size(), absl::Now() + absl::Seconds(10));
     if (!s.ok()) return Fail(absl::StrCat("east-west burst to ", peer_, ": ", s.message()));
+  }
+}
+
+void Burst::Compete() {
+  std::vector<float> buf(kCompetingBytes / sizeof(float));
+  try {
+    for (uint32_t round = 0;; ++round) {
+      std::fill(buf.begin(), buf.end(), 1.0f);
+      buf.back() = stop_ ? 1.0f : 0.0f;  // summed: any node's stop stops all
+      gloo::AllreduceOptions o(competing_);
+      o.setOutput<float>(buf.data(), buf.size());
+      o.setReduceFunction(
+          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+      o.setTag(round);
+      gloo::allreduce(o);
+      if (buf.back() > 0) return;
+    }
+  } catch (const std::exception& e) {
+    Fail(absl::StrCat("competing burst: ", e.what()));
   }
 }
 

@@ -8,7 +8,12 @@
 //   scratch directory removed after;
 // - east-west: bulk TCP from this node to the next node's sink (the nodes
 //   in a ring; each sink's address through the run's rendezvous store),
-//   over the same addresses the ranks use, until the window ends.
+//   over the same addresses the ranks use, until the window ends;
+// - competing: a second collective job on the same nodes and addresses:
+//   the nodes' first ranks all-reduce 4 MiB (a DDP bucket) in a loop on a
+//   Gloo context of their own. Each round carries a stop flag, so the loop
+//   ends on every node in the same round, when the first node's window
+//   ends (a collective cannot stop on one member alone).
 #pragma once
 
 #include <atomic>
@@ -21,9 +26,12 @@
 #include "nodeprobe/v1/task.pb.h"
 #include "platform/socket.h"
 
-namespace gloo::rendezvous {
+namespace gloo {
+class Context;
+namespace rendezvous {
 class Store;
-}  // namespace gloo::rendezvous
+}  // namespace rendezvous
+}  // namespace gloo
 
 namespace nodeprobe::workload {
 
@@ -49,12 +57,14 @@ class Burst {
   void WriteCheckpoints();
   void SendBulk();
   void Sink();
+  void Compete();
   void Fail(const std::string& why);
 
   const v1::WorkloadBurst burst_;
   std::string scratch_;    // storage: the directory it writes in
   std::string peer_;       // east-west: the next node's sink, host:port
   platform::Fd listener_;  // east-west: this node's sink
+  std::shared_ptr<gloo::Context> competing_;  // competing: the second job's context
   std::thread sink_;
   std::thread load_;
   std::atomic<bool> stop_{false};

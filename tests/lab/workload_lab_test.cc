@@ -313,6 +313,24 @@ TEST_F(WorkloadLabTest, AnEastWestBurstRaisesTheStepsTailAndIsJudgedPerPhase) {
   EXPECT_NE(html.find("<title>east-west burst</title>"), std::string::npos);
 }
 
+// A competing collective job (the nodes' first ranks all-reducing 4 MiB
+// in a loop on their own Gloo context) during steps 6-11: the steps during
+// it are slower, the phases say so, the low bar fires, and the job's loop
+// ends on every node (the stage ends, no rank hangs).
+TEST_F(WorkloadLabTest, ACompetingJobRaisesTheStepsTailAndEndsWithTheWindow) {
+  ASSERT_TRUE(StartFourNodes());
+  std::string out;
+  const v1::StageRun low = BurstRun("competing", "", "1.05", &out);
+  ASSERT_EQ(low.workload().phases_size(), 3) << out;
+  const v1::WorkloadReport::Phase& before = low.workload().phases(0);
+  const v1::WorkloadReport::Phase& during = low.workload().phases(1);
+  EXPECT_EQ(during.first_step(), 6u);
+  EXPECT_EQ(low.workload().phases(2).steps(), 6u);
+  EXPECT_GT(during.step_p99_ms(), 1.2 * before.step_p99_ms()) << out;
+  EXPECT_TRUE(Stalls(low)) << out;
+  EXPECT_NE(low.verdict(), v1::ERROR) << out;
+}
+
 // Checkpoints into a throttled loop device shared by the nodes (as the
 // storage storm's lab) during steps 6-11: reported per phase, no finding
 // with a high bar, nothing left on the filesystem.

@@ -20,9 +20,9 @@ absl::StatusOr<v1::WorkloadBurst> BurstOf(const v1::RunStageRequest& request,
     return absl::InvalidArgumentError(
         "--burst is an option of the workload stage: run it with --stage workload");
   }
-  if (b.kind() != "storage" && b.kind() != "east-west") {
+  if (b.kind() != "storage" && b.kind() != "east-west" && b.kind() != "competing") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--burst '", b.kind(), "' is not one of storage, east-west"));
+        absl::StrCat("--burst '", b.kind(), "' is not one of storage, east-west, competing"));
   }
   const int steps = profile.Section<WorkloadRules>().Shape().steps;
   if (b.steps() == 0) b.set_steps(static_cast<uint32_t>(std::max(1, steps / 3)));

@@ -79,6 +79,9 @@ TEST(WorkloadBurstTest, TheWindowDefaultsToTheMiddleThirdAndMustLeaveStepsAround
   ASSERT_FALSE(late.ok());
   EXPECT_THAT(late.status().message(), HasSubstr("leaves no measured step after the burst"));
   EXPECT_TRUE(BurstOf(Request(""), *p).ok());
+  EXPECT_TRUE(BurstOf(Request("competing"), *p).ok());
+  EXPECT_THAT(BurstOf(Request("checkpoint"), *p).status().message(),
+              HasSubstr("--burst 'checkpoint' is not one of storage, east-west, competing"));
 }
 
 TEST(WorkloadBurstTest, AStorageBurstWithoutAPathNamesTheKey) {

@@ -30,20 +30,13 @@ struct ShowOptions {
   std::string format = "table";
 };
 
-const v1::BaselinePin* PinOf(const v1::BaselineMarks& marks, const std::string& key) {
-  for (const v1::BaselinePin& p : marks.pins()) {
-    if (p.class_key() == key) return &p;
-  }
-  return nullptr;
-}
-
 int Show(const ShowOptions& o) {
   absl::StatusOr<CoordinatorClient> client = ConnectCoordinator(o.coordinator, o.tls);
   if (!client.ok()) return controlplane::StatusExit(client.status());
   int stored = 0;
-  v1::BaselineMarks marks;
-  absl::StatusOr<baseline::History> history = FetchHistory(*client, &stored, &marks);
+  absl::StatusOr<baseline::History> history = FetchHistory(*client, &stored);
   if (!history.ok()) return RpcErrorExit(history.status(), client->address);
+  const baseline::Marks& marks = history->marks;
   const std::map<std::string, baseline::ClassBaselines> classes =
       baseline::BaselinesOf(history->runs, history->marks);
   if (o.format == "json") {
@@ -56,9 +49,9 @@ int Show(const ShowOptions& o) {
     return controlplane::kExitOk;
   }
   std::cout << absl::StrFormat("%d accepted runs of %d stored", history->runs.size(), stored)
-            << (marks.forgotten_size() > 0
-                    ? absl::StrFormat(", %d forgotten by baselines", marks.forgotten_size())
-                    : "")
+            << (marks.forgotten.empty()
+                    ? ""
+                    : absl::StrFormat(", %d forgotten by baselines", marks.forgotten.size()))
             << "\n"
             << RenderBaselines(classes, o.filter, o.min_runs, marks);
   return controlplane::kExitOk;
@@ -105,20 +98,20 @@ int Mark(const MarkOptions& o, bool pin) {
 
 }  // namespace
 
-absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* stored,
-                                               v1::BaselineMarks* marks) {
+absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* stored) {
   baseline::History out;
   {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    grpc::Status s = client.baselines->Marks(&ctx, v1::BaselineMarksRequest(), marks);
+    v1::BaselineMarks marks;
+    grpc::Status s = client.baselines->Marks(&ctx, v1::BaselineMarksRequest(), &marks);
     // A coordinator older than the Baselines service keeps no marks.
     if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
-      marks->Clear();
+      marks.Clear();
     } else if (!s.ok()) {
       return controlplane::FromGrpcStatus(s);
     }
-    out.marks = baseline::MarksOf(*marks);
+    out.marks = baseline::MarksOf(std::move(marks));
   }
   v1::ListRunsResponse list;
   {
@@ -139,6 +132,12 @@ absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* s
 }
 
 namespace {
+
+// "  pinned at run R (runs up to DAY) by WHO\n": a pinned class's line.
+std::string PinLine(const v1::BaselinePin& pin) {
+  return absl::StrCat("  pinned at run ", EscapeControls(pin.run_id()), " (runs up to ",
+                      Day(pin.until_seconds()), ") by ", EscapeControls(pin.by()), "\n");
+}
 
 // A trend's figure and its class's baseline, one line.
 std::string FigureHeading(const v1::FigureTrend& f) {
@@ -198,14 +197,14 @@ std::string RenderFleetTrend(const v1::FleetTrend& t) {
 
 v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
                                     const std::string& filter, size_t min_runs,
-                                    const v1::BaselineMarks& marks) {
+                                    const baseline::Marks& marks) {
   v1::ClassBaselines out;
-  for (const v1::ForgottenRun& f : marks.forgotten()) out.add_forgotten_runs(f.run_id());
+  for (const v1::ForgottenRun& f : marks.said.forgotten()) out.add_forgotten_runs(f.run_id());
   for (const auto& [key, c] : classes) {
     if (key.find(filter) == std::string::npos) continue;
     v1::ClassBaselines::Class* cls = out.add_classes();
     cls->set_key(key);
-    if (const v1::BaselinePin* pin = PinOf(marks, key); pin != nullptr) {
+    if (const v1::BaselinePin* pin = marks.PinOf(key); pin != nullptr) {
       cls->set_pinned_run(pin->run_id());
       cls->set_pinned_until_seconds(pin->until_seconds());
       cls->set_pinned_by(pin->by());
@@ -233,14 +232,13 @@ v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassB
 
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
                             const std::string& filter, size_t min_runs,
-                            const v1::BaselineMarks& marks) {
+                            const baseline::Marks& marks) {
   std::string out;
   for (const auto& [key, c] : classes) {
     if (key.find(filter) == std::string::npos) continue;
     absl::StrAppend(&out, "\nclass ", EscapeControls(key), "\n");
-    if (const v1::BaselinePin* pin = PinOf(marks, key); pin != nullptr) {
-      absl::StrAppend(&out, "  pinned at run ", EscapeControls(pin->run_id()), " (runs up to ",
-                      Day(pin->until_seconds()), ") by ", EscapeControls(pin->by()), "\n");
+    if (const v1::BaselinePin* pin = marks.PinOf(key); pin != nullptr) {
+      absl::StrAppend(&out, PinLine(*pin));
     }
     for (const auto& [name, b] : c.figures) {
       absl::StrAppend(
@@ -252,13 +250,12 @@ std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines
   }
   // A pin whose class has no figure yet (a run without pairs or
   // collectives) is still the operator's word: shown, not dropped.
-  for (const v1::BaselinePin& pin : marks.pins()) {
+  for (const v1::BaselinePin& pin : marks.said.pins()) {
     if (classes.count(pin.class_key()) || pin.class_key().find(filter) == std::string::npos) {
       continue;
     }
-    absl::StrAppend(&out, "\nclass ", EscapeControls(pin.class_key()), "\n  pinned at run ",
-                    EscapeControls(pin.run_id()), " (runs up to ", Day(pin.until_seconds()),
-                    ") by ", EscapeControls(pin.by()), "\n  no figure measured yet\n");
+    absl::StrAppend(&out, "\nclass ", EscapeControls(pin.class_key()), "\n", PinLine(pin),
+                    "  no figure measured yet\n");
   }
   return out.empty() ? "no accepted run matches\n" : out;
 }

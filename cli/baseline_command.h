@@ -26,19 +26,17 @@ namespace nodeprobe::cli {
 // enough runs" below `min_runs`); only classes whose key contains `filter`.
 std::string RenderBaselines(const std::map<std::string, baseline::ClassBaselines>& classes,
                             const std::string& filter, size_t min_runs,
-                            const v1::BaselineMarks& marks = {});
+                            const baseline::Marks& marks = {});
 
 // The same as `baseline show --format json` prints it.
 v1::ClassBaselines BaselinesMessage(const std::map<std::string, baseline::ClassBaselines>& classes,
                                     const std::string& filter, size_t min_runs,
-                                    const v1::BaselineMarks& marks = {});
+                                    const baseline::Marks& marks = {});
 
 // Every accepted run the coordinator stores, whole (one GetRun each), and
-// the operators' marks (`marks`: as the coordinator keeps them; none from a
-// coordinator older than the Baselines service); `stored`: how many runs
-// it stores in all.
-absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* stored,
-                                               v1::BaselineMarks* marks);
+// the operators' marks (none from a coordinator older than the Baselines
+// service); `stored`: how many runs it stores in all.
+absl::StatusOr<baseline::History> FetchHistory(CoordinatorClient& client, int* stored);
 
 // `report --trend NODE`: each figure's values over the runs, against its
 // class's median.

@@ -102,19 +102,20 @@ TEST(BaselineJsonTest, APinnedClassAndForgottenRunsAreShown) {
   pin->set_until_seconds(runs[2].started().seconds());
   pin->set_by("alice");
   marks.add_forgotten()->set_run_id("r-1");
-  const auto classes = baseline::BaselinesOf(runs, baseline::MarksOf(marks));
-  const std::string table = RenderBaselines(classes, "", 2, marks);
+  const baseline::Marks indexed = baseline::MarksOf(marks);
+  const auto classes = baseline::BaselinesOf(runs, indexed);
+  const std::string table = RenderBaselines(classes, "", 2, indexed);
   EXPECT_NE(table.find("pinned at run r-3 (runs up to 2025-10-12) by alice"), std::string::npos)
       << table;
   EXPECT_NE(table.find("n 2,"), std::string::npos) << table;  // days 2 and 3
-  const v1::ClassBaselines m = BaselinesMessage(classes, "", 2, marks);
+  const v1::ClassBaselines m = BaselinesMessage(classes, "", 2, indexed);
   ASSERT_EQ(m.classes_size(), 1);
   EXPECT_EQ(m.classes(0).pinned_run(), "r-3");
   EXPECT_EQ(m.classes(0).pinned_by(), "alice");
   ASSERT_EQ(m.forgotten_runs_size(), 1);
   EXPECT_EQ(m.forgotten_runs(0), "r-1");
   // A pinned class without a figure is still listed.
-  const std::string bare = RenderBaselines({}, "", 2, marks);
+  const std::string bare = RenderBaselines({}, "", 2, indexed);
   EXPECT_NE(
       bare.find("pinned at run r-3 (runs up to 2025-10-12) by alice\n  no figure measured yet"),
       std::string::npos)

@@ -548,39 +548,33 @@ void PrintRecord(const std::vector<v1::StageRun>& fetched_runs, const std::strin
   }
 }
 
-// `report --trend NODE`: the node's figures over the accepted runs.
-int TrendReport(CoordinatorClient& client, const std::string& node, const std::string& format) {
-  int stored = 0;
-  v1::BaselineMarks marks;
-  absl::StatusOr<baseline::History> history = FetchHistory(client, &stored, &marks);
-  if (!history.ok()) return RpcErrorExit(history.status(), client.address);
-  const v1::NodeTrend trend = baseline::TrendOf(history->runs, node, history->marks);
+// A trend as `format` asks: its JSON, or the HTML or text page.
+template <typename Trend>
+int PrintTrend(const Trend& trend, const std::string& format, std::string (*html)(const Trend&),
+               std::string (*text)(const Trend&)) {
   if (format == "json") {
     absl::StatusOr<std::string> json = ToJson(trend);
     if (!json.ok()) return controlplane::StatusExit(json.status());
     std::cout << *json << "\n";
   } else {
-    std::cout << (format == "html" ? HtmlTrend(trend) : RenderTrend(trend));
+    std::cout << (format == "html" ? html(trend) : text(trend));
   }
   return controlplane::kExitOk;
 }
 
-// `report --fleet-trend`: every class's figures over the accepted runs.
-int FleetTrendReport(CoordinatorClient& client, const std::string& filter,
-                     const std::string& format) {
+// `report --trend NODE` (a node's figures over the accepted runs), or with
+// `fleet` every class's (`filter`: the classes whose key holds it).
+int TrendReport(CoordinatorClient& client, bool fleet, const std::string& node,
+                const std::string& filter, const std::string& format) {
   int stored = 0;
-  v1::BaselineMarks marks;
-  absl::StatusOr<baseline::History> history = FetchHistory(client, &stored, &marks);
+  absl::StatusOr<baseline::History> history = FetchHistory(client, &stored);
   if (!history.ok()) return RpcErrorExit(history.status(), client.address);
-  const v1::FleetTrend trend = baseline::FleetTrendOf(history->runs, history->marks, filter);
-  if (format == "json") {
-    absl::StatusOr<std::string> json = ToJson(trend);
-    if (!json.ok()) return controlplane::StatusExit(json.status());
-    std::cout << *json << "\n";
-  } else {
-    std::cout << (format == "html" ? HtmlFleetTrend(trend) : RenderFleetTrend(trend));
+  if (fleet) {
+    return PrintTrend(baseline::FleetTrendOf(history->runs, history->marks, filter), format,
+                      &HtmlFleetTrend, &RenderFleetTrend);
   }
-  return controlplane::kExitOk;
+  return PrintTrend(baseline::TrendOf(history->runs, node, history->marks), format, &HtmlTrend,
+                    &RenderTrend);
 }
 
 // `report`: one stored run, or a campaign of runs, as one record.
@@ -637,8 +631,9 @@ std::function<int()> AddReportCommand(CLI::App& app) {
     absl::StatusOr<CoordinatorClient> client =
         ConnectCoordinator(report_opts->first, report_opts->second);
     if (!client.ok()) return controlplane::StatusExit(client.status());
-    if (!report_trend->empty()) return TrendReport(*client, *report_trend, *report_format);
-    if (*fleet_trend) return FleetTrendReport(*client, *trend_class, *report_format);
+    if (trend) {
+      return TrendReport(*client, *fleet_trend, *report_trend, *trend_class, *report_format);
+    }
     const std::string* address = &client->address;
     std::unique_ptr<v1::Coordinator::Stub>& stub = client->stub;
     std::vector<std::string> ids = *report_runs;

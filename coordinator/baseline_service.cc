@@ -10,17 +10,6 @@
 #include "probes/framework/result_util.h"
 
 namespace nodeprobe::coordinator {
-namespace {
-
-bool Forgotten(const v1::BaselineMarks& marks, const std::string& run_id) {
-  for (const v1::ForgottenRun& f : marks.forgotten()) {
-    if (f.run_id() == run_id) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 grpc::Status BaselineService::Answer(const std::string& message, v1::BaselineMarks* resp) {
   absl::StatusOr<v1::BaselineMarks> marks = store_->GetBaselineMarks();
   if (!marks.ok()) return controlplane::ToGrpcStatus(marks.status());
@@ -42,7 +31,7 @@ grpc::Status BaselineService::Pin(grpc::ServerContext* ctx, const v1::PinBaselin
   }
   absl::StatusOr<v1::BaselineMarks> marks = store_->GetBaselineMarks();
   if (!marks.ok()) return controlplane::ToGrpcStatus(marks.status());
-  if (Forgotten(*marks, req->run_id())) {
+  if (baseline::MarksOf(*std::move(marks)).forgotten.count(req->run_id())) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         absl::StrCat("run ", req->run_id(),
                                      " was forgotten: it counts in no baseline, so none is "

@@ -277,7 +277,7 @@ baseline::History BaselineHistory(RunStore* store) {
     h.runs = *std::move(runs);
   }
   if (absl::StatusOr<v1::BaselineMarks> marks = store->GetBaselineMarks(); marks.ok()) {
-    h.marks = baseline::MarksOf(*marks);
+    h.marks = baseline::MarksOf(*std::move(marks));
   }
   return h;
 }

@@ -60,10 +60,18 @@ bool Marks::Counts(const v1::StageRun& run, const std::string& class_key) const 
   return pin == pinned_until.end() || run.started().seconds() <= pin->second;
 }
 
-Marks MarksOf(const v1::BaselineMarks& m) {
+const v1::BaselinePin* Marks::PinOf(const std::string& class_key) const {
+  for (const v1::BaselinePin& p : said.pins()) {
+    if (p.class_key() == class_key) return &p;
+  }
+  return nullptr;
+}
+
+Marks MarksOf(v1::BaselineMarks said) {
   Marks out;
-  for (const v1::ForgottenRun& f : m.forgotten()) out.forgotten.insert(f.run_id());
-  for (const v1::BaselinePin& p : m.pins()) out.pinned_until[p.class_key()] = p.until_seconds();
+  for (const v1::ForgottenRun& f : said.forgotten()) out.forgotten.insert(f.run_id());
+  for (const v1::BaselinePin& p : said.pins()) out.pinned_until[p.class_key()] = p.until_seconds();
+  out.said = std::move(said);
   return out;
 }
 

@@ -30,15 +30,19 @@ std::vector<Figure> FiguresOf(const v1::StageRun& run);
 // A run the baselines learn from: done, and PASS or WARN.
 bool Accepted(const v1::StageRun& run);
 
-// What operators said of baselines (baseline_service.proto): runs that no
-// longer count, and classes pinned at the runs accepted up to one run.
+// What operators said of baselines (baseline_service.proto), as said
+// (who, when: for the reader) and indexed: runs that no longer count, and
+// classes pinned at the runs accepted up to one run.
 struct Marks {
+  v1::BaselineMarks said;
   std::set<std::string> forgotten;              // run ids
   std::map<std::string, int64_t> pinned_until;  // class key -> Unix seconds
   // Whether `run` counts in `class_key`'s baseline.
   bool Counts(const v1::StageRun& run, const std::string& class_key) const;
+  // The class's pin, or nullptr.
+  const v1::BaselinePin* PinOf(const std::string& class_key) const;
 };
-Marks MarksOf(const v1::BaselineMarks& m);
+Marks MarksOf(v1::BaselineMarks said);
 
 // What baselines are built from: stored runs and the operators' marks.
 struct History {

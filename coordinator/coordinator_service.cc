@@ -348,7 +348,7 @@ grpc::Status CoordinatorService::RunStage(grpc::ServerContext* ctx,
       run, nodes, req, *judged_by, deadline, progress,
       [&](const v1::StageRun& partial) { saver.Checkpoint(partial); },
       [this](const std::string& node) { return registry_.Find(node); },
-      [this, &history] {
+      [this, &history]() -> const baseline::History& {
         history = BaselineHistory(store_);
         return *history;
       });

@@ -127,7 +127,7 @@ v1::StageRun RunStageOnAgents(v1::StageRun run,
   }
   JudgeAgainstPeers(&run, request, profile);
   if (const BaselineRules& b = profile.Section<BaselineRules>(); b.use && history) {
-    const baseline::History h = history();
+    const baseline::History& h = history();
     baseline::JudgeAgainstBaselines(&run, h.runs, b, h.marks);
   }
   // What the nodes' kernels logged meanwhile: an Xid during the stage makes

@@ -27,8 +27,8 @@ absl::Status CheckRequestAgainstStages(const v1::RunStageRequest& request, size_
                                        const Profile& profile);
 
 // Earlier stored runs and the operators' marks, for the baselines
-// (coordinator/baseline).
-using HistoryFn = std::function<baseline::History()>;
+// (coordinator/baseline): read once, lent (up to hundreds of whole runs).
+using HistoryFn = std::function<const baseline::History&()>;
 
 // `run` comes in with id, stage, nodes and start time; it is returned
 // complete (state, verdict, reports, findings). `history` is asked only

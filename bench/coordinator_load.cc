@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <thread>
 #include <vector>
@@ -56,7 +57,11 @@ int main(int argc, char** argv) {
       AgentMessage reg;
       reg.mutable_registration()->set_node_name(absl::StrCat("load", i));
       // What the reader below answers, and nothing else.
-      nodeprobe::tasks::StateServed(reg.mutable_registration(), {"run_probes", "kernel_events"});
+      if (!nodeprobe::tasks::StateServed(reg.mutable_registration(),
+                                         {"run_probes", "kernel_events"})) {
+        fprintf(stderr, "coordinator_load: a task it answers is not in the task table\n");
+        std::abort();
+      }
       stream->Write(reg);
       CoordinatorMessage first;
       if (!stream->Read(&first) || !first.has_ack()) return;

@@ -29,6 +29,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <mutex>
@@ -87,8 +88,11 @@ class FakeAgent : public grpc::ClientBidiReactor<v1::AgentMessage, v1::Coordinat
     r->set_node_name(NodeName(index));
     r->set_agent_version("fake");
     // What Answer() serves, and nothing else: the coordinator asks no other.
-    nodeprobe::tasks::StateServed(
-        r, {"run_probes", "serve_transfer", "run_transfer", "kernel_events"});
+    if (!nodeprobe::tasks::StateServed(
+            r, {"run_probes", "serve_transfer", "run_transfer", "kernel_events"})) {
+      std::fprintf(stderr, "fake_fleet: a task it answers is not in the task table\n");
+      std::abort();
+    }
     AddDriver(index, r->mutable_inventory());
     for (int rail = 0; rail < 2; ++rail) {
       v1::Rail* x = r->add_rails();

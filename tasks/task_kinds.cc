@@ -7,16 +7,18 @@
 namespace nodeprobe::tasks {
 namespace {
 
-// The first field number protocol 1 did not have (kernel_events).
-constexpr int kFirstProtocol2Field = v1::Task::kKernelEventsFieldNumber;
-
-std::vector<std::string> KindsBelow(int field_number) {
+// Task's kinds whose field number passes `keep`, in field order.
+std::vector<std::string> Kinds(bool (*keep)(int field_number)) {
   std::vector<std::string> out;
   const google::protobuf::OneofDescriptor* kind = v1::Task::descriptor()->FindOneofByName("kind");
   for (int i = 0; i < kind->field_count(); ++i) {
-    if (kind->field(i)->number() < field_number) out.push_back(kind->field(i)->name());
+    if (keep(kind->field(i)->number())) out.push_back(kind->field(i)->name());
   }
   return out;
+}
+
+bool Contains(const std::vector<std::string>& kinds, const std::string& kind) {
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
 }  // namespace
@@ -26,14 +28,21 @@ std::string TaskKind(const v1::Task& task) {
   return task.GetDescriptor()->FindFieldByNumber(task.kind_case())->name();
 }
 
-std::vector<std::string> AllTaskKinds() { return KindsBelow(1 << 29); }
+const std::vector<std::string>& AllTaskKinds() {
+  static const std::vector<std::string> kAll = Kinds([](int) { return true; });
+  return kAll;
+}
 
-std::vector<std::string> Protocol1Kinds() { return KindsBelow(kFirstProtocol2Field); }
+const std::vector<std::string>& Protocol1Kinds() {
+  // Protocol 2 began with the kernel-events question.
+  static const std::vector<std::string> kOld =
+      Kinds([](int n) { return n < v1::Task::kKernelEventsFieldNumber; });
+  return kOld;
+}
 
 bool StateServed(v1::Registration* reg, const std::vector<std::string>& kinds) {
-  const std::vector<std::string> all = AllTaskKinds();
   for (const std::string& k : kinds) {
-    if (std::find(all.begin(), all.end(), k) == all.end()) return false;
+    if (!Contains(AllTaskKinds(), k)) return false;
   }
   reg->set_protocol(kProtocol);
   reg->clear_tasks();
@@ -42,10 +51,7 @@ bool StateServed(v1::Registration* reg, const std::vector<std::string>& kinds) {
 }
 
 bool Serves(const v1::Registration& reg, const std::string& kind) {
-  if (reg.tasks().empty()) {
-    const std::vector<std::string> old = Protocol1Kinds();
-    return std::find(old.begin(), old.end(), kind) != old.end();
-  }
+  if (reg.tasks().empty()) return Contains(Protocol1Kinds(), kind);
   return std::find(reg.tasks().begin(), reg.tasks().end(), kind) != reg.tasks().end();
 }
 

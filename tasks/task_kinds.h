@@ -24,15 +24,16 @@ inline constexpr uint32_t kProtocol = 2;
 std::string TaskKind(const v1::Task& task);
 
 // Every kind this build knows, in field order: what its agent serves.
-std::vector<std::string> AllTaskKinds();
+// Read from Task's descriptor once (Serves runs on every task sent).
+const std::vector<std::string>& AllTaskKinds();
 
 // The kinds an agent that states no list serves: those of protocol 1,
 // before the kernel-events question (field 17) and the workload rank.
-std::vector<std::string> Protocol1Kinds();
+const std::vector<std::string>& Protocol1Kinds();
 
 // States in `reg` the protocol and the kinds an agent serves; false (and
 // nothing stated) when one of them is not in the table.
-bool StateServed(v1::Registration* reg, const std::vector<std::string>& kinds);
+[[nodiscard]] bool StateServed(v1::Registration* reg, const std::vector<std::string>& kinds);
 
 // Whether the agent that sent `reg` serves `kind`.
 bool Serves(const v1::Registration& reg, const std::string& kind);

@@ -14,13 +14,13 @@
 
 namespace nodeprobe::baseline {
 
-// `marks` shape the baseline (figures.h); every accepted run is a point.
 // The fleet view: per class (the key contains `filter`) and figure, a
 // point per accepted run with the median, lowest and highest of the
 // class's nodes, and the class's baseline (through `marks`).
 v1::FleetTrend FleetTrendOf(const std::vector<v1::StageRun>& runs, const Marks& marks = {},
                             const std::string& filter = "");
 
+// `marks` shape the baseline (figures.h); every accepted run is a point.
 v1::NodeTrend TrendOf(const std::vector<v1::StageRun>& runs, const std::string& node,
                       const Marks& marks = {});
 

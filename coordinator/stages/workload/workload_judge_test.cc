@@ -129,6 +129,29 @@ TEST(WorkloadJudgeTest, TheNodeWhoseGroupsAreSlowIsNamed) {
   }
 }
 
+// A slow link also makes a pipeline partner late at its next collective:
+// node 3's groups are slow, and rank 2 (node 1, its partner) arrives late
+// in 90% of the steps because it waited on node 3's sends. The link is
+// named, not the partner (the namespace lab blamed the partner 1 run in 5
+// while lateness was judged first). A rank late on its own, with no slow
+// group, is still named by its lateness (TheLateRankIsNamedAndOnlyIt).
+TEST(WorkloadJudgeTest, ASlowLinkIsNamedBeforeThePartnerItMadeLate) {
+  WorkloadRules rules;
+  const std::vector<int> node_of = {0, 0, 1, 1, 2, 2, 3, 3};
+  for (uint32_t seed = 1; seed <= 50; ++seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> noise(0, 2);
+    std::vector<StepTimes> steps = Simulate(8, 12, 2, 30, 0.9, 1, seed);
+    for (StepTimes& s : steps) {
+      for (int r = 0; r < 8; ++r) s.slow_ms.push_back((node_of[r] == 3 ? 30 : 0) + noise(gen));
+    }
+    const WorkloadJudgement j = JudgeSteps(steps, rules, 3, 0.5, node_of);
+    EXPECT_TRUE(j.straggler) << seed;
+    EXPECT_EQ(j.cause, WorkloadJudgement::kSlowTransfers) << seed;
+    EXPECT_EQ(node_of[static_cast<size_t>(std::max(0, j.late_rank))], 3) << seed;
+  }
+}
+
 // Two measurements of the namespace lab with gpu-e's link shaped to 30%
 // and both cores busy (slow-group excess per rank and step, ms, as the
 // stage computed them; ranks 6 and 7 on gpu-e). The first alone: gpu-e
